@@ -1,0 +1,154 @@
+"""Array namespace, device and random noise for the solvers.
+
+Solvers compute in the namespace of their input when
+``sklearn.set_config(array_api_dispatch=True)`` is on (CuPy arrays stay on
+the GPU; array-api-strict stands in for CuPy in the CPU tests), and in NumPy
+otherwise. All randomness comes from one :class:`numpy.random.Generator`
+derived from the estimator's ``random_state``:
+
+* for NumPy and every CPU namespace, noise is drawn on the host with that
+  generator and moved to the input's device, so the same seed gives the same
+  numbers whatever the namespace;
+* for CuPy, a ``cupy.random`` generator seeded from it draws the noise on the
+  GPU (large draws never cross the bus). Same seed, same result on the same
+  GPU, but not bit-identical to the CPU draws.
+
+Note: NumPy's and CuPy's generators are not cryptographically secure, and the
+noise is floating point (Mironov 2012's attack on textbook floating-point
+Laplace applies in principle to any floating-point mechanism). The guarantee
+is the mathematical one of the documented mechanism.
+"""
+
+import numpy as np
+import sklearn
+from sklearn.utils import check_random_state
+
+try:  # the standalone package when installed, else scikit-learn's vendored copy
+    import array_api_compat
+except ImportError:  # pragma: no cover - depends on the environment
+    from sklearn.externals import array_api_compat
+
+__all__ = ["Backend", "make_rng", "get_namespace", "to_numpy"]
+
+
+def make_rng(random_state):
+    """A :class:`numpy.random.Generator` from an sklearn ``random_state``.
+
+    ``None`` gives fresh OS entropy; an int seeds the generator; a
+    ``RandomState`` gives a generator seeded from it (advancing it); a
+    ``Generator`` is used as it is.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    rs = check_random_state(random_state)
+    if isinstance(random_state, (int, np.integer)):
+        return np.random.default_rng(int(random_state))
+    return np.random.default_rng(rs.randint(0, 2**32 - 1, size=4))
+
+
+def get_namespace(*arrays):
+    """Namespace of the arrays when array-API dispatch is on, else NumPy's."""
+    if sklearn.get_config().get("array_api_dispatch", False):
+        arrays = [a for a in arrays if a is not None and not isinstance(a, (int, float))]
+        if arrays:
+            return array_api_compat.array_namespace(*arrays)
+    return array_api_compat.array_namespace(np.zeros(0))
+
+
+def to_numpy(x):
+    """Copy an array of any supported namespace to a NumPy array."""
+    if isinstance(x, np.ndarray):
+        return x
+    if array_api_compat.is_cupy_array(x):
+        return x.get()
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError, RuntimeError):
+        return np.from_dlpack(x)
+
+
+def _shape(shape):
+    return tuple(int(n) for n in np.atleast_1d(shape))
+
+
+def _is_cupy_namespace(xp):
+    return "cupy" in getattr(xp, "__name__", "")
+
+
+class Backend:
+    """Namespace, device and noise generator of one fit.
+
+    Parameters
+    ----------
+    xp : namespace
+        Array namespace (array-API compatible).
+    device : object
+        Device of the input arrays.
+    rng : numpy.random.Generator
+        The fit's generator; every draw flows from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = Backend.from_arrays(np.ones(3), random_state=0)
+    >>> b.normal((2, 3)).shape
+    (2, 3)
+    """
+
+    def __init__(self, xp, device, rng):
+        self.xp = xp
+        self.device = device
+        self.rng = rng
+        self._gpu_rng = None
+
+    @classmethod
+    def from_arrays(cls, *arrays, random_state=None):
+        """Backend of the given arrays' namespace and device."""
+        xp = get_namespace(*arrays)
+        device = None
+        for a in arrays:
+            if a is not None and hasattr(a, "shape"):
+                device = array_api_compat.device(a)
+                break
+        return cls(xp, device, make_rng(random_state))
+
+    @property
+    def is_numpy(self):
+        return array_api_compat.is_numpy_namespace(self.xp)
+
+    def asarray(self, x, dtype=None):
+        """Put host data into this backend's namespace and device."""
+        if self.is_numpy:
+            return np.asarray(x, dtype=dtype)
+        return self.xp.asarray(x, dtype=dtype, device=self.device)
+
+    def _gpu(self):
+        if self._gpu_rng is None:
+            import cupy
+
+            self._gpu_rng = cupy.random.default_rng(int(self.rng.integers(2**63)))
+        return self._gpu_rng
+
+    def _draw(self, host_draw, gpu_draw, dtype):
+        if _is_cupy_namespace(self.xp):
+            return gpu_draw(self._gpu()).astype(dtype or "float64", copy=False)
+        return self.asarray(host_draw(self.rng), dtype=dtype)
+
+    def normal(self, shape, scale=1.0, dtype=None):
+        """Gaussian noise ``N(0, scale**2)`` of the given shape."""
+        shape = _shape(shape)
+        return self._draw(lambda g: g.standard_normal(shape) * scale,
+                          lambda g: g.standard_normal(shape) * scale, dtype)
+
+    def gumbel(self, shape, dtype=None):
+        """Standard Gumbel noise (for report-noisy-max)."""
+        shape = _shape(shape)
+        return self._draw(lambda g: g.gumbel(size=shape),
+                          lambda g: -self.xp.log(-self.xp.log(g.random(shape))), dtype)
+
+    def uniform(self, shape, dtype=None):
+        """Uniform noise on [0, 1)."""
+        shape = _shape(shape)
+        return self._draw(lambda g: g.random(shape), lambda g: g.random(shape), dtype)

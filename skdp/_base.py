@@ -1,0 +1,37 @@
+"""Privacy plumbing shared by the estimators."""
+
+import math
+
+from .privacy.accountant import BudgetAccountant
+
+__all__ = ["PrivacyMixin"]
+
+
+class PrivacyMixin:
+    """Budget check before the data are touched, and the spend recorded after.
+
+    Estimators with ``epsilon``, ``delta`` and ``accountant`` parameters call
+    :meth:`_check_budget` at the top of ``fit`` (before reading ``X``) and
+    :meth:`_record_spend` once the fit has succeeded. The fitted attributes it
+    sets are ``privacy_spent_`` (the composed (epsilon, delta) of what the fit
+    released, never above the parameters), ``privacy_method_`` (the
+    composition rule that gave it) and ``privacy_ledger_`` (every mechanism,
+    for the per-step log). The accountant is charged the parameters
+    (epsilon, delta) with the ledger attached, so that it can compose several
+    fits tightly.
+    """
+
+    def _check_budget(self):
+        accountant = BudgetAccountant.resolve(getattr(self, "accountant", None))
+        accountant.check(self.epsilon, self.delta)
+        return accountant
+
+    def _record_spend(self, accountant, ledger):
+        eps_used, method = ledger.spent(self.delta)
+        if eps_used > self.epsilon * (1 + 1e-9) and not math.isinf(self.epsilon):
+            raise RuntimeError(  # a bug: the solver overspent its budget
+                f"internal error: the fit composed to epsilon={eps_used} > {self.epsilon}.")
+        accountant.spend(self.epsilon, self.delta, ledger=ledger, label=type(self).__name__)
+        self.privacy_spent_ = (float(eps_used), float(self.delta))
+        self.privacy_method_ = method
+        self.privacy_ledger_ = ledger

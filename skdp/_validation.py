@@ -1,0 +1,86 @@
+"""Validation helpers shared by the estimators."""
+
+from numbers import Real
+import math
+import warnings
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from .exceptions import PrivacyLeakWarning
+
+__all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "check_epsilon_delta", "check_bound",
+           "clip_rows", "warn_privacy_leak"]
+
+# epsilon in (0, inf] (inf: no privacy, for reference fits); delta in [0, 1).
+EPSILON_CONSTRAINT = [Interval(Real, 0, None, closed="neither")]
+DELTA_CONSTRAINT = [Interval(Real, 0, 1, closed="left")]
+BOUND_CONSTRAINT = [Interval(Real, 0, None, closed="neither")]
+
+
+def check_epsilon_delta(epsilon, delta, *, need_delta=False):
+    """Check a privacy budget; return it as floats.
+
+    Parameters
+    ----------
+    epsilon : float
+        Must be > 0 (``inf`` allowed: no privacy).
+    delta : float
+        Must be in [0, 1); > 0 when ``need_delta`` (Gaussian mechanisms).
+    need_delta : bool, default=False
+        The mechanism has no pure-DP guarantee.
+
+    Examples
+    --------
+    >>> check_epsilon_delta(1, 1e-6)
+    (1.0, 1e-06)
+    """
+    try:
+        epsilon, delta = float(epsilon), float(delta)
+    except (TypeError, ValueError):
+        raise TypeError(f"epsilon and delta must be real numbers, got {epsilon!r}, {delta!r}.")
+    if math.isnan(epsilon) or not epsilon > 0:
+        raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
+    if math.isnan(delta) or not 0 <= delta < 1:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}.")
+    if need_delta and delta == 0 and not math.isinf(epsilon):
+        raise ValueError("delta must be > 0: this solver uses the Gaussian mechanism, "
+                         "which has no pure (delta = 0) guarantee.")
+    return epsilon, delta
+
+
+def check_bound(value, name):
+    """Check a public bound is finite and > 0; return it as a float.
+
+    Examples
+    --------
+    >>> check_bound(2, "feature_bound")
+    2.0
+    """
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, got {value!r}.")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}.")
+    return value
+
+
+def clip_rows(X, bound, xp=np):
+    """Scale each row of ``X`` to l2 norm at most ``bound`` (privacy by clipping).
+
+    Examples
+    --------
+    >>> clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0).round(3).tolist()
+    [[0.6, 0.8], [0.3, 0.4]]
+    """
+    norms = xp.sqrt(xp.sum(X * X, axis=1))
+    scale = xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, xp.full_like(norms, 1e-300)))
+    return X * scale[:, None]
+
+
+def warn_privacy_leak(what, fix):
+    """Warn that ``what`` was taken from the private data; say how to avoid it."""
+    warnings.warn(f"{what} was derived from the private data, so the release is not "
+                  f"differentially private with the stated budget. {fix}",
+                  PrivacyLeakWarning, stacklevel=3)

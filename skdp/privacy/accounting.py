@@ -1,0 +1,557 @@
+"""Privacy arithmetic: budgets, conversions and composition.
+
+Three currencies are used, each with its exact conversion to (epsilon, delta):
+
+* **zCDP** (rho), Bun and Steinke 2016. The Gaussian mechanism with
+  l2-sensitivity ``Delta`` and noise ``sigma`` is ``Delta**2 / (2 sigma**2)``-zCDP
+  (Bun–Steinke Prop. 1.6); zCDP composes by adding rho (Lemma 2.3). It converts
+  to (epsilon, delta) by the conversion of Canonne, Kamath and Steinke 2020,
+  Prop. 12 / Cor. 13 (the one RDP accountants use, also Asoodeh et al. 2020
+  eq. 20)::
+
+      epsilon(rho, delta) = inf_{alpha > 1} alpha rho + log(1 - 1/alpha)
+                                            - (log delta + log alpha) / (alpha - 1)
+
+* **Gaussian DP** (mu), Dong, Roth and Su 2022. The Gaussian mechanism is
+  ``Delta/sigma``-GDP; mu composes as the l2 norm (Cor. 3.3); and mu-GDP is
+  exactly (epsilon, delta)-DP for (Cor. 2.13)::
+
+      delta(epsilon) = Phi(-epsilon/mu + mu/2) - exp(epsilon) Phi(-epsilon/mu - mu/2)
+
+* **pure epsilon-DP**, for the exponential mechanism and report-noisy-max.
+  An epsilon-DP exponential mechanism is epsilon-bounded-range, hence
+  ``epsilon**2 / 8``-zCDP (Cesar and Rogers 2021, Lemma 3.2; Durfee and Rogers
+  2019); a generic epsilon-DP mechanism is ``epsilon**2 / 2``-zCDP (Bun–Steinke
+  Prop. 1.4). Pure mechanisms also compose by advanced composition: the
+  heterogeneous form of Dwork, Rothblum and Vadhan 2010 (Dwork–Roth Thm 3.20),
+  the fully adaptive filter of Whitehouse et al. 2023 (paper 002, Thm 3.5), and
+  the per-step rule of paper 002, Cor. 3.6.
+
+:class:`PrivacyLedger` composes any mix of these adaptively and answers "how
+much (epsilon, delta) has been spent" by the tightest of the valid rules.
+"""
+
+from dataclasses import dataclass, field
+import math
+
+import numpy as np
+from scipy import optimize, special
+
+__all__ = [
+    "gaussian_rho",
+    "gaussian_sigma",
+    "zcdp_to_approx_dp",
+    "approx_dp_to_zcdp",
+    "gdp_delta",
+    "gdp_to_approx_dp",
+    "approx_dp_to_gdp",
+    "bounded_range_rho",
+    "pure_rho",
+    "advanced_composition_epsilon",
+    "fully_adaptive_epsilon",
+    "advanced_composition_step_epsilon",
+    "fully_adaptive_step_epsilon",
+    "bounded_range_step_epsilon",
+    "Spend",
+    "PrivacyLedger",
+]
+
+
+def _check_delta(delta, *, allow_zero=True):
+    if not (0 <= delta < 1 if allow_zero else 0 < delta < 1):
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ValueError(f"delta must be in {interval}, got {delta!r}.")
+
+
+# ---------------------------------------------------------------------------
+# Gaussian mechanism and zCDP
+# ---------------------------------------------------------------------------
+def gaussian_rho(sensitivity, sigma):
+    """zCDP of the Gaussian mechanism: ``rho = sensitivity**2 / (2 sigma**2)``.
+
+    Bun and Steinke 2016, Prop. 1.6. ``sigma = 0`` gives ``inf``.
+
+    Examples
+    --------
+    >>> gaussian_rho(1.0, 2.0)
+    0.125
+    """
+    if sensitivity < 0 or sigma < 0:
+        raise ValueError("sensitivity and sigma must be non-negative.")
+    if sensitivity == 0:
+        return 0.0
+    if sigma == 0:
+        return math.inf
+    return sensitivity**2 / (2.0 * sigma**2)
+
+
+def gaussian_sigma(sensitivity, rho):
+    """Noise scale of the Gaussian mechanism for a zCDP target ``rho``.
+
+    Inverse of :func:`gaussian_rho`: ``sigma = sensitivity / sqrt(2 rho)``;
+    ``rho = inf`` gives 0 (no noise).
+
+    Examples
+    --------
+    >>> gaussian_sigma(1.0, 0.125)
+    2.0
+    """
+    if sensitivity < 0 or rho <= 0:
+        raise ValueError("sensitivity must be >= 0 and rho > 0.")
+    if math.isinf(rho):
+        return 0.0
+    return sensitivity / math.sqrt(2.0 * rho)
+
+
+def _cks_epsilon(rho, delta, alpha):
+    """The CKS 2020 bound at one Renyi order alpha > 1 (Prop. 12)."""
+    return (alpha * rho + math.log1p(-1.0 / alpha)
+            - (math.log(delta) + math.log(alpha)) / (alpha - 1.0))
+
+
+def zcdp_to_approx_dp(rho, delta, orders=None):
+    """Tight conversion of rho-zCDP to (epsilon, delta)-DP.
+
+    Canonne, Kamath and Steinke 2020, Prop. 12 (Cor. 13 in the published
+    version): the infimum over Renyi orders alpha > 1 of
+    ``alpha rho + log(1 - 1/alpha) - (log delta + log alpha)/(alpha - 1)``,
+    floored at 0. It is strictly tighter than the classic
+    ``rho + 2 sqrt(rho log(1/delta))`` (Bun–Steinke Prop. 1.3).
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter, ``>= 0``.
+    delta : float
+        Target delta in [0, 1). ``delta = 0`` gives ``inf`` unless ``rho = 0``.
+    orders : sequence of float, default=None
+        Minimise over these Renyi orders only (as RDP accountants do). ``None``
+        minimises over all alpha > 1 (exact).
+
+    Returns
+    -------
+    epsilon : float
+
+    Examples
+    --------
+    >>> round(zcdp_to_approx_dp(1 / 32, 1e-3), 10)
+    0.6880024555
+    """
+    if rho < 0:
+        raise ValueError(f"rho must be non-negative, got {rho!r}.")
+    _check_delta(delta)
+    if rho == 0:
+        return 0.0
+    if math.isinf(rho) or delta == 0:
+        return math.inf
+    if orders is not None:
+        values = [_cks_epsilon(rho, delta, a) for a in orders if a > 1.0]
+        return max(0.0, min(values))
+    # The minimiser is near alpha = 1 + sqrt(log(1/delta) / rho); search
+    # log(alpha - 1) on a bracket wide enough for any rho and delta.
+    centre = 0.5 * math.log(max(math.log(1.0 / delta), 1e-300) / rho)
+    res = optimize.minimize_scalar(
+        lambda u: _cks_epsilon(rho, delta, 1.0 + math.exp(u)),
+        bounds=(centre - 12.0, centre + 12.0), method="bounded",
+        options={"xatol": 1e-12, "maxiter": 500},
+    )
+    return max(0.0, float(res.fun))
+
+
+def approx_dp_to_zcdp(epsilon, delta):
+    """The largest rho whose zCDP guarantee implies (epsilon, delta)-DP.
+
+    Exact inversion of :func:`zcdp_to_approx_dp` (which is increasing in
+    rho) by root finding. ``epsilon = inf`` gives ``inf``.
+
+    Examples
+    --------
+    >>> round(approx_dp_to_zcdp(0.6880024554878086, 1e-3), 8)
+    0.03125
+    """
+    if not epsilon > 0:
+        raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
+    _check_delta(delta, allow_zero=False)
+    if math.isinf(epsilon):
+        return math.inf
+    hi = epsilon
+    while zcdp_to_approx_dp(hi, delta) < epsilon:
+        hi *= 2.0
+    return optimize.brentq(lambda r: zcdp_to_approx_dp(r, delta) - epsilon,
+                           0.0, hi, xtol=1e-15, rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------
+# Gaussian differential privacy
+# ---------------------------------------------------------------------------
+def gdp_delta(mu, epsilon):
+    """Exact delta of mu-GDP at a given epsilon (Dong–Roth–Su 2022, Cor. 2.13).
+
+    ``delta = Phi(-eps/mu + mu/2) - exp(eps) Phi(-eps/mu - mu/2)``, evaluated in
+    log space. It equals the analytic Gaussian mechanism's delta (Balle and
+    Wang 2018, Thm 8) with ``mu = sensitivity / sigma``.
+
+    Examples
+    --------
+    >>> round(gdp_delta(1.0, 0.0), 6)
+    0.382925
+    """
+    if mu < 0:
+        raise ValueError(f"mu must be non-negative, got {mu!r}.")
+    if mu == 0:
+        return 0.0
+    if math.isinf(mu):
+        return 1.0
+    a = special.log_ndtr(-epsilon / mu + mu / 2.0)
+    b = epsilon + special.log_ndtr(-epsilon / mu - mu / 2.0)
+    if b >= a:
+        return 0.0
+    return float(math.exp(a) * -math.expm1(b - a))
+
+
+def gdp_to_approx_dp(mu, delta):
+    """Smallest epsilon such that mu-GDP implies (epsilon, delta)-DP.
+
+    Inverts :func:`gdp_delta` (decreasing in epsilon) by root finding.
+
+    Examples
+    --------
+    >>> round(gdp_to_approx_dp(1.0, 1e-5), 4)
+    4.3772
+    """
+    if mu < 0:
+        raise ValueError(f"mu must be non-negative, got {mu!r}.")
+    _check_delta(delta)
+    if mu == 0:
+        return 0.0
+    if math.isinf(mu) or delta == 0:
+        return math.inf
+    if gdp_delta(mu, 0.0) <= delta:
+        return 0.0
+    hi = 1.0
+    while gdp_delta(mu, hi) > delta:
+        hi *= 2.0
+    log_delta = math.log(delta)
+
+    def gap(eps):
+        d = gdp_delta(mu, eps)
+        return (math.log(d) if d > 0 else -math.inf) - log_delta
+
+    return optimize.brentq(gap, 0.0, hi, xtol=1e-14, rtol=1e-13)
+
+
+def approx_dp_to_gdp(epsilon, delta):
+    """The largest mu such that mu-GDP implies (epsilon, delta)-DP.
+
+    Examples
+    --------
+    >>> round(approx_dp_to_gdp(4.377178, 1e-5), 4)
+    1.0
+    """
+    if not epsilon > 0:
+        raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
+    _check_delta(delta, allow_zero=False)
+    if math.isinf(epsilon):
+        return math.inf
+    hi = 1.0
+    while gdp_delta(hi, epsilon) < delta:
+        hi *= 2.0
+    return optimize.brentq(lambda m: gdp_delta(m, epsilon) - delta, 1e-12, hi,
+                           xtol=1e-14, rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------
+# Pure DP: bounded range and advanced composition
+# ---------------------------------------------------------------------------
+def bounded_range_rho(epsilon):
+    """zCDP of an epsilon-DP exponential mechanism: ``epsilon**2 / 8``.
+
+    The exponential mechanism (and report-noisy-max with Gumbel noise) is
+    epsilon-bounded-range, which implies ``epsilon**2/8``-zCDP (Cesar and
+    Rogers 2021, Lemma 3.2).
+
+    Examples
+    --------
+    >>> bounded_range_rho(2.0)
+    0.5
+    """
+    if epsilon < 0:
+        raise ValueError("epsilon must be non-negative.")
+    return epsilon**2 / 8.0
+
+
+def pure_rho(epsilon):
+    """zCDP of any epsilon-DP mechanism: ``epsilon**2 / 2`` (Bun–Steinke Prop. 1.4).
+
+    Examples
+    --------
+    >>> pure_rho(1.0)
+    0.5
+    """
+    if epsilon < 0:
+        raise ValueError("epsilon must be non-negative.")
+    return epsilon**2 / 2.0
+
+
+def advanced_composition_epsilon(epsilons, delta):
+    """Advanced composition of pure-DP mechanisms (Dwork, Rothblum, Vadhan 2010).
+
+    Adaptive composition of ``epsilon_i``-DP mechanisms is
+    (epsilon, delta)-DP for ``epsilon = sqrt(2 log(1/delta) sum eps_i**2)
+    + sum eps_i (exp(eps_i) - 1)`` (Dwork–Roth 2014, Thm 3.20, in its
+    heterogeneous form).
+
+    Examples
+    --------
+    >>> round(advanced_composition_epsilon([0.1] * 100, 1e-5), 4)
+    5.8502
+    """
+    eps = np.asarray(epsilons, dtype=float)
+    _check_delta(delta, allow_zero=False)
+    return float(math.sqrt(2.0 * math.log(1.0 / delta) * np.sum(eps**2))
+                 + np.sum(eps * np.expm1(eps)))
+
+
+def fully_adaptive_epsilon(epsilons, delta):
+    """Fully adaptive composition of pure-DP mechanisms (paper 002, Thm 3.5).
+
+    Whitehouse, Ramdas, Rogers and Wu 2023: mechanisms whose ``epsilon_i`` are
+    chosen adaptively compose to (epsilon, delta)-DP with ``epsilon =
+    sqrt(2 log(1/delta) sum eps_i**2) + sum eps_i**2 / 2``. The same
+    expression is the stopping rule of the privacy filter.
+
+    Examples
+    --------
+    >>> round(fully_adaptive_epsilon([0.1] * 100, 1e-5), 4)
+    5.2985
+    """
+    eps = np.asarray(epsilons, dtype=float)
+    _check_delta(delta, allow_zero=False)
+    total = float(np.sum(eps**2))
+    return math.sqrt(2.0 * math.log(1.0 / delta) * total) + 0.5 * total
+
+
+def advanced_composition_step_epsilon(epsilon, delta, n_steps):
+    """Per-step epsilon by paper 002, Cor. 3.6: ``eps / (2 sqrt(2 T log(1/delta)))``.
+
+    ``n_steps`` adaptive mechanisms, each epsilon'-DP with this epsilon', are
+    (epsilon, delta)-DP. The corollary needs ``epsilon <= 8 log(1/delta)``.
+
+    Examples
+    --------
+    >>> round(advanced_composition_step_epsilon(1.0, 1e-5, 2000), 5)
+    0.00233
+    """
+    _check_delta(delta, allow_zero=False)
+    if not 0 < epsilon <= 8.0 * math.log(1.0 / delta):
+        raise ValueError("paper 002 Cor. 3.6 needs 0 < epsilon <= 8 log(1/delta).")
+    return epsilon / (2.0 * math.sqrt(2.0 * n_steps * math.log(1.0 / delta)))
+
+
+def fully_adaptive_step_epsilon(epsilon, delta, n_steps):
+    """Largest equal per-step epsilon' that :func:`fully_adaptive_epsilon` allows.
+
+    Solves ``sqrt(2 N L) e + N e**2 / 2 = epsilon`` with ``L = log(1/delta)``:
+    ``e = (sqrt(2 N L + 2 N epsilon) - sqrt(2 N L)) / N`` (notes 002 §6.6).
+
+    Examples
+    --------
+    >>> e = fully_adaptive_step_epsilon(1.0, 1e-5, 2000)
+    >>> round(fully_adaptive_epsilon([e] * 2000, 1e-5), 12)
+    1.0
+    """
+    _check_delta(delta, allow_zero=False)
+    n, log_inv = float(n_steps), math.log(1.0 / delta)
+    return (math.sqrt(2 * n * log_inv + 2 * n * epsilon)
+            - math.sqrt(2 * n * log_inv)) / n
+
+
+def bounded_range_step_epsilon(rho, n_steps):
+    """Per-step epsilon' of ``n_steps`` exponential mechanisms within ``rho``-zCDP.
+
+    ``n_steps * eps'**2 / 8 = rho`` (Cesar–Rogers 2021), so
+    ``eps' = sqrt(8 rho / n_steps)``.
+
+    Examples
+    --------
+    >>> bounded_range_step_epsilon(0.5, 8)
+    0.7071067811865476
+    """
+    if rho < 0 or n_steps < 1:
+        raise ValueError("rho must be >= 0 and n_steps >= 1.")
+    return math.sqrt(8.0 * rho / n_steps)
+
+
+# ---------------------------------------------------------------------------
+# Adaptive composition of everything
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Spend:
+    """One (possibly repeated) mechanism recorded in a :class:`PrivacyLedger`.
+
+    Attributes
+    ----------
+    kind : {'gaussian', 'zcdp', 'exponential', 'pure', 'approx'}
+        ``'gaussian'``: Gaussian mechanism (carries ``mu`` and ``rho``);
+        ``'zcdp'``: any rho-zCDP mechanism; ``'exponential'``: an
+        epsilon-DP bounded-range mechanism; ``'pure'``: any epsilon-DP
+        mechanism; ``'approx'``: an (epsilon, delta)-DP mechanism.
+    count : int
+        How many times it ran.
+    epsilon, delta, rho, mu : float
+        Its per-run parameters (``nan`` where they do not apply).
+    label : str
+        What it released, for the per-step log.
+    """
+
+    kind: str
+    count: int = 1
+    epsilon: float = math.nan
+    delta: float = 0.0
+    rho: float = math.nan
+    mu: float = math.nan
+    label: str = ""
+
+
+@dataclass
+class PrivacyLedger:
+    """Adaptive composition of mechanisms of any kind.
+
+    Record each mechanism as it runs (its parameters may depend on earlier
+    outputs); :meth:`epsilon` then returns the smallest epsilon, at a given
+    total delta, among these valid composition rules:
+
+    * ``'gdp'``: when every part is Gaussian, the exact mu-GDP curve of the
+      composition (Dong–Roth–Su Cor. 3.3 and 2.13);
+    * ``'zcdp'``: every part converted to zCDP (exponential mechanisms at
+      ``eps**2/8``, other pure ones at ``eps**2/2``), rho summed, and the CKS
+      conversion;
+    * ``'zcdp+advanced'``: Gaussian/zCDP parts by zCDP, pure parts by fully
+      adaptive composition (002 Thm 3.5) or basic composition, with the
+      delta split between them optimised;
+
+    ``'approx'`` parts always compose by basic composition (their epsilons and
+    deltas add). :meth:`spent` says which rule won.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger()
+    >>> ledger.gaussian(sensitivity=1.0, sigma=5.0, count=10, label="gradient")
+    >>> ledger.exponential(epsilon=0.1, count=5, label="select")
+    >>> eps, method = ledger.spent(1e-6)
+    >>> round(eps, 3), method
+    (3.185, 'zcdp')
+    """
+
+    entries: list = field(default_factory=list)
+
+    # recording -------------------------------------------------------------
+    def gaussian(self, sensitivity, sigma, count=1, label=""):
+        """Record ``count`` Gaussian mechanisms of l2-sensitivity and noise sigma."""
+        rho = gaussian_rho(sensitivity, sigma)
+        mu = math.inf if math.isinf(rho) else math.sqrt(2.0 * rho)
+        self.entries.append(Spend("gaussian", int(count), rho=rho, mu=mu, label=label))
+
+    def zcdp(self, rho, count=1, label=""):
+        """Record ``count`` rho-zCDP mechanisms."""
+        self.entries.append(Spend("zcdp", int(count), rho=float(rho), label=label))
+
+    def exponential(self, epsilon, count=1, label=""):
+        """Record ``count`` epsilon-DP exponential mechanisms (bounded range)."""
+        self.entries.append(Spend("exponential", int(count), epsilon=float(epsilon),
+                                  rho=bounded_range_rho(epsilon), label=label))
+
+    def pure(self, epsilon, count=1, label=""):
+        """Record ``count`` epsilon-DP mechanisms of any kind."""
+        self.entries.append(Spend("pure", int(count), epsilon=float(epsilon),
+                                  rho=pure_rho(epsilon), label=label))
+
+    def approx(self, epsilon, delta, count=1, label=""):
+        """Record ``count`` (epsilon, delta)-DP mechanisms (basic composition)."""
+        self.entries.append(Spend("approx", int(count), epsilon=float(epsilon),
+                                  delta=float(delta), label=label))
+
+    def extend(self, other):
+        """Append every entry of another ledger (sequential composition)."""
+        self.entries.extend(other.entries)
+
+    # totals ----------------------------------------------------------------
+    def _of(self, *kinds):
+        return [e for e in self.entries if e.kind in kinds]
+
+    @property
+    def rho(self):
+        """Total zCDP of the non-'approx' parts (pure parts converted)."""
+        return float(sum(e.count * e.rho for e in self.entries if e.kind != "approx"))
+
+    @property
+    def is_zcdp(self):
+        """True when every part has a zCDP guarantee (no 'approx' part)."""
+        return not self._of("approx")
+
+    def _approx_totals(self):
+        parts = self._of("approx")
+        return (sum(e.count * e.epsilon for e in parts),
+                sum(e.count * e.delta for e in parts))
+
+    def spent(self, delta):
+        """Smallest valid epsilon at total ``delta`` and the rule that gave it.
+
+        Returns
+        -------
+        epsilon : float
+        method : str
+            One of ``'none'``, ``'gdp'``, ``'zcdp'``, ``'zcdp+advanced'``,
+            ``'zcdp+basic'``; prefixed by ``'basic+'`` when 'approx' parts
+            are present.
+        """
+        _check_delta(delta)
+        eps_a, delta_a = self._approx_totals()
+        rest = [e for e in self.entries if e.kind != "approx"]
+        prefix = "basic+" if self._of("approx") else ""
+        if not rest:
+            return (eps_a, prefix + "none") if delta_a <= delta else (math.inf, prefix + "none")
+        if delta_a > delta:
+            return math.inf, prefix + "none"
+        delta_r = delta - delta_a
+        candidates = {"zcdp": zcdp_to_approx_dp(self.rho, delta_r)}
+        if all(e.kind == "gaussian" for e in rest) and delta_r > 0:
+            mu = math.sqrt(sum(e.count * e.mu**2 for e in rest))
+            candidates["gdp"] = gdp_to_approx_dp(mu, delta_r)
+        pure = [e for e in rest if e.kind in ("exponential", "pure")]
+        if pure:
+            candidates.update(self._split_pure(pure, rest, delta_r))
+        method = min(candidates, key=candidates.get)
+        return candidates[method] + eps_a, prefix + method
+
+    @staticmethod
+    def _split_pure(pure, rest, delta_r):
+        rho_other = sum(e.count * e.rho for e in rest if e not in pure)
+        eps_list = np.concatenate([np.full(e.count, e.epsilon) for e in pure])
+        basic = float(eps_list.sum()) + zcdp_to_approx_dp(rho_other, delta_r)
+        out = {"zcdp+basic": basic}
+        if delta_r <= 0:
+            return out
+
+        def total(log_share):
+            share = 1.0 / (1.0 + math.exp(-log_share))
+            d_pure = delta_r * share
+            d_other = delta_r - d_pure
+            e_other = zcdp_to_approx_dp(rho_other, d_other) if rho_other > 0 else 0.0
+            return fully_adaptive_epsilon(eps_list, d_pure) + e_other
+
+        if rho_other == 0:
+            out["zcdp+advanced"] = fully_adaptive_epsilon(eps_list, delta_r)
+        else:
+            res = optimize.minimize_scalar(total, bounds=(-20.0, 20.0), method="bounded")
+            out["zcdp+advanced"] = float(res.fun)
+        return out
+
+    def epsilon(self, delta):
+        """Smallest valid epsilon at total ``delta`` (see :meth:`spent`)."""
+        return self.spent(delta)[0]
+
+    def log(self):
+        """Per-mechanism log: a list of dicts, one per recorded entry."""
+        return [dict(kind=e.kind, count=e.count, epsilon=e.epsilon, delta=e.delta,
+                     rho=e.rho, mu=e.mu, label=e.label) for e in self.entries]

@@ -1,0 +1,120 @@
+"""Noise-adding and selection mechanisms, drawn through a :class:`~skdp._backend.Backend`.
+
+Each function releases one output and says what it costs; record the cost in a
+:class:`~skdp.privacy.accounting.PrivacyLedger`.
+"""
+
+import math
+
+from .accounting import gaussian_sigma
+
+__all__ = ["gaussian_mechanism", "exponential_mechanism", "report_noisy_max"]
+
+
+def gaussian_mechanism(value, sensitivity, backend, *, sigma=None, rho=None, ledger=None,
+                       label="gaussian"):
+    """Release ``value + N(0, sigma**2 I)``.
+
+    With l2-sensitivity ``sensitivity`` this is ``sensitivity**2/(2 sigma**2)``-zCDP
+    (Bun–Steinke 2016, Prop. 1.6) and ``sensitivity/sigma``-GDP (Dong–Roth–Su
+    2022, Thm 2.7). Give either ``sigma`` or a zCDP target ``rho``.
+
+    Parameters
+    ----------
+    value : array
+        The exact statistic, in the backend's namespace.
+    sensitivity : float
+        Its l2-sensitivity under the neighbouring relation in use.
+    backend : Backend
+        Namespace and generator for the noise.
+    sigma : float, default=None
+        Noise standard deviation.
+    rho : float, default=None
+        zCDP target; sets ``sigma = sensitivity / sqrt(2 rho)``.
+    ledger : PrivacyLedger, default=None
+        If given, the release is recorded in it.
+    label : str, default='gaussian'
+        Name of the release in the ledger.
+
+    Returns
+    -------
+    noisy : array
+        Same shape, namespace and device as ``value``.
+    sigma : float
+        The noise standard deviation used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> b = Backend.from_arrays(np.zeros(2), random_state=0)
+    >>> noisy, sigma = gaussian_mechanism(np.zeros(2), 1.0, b, rho=0.5)
+    >>> sigma
+    1.0
+    """
+    if (sigma is None) == (rho is None):
+        raise ValueError("give exactly one of sigma and rho.")
+    if sigma is None:
+        sigma = gaussian_sigma(sensitivity, rho)
+    if ledger is not None:
+        ledger.gaussian(sensitivity, sigma, label=label)
+    shape = tuple(value.shape)
+    if sigma == 0:
+        return value, 0.0
+    return value + backend.normal(shape, scale=sigma, dtype=value.dtype), sigma
+
+
+def exponential_mechanism(scores, sensitivity, epsilon, backend, *, monotonic=False,
+                          ledger=None, label="exponential"):
+    """Index sampled with probability proportional to ``exp(eps s_i / (2 Delta))``.
+
+    The exponential mechanism (McSherry–Talwar 2007; Dwork–Roth Thm 3.10) is
+    epsilon-DP; when every score moves in the same direction between
+    neighbours (``monotonic=True``) the exponent is ``eps s_i / Delta``. It is
+    epsilon-bounded-range, so ``epsilon**2/8``-zCDP (Cesar–Rogers 2021). It is
+    implemented as report-noisy-max with Gumbel noise (the Gumbel-max trick:
+    ``argmax_i(c s_i + G_i)`` has exactly the softmax law).
+
+    Parameters
+    ----------
+    scores : array of shape (k,)
+        Utility of each candidate (higher is better).
+    sensitivity : float
+        Largest change of any score between neighbouring datasets.
+    epsilon : float
+        Privacy parameter; ``inf`` returns the argmax.
+    backend : Backend
+        Namespace and generator.
+    monotonic : bool, default=False
+        Scores all move the same way between neighbours.
+    ledger : PrivacyLedger, default=None
+        If given, the selection is recorded in it.
+    label : str, default='exponential'
+        Name of the selection in the ledger.
+
+    Returns
+    -------
+    index : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> b = Backend.from_arrays(np.zeros(3), random_state=0)
+    >>> exponential_mechanism(np.array([0.0, 100.0, 0.0]), 1.0, 10.0, b)
+    1
+    """
+    xp = backend.xp
+    if ledger is not None:
+        ledger.exponential(epsilon, label=label)
+    if math.isinf(epsilon):
+        return int(xp.argmax(scores))
+    scale = epsilon / (sensitivity if monotonic else 2.0 * sensitivity)
+    noise = backend.gumbel((scores.shape[0],), dtype=scores.dtype)
+    return int(xp.argmax(scale * scores + noise))
+
+
+report_noisy_max = exponential_mechanism
+"""Report-noisy-max with Gumbel noise: the same mechanism as
+:func:`exponential_mechanism`."""
+

@@ -1,0 +1,58 @@
+"""A minimal private estimator used to test the shared privacy plumbing."""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skdp._backend import Backend
+from skdp._base import PrivacyMixin
+from skdp._validation import DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta
+from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
+from skdp.privacy.mechanisms import gaussian_mechanism
+
+
+class NoisyMeanRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
+    """Predicts the DP mean of y clipped to [-target_bound, target_bound]."""
+
+    _parameter_constraints = {
+        "epsilon": EPSILON_CONSTRAINT,
+        "delta": DELTA_CONSTRAINT,
+        "target_bound": [Interval(Real, 0, None, closed="neither")],
+        "accountant": [None, object],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6, target_bound=1.0, accountant=None,
+                 random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.target_bound = target_bound
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self._validate_params()
+        check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        accountant = self._check_budget()
+        X, y = validate_data(self, X, y, y_numeric=True)
+        backend = Backend.from_arrays(X, random_state=self.random_state)
+        ledger = PrivacyLedger()
+        rho = approx_dp_to_zcdp(self.epsilon, self.delta) if self.delta > 0 else np.inf
+        # replace-one sensitivity of the mean of values in [-b, b] is 2b/n
+        total = np.clip(y, -self.target_bound, self.target_bound).mean()
+        noisy, _ = gaussian_mechanism(np.asarray([total]), 2 * self.target_bound / len(y),
+                                      backend, rho=rho, ledger=ledger, label="mean")
+        self.mean_ = float(noisy[0])
+        self._record_spend(accountant, ledger)
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return np.full(X.shape[0], self.mean_)
+
+    def _expected_failed_checks(self):
+        return {"check_regressors_train": "predicts a constant by design"}

@@ -1,0 +1,30 @@
+"""scikit-learn's estimator checks over every public skdp estimator.
+
+Each estimator lists the checks it is expected to fail, with the reason, in a
+``_expected_failed_checks()`` method (so the list lives beside the code it
+describes); ``xfail_strict`` turns an unexpected pass into a failure.
+"""
+
+import inspect
+
+from sklearn.base import BaseEstimator
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import skdp
+from _toy import NoisyMeanRegressor
+
+
+def public_estimators():
+    classes = [getattr(skdp, name) for name in skdp.__all__]
+    return [c for c in classes if inspect.isclass(c) and issubclass(c, BaseEstimator)]
+
+
+def _expected_failed_checks(estimator):
+    return getattr(estimator, "_expected_failed_checks", dict)()
+
+
+@parametrize_with_checks([cls(random_state=0) for cls in public_estimators()]
+                         + [NoisyMeanRegressor(random_state=0)],
+                         expected_failed_checks=_expected_failed_checks, xfail_strict=True)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -13,7 +13,7 @@ __all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "check_epsilon_delta", "che
            "clip_rows", "warn_privacy_leak"]
 
 # epsilon in (0, inf] (inf: no privacy, for reference fits); delta in [0, 1).
-EPSILON_CONSTRAINT = [Interval(Real, 0, None, closed="neither")]
+EPSILON_CONSTRAINT = [Interval(Real, 0, None, closed="right")]
 DELTA_CONSTRAINT = [Interval(Real, 0, 1, closed="left")]
 BOUND_CONSTRAINT = [Interval(Real, 0, None, closed="neither")]
 

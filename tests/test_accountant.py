@@ -1,0 +1,133 @@
+"""BudgetAccountant: composition across fits, budget checks, clones, GridSearchCV."""
+
+import copy
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
+from skdp.privacy.accounting import PrivacyLedger, zcdp_to_approx_dp
+from _toy import NoisyMeanRegressor
+
+X = np.random.default_rng(0).normal(size=(60, 2))
+y = np.random.default_rng(1).uniform(-1, 1, size=60)
+
+
+def test_basic_totals_and_remaining():
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    acc.spend(0.5, 1e-6)
+    acc.spend(0.25, 0.0)
+    assert acc.total() == (0.75, 1e-6)
+    assert acc.remaining() == (1.25, 9e-6)
+    with pytest.raises(BudgetExceededError, match="over this accountant's total"):
+        acc.spend(1.5, 0.0)
+    assert len(acc.spends) == 2  # the refused spend is not recorded
+
+
+def test_fits_compose_by_zcdp_when_they_report_ledgers():
+    acc = BudgetAccountant()
+    for seed in range(4):
+        NoisyMeanRegressor(epsilon=1.0, delta=1e-6, accountant=acc, random_state=seed).fit(X, y)
+    eps, delta = acc.total()
+    assert delta == pytest.approx(4e-6)
+    rho = sum(s["ledger"].rho for s in acc.spends)
+    assert eps == pytest.approx(min(4.0, PrivacyLedger(
+        entries=[e for s in acc.spends for e in s["ledger"].entries]).epsilon(4e-6)))
+    assert eps < 4.0  # tighter than basic composition
+    assert eps <= zcdp_to_approx_dp(rho, 4e-6) + 1e-12
+
+
+def test_budget_is_checked_before_the_data_are_touched():
+    class Untouchable:
+        def __array__(self, *args, **kwargs):
+            raise AssertionError("the data were read")
+
+    acc = BudgetAccountant(epsilon=1.5, delta=1e-5)
+    NoisyMeanRegressor(epsilon=1.0, accountant=acc, random_state=0).fit(X, y)
+    with pytest.raises(BudgetExceededError):
+        NoisyMeanRegressor(epsilon=1.0, accountant=acc).fit(Untouchable(), y)
+    assert len(acc.spends) == 1
+
+
+def test_fit_does_not_mutate_the_accountant_parameter_and_uses_the_default():
+    acc = BudgetAccountant()
+    est = NoisyMeanRegressor(random_state=0)
+    with acc:
+        assert BudgetAccountant.default() is acc
+        est.fit(X, y)
+    assert est.accountant is None
+    assert len(acc.spends) == 1
+    assert BudgetAccountant.default() is not acc
+    assert est.privacy_spent_[0] <= est.epsilon and est.privacy_method_ == "gdp"
+
+
+def test_copies_and_clones_share_the_accountant():
+    acc = BudgetAccountant()
+    assert copy.copy(acc) is acc and copy.deepcopy(acc) is acc
+    est = NoisyMeanRegressor(accountant=acc)
+    assert clone(est).accountant is acc
+
+
+def test_grid_search_spends_are_all_recorded():
+    acc = BudgetAccountant()
+    pipe = make_pipeline(StandardScaler(), NoisyMeanRegressor(accountant=acc, random_state=0))
+    search = GridSearchCV(pipe, {"noisymeanregressor__epsilon": [0.5, 1.0]}, cv=3)
+    search.fit(X, y)
+    assert len(acc.spends) == 2 * 3 + 1  # every fold of every candidate, and the refit
+    assert acc.total()[1] == pytest.approx(7e-6)
+
+
+def test_default_accountant_records_cross_validation():
+    with BudgetAccountant() as acc:
+        cross_val_score(NoisyMeanRegressor(random_state=0), X, y, cv=4)
+    assert len(acc.spends) == 4
+
+
+def test_grid_search_is_stopped_by_the_budget():
+    acc = BudgetAccountant(epsilon=3.0, delta=1e-3)
+    search = GridSearchCV(NoisyMeanRegressor(epsilon=1.0, accountant=acc), {"delta": [1e-6]},
+                          cv=5, error_score="raise")
+    with pytest.raises(BudgetExceededError):
+        search.fit(X, y)
+    eps, _ = acc.total()
+    assert eps <= 3.0
+
+
+def test_pickle_round_trip_keeps_the_spends():
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-4)
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
+    back = pickle.loads(pickle.dumps(acc))
+    assert back.total() == acc.total() and back.epsilon == 5.0
+
+
+def test_spend_in_a_worker_process_warns():
+    acc = BudgetAccountant()
+    acc._pid = -1  # as if unpickled in another process
+    with pytest.warns(PrivacyLeakWarning, match="worker process"):
+        acc.spend(0.1, 0.0)
+
+
+@pytest.mark.parametrize("kwargs", [{"epsilon": 0}, {"epsilon": -1}, {"delta": 1.5}])
+def test_bad_accountant_budget(kwargs):
+    with pytest.raises(ValueError):
+        BudgetAccountant(**kwargs)
+
+
+def test_resolve_rejects_other_objects():
+    with pytest.raises(TypeError, match="BudgetAccountant or None"):
+        BudgetAccountant.resolve("budget")
+
+
+def test_infinite_epsilon_fit_is_allowed_only_by_an_unlimited_accountant():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        NoisyMeanRegressor(epsilon=math.inf, accountant=BudgetAccountant()).fit(X, y)
+    with pytest.raises(BudgetExceededError):
+        NoisyMeanRegressor(epsilon=math.inf, accountant=BudgetAccountant(10.0)).fit(X, y)

@@ -131,3 +131,13 @@ def test_infinite_epsilon_fit_is_allowed_only_by_an_unlimited_accountant():
         NoisyMeanRegressor(epsilon=math.inf, accountant=BudgetAccountant()).fit(X, y)
     with pytest.raises(BudgetExceededError):
         NoisyMeanRegressor(epsilon=math.inf, accountant=BudgetAccountant(10.0)).fit(X, y)
+
+
+def test_a_check_without_a_ledger_still_uses_the_earlier_fits_ledgers():
+    acc = BudgetAccountant(epsilon=3.2, delta=1e-3)
+    for seed in range(3):
+        NoisyMeanRegressor(epsilon=1.0, accountant=acc, random_state=seed).fit(X, y)
+    assert acc.total()[0] < 2.0
+    # basic composition would refuse a fourth fit (4 > 3.2); the tight rule allows it
+    NoisyMeanRegressor(epsilon=1.0, accountant=acc, random_state=4).fit(X, y)
+    assert len(acc.spends) == 4 and acc.total()[0] <= 3.2

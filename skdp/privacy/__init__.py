@@ -1,0 +1,25 @@
+"""The privacy core: accounting, mechanisms, tree aggregation and the budget accountant.
+
+It knows nothing of estimators or solvers; they build on it.
+"""
+
+from .accountant import BudgetAccountant
+from .accounting import (
+    PrivacyLedger, Spend, advanced_composition_epsilon, advanced_composition_step_epsilon,
+    approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
+    fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_rho, gaussian_sigma,
+    gdp_delta, gdp_to_approx_dp, pure_rho, zcdp_to_approx_dp)
+from .mechanisms import exponential_mechanism, gaussian_mechanism, report_noisy_max
+from .tree import (TreeAggregator, max_nodes_per_leaf, node_decomposition, nodes_per_leaf,
+                   tree_rho, tree_sigma)
+
+__all__ = [
+    "BudgetAccountant", "PrivacyLedger", "Spend",
+    "advanced_composition_epsilon", "advanced_composition_step_epsilon", "approx_dp_to_gdp",
+    "approx_dp_to_zcdp", "bounded_range_rho", "bounded_range_step_epsilon",
+    "fully_adaptive_epsilon", "fully_adaptive_step_epsilon", "gaussian_rho", "gaussian_sigma",
+    "gdp_delta", "gdp_to_approx_dp", "pure_rho", "zcdp_to_approx_dp",
+    "exponential_mechanism", "gaussian_mechanism", "report_noisy_max",
+    "TreeAggregator", "max_nodes_per_leaf", "node_decomposition", "nodes_per_leaf",
+    "tree_rho", "tree_sigma",
+]

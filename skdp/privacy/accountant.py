@@ -91,19 +91,22 @@ class BudgetAccountant:
         delta = sum(s["delta"] for s in spends)
         if delta >= 1:
             return eps_basic, min(delta, 1.0)
-        if all(s["ledger"] is not None for s in spends):
-            merged = PrivacyLedger()
-            for s in spends:
+        merged = PrivacyLedger()
+        for s in spends:
+            if s["ledger"] is not None:
                 merged.extend(s["ledger"])
-            return min(eps_basic, merged.epsilon(delta)), delta
-        return eps_basic, delta
+            else:  # mechanisms unknown: the claimed guarantee, composed basically
+                merged.approx(s["epsilon"], s["delta"])
+        return min(eps_basic, merged.epsilon(delta)), delta
 
     def total(self):
         """Composed (epsilon, delta) spent so far.
 
         delta is the sum of the spends' deltas; epsilon the smaller of the
-        sum of their epsilons (basic composition) and, when every spend
-        reported its mechanisms, the composed ledger's epsilon at that delta.
+        sum of their epsilons (basic composition) and the epsilon, at that
+        delta, of one ledger holding every spend's mechanisms (a spend that
+        reported none enters it as its claimed (epsilon, delta), composed
+        basically with the rest).
         """
         with self._lock:
             return self._compose(list(self.spends))

@@ -1,0 +1,412 @@
+"""Differentially private worst-group (minimax) linear classifier.
+
+Papers: 002 (González, Guzmán, Paquette: private stochastic mirror descent for
+saddle points, the max-loss problem of its §1.4) and 000 (Asi, Carmon,
+Jambulapati, Jin, Sidford: bias-reduced estimators; notes 000 §5.10 give the
+private design used by the Euclidean solvers). See
+``docs/user_guide/minimax.rst``.
+"""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ._backend import Backend, get_namespace, to_numpy
+from ._base import PrivacyMixin
+from ._validation import BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta
+from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
+from .solvers.classification_losses import LOSSES, LinearData
+from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
+from .solvers.minimax_mirror import MIRROR_SOLVERS
+from .solvers.minimax_mlmc import MLMC_SOLVERS
+
+__all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "resolve_solver"]
+
+SOLVERS = {**EUCLIDEAN_SOLVERS, **MIRROR_SOLVERS, **MLMC_SOLVERS}
+
+GROUP_SIZE_SHARE = 0.05
+"""Share of the zCDP budget spent on the group sizes when they are not public."""
+
+
+def resolve_solver(n_samples, n_features, epsilon):
+    """The solver ``solver="auto"`` runs.
+
+    Rule (backed by ``benchmarks/minimax.py``, see
+    ``benchmarks/RESULTS_minimax.md``): ``"noisy_gd"`` whenever one full pass
+    per step is affordable (``n_samples * n_features <= 2e8``), else
+    ``"sgda"`` (a few shuffled passes of mini-batches). The l1 mirror-descent
+    solvers of paper 002 and the MLMC solver of paper 000 are never chosen:
+    at the sizes and budgets benchmarked they lose to the Euclidean ones.
+
+    Examples
+    --------
+    >>> resolve_solver(1000, 30, 1.0), resolve_solver(10**6, 1000, 1.0)
+    ('noisy_gd', 'sgda')
+    """
+    return "noisy_gd" if n_samples * n_features <= 2e8 else "sgda"
+
+
+class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
+    """Linear classifier minimising the worst group's risk under differential privacy.
+
+    Solves ``min_theta max_g L_g(theta)``, where ``L_g`` is the mean logistic
+    (binary) or multinomial (``K > 2``) loss of group ``g``: by default the
+    groups are the classes (worst-class risk, robust to unknown class priors);
+    ``groups`` given to :meth:`fit` (demographic groups, say) override them;
+    ``group_by=None`` gives one group, i.e. a plain DP logistic / multinomial
+    classifier minimising the average risk.
+
+    Read more in the :ref:`User Guide <minimax>`.
+
+    **Privacy.** (epsilon, delta)-DP with respect to replacing one record
+    ``(x, y, group)`` (so ``n`` is public). Rows of ``X`` are scaled to l2
+    norm at most the public ``feature_bound`` (in ``fit`` and in ``predict``).
+    The group labels (classes) are treated as public metadata, the group
+    *sizes* are not: pass them in ``group_sizes``, or they are released with
+    the Gaussian mechanism (l2-sensitivity ``sqrt 2``) at a
+    ``GROUP_SIZE_SHARE = 5%`` share of the zCDP budget (Bun–Steinke 2016,
+    Prop. 1.6). Each solver's docstring names the theorems behind its
+    accounting; the spend is composed by the tightest valid rule of
+    :class:`~skdp.privacy.accounting.PrivacyLedger` and reported in
+    ``privacy_spent_`` / ``privacy_method_``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget; ``inf`` gives a non-private fit (no noise).
+    delta : float, default=1e-6
+        Must be in (0, 1) (every solver needs it).
+    solver : {'auto', 'noisy_gd', 'sgda', 'smd', 'smd_bias_reduced', 'mlmc'}, default='auto'
+
+        ===================== ============= ================= =======================================
+        solver                geometry      accounting        source
+        ===================== ============= ================= =======================================
+        ``noisy_gd``          l2 ball       Gaussian, GDP     notes 000 §5.10 (P1)
+        ``sgda``              l2 ball       Gaussian, GDP     DP stochastic gradient descent-ascent
+        ``smd``               l1 ball       exp. mechanism    paper 002 Alg. 1, Prop. 3.3
+        ``smd_bias_reduced``  l1 ball       exp. mechanism    paper 002 Alg. 2-3, Thm 3.5 filter
+        ``mlmc``              l2 ball       Gaussian          paper 000 eq. (1), Alg. 6, notes §5.10
+        ===================== ============= ================= =======================================
+
+        ``'auto'`` applies :func:`resolve_solver`; ``solver_`` says which ran.
+    loss : {'logistic'}, default='logistic'
+        Logistic loss (binary) or its multinomial form (more than 2 classes).
+    radius : float, default=None
+        Radius of the model's ball: l2 for the Euclidean solvers (None:
+        unconstrained; ``mlmc`` uses 10), l1 for ``smd`` / ``smd_bias_reduced``
+        (None: 5). Public; it bounds the l1 solvers' loss and gradients.
+    feature_bound : float, default=1.0
+        Public l2 bound on the rows of ``X``; larger rows are scaled down.
+    fit_intercept : bool, default=True
+        Fit an intercept (through a constant feature equal to ``feature_bound``).
+    group_by : {'class'} or None, default='class'
+        Groups when ``fit`` gets no ``groups``: the classes, or one group.
+    group_sizes : dict or array-like of shape (n_groups,), default=None
+        Public group sizes (a dict ``{group: size}``, or sizes in the order of
+        the sorted group labels). None: estimated privately (see above).
+    n_iter : int or 'auto', default='auto'
+        Iterations (steps for ``noisy_gd``/``smd``, epochs for ``sgda``,
+        phases for ``mlmc``, the budget ``U`` for ``smd_bias_reduced``).
+    theory : bool, default=False
+        Use the papers' theorem parameters (002 Thm 3.1 / 3.14, 000 Alg. 6)
+        instead of the benchmarked practical defaults (l1 and MLMC solvers).
+    accountant : BudgetAccountant, default=None
+        Accountant charged by ``fit``; None: the default one.
+    random_state : int, RandomState instance or None, default=None
+        Seed of all the noise. See :term:`Glossary <random_state>`. Use None
+        in deployment: a known seed voids the guarantee.
+    verbose : int, default=0
+        Print progress per step.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : array of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : array of shape (1,) or (n_classes,)
+    group_labels_ : ndarray of shape (n_groups,)
+        The groups, in the order of ``group_weights_``.
+    group_weights_ : ndarray of shape (n_groups,)
+        The private max-player: weight on each group (large: a worst group).
+    group_sizes_ : ndarray of shape (n_groups,)
+        Group sizes used (public or privately estimated).
+    solver_ : str
+        The solver that ran.
+    n_iter_ : int
+        Iterations run.
+    n_features_in_ : int
+    privacy_spent_ : tuple of float
+        (epsilon, delta) composed over the fit.
+    privacy_method_ : str
+        Composition rule that gave ``privacy_spent_``.
+    privacy_ledger_ : PrivacyLedger
+        Every mechanism the fit ran.
+
+    See Also
+    --------
+    sklearn.linear_model.LogisticRegression : the non-private model.
+
+    References
+    ----------
+    .. [1] T. González, C. Guzmán, C. Paquette. Mirror descent algorithms with
+       nearly dimension-independent rates for differentially-private stochastic
+       saddle-point problems (paper 002).
+    .. [2] H. Asi, Y. Carmon, A. Jambulapati, Y. Jin, A. Sidford. Stochastic
+       bias-reduced gradient methods. NeurIPS 2021 (paper 000).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from skdp.minimax import PrivateMinimaxClassifier
+    >>> X, y = make_classification(n_samples=2000, n_features=5, random_state=0)
+    >>> clf = PrivateMinimaxClassifier(epsilon=1.0, group_sizes=[1000, 1000],
+    ...                                random_state=0).fit(X / 5, y)
+    >>> clf.solver_
+    'noisy_gd'
+    >>> clf.score(X / 5, y) > 0.8
+    True
+    """
+
+    _parameter_constraints = {
+        "epsilon": EPSILON_CONSTRAINT,
+        "delta": DELTA_CONSTRAINT,
+        "solver": [StrOptions({"auto", *SOLVERS})],
+        "loss": [StrOptions(set(LOSSES))],
+        "radius": BOUND_CONSTRAINT + [None],
+        "feature_bound": BOUND_CONSTRAINT,
+        "fit_intercept": ["boolean"],
+        "group_by": [StrOptions({"class"}), None],
+        "group_sizes": [dict, "array-like", None],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "theory": ["boolean"],
+        "accountant": [None, object],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="logistic", radius=None,
+                 feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
+                 n_iter="auto", theory=False, accountant=None, random_state=None, verbose=0):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.solver = solver
+        self.loss = loss
+        self.radius = radius
+        self.feature_bound = feature_bound
+        self.fit_intercept = fit_intercept
+        self.group_by = group_by
+        self.group_sizes = group_sizes
+        self.n_iter = n_iter
+        self.theory = theory
+        self.accountant = accountant
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, groups=None):
+        """Fit the private worst-group classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (any array-API namespace when
+            ``sklearn.set_config(array_api_dispatch=True)``).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        groups : array-like of shape (n_samples,), default=None
+            Group of each sample; overrides ``group_by``. Routed by sklearn
+            metadata routing (``set_fit_request(groups=True)``).
+
+        Returns
+        -------
+        self : object
+        """
+        epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        if not math.isinf(epsilon) and delta == 0:
+            raise ValueError("delta must be > 0.")
+        accountant = self._check_budget()
+        X, y, xp = self._validate_fit_data(X, y)
+        n = X.shape[0]
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        if self.classes_.shape[0] < 2:
+            raise ValueError("PrivateMinimaxClassifier needs samples of at least 2 classes; "
+                             f"got 1 class ({self.classes_[0]!r}).")
+        group_codes, labels = self._group_codes(y, groups, n)
+        backend = Backend.from_arrays(X, random_state=self.random_state)
+        ledger = PrivacyLedger()
+        sizes = self._group_sizes(group_codes, labels, n, epsilon, delta, backend, ledger)
+        data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
+                          self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
+                          float(self.feature_bound) if self.fit_intercept else 0.0, xp)
+        self.solver_ = (resolve_solver(n, X.shape[1], epsilon) if self.solver == "auto"
+                        else self.solver)
+        result = SOLVERS[self.solver_](
+            data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
+            radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose)
+        self.coef_ = result["coef"]
+        self.intercept_ = result["intercept"] * data.intercept_scale
+        self.group_labels_ = labels
+        self.group_weights_ = np.asarray(result["group_weights"], dtype=float)
+        self.group_sizes_ = np.asarray(sizes, dtype=float)
+        self.n_iter_ = int(result["n_iter"])
+        self._record_spend(accountant, ledger)
+        return self
+
+    # -- validation ----------------------------------------------------------
+    def _validate_fit_data(self, X, y):
+        xp = get_namespace(X)
+        if _is_numpy(xp):
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+            y = column_or_1d(y, warn=True)
+        else:
+            X = _check_array_api_X(X, xp)
+            self.n_features_in_ = X.shape[1]
+            y = column_or_1d(to_numpy(y), warn=True)
+            if y.shape[0] != X.shape[0]:
+                raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}.")
+        check_classification_targets(y)
+        return X, y, xp
+
+    def _group_codes(self, y, groups, n):
+        if groups is not None:
+            groups = column_or_1d(to_numpy(groups))
+            if groups.shape[0] != n:
+                raise ValueError(f"groups has {groups.shape[0]} entries but X has {n} samples.")
+            if isinstance(self.group_sizes, dict):
+                labels = np.asarray(sorted(self.group_sizes))
+                unknown = np.setdiff1d(np.unique(groups), labels)
+                if unknown.size:
+                    raise ValueError(f"groups contains labels not in group_sizes: {unknown[:5]!r}.")
+            else:
+                labels = np.unique(groups)
+            return np.searchsorted(labels, groups), labels
+        if self.group_by is None:
+            return np.zeros(n, dtype=np.int64), np.asarray([0])
+        return np.searchsorted(self.classes_, y), self.classes_
+
+    def _group_sizes(self, codes, labels, n, epsilon, delta, backend, ledger):
+        m = labels.shape[0]
+        if m == 1 and self.group_sizes is None:
+            return np.asarray([float(n)])  # n is public under replace-one
+        if self.group_sizes is not None:
+            return _public_sizes(self.group_sizes, labels)
+        counts = np.bincount(codes, minlength=m).astype(float)
+        if math.isinf(epsilon):
+            return counts
+        # Gaussian mechanism on the histogram: a replaced record moves one unit
+        # between two counts, l2-sensitivity sqrt(2) (Bun–Steinke Prop. 1.6).
+        sigma = gaussian_sigma(math.sqrt(2.0), GROUP_SIZE_SHARE * approx_dp_to_zcdp(epsilon, delta))
+        ledger.gaussian(math.sqrt(2.0), sigma, label="group sizes")
+        noisy = counts + backend.rng.standard_normal(m) * sigma
+        return np.maximum(noisy, 1.0)
+
+    # -- prediction ------------------------------------------------------------
+    def decision_function(self, X):
+        """Margins of the linear model on rows clipped to ``feature_bound``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : array of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        xp = get_namespace(self.coef_)
+        if _is_numpy(xp):
+            X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        else:
+            if get_namespace(X) is not xp:
+                raise ValueError(f"Inputs passed to {type(self).__name__}.decision_function() must "
+                                 "use the same namespace and the same device as those passed to fit().")
+            X = _check_array_api_X(X, xp)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features as input.")
+        norms = xp.sqrt(xp.sum(X * X, axis=1))
+        scale = xp.minimum(xp.ones_like(norms),
+                           self.feature_bound / xp.maximum(norms, xp.full_like(norms, 1e-300)))
+        Z = scale[:, None] * (X @ xp.astype(self.coef_, X.dtype).T) + xp.astype(self.intercept_, X.dtype)
+        return Z[:, 0] if Z.shape[1] == 1 else Z
+
+    def predict_proba(self, X):
+        """Class probabilities (sigmoid or softmax of the margins).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : array of shape (n_samples, n_classes)
+        """
+        Z = self.decision_function(X)
+        xp = get_namespace(Z)
+        if Z.ndim == 1:
+            Z = xp.stack([-Z / 2, Z / 2], axis=1)
+        Z = Z - xp.max(Z, axis=1, keepdims=True)
+        E = xp.exp(Z)
+        return E / xp.sum(E, axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Most probable class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        proba = self.predict_proba(X)
+        idx = get_namespace(proba).argmax(proba, axis=1)
+        return self.classes_[np.asarray(to_numpy(idx))]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.classifier_tags.multi_class = True
+        return tags
+
+    def _expected_failed_checks(self):
+        return {}
+
+
+def _is_numpy(xp):
+    import array_api_compat
+
+    return array_api_compat.is_numpy_namespace(xp) or "numpy" in getattr(xp, "__name__", "")
+
+
+def _check_array_api_X(X, xp):
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D array, got {X.ndim}D.")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"Found array with shape {tuple(X.shape)}: need at least 1 sample "
+                         "and 1 feature.")
+    if not bool(xp.all(xp.isfinite(X))):
+        raise ValueError("Input X contains NaN or infinity.")
+    return X
+
+
+def _public_sizes(group_sizes, labels):
+    if isinstance(group_sizes, dict):
+        missing = [g for g in labels if g not in group_sizes]
+        if missing:
+            raise ValueError(f"group_sizes has no size for groups {missing[:5]!r}.")
+        sizes = np.asarray([group_sizes[g] for g in labels], dtype=float)
+    else:
+        sizes = np.asarray(group_sizes, dtype=float).ravel()
+        if sizes.shape[0] != labels.shape[0]:
+            raise ValueError(f"group_sizes has {sizes.shape[0]} entries but there are "
+                             f"{labels.shape[0]} groups ({labels[:5]!r}...).")
+    if not np.all(np.isfinite(sizes)) or np.any(sizes <= 0):
+        raise ValueError(f"group_sizes must be finite and > 0, got {sizes!r}.")
+    return sizes

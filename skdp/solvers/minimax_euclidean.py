@@ -1,0 +1,283 @@
+"""Euclidean DP solvers for the worst-group (minimax) linear classifier.
+
+Both minimise over a linear model ``theta = (W, b)`` (an l2 ball of radius
+``radius``, or all of R^d) the worst of ``m`` group risks
+``L_g(theta) = (1/N_g) sum_{i in g} loss_i(theta)`` with *public* group sizes
+``N_g`` (the estimator passes them in). Neighbouring datasets differ by
+replacing one record (features, label, group), so ``n`` is public.
+
+``noisy_gd`` (notes 000 §5.10, design P1)
+    Full-batch noisy gradient descent on the softmax-smoothed worst-group
+    loss ``tau log sum_g exp(L_g / tau)``. Each step releases the clipped group
+    losses with Gaussian noise (l2-sensitivity
+    ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest groups: a replaced
+    record leaves one group and joins another), sets the weights
+    ``p = softmax(mean_t L~ / tau_t)`` by post-processing (the running mean of
+    the noisy losses, with ``tau_t`` at least twice its noise level), and releases the clipped
+    gradient of ``sum_g p_g L_g`` with Gaussian noise (l2-sensitivity
+    ``2 C max_g p_g / N_g``: the removed and the added record each contribute
+    at most ``C p_g / N_g``). With one group (average risk) no loss is
+    released: this is DP full-batch gradient descent.
+``sgda``
+    DP stochastic gradient descent-ascent: a shuffled pass of disjoint
+    mini-batches per epoch; the model player takes noisy clipped gradient
+    steps, the group player exponentiated-gradient ascent steps on the noisy
+    batch group losses. A record sits in one batch per epoch, so each epoch
+    costs one loss release and one gradient release (parallel composition over
+    a data-independent partition); epochs compose.
+
+Every release is a Gaussian mechanism with a fixed per-release GDP parameter
+``mu_t = Delta_t / sigma_t`` (the noise follows the released, hence public,
+weights), so the whole fit is ``sqrt(sum mu_t**2)``-GDP (Dong–Roth–Su 2022,
+Cor. 3.3), calibrated to (epsilon, delta) exactly (Cor. 2.13) and recorded in
+the ledger. Only noisy quantities and their post-processing (iterates and
+their averages) are released.
+"""
+
+import math
+
+import numpy as np
+
+from .classification_losses import lipschitz, loss_and_residual, smoothness
+from .minimax_common import SolverResult, remaining_gdp, softmax_np
+
+__all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations"]
+
+# Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
+LOSS_SHARE = 0.2      # share of mu**2 spent on the group losses when m > 1
+CLIP_RATIO = 0.25     # per-sample gradient clip, relative to the Lipschitz bound
+STEP_SCALE = 4.0      # step = STEP_SCALE / smoothness bound
+TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
+LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
+
+
+def auto_iterations(n, mu):
+    """Number of full-batch steps: grows with the signal-to-noise ``n mu``.
+
+    Examples
+    --------
+    >>> auto_iterations(1000, 0.2), auto_iterations(10**6, float("inf"))
+    (20, 200)
+    """
+    if math.isinf(mu):
+        return 200
+    return int(min(200, max(10, round(0.1 * n * mu))))
+
+
+def _loss_clip(k, n_classes):
+    return LOSS_CLIP_FACTOR * math.log(max(n_classes, 2))
+
+
+def _loss_sensitivity(loss_clip, sizes):
+    inv = np.sort(1.0 / np.asarray(sizes, dtype=float))[::-1]
+    second = inv[1] if inv.size > 1 else 0.0
+    return loss_clip * math.sqrt(inv[0] ** 2 + second**2)
+
+
+def _project(W, b, radius, xp):
+    if radius is None or math.isinf(radius):
+        return W, b
+    norm = math.sqrt(float(xp.sum(W * W)) + float(xp.sum(b * b)))
+    if norm > radius:
+        W, b = W * (radius / norm), b * (radius / norm)
+    return W, b
+
+
+def _clipped_residual(data, r, clip):
+    """``r`` with each per-sample gradient ``r_i a_i^T`` scaled to norm <= clip."""
+    xp = data.xp
+    gnorm = xp.sqrt(xp.sum(r * r, axis=1)) * data.row_norm
+    factor = xp.minimum(xp.ones_like(gnorm), clip / xp.maximum(gnorm, xp.full_like(gnorm, 1e-300)))
+    return r * factor[:, None]
+
+
+def _group_losses(data, loss, loss_clip, sizes):
+    xp = data.xp
+    clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
+    sums = np.asarray(_to_host(xp, data.onehot.T @ clipped), dtype=float)
+    return sums / sizes
+
+
+def _to_host(xp, a):
+    from .._backend import to_numpy
+
+    return to_numpy(a)
+
+
+def _noise_like(backend, arrays, sigma):
+    if sigma == 0:
+        return arrays
+    return [a + backend.normal(tuple(a.shape), scale=sigma, dtype=a.dtype) for a in arrays]
+
+
+class _Averager:
+    """Running average of (W, b, p) over the last ``tail`` iterations."""
+
+    def __init__(self, total, tail_fraction=0.5):
+        self.start = total - max(1, int(round(total * tail_fraction)))
+        self.count = 0
+        self.sums = None
+
+    def add(self, t, *items):
+        if t < self.start:
+            return
+        self.count += 1
+        self.sums = list(items) if self.sums is None else [s + i for s, i in zip(self.sums, items)]
+
+    def mean(self):
+        return [s / self.count for s in self.sums]
+
+
+def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
+             theory=False, verbose=0):
+    """Noisy full-batch GD on the softmax-smoothed worst-group loss (see module doc).
+
+    Parameters
+    ----------
+    data : LinearData
+    sizes : ndarray of shape (m,)
+        Public group sizes ``N_g``.
+    epsilon, delta : float
+        Budget for this solver together with what ``ledger`` already holds.
+    ledger : PrivacyLedger
+        Gaussian releases so far; every release is appended.
+    backend : Backend
+    radius : float or None
+        l2 radius of ``(W, b)``; None: unconstrained.
+    n_iter : int or 'auto'
+    theory : bool
+        Ignored (no paper parameters for this solver).
+    verbose : int
+
+    Returns
+    -------
+    SolverResult
+    """
+    xp = backend.xp
+    m, k = data.n_groups, data.k
+    mu = remaining_gdp(ledger, epsilon, delta)
+    T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
+    share = LOSS_SHARE if m > 1 else 0.0
+    mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
+    clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
+    step = STEP_SCALE / (smoothness(k) * data.augmented_bound**2)
+    loss_clip = _loss_clip(k, data.n_classes)
+    loss_sens = _loss_sensitivity(loss_clip, sizes)
+    W = xp.zeros((k, data.p), dtype=data.X.dtype)
+    b = xp.zeros((k,), dtype=data.X.dtype)
+    p = np.full(m, 1.0 / m)
+    total = None
+    avg = _Averager(T)
+    for t in range(T):
+        loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
+        if m > 1:
+            noisy, sigma_loss = _release_losses(data, loss, loss_clip, loss_sens, mu_loss, sizes,
+                                                backend, ledger)
+            total = noisy if total is None else total + noisy
+            p = softmax_np(total / (t + 1) / _temperature(sigma_loss, t + 1))
+        q = p / sizes
+        v = data.onehot @ backend.asarray(q, dtype=data.X.dtype)
+        gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
+        sens = 2.0 * clip * float(q.max())
+        sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
+        gw, gb = _noise_like(backend, [gw, gb], sigma)
+        ledger.gaussian(sens, sigma, label="worst-group gradient")
+        W, b = _project(W - step * gw, b - step * gb, radius, xp)
+        avg.add(t, W, b, backend.asarray(p))
+        if verbose:
+            print(f"[noisy_gd] step {t + 1}/{T} noise sigma={sigma:.3g} weights={np.round(p, 3)}")
+    W, b, p_avg = avg.mean()
+    return SolverResult(coef=W, intercept=b, group_weights=np.asarray(_to_host(xp, p_avg)),
+                        n_iter=T)
+
+
+def _release_losses(data, loss, loss_clip, sens, mu_loss, sizes, backend, ledger):
+    values = _group_losses(data, loss, loss_clip, sizes)
+    sigma = 0.0 if math.isinf(mu_loss) else sens / mu_loss
+    ledger.gaussian(sens, sigma, label="group losses")
+    if sigma == 0:
+        return values, sigma
+    return values + backend.rng.standard_normal(values.shape) * sigma, sigma
+
+
+def _temperature(sigma_loss, n_released):
+    """Softmax temperature: TEMPERATURE, or twice the noise left in the running mean."""
+    return max(TEMPERATURE, 2.0 * sigma_loss / math.sqrt(n_released))
+
+
+def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
+         theory=False, verbose=0, batch_size=None):
+    """DP stochastic gradient descent-ascent (see module doc).
+
+    ``n_iter`` counts epochs ('auto': 5). Each epoch shuffles the rows with
+    the fit's generator (data-independent) and takes ``n // batch_size``
+    steps on disjoint batches (``batch_size`` default ``max(64, n // 32)``).
+    The group player's step is ``sqrt(2 log m / steps) / c_L``
+    (exponentiated gradient on losses bounded by ``c_L``).
+
+    Returns
+    -------
+    SolverResult
+    """
+    xp = backend.xp
+    m, k, n = data.n_groups, data.k, data.n
+    mu = remaining_gdp(ledger, epsilon, delta)
+    epochs = 5 if n_iter == "auto" else int(n_iter)
+    bsz = int(batch_size or max(64, n // 32))
+    bsz = min(bsz, n)
+    n_batches = n // bsz
+    share = LOSS_SHARE if m > 1 else 0.0
+    mu_loss = mu * math.sqrt(share / epochs)
+    mu_grad = mu * math.sqrt((1 - share) / epochs)
+    clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
+    step = STEP_SCALE / (smoothness(k) * data.augmented_bound**2)
+    loss_clip = _loss_clip(k, data.n_classes)
+    batch_sizes = np.asarray(sizes, dtype=float) * bsz / n  # public expected group sizes per batch
+    loss_sens = _loss_sensitivity(loss_clip, batch_sizes)
+    eta_y = math.sqrt(2 * math.log(max(m, 2)) / max(1, epochs * n_batches)) / loss_clip
+    W = xp.zeros((k, data.p), dtype=data.X.dtype)
+    b = xp.zeros((k,), dtype=data.X.dtype)
+    log_y = np.zeros(m)
+    total = epochs * n_batches
+    avg = _Averager(total, tail_fraction=min(1.0, 1.0 / epochs))
+    t = 0
+    for epoch in range(epochs):
+        perm = backend.rng.permutation(n)
+        sens_g_max = 0.0
+        for j in range(n_batches):
+            idx = backend.asarray(perm[j * bsz:(j + 1) * bsz])
+            batch = data.subset(idx)
+            y = softmax_np(log_y)
+            loss, r = loss_and_residual(batch.margins(W, b), batch.targets, xp)
+            if m > 1:
+                values = _group_losses(batch, loss, loss_clip, batch_sizes)
+                sigma_l = 0.0 if math.isinf(mu_loss) else loss_sens / mu_loss
+                if sigma_l:
+                    values = values + backend.rng.standard_normal(m) * sigma_l
+                log_y = log_y + eta_y * values  # ascent (notes 002 §3.1: sign corrected)
+            q = y / batch_sizes
+            v = batch.onehot @ backend.asarray(q, dtype=data.X.dtype)
+            gw, gb = batch.gradient(v[:, None] * _clipped_residual(batch, r, clip))
+            sens = 2.0 * clip * float(q.max())
+            sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
+            gw, gb = _noise_like(backend, [gw, gb], sigma)
+            W, b = _project(W - step * gw, b - step * gb, radius, xp)
+            avg.add(t, W, b, backend.asarray(y))
+            t += 1
+            sens_g_max = max(sens_g_max, sens)
+        # one release of each kind per record per epoch: the batches are disjoint
+        if m > 1:
+            ledger.gaussian(loss_sens, _sig(loss_sens, mu_loss), label="batch group losses (epoch)")
+        ledger.gaussian(sens_g_max, _sig(sens_g_max, mu_grad), label="batch gradients (epoch)")
+        if verbose:
+            print(f"[sgda] epoch {epoch + 1}/{epochs} weights={np.round(softmax_np(log_y), 3)}")
+    W, b, y_avg = avg.mean()
+    return SolverResult(coef=W, intercept=b, group_weights=np.asarray(_to_host(xp, y_avg)),
+                        n_iter=epochs)
+
+
+def _sig(sens, mu):
+    return 0.0 if math.isinf(mu) else sens / mu
+
+
+EUCLIDEAN_SOLVERS = {"noisy_gd": noisy_gd, "sgda": sgda}

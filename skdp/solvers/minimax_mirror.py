@@ -1,0 +1,3 @@
+"""Entropic mirror-descent solvers of paper 002 (work in progress)."""
+
+MIRROR_SOLVERS = {}

@@ -1,0 +1,314 @@
+"""Tests of PrivateMinimaxClassifier and its solvers (issue 4)."""
+
+import math
+
+import numpy as np
+import pytest
+import sklearn
+from scipy.optimize import linprog
+from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skdp.minimax import PrivateMinimaxClassifier, SOLVERS, resolve_solver
+from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
+from skdp.solvers import minimax_euclidean
+
+ALL_SOLVERS = sorted(SOLVERS)
+
+
+# ---------------------------------------------------------------------------
+# A worst-group problem whose minimax solution is an LP
+# ---------------------------------------------------------------------------
+# Group g holds copies of one point with margin vector c_g = y_g x_g, so
+# L_g(theta) = log(1 + exp(-c_g . theta)) and, the loss being decreasing,
+# min_{||theta|| <= R} max_g L_g = loss(t*) with t* = max_{||theta||_1 <= R} min_g c_g . theta,
+# an LP. With these c_g the maximiser is theta* = (R, 0) for the l1 ball and
+# for the l2 ball alike (t* = R / 2).
+MARGINS = np.array([[1.0, 1.0], [1.0, -1.0], [0.5, 0.0]])
+LABELS = np.array([1, 0, 1])
+
+
+def _lp_value(radius):
+    """t* by linprog over variables (theta+, theta-, t)."""
+    m = MARGINS.shape[0]
+    c = np.array([0, 0, 0, 0, -1.0])
+    A_ub = np.hstack([-MARGINS, MARGINS, np.ones((m, 1))])  # t - c.theta <= 0
+    A_ub = np.vstack([A_ub, [1, 1, 1, 1, 0]])                 # ||theta||_1 <= R
+    b_ub = np.r_[np.zeros(m), radius]
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=[(0, None)] * 4 + [(None, None)],
+                  method="highs")
+    return -res.fun, res.x[:2] - res.x[2:4]
+
+
+def _lp_data(n):
+    reps = n // 3
+    X = np.repeat(MARGINS * np.where(LABELS == 1, 1, -1)[:, None], reps, axis=0)
+    y = np.repeat(LABELS, reps)
+    groups = np.repeat(np.arange(3), reps)
+    return X, y, groups
+
+
+def _loss(t):
+    return np.logaddexp(0.0, -t)
+
+
+def _duality_gap(theta, weights, radius, norm):
+    """max_g L_g(theta) - min_{||v|| <= R} sum_g w_g L_g(v), inner min on a fine grid."""
+    grid = np.linspace(-radius, radius, 401)
+    V = np.stack(np.meshgrid(grid, grid), -1).reshape(-1, 2)
+    inside = (np.abs(V).sum(1) if norm == "l1" else np.linalg.norm(V, axis=1)) <= radius + 1e-12
+    V = V[inside]
+    inner = (_loss(V @ MARGINS.T) @ weights).min()
+    return _loss(MARGINS @ theta).max() - inner
+
+
+def _fit_lp(solver, n, epsilon, seed=0):
+    X, y, groups = _lp_data(n)
+    clf = PrivateMinimaxClassifier(epsilon=epsilon, solver=solver, radius=1.0,
+                                   feature_bound=math.sqrt(2), fit_intercept=False,
+                                   group_sizes=[n // 3] * 3, random_state=seed)
+    clf.fit(X, y, groups=groups)
+    norm = "l1" if solver.startswith("smd") else "l2"
+    return clf, _duality_gap(clf.coef_[0], clf.group_weights_, 1.0, norm)
+
+
+def test_lp_reference_solution():
+    t_star, theta = _lp_value(1.0)
+    assert t_star == pytest.approx(0.5)
+    np.testing.assert_allclose(theta, [1.0, 0.0], atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_duality_gap_falls_with_n_non_private(solver):
+    gaps = [np.mean([_fit_lp(solver, n, math.inf, seed)[1] for seed in range(3)])
+            for n in (300, 30000)]
+    assert gaps[1] <= gaps[0] + 1e-3
+    assert gaps[1] < GAP_TOLERANCE[solver]
+
+
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_duality_gap_finite_at_small_epsilon(solver):
+    _, gap = _fit_lp(solver, 3000, 0.1)
+    assert np.isfinite(gap) and 0 <= gap + 1e-9 <= math.log1p(math.exp(math.sqrt(2)))
+
+
+# gap reached at n = 30000, eps = inf (the l1 solvers' outputs are averages of
+# sampled vertices, so their floor is the Maurey sampling error of 002 Lemma 3.11)
+GAP_TOLERANCE = {"noisy_gd": 0.02, "sgda": 0.05, "smd": 0.15, "smd_bias_reduced": 0.25,
+                 "mlmc": 0.1}
+
+
+# ---------------------------------------------------------------------------
+# Privacy calibration
+# ---------------------------------------------------------------------------
+def _bc():
+    X, y = load_breast_cancer(return_X_y=True)
+    return (X - X.mean(0)) / X.std(0), y
+
+
+def test_noisy_gd_per_step_sensitivity_and_budget():
+    X, y = _bc()
+    n = X.shape[0]
+    clf = PrivateMinimaxClassifier(epsilon=1.0, group_by=None, n_iter=10, random_state=0,
+                                   solver="noisy_gd").fit(X, y)
+    log = clf.privacy_ledger_.log()
+    assert len(log) == 10
+    clip = minimax_euclidean.CLIP_RATIO * math.sqrt(2.0)  # Lipschitz 1 x sqrt(1 + 1)
+    mu = approx_dp_to_gdp(1.0, 1e-6)
+    for entry in log:
+        sigma = 2 * clip / n / entry["mu"]
+        assert entry["mu"] == pytest.approx(mu / math.sqrt(10), rel=1e-6)
+        assert entry["rho"] == pytest.approx((2 * clip / n) ** 2 / (2 * sigma**2))
+    assert clf.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)
+    assert clf.privacy_method_ == "gdp"
+
+
+def test_worst_group_sensitivities_follow_the_weights():
+    X, y = _bc()
+    sizes = np.bincount(y).astype(float)
+    clf = PrivateMinimaxClassifier(epsilon=2.0, n_iter=5, group_sizes=sizes, random_state=0,
+                                   solver="noisy_gd").fit(X, y)
+    log = clf.privacy_ledger_.log()
+    losses = [e for e in log if e["label"] == "group losses"]
+    grads = [e for e in log if e["label"] == "worst-group gradient"]
+    assert len(losses) == len(grads) == 5
+    mu = approx_dp_to_gdp(2.0, 1e-6)
+    total = sum(e["mu"] ** 2 for e in log)
+    assert total == pytest.approx(mu**2, rel=1e-6)
+    assert sum(e["mu"] ** 2 for e in losses) == pytest.approx(
+        minimax_euclidean.LOSS_SHARE * mu**2, rel=1e-6)
+
+
+def test_noise_matches_closed_form():
+    """One step from 0 exposes the gradient noise: its std is 2 C / (n mu).
+
+    Halving the noise in the solver makes this test fail.
+    """
+    X, y = _bc()
+    n = X.shape[0]
+    ref = PrivateMinimaxClassifier(epsilon=math.inf, group_by=None, n_iter=1,
+                                   solver="noisy_gd").fit(X, y)
+    step = minimax_euclidean.STEP_SCALE / (0.25 * 2.0)
+    noise = []
+    for seed in range(40):
+        clf = PrivateMinimaxClassifier(epsilon=1.0, group_by=None, n_iter=1, random_state=seed,
+                                       solver="noisy_gd").fit(X, y)
+        noise.append((ref.coef_ - clf.coef_).ravel() / step)
+    clip = minimax_euclidean.CLIP_RATIO * math.sqrt(2.0)
+    expected = 2 * clip / n / approx_dp_to_gdp(1.0, 1e-6)
+    assert np.std(noise) == pytest.approx(expected, rel=0.05)
+
+
+def test_group_sizes_are_never_silently_taken_from_data():
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(epsilon=1.0, n_iter=3, random_state=0).fit(X, y)
+    labels = [e["label"] for e in clf.privacy_ledger_.log()]
+    assert labels[0] == "group sizes"
+    assert not np.allclose(clf.group_sizes_, np.bincount(y))
+    public = PrivateMinimaxClassifier(epsilon=1.0, n_iter=3, random_state=0,
+                                      group_sizes={0: 200, 1: 369}).fit(X, y)
+    assert "group sizes" not in [e["label"] for e in public.privacy_ledger_.log()]
+    np.testing.assert_array_equal(public.group_sizes_, [200, 369])
+    assert clf.privacy_spent_[0] <= 1.0 + 1e-9
+
+
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_every_solver_stays_within_budget(solver):
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(epsilon=0.5, delta=1e-5, solver=solver,
+                                   random_state=0).fit(X, y)
+    assert clf.privacy_spent_[0] <= 0.5 * (1 + 1e-9)
+    assert clf.privacy_spent_[1] == 1e-5
+    w = clf.group_weights_
+    assert np.all(w >= 0) and w.sum() == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------
+# Behaviour
+# ---------------------------------------------------------------------------
+def test_average_risk_model_is_a_good_dp_classifier():
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(epsilon=1.0, group_by=None, random_state=0).fit(X, y)
+    assert clf.score(X, y) > 0.9
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[proba.argmax(1)])
+
+
+def test_worst_class_weights_pick_the_hard_class():
+    X, y = make_classification(n_samples=3000, n_features=5, n_informative=3, weights=[0.8, 0.2],
+                               flip_y=0.0, class_sep=0.5, random_state=0)
+    X = X / 4
+    clf = PrivateMinimaxClassifier(epsilon=5.0, group_sizes=np.bincount(y), random_state=0)
+    clf.fit(X, y)
+    erm = PrivateMinimaxClassifier(epsilon=5.0, group_by=None, random_state=0).fit(X, y)
+    pred, pred_erm = clf.predict(X), erm.predict(X)
+    worst = min(np.mean(pred[y == c] == c) for c in (0, 1))
+    worst_erm = min(np.mean(pred_erm[y == c] == c) for c in (0, 1))
+    assert clf.group_weights_[1] > 0.5
+    assert worst > worst_erm
+
+
+def test_multiclass_shapes_and_determinism():
+    X, y = make_classification(n_samples=600, n_features=6, n_informative=4, n_classes=3,
+                               random_state=0)
+    a = PrivateMinimaxClassifier(random_state=3).fit(X / 5, y)
+    b = PrivateMinimaxClassifier(random_state=3).fit(X / 5, y)
+    assert a.coef_.shape == (3, 6) and a.intercept_.shape == (3,)
+    assert a.decision_function(X).shape == (600, 3)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.n_iter_ >= 1 and a.solver_ == "noisy_gd"
+
+
+def test_auto_rule():
+    assert resolve_solver(500, 10, 1.0) == "noisy_gd"
+    assert resolve_solver(10**6, 10**3, 1.0) == "sgda"
+
+
+# ---------------------------------------------------------------------------
+# sklearn integration
+# ---------------------------------------------------------------------------
+def test_grid_search_in_pipeline_with_routed_groups():
+    X, y = make_classification(n_samples=300, n_features=4, random_state=0)
+    groups = np.arange(300) % 3
+    with sklearn.config_context(enable_metadata_routing=True):
+        clf = PrivateMinimaxClassifier(n_iter=5, random_state=0, group_sizes={0: 66, 1: 66, 2: 66})
+        pipe = make_pipeline(StandardScaler(), clf.set_fit_request(groups=True))
+        search = GridSearchCV(pipe, {"privateminimaxclassifier__epsilon": [0.5, 2.0]},
+                              cv=GroupKFold(n_splits=3))
+        search.fit(X, y, groups=groups)
+    fitted = search.best_estimator_[-1]
+    np.testing.assert_array_equal(fitted.group_labels_, [0, 1, 2])
+    assert search.best_params_["privateminimaxclassifier__epsilon"] in (0.5, 2.0)
+
+
+def test_check_estimator():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    est = PrivateMinimaxClassifier(random_state=0)
+    results = check_estimator(est, expected_failed_checks=est._expected_failed_checks(),
+                              on_fail=None)
+    assert [r["check_name"] for r in results if r["status"] == "failed"] == []
+
+
+@pytest.mark.parametrize("solver", ["noisy_gd", "sgda"])
+def test_array_api_strict_gives_numpy_result(solver):
+    xps = pytest.importorskip("array_api_strict")
+    X, y = _bc()
+    ref = PrivateMinimaxClassifier(solver=solver, random_state=0).fit(X, y)
+    with sklearn.config_context(array_api_dispatch=True):
+        clf = PrivateMinimaxClassifier(solver=solver, random_state=0)
+        clf.fit(xps.asarray(X), xps.asarray(y))
+        proba = clf.predict_proba(xps.asarray(X))
+        assert type(clf.coef_).__module__.startswith("array_api_strict")
+        np.testing.assert_allclose(np.asarray(clf.coef_), ref.coef_, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(proba), ref.predict_proba(X), rtol=1e-10)
+        np.testing.assert_array_equal(clf.predict(xps.asarray(X)), ref.predict(X))
+        with pytest.raises(ValueError, match="same namespace"):
+            clf.predict(X)
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("params, match", [
+    ({"epsilon": 0}, "epsilon"),
+    ({"epsilon": -1}, "epsilon"),
+    ({"delta": 1.0}, "delta"),
+    ({"delta": -0.1}, "delta"),
+    ({"delta": 0.0}, "delta"),
+    ({"solver": "newton"}, "solver"),
+    ({"feature_bound": 0}, "feature_bound"),
+    ({"group_sizes": [1, 2, 3]}, "group_sizes"),
+    ({"group_sizes": [0, 5]}, "group_sizes"),
+])
+def test_bad_parameters(params, match):
+    X, y = _bc()
+    with pytest.raises(ValueError, match=match):
+        PrivateMinimaxClassifier(**params).fit(X, y)
+
+
+def test_bad_data():
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(random_state=0)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        clf.fit(Xn, y)
+    Xn[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        clf.fit(Xn, y)
+    with pytest.raises(ValueError):
+        clf.fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="class"):
+        clf.fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="groups"):
+        clf.fit(X, y, groups=np.zeros(3))
+    sized = PrivateMinimaxClassifier(group_sizes={"a": 10, "b": 10})
+    with pytest.raises(ValueError, match="not in group_sizes"):
+        sized.fit(X, y, groups=np.where(y == 1, "a", "c"))
+    clf.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :3])

@@ -93,7 +93,9 @@ def _kind(obj):
             return "Estimators"
         if issubclass(obj, (Warning, Exception)):
             return "Exceptions and warnings"
-        return "Privacy budget"
+        if issubclass(obj, skdp.BudgetAccountant):
+            return "Privacy budget"
+        return "Other classes"
     if inspect.isfunction(obj):
         return "Functions"
     return None  # constants, modules and __version__
@@ -135,7 +137,8 @@ def _api_page():
         if kind is not None:
             sections.setdefault(kind, []).append(name)
             top.add(id(obj))
-    for kind in ["Estimators", "Privacy budget", "Functions", "Exceptions and warnings"]:
+    for kind in ["Estimators", "Privacy budget", "Other classes", "Functions",
+                 "Exceptions and warnings"]:
         if sections.get(kind):
             lines += _heading(kind, "=") + _autosummary("skdp", sections[kind])
 

@@ -1,0 +1,461 @@
+"""Differentially private regression that adapts to the KL geometry (paper 004)."""
+
+from numbers import Integral, Real
+import math
+import warnings
+
+import numpy as np
+import sklearn
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._backend import Backend, get_namespace
+from ._base import PrivacyMixin
+from ._validation import (BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
+                          check_epsilon_delta, clip_rows, warn_privacy_leak)
+from .losses import LOSSES, make_loss
+from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
+from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
+from .solvers.kl_models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
+                                private_preconditioner)
+from .solvers.kl_ppm import ppm
+from .solvers.kl_spider import spider
+
+__all__ = ["KLAdaptiveRegressor"]
+
+SOLVERS = {"noisy_gd": noisy_gd, "adaptive_gd": adaptive_gd, "stationary_gd": stationary_gd,
+           "spider": spider, "ppm": ppm}
+MODELS = ("linear", "mlp")
+
+
+def resolve_solver(solver, kl_gamma, kl_kappa, smooth):
+    """The ``'auto'`` rule of notes 004 §5.5.
+
+    Unknown (gamma, kappa): ``adaptive_gd`` (Alg. 3) for smooth losses, ``ppm``
+    otherwise; known: ``spider`` (Alg. 1) when ``kappa <= 2`` and the loss is
+    smooth, else ``ppm`` (Alg. 2).
+
+    Examples
+    --------
+    >>> resolve_solver("auto", None, None, True)
+    'adaptive_gd'
+    >>> resolve_solver("auto", 0.7, 2.0, True)
+    'spider'
+    """
+    if solver != "auto":
+        return solver
+    if kl_gamma is None or kl_kappa is None:
+        return "adaptive_gd" if smooth else "ppm"
+    return "spider" if kl_kappa <= 2 and smooth else "ppm"
+
+
+class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
+    """Differentially private regression by noisy gradient methods under the KL condition.
+
+    Minimises ``(1/n) sum_i loss(z_i, y_i) + alpha/2 ||w||**2`` with the
+    private optimisers of Menart et al. (paper 004), which reach the optimal
+    excess risk ``(sqrt(d)/(n sqrt(rho)))**kappa`` when the objective satisfies
+    the (gamma, kappa)-Kurdyka–Lojasiewicz condition ``F - F* <= gamma**kappa
+    ||grad F||**kappa``. The default solver adapts to unknown (gamma, kappa).
+
+    Read more in the :ref:`User Guide <kl_regression>`.
+
+    **Privacy model.** (epsilon, delta)-DP under replace-one adjacency (two
+    datasets of the same public size n differing in one row). The budget is
+    converted exactly to rho-zCDP (Canonne–Kamath–Steinke 2020,
+    :func:`~skdp.privacy.accounting.approx_dp_to_zcdp`); every release is a
+    Gaussian mechanism on a mean of per-sample gradients clipped to norm
+    ``clip_norm`` (l2-sensitivity ``2 clip_norm / n``), or an exponential
+    mechanism (``'stationary_gd'``), composed in zCDP; the solvers' noise
+    levels are derived from that explicit budget, not from the paper's
+    constants (which are off by factors of 2, notes 004 §0). What is public:
+    n, the number of features, ``feature_bound``, ``target_bound`` and all
+    parameters. Rows of ``X`` are scaled to l2 norm at most ``feature_bound``
+    and targets clipped to ``[-target_bound, target_bound]`` (``[0, 1]`` for
+    ``loss='sigmoid'``), in ``fit`` and in ``predict``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy parameter; ``inf`` gives the non-private fit (no noise).
+    delta : float, default=1e-6
+        Privacy parameter, in (0, 1).
+    solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'spider', 'ppm'}, \
+            default='auto'
+        - ``'adaptive_gd'``: paper 004 Alg. 3 (Thm 3, 4); unknown gamma, kappa;
+          a privacy filter stops it when the budget is spent.
+        - ``'noisy_gd'``: ``max_iter`` (default 100) noisy gradient steps, the
+          standard baseline.
+        - ``'stationary_gd'``: Alg. 3 then exponential-mechanism choice of the
+          iterate with the smallest gradient norm (Thm 5); for nonconvex
+          losses without a KL guarantee.
+        - ``'spider'``: Alg. 1 (Thm 1), kappa in [1, 2], smooth losses; needs
+          ``kl_gamma`` and ``kl_kappa`` (or ``alpha > 0``).
+        - ``'ppm'``: Alg. 2 with Alg. 4 inside (Thm 2), kappa >= 2, weakly
+          convex losses (``'lp'``).
+        - ``'auto'``: ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm``
+          for ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
+    loss : {'squared', 'huber', 'lp', 'sigmoid'}, default='squared'
+        See :mod:`skdp.losses`.
+    model : {'linear', 'mlp'}, default='linear'
+        ``'mlp'``: one tanh hidden layer of ``hidden_units`` units.
+    feature_bound : float or 'data', default=1.0
+        Public bound on the l2 norm of a row of ``X``. ``'data'`` takes it
+        from ``X`` (not private: warns ``PrivacyLeakWarning``).
+    target_bound : float or 'data', default=1.0
+        Public bound on ``|y|``. ``'data'`` takes it from ``y`` (warns).
+    alpha : float, default=0.0
+        Ridge strength. ``alpha > 0`` makes kappa = 2 and gamma =
+        ``1/sqrt(2 alpha)`` public (the intercept is penalised too).
+    fit_intercept : bool, default=True
+        Add a constant feature equal to ``feature_bound``.
+    kl_gamma, kl_kappa : float, default=None
+        Known KL constants (for ``'spider'``/``'ppm'`` and ``'auto'``).
+    max_iter : int, default=None
+        Cap on gradient steps: ``noisy_gd`` runs exactly this many (100);
+        ``adaptive_gd``/``stationary_gd`` stop there (2000), the last step
+        spending the rest of the budget; ``spider``/``ppm`` size their noise
+        for at most this many queries.
+    clip_norm : float, default=None
+        Per-sample gradient clip ``C`` (the Lipschitz constant's role). Default
+        from the bounds: ``(bound on |loss'| at z = 0) * sqrt(feature_bound**2 +
+        intercept**2)`` (linear), the same times ``sqrt(1 + feature_bound**2)``
+        for the mlp.
+    smoothness : float, default=None
+        ``L1``; steps are ``1/L1`` (``1/(2 L1)`` with ``theory=True``). Default:
+        ``sup|loss''| * (row-norm bound)**2``.
+    huber_delta : float, default=0.5
+        Threshold of the Huber loss.
+    p : float, default=1.5
+        Exponent of the ``'lp'`` loss, in (1, 2).
+    hidden_units : int, default=16
+        Width of the mlp.
+    precondition : float, default=0.2
+        Share of the budget spent on a private second-moment matrix ``S_hat``
+        of the (clipped) design, used to reparametrise the model in the
+        coordinates ``x P`` with ``P = (S_hat + lambda I)**(-1/2)`` (see
+        :func:`~skdp.solvers.kl_models.private_preconditioner`): the solvers
+        then need far fewer steps on ill-conditioned data. 0 disables it.
+        With it, ``alpha`` penalises the preconditioned coefficients.
+    snr : float, default=1.0
+        ``adaptive_gd`` signal-to-noise factor (notes 004 §5.4 item 16): noise
+        ``N_t / (snr sqrt(d log(n sqrt(rho)/beta)))``, cost times ``snr**2``.
+    beta : float, default=0.1
+        Failure probability in the solvers' log terms.
+    theory : bool, default=False
+        Use paper 004's constants (step ``1/(2 L1)``, Spider (64, 32), theory
+        round counts); privacy is the same either way.
+    solver_options : dict, default=None
+        Expert knobs: ``spider_constants`` (4, 2), ``frac_full`` (0.5),
+        ``select_frac`` (0.2), ``prox_strength`` (0.05 L1), ``max_outer`` (20),
+        ``max_inner`` (50), ``norm_cost_scale`` (1), ``floor_frac`` (0.5).
+    accountant : BudgetAccountant, default=None
+        Charged ``(epsilon, delta)``; None uses the default accountant.
+    random_state : int, RandomState instance or None, default=None
+        Seeds all noise. See :term:`Glossary <random_state>`.
+    verbose : int, default=0
+        Print solver progress.
+
+    Attributes
+    ----------
+    coef_ : array of shape (n_features,)
+        Weights (linear); for the mlp, the flat parameter vector.
+    intercept_ : float
+        Intercept (linear); for the mlp, the output bias.
+    coefs_, intercepts_ : list of arrays
+        Layer weights and biases (mlp only).
+    n_iter_ : int
+        Gradient steps (queries) run.
+    solver_ : str
+        The solver that ran (resolves ``'auto'``).
+    rho_ : float
+        zCDP budget of the fit.
+    history_ : list of dict
+        Per-step log (noise scale, cost, ...).
+    privacy_spent_ : tuple of float
+        (epsilon, delta) of what the fit released, from its ledger.
+    privacy_method_ : str
+        Composition rule of ``privacy_spent_``.
+    privacy_ledger_ : PrivacyLedger
+        Every release (``privacy_ledger_.log()`` is the per-step log).
+    feature_bound_, target_bound_ : float
+        Bounds used.
+    n_features_in_ : int
+        Number of features.
+
+    References
+    ----------
+    M. Menart, E. Ullah, R. Arora, R. Bassily, C. Guzman. Differentially
+    private non-convex optimization under the KL condition with optimal
+    rates (paper 004).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.regression import KLAdaptiveRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20000, 5)) / 3
+    >>> y = np.clip(X @ np.array([1.0, -1.0, 0.5, 0.0, 0.2]), -1, 1)
+    >>> reg = KLAdaptiveRegressor(epsilon=1.0, random_state=0).fit(X, y)
+    >>> reg.solver_
+    'adaptive_gd'
+    >>> bool(reg.score(X, y) > 0.9)
+    True
+    """
+
+    _parameter_constraints = {
+        "epsilon": EPSILON_CONSTRAINT,
+        "delta": DELTA_CONSTRAINT,
+        "solver": [StrOptions({"auto"} | set(SOLVERS))],
+        "loss": [StrOptions(set(LOSSES))],
+        "model": [StrOptions(set(MODELS))],
+        "feature_bound": BOUND_CONSTRAINT + [StrOptions({"data"})],
+        "target_bound": BOUND_CONSTRAINT + [StrOptions({"data"})],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "kl_gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "kl_kappa": [Interval(Real, 1, None, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "clip_norm": [Interval(Real, 0, None, closed="neither"), None],
+        "smoothness": [Interval(Real, 0, None, closed="neither"), None],
+        "huber_delta": [Interval(Real, 0, None, closed="neither")],
+        "p": [Interval(Real, 1, 2, closed="neither")],
+        "hidden_units": [Interval(Integral, 1, None, closed="left")],
+        "precondition": [Interval(Real, 0, 1, closed="left")],
+        "snr": [Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "theory": ["boolean"],
+        "solver_options": [dict, None],
+        "accountant": [None, object],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="squared", model="linear",
+                 feature_bound=1.0, target_bound=1.0, alpha=0.0, fit_intercept=True,
+                 kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None, smoothness=None,
+                 huber_delta=0.5, p=1.5, hidden_units=16, precondition=0.2, snr=1.0, beta=0.1,
+                 theory=False, solver_options=None, accountant=None, random_state=None, verbose=0):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.solver = solver
+        self.loss = loss
+        self.model = model
+        self.feature_bound = feature_bound
+        self.target_bound = target_bound
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.kl_gamma = kl_gamma
+        self.kl_kappa = kl_kappa
+        self.max_iter = max_iter
+        self.clip_norm = clip_norm
+        self.smoothness = smoothness
+        self.huber_delta = huber_delta
+        self.p = p
+        self.hidden_units = hidden_units
+        self.precondition = precondition
+        self.snr = snr
+        self.beta = beta
+        self.theory = theory
+        self.solver_options = solver_options
+        self.accountant = accountant
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ fit
+    def _kl_constants(self, loss):
+        """(gamma, kappa): given, or public through ridge (notes 004 §5.3)."""
+        gamma, kappa = self.kl_gamma, self.kl_kappa
+        if self.alpha > 0 and self.loss in ("squared", "huber"):
+            gamma = gamma if gamma is not None else 1.0 / math.sqrt(2.0 * self.alpha)
+            kappa = kappa if kappa is not None else 2.0
+        return gamma, kappa
+
+    def _check_solver(self, solver, loss, gamma, kappa):
+        if solver == "spider" and (gamma is None or kappa is None):
+            raise ValueError("solver='spider' needs the KL constants: give kl_gamma and "
+                             "kl_kappa, or alpha > 0 (then gamma = 1/sqrt(2 alpha), kappa = 2).")
+        if solver == "spider" and kappa > 2:
+            raise ValueError(f"solver='spider' needs kl_kappa <= 2, got {kappa}; use 'ppm'.")
+        if not loss.smooth and solver in ("spider", "adaptive_gd", "stationary_gd"):
+            warnings.warn(f"loss={self.loss!r} is not smooth: solver={solver!r} keeps its "
+                          "privacy (clipping) but loses its utility guarantee; "
+                          "solver='ppm' suits it.", UserWarning, stacklevel=3)
+
+    @staticmethod
+    def _float_dtypes(X):
+        xp = get_namespace(X)
+        if _is_numpy(xp):
+            return [np.float64, np.float32]
+        return [xp.float64, xp.float32]
+
+    def _bounds(self, X, y, xp):
+        if self.feature_bound == "data":
+            warn_privacy_leak("feature_bound", "Pass a public feature_bound (a float).")
+            fb = float(xp.max(xp.sqrt(xp.sum(X * X, axis=1))))
+            fb = fb if fb > 0 else 1.0
+        else:
+            fb = float(self.feature_bound)
+        if self.loss == "sigmoid":
+            return fb, 1.0
+        if self.target_bound == "data":
+            warn_privacy_leak("target_bound", "Pass a public target_bound (a float).")
+            tb = float(xp.max(xp.abs(y)))
+            tb = tb if tb > 0 else 1.0
+        else:
+            tb = float(self.target_bound)
+        return fb, tb
+
+    def _design(self, X, xp):
+        """Clipped features, plus the constant column for a linear intercept."""
+        X = clip_rows(X, self.feature_bound_, xp)
+        if self.fit_intercept and self.model == "linear":
+            ones = xp.full((X.shape[0], 1), self.feature_bound_, dtype=X.dtype)
+            X = xp.concat([X, ones], axis=1)
+        return X
+
+    def _config(self, loss, model, row_sq, top_eig, gamma, kappa):
+        """Solver constants from public bounds (and the released ``S_hat``)."""
+        clip = self.clip_norm or loss.residual_bound(self.target_bound_) * math.sqrt(row_sq)
+        curvature = loss.curvature(self.target_bound_)
+        return SolverConfig(
+            clip=float(clip), smoothness=float(self.smoothness or curvature * top_eig),
+            diff_clip=float(self.smoothness or curvature * row_sq), n_params=model.n_params,
+            beta=self.beta, snr=self.snr, max_iter=self.max_iter, kl_gamma=gamma,
+            kl_kappa=kappa, loss_bound=loss.value_bound(self.target_bound_),
+            theory=self.theory, smooth=loss.smooth, options=dict(self.solver_options or {}),
+            verbose=self.verbose)
+
+    def _precondition(self, Xd, budget, backend):
+        """Private whitening: (design in new coordinates, P, row_sq, top eigenvalue).
+
+        Without it: ``row_sq`` is the public squared row-norm bound, which
+        bounds the top eigenvalue too. With it, both come from the released
+        ``S_hat`` (post-processing): ``row_sq = tr(P S_hat P)`` (mean squared
+        row norm in the new coordinates) and the top eigenvalue of
+        ``P S_hat P`` (``S_hat``'s eigenvalues floored at 0).
+        """
+        xp = backend.xp
+        row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
+        if self.precondition == 0:
+            return Xd, None, row_sq, row_sq
+        P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget, backend)
+        floor = 1e-3  # only reached when S_hat is all noise
+        return (Xd @ P, P, max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
+                max(float(xp.max(spectrum)), floor))
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the model privately.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (rows scaled to norm ``feature_bound``).
+        y : array-like of shape (n_samples,)
+            Targets (clipped to the target bound).
+
+        Returns
+        -------
+        self : KLAdaptiveRegressor
+            Fitted estimator.
+        """
+        check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p)
+        gamma, kappa = self._kl_constants(loss)
+        solver = resolve_solver(self.solver, gamma, kappa, loss.smooth)
+        self._check_solver(solver, loss, gamma, kappa)
+        accountant = self._check_budget()
+
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
+        backend = Backend.from_arrays(X, random_state=self.random_state)
+        xp = backend.xp
+        y = xp.astype(y, X.dtype)
+        self.feature_bound_, self.target_bound_ = self._bounds(X, y, xp)
+        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
+        y = xp.clip(y, low, self.target_bound_)
+        Xd = self._design(X, xp)
+
+        self.rho_ = approx_dp_to_zcdp(float(self.epsilon), float(self.delta))
+        ledger = PrivacyLedger()
+        share = float(self.precondition)
+        Xd, P, row_sq, top_eig = self._precondition(Xd, Budget(share * self.rho_, ledger),
+                                                    backend)
+        model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
+                 else LinearModel(int(Xd.shape[1])))
+        objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
+        config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
+        w0 = model.init(backend, X.dtype)
+        config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
+        budget = Budget((1.0 - share) * self.rho_, ledger)
+        result = SOLVERS[solver](objective, w0, budget, backend, config)
+
+        self.solver_ = solver
+        self.n_iter_ = int(result.n_iter)
+        self.history_ = result.history
+        self._set_coef(result.w, model, P, xp)
+        self._record_spend(accountant, ledger)
+        return self
+
+    def _set_coef(self, w, model, P, xp):
+        self._w, self._model, self._precond = w, model, P
+        if self.model == "mlp":
+            W, b, v, c = model.unpack(w, xp)
+            W = W if P is None else W @ P.T
+            self.coefs_ = [W.T, v[:, None]]
+            self.intercepts_ = [b, c]
+            self.coef_, self.intercept_ = w, float(c)
+            return
+        w = w if P is None else P @ w
+        if self.fit_intercept:
+            self.coef_ = w[:-1]
+            self.intercept_ = float(w[-1]) * self.feature_bound_
+        else:
+            self.coef_, self.intercept_ = w, 0.0
+
+    # -------------------------------------------------------------- predict
+    def predict(self, X):
+        """Predict targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (rows scaled to norm ``feature_bound_``, as in ``fit``).
+
+        Returns
+        -------
+        y : array of shape (n_samples,)
+            Predictions (in [0, 1] for ``loss='sigmoid'``).
+        """
+        check_is_fitted(self)
+        if sklearn.get_config().get("array_api_dispatch", False):
+            if get_namespace(X) is not get_namespace(self._w):
+                raise ValueError(f"Inputs passed to {type(self).__name__}.predict() must use "
+                                 "the same namespace and the same device as those passed "
+                                 "to fit().")
+        X = validate_data(self, X, reset=False, dtype=self._float_dtypes(X))
+        xp = get_namespace(X)
+        X = clip_rows(X, self.feature_bound_, xp)
+        if self.model == "mlp":
+            if self._precond is not None:
+                X = X @ xp.astype(self._precond, X.dtype)
+            z = self._model.forward(xp.astype(self._w, X.dtype), X, xp)[0]
+        else:
+            z = X @ xp.astype(self.coef_, X.dtype) + self.intercept_
+        if self.loss == "sigmoid":
+            z = make_loss("sigmoid").link(z, xp)
+        return z
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.array_api_support = True
+        tags.regressor_tags.poor_score = True  # DP noise at the default epsilon on tiny data
+        return tags
+
+    def _expected_failed_checks(self):
+        return {}
+
+
+def _is_numpy(xp):
+    return "numpy" in getattr(xp, "__name__", "")

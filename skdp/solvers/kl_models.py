@@ -1,0 +1,309 @@
+"""Models, the clipped empirical objective and the zCDP budget filter (paper 004).
+
+The solvers of :mod:`skdp.solvers.kl_gd`, :mod:`skdp.solvers.kl_spider` and
+:mod:`skdp.solvers.kl_ppm` only see an :class:`Objective`: it returns the mean
+of *clipped* per-sample gradients (and of clipped per-sample gradient
+differences, for Spider), which is what bounds the sensitivity whatever the
+data (notes 004 §5.4 item 1). Per-sample gradients are never materialised:
+a model's per-sample gradient is ``phi'(z_i, y_i) J_i`` with ``J_i = dz_i/dw``,
+and the models give ``||J_i||**2``, ``<J_i(w1), J_i(w0)>`` and ``sum_i u_i J_i``
+in closed form (ghost clipping, notes 004 §5.3).
+
+Neighbouring datasets differ in one row (replace-one, paper 004 Def. 2). The
+mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
+004 §5.1), and so has its norm (reverse triangle inequality).
+"""
+
+from dataclasses import dataclass, field
+import math
+
+from ..privacy.accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
+from ..privacy.mechanisms import exponential_mechanism, gaussian_mechanism
+
+__all__ = ["LinearModel", "MLPModel", "Objective", "Budget", "SolverConfig", "SolverResult",
+           "private_preconditioner"]
+
+_TINY = 1e-300
+
+
+class LinearModel:
+    """``z = X w`` (an intercept is a constant column of ``X``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = LinearModel(2)
+    >>> m.forward(np.array([1.0, 2.0]), np.eye(2), np)[0].tolist()
+    [1.0, 2.0]
+    """
+
+    def __init__(self, n_features):
+        self.n_features = n_features
+        self.n_params = n_features
+
+    def init(self, backend, dtype):
+        return backend.xp.zeros(self.n_params, dtype=dtype, device=backend.device)
+
+    def forward(self, w, X, xp):
+        return X @ w, None
+
+    def jac_sq_norms(self, cache, x_sq_norms, xp):
+        return x_sq_norms
+
+    def jac_inner(self, cache1, cache0, x_sq_norms, xp):
+        return x_sq_norms
+
+    def vjp(self, cache, u, X, xp):
+        """``sum_i u_i J_i``."""
+        return u @ X
+
+
+class MLPModel:
+    """One hidden layer: ``z = v . tanh(W x + b) + c``, parameters flattened.
+
+    With ``h_i = W x_i + b``, ``A_i = tanh(h_i)`` and ``a_i = v * tanh'(h_i)``
+    the Jacobian blocks are ``(a_i x_i^T, a_i, A_i, 1)``, so
+    ``||J_i||**2 = ||A_i||**2 + 1 + ||a_i||**2 (||x_i||**2 + 1)`` and inner
+    products of two Jacobians factor the same way (notes 004 §5.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = MLPModel(3, 4)
+    >>> m.n_params
+    21
+    """
+
+    def __init__(self, n_features, width):
+        self.n_features = n_features
+        self.width = width
+        self.n_params = width * n_features + 2 * width + 1
+
+    def init(self, backend, dtype):
+        """Random, data-independent start: ``W ~ N(0, 1/d)``, ``v ~ N(0, 1/m)``."""
+        xp, d, m = backend.xp, self.n_features, self.width
+        W = backend.normal((m * d,), scale=1.0 / math.sqrt(d), dtype=dtype)
+        v = backend.normal((m,), scale=1.0 / math.sqrt(m), dtype=dtype)
+        zeros = xp.zeros(m + 1, dtype=dtype, device=backend.device)
+        return xp.concat([W, zeros[:m], v, zeros[m:]])
+
+    def unpack(self, w, xp):
+        d, m = self.n_features, self.width
+        W = xp.reshape(w[: m * d], (m, d))
+        return W, w[m * d: m * d + m], w[m * d + m: m * d + 2 * m], w[m * d + 2 * m]
+
+    def forward(self, w, X, xp):
+        W, b, v, c = self.unpack(w, xp)
+        A = xp.tanh(X @ W.T + b)
+        a = v * (1.0 - A * A)
+        return A @ v + c, (A, a)
+
+    def jac_sq_norms(self, cache, x_sq_norms, xp):
+        A, a = cache
+        return xp.sum(A * A, axis=1) + 1.0 + xp.sum(a * a, axis=1) * (x_sq_norms + 1.0)
+
+    def jac_inner(self, cache1, cache0, x_sq_norms, xp):
+        (A1, a1), (A0, a0) = cache1, cache0
+        return (xp.sum(A1 * A0, axis=1) + 1.0
+                + xp.sum(a1 * a0, axis=1) * (x_sq_norms + 1.0))
+
+    def vjp(self, cache, u, X, xp):
+        A, a = cache
+        G = u[:, None] * a
+        gW = G.T @ X
+        return xp.concat([xp.reshape(gW, (-1,)), xp.sum(G, axis=0), u @ A,
+                          xp.reshape(xp.sum(u), (1,))])
+
+    def jacobians(self, w, X, xp):
+        """Explicit per-sample Jacobians, shape (n, n_params): tests only."""
+        W, b, v, c = self.unpack(w, xp)
+        A, a = self.forward(w, X, xp)[1]
+        n = X.shape[0]
+        gW = xp.reshape(a[:, :, None] * X[:, None, :], (n, -1))
+        return xp.concat([gW, a, A, xp.ones((n, 1), dtype=X.dtype)], axis=1)
+
+
+class Objective:
+    """``F(w) = (1/n) sum_i phi(z_i(w), y_i) + alpha/2 ||w||**2`` with clipped gradients.
+
+    Parameters
+    ----------
+    X, y : arrays
+        Public-bound-clipped data in the backend namespace.
+    loss : loss object from :mod:`skdp.losses`
+    model : LinearModel or MLPModel
+    alpha : float
+        Ridge strength (data-independent gradient ``alpha w``: no privacy cost).
+    xp : namespace
+    """
+
+    def __init__(self, X, y, loss, model, alpha, xp):
+        self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
+        self.n = int(X.shape[0])
+        self.x_sq_norms = xp.sum(X * X, axis=1)
+
+    def _residuals(self, w):
+        z, cache = self.model.forward(w, self.X, self.xp)
+        return self.loss.derivative(z, self.y, self.xp), cache
+
+    def _scale(self, norms, bound):
+        xp = self.xp
+        if math.isinf(bound):
+            return xp.ones_like(norms)
+        return xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, xp.full_like(norms, _TINY)))
+
+    def clipped_grad(self, w, clip):
+        """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""
+        xp = self.xp
+        r, cache = self._residuals(w)
+        norms = xp.abs(r) * xp.sqrt(self.model.jac_sq_norms(cache, self.x_sq_norms, xp))
+        u = self._scale(norms, clip) * r / self.n
+        return self.model.vjp(cache, u, self.X, xp) + self.alpha * w
+
+    def clipped_diff(self, w1, w0, clip):
+        """Mean of per-sample ``grad f(w1) - grad f(w0)`` clipped to norm ``clip``.
+
+        Plus ``alpha (w1 - w0)``. Norms use ``||r1 J1 - r0 J0||**2 =
+        r1**2 ||J1||**2 + r0**2 ||J0||**2 - 2 r1 r0 <J1, J0>``.
+        """
+        xp, m = self.xp, self.model
+        r1, c1 = self._residuals(w1)
+        r0, c0 = self._residuals(w0)
+        sq = (r1 * r1 * m.jac_sq_norms(c1, self.x_sq_norms, xp)
+              + r0 * r0 * m.jac_sq_norms(c0, self.x_sq_norms, xp)
+              - 2.0 * r1 * r0 * m.jac_inner(c1, c0, self.x_sq_norms, xp))
+        s = self._scale(xp.sqrt(xp.maximum(sq, xp.zeros_like(sq))), clip) / self.n
+        return (m.vjp(c1, s * r1, self.X, xp) - m.vjp(c0, s * r0, self.X, xp)
+                + self.alpha * (w1 - w0))
+
+    def value(self, w):
+        """Exact objective (diagnostics and tests only: never released)."""
+        xp = self.xp
+        z = self.model.forward(w, self.X, xp)[0]
+        return float(xp.mean(self.loss.value(z, self.y, xp))) + 0.5 * self.alpha * float(
+            xp.sum(w * w))
+
+
+class Budget:
+    """A zCDP privacy filter over a :class:`~skdp.privacy.accounting.PrivacyLedger`.
+
+    Every Gaussian release is charged ``Delta**2 / (2 sigma**2)`` (Bun–Steinke
+    Prop. 1.6) and refused if the running sum would pass ``rho``. Costs may be
+    chosen from earlier noisy outputs: a zCDP (Renyi) filter with a fixed
+    total is valid under fully adaptive composition (Whitehouse et al. 2023,
+    the composition used by paper 004 Thm 3; Feldman–Zrnic 2021 for Renyi
+    filters), and so is the Gaussian-DP filter the ledger also applies
+    (Smith–Thakurta 2022), since ``mu_t**2 = 2 rho_t``.
+    """
+
+    def __init__(self, rho, ledger):
+        self.rho = float(rho)
+        self.ledger = ledger
+        self.spent = 0.0
+
+    @property
+    def private(self):
+        return math.isfinite(self.rho)
+
+    @property
+    def remaining(self):
+        return math.inf if not self.private else max(self.rho - self.spent, 0.0)
+
+    def sigma(self, sensitivity, rho_step):
+        """Noise for a release of cost ``rho_step`` (0 when not private)."""
+        if not self.private:
+            return 0.0
+        return gaussian_sigma(sensitivity, rho_step)
+
+    def release(self, value, sensitivity, sigma, backend, label):
+        """``value + N(0, sigma**2 I)``, charged to the filter."""
+        if not self.private:
+            return value
+        cost = gaussian_rho(sensitivity, sigma)
+        if self.spent + cost > self.rho * (1.0 + 1e-12):
+            raise RuntimeError(f"internal error: release {label!r} would overspend "
+                               f"({self.spent} + {cost} > {self.rho}).")
+        noisy, _ = gaussian_mechanism(value, sensitivity, backend, sigma=sigma,
+                                      ledger=self.ledger, label=label)
+        self.spent += cost
+        return noisy
+
+    def select(self, scores, sensitivity, rho_step, backend, label):
+        """Exponential mechanism (Gumbel-max) at ``epsilon = sqrt(8 rho_step)``.
+
+        An epsilon-DP exponential mechanism is epsilon-bounded-range, hence
+        ``epsilon**2/8``-zCDP (Cesar–Rogers 2021, Lemma 3.2): it costs exactly
+        ``rho_step``. Without privacy it returns the argmax.
+        """
+        epsilon = math.sqrt(8.0 * rho_step) if self.private else math.inf
+        if self.private and self.spent + bounded_range_rho(epsilon) > self.rho * (1 + 1e-12):
+            raise RuntimeError(f"internal error: selection {label!r} would overspend.")
+        index = exponential_mechanism(scores, sensitivity, epsilon, backend,
+                                      ledger=self.ledger if self.private else None, label=label)
+        if self.private:
+            self.spent += bounded_range_rho(epsilon)
+        return index
+
+
+def private_preconditioner(X, row_bound, budget, backend):
+    """``P = (S_hat + lambda I)**(-1/2)`` from a noisy second-moment matrix ``S = X^T X / n``.
+
+    ``S`` is released with the Gaussian mechanism: for rows of norm at most
+    ``B`` the replace-one Frobenius sensitivity is ``||x x^T - x' x'^T||_F <=
+    sqrt(2) B**2`` (expand the norm: the cross term ``(x . x')**2`` is >= 0),
+    so ``Delta = sqrt(2) B**2 / n``, at the whole of ``budget``. The noisy
+    matrix is symmetrised (post-processing), its eigenvalues floored at 0 and
+    shifted by ``lambda = 1.5 sqrt(2 p) sigma`` (about the spectral norm of
+    the noise) plus ``1e-6 B**2``. Everything after the release is
+    post-processing, so ``P`` and any bound computed from ``S_hat`` are public.
+    Gradient descent on the reparametrised model ``z = (X P) w'`` then sees a
+    Hessian close to the identity (a far smaller ``gamma`` in the KL condition,
+    so far fewer steps), while the solvers' privacy is unchanged: their
+    sensitivity comes from clipping in the new coordinates.
+
+    Returns
+    -------
+    P : array of shape (p, p)
+    spectrum : array of shape (p,)
+        Eigenvalues of ``P S_hat P`` with ``S_hat``'s eigenvalues floored at 0:
+        ``lambda_i / (lambda_i + shift)``, all in [0, 1).
+    """
+    xp = backend.xp
+    n, p = X.shape
+    sens = math.sqrt(2.0) * row_bound**2 / n
+    sigma = budget.sigma(sens, budget.rho)
+    S = budget.release(X.T @ X / n, sens, sigma, backend, "second-moment matrix")
+    S = 0.5 * (S + S.T)
+    evals, evecs = xp.linalg.eigh(S)
+    shift = 1.5 * math.sqrt(2.0 * p) * sigma + 1e-6 * row_bound**2
+    evals = xp.maximum(evals, xp.zeros_like(evals))
+    return (evecs / xp.sqrt(evals + shift)) @ evecs.T, evals / (evals + shift)
+
+
+@dataclass
+class SolverConfig:
+    """Public constants a solver needs (all from public bounds and parameters)."""
+
+    clip: float            # per-sample gradient clip C (the L0 role)
+    smoothness: float      # L1: step sizes
+    n_params: int
+    diff_clip: float = None  # per-sample smoothness: Spider's difference clip (default L1)
+    beta: float = 0.1
+    snr: float = 1.0
+    max_iter: int = None
+    kl_gamma: float = None
+    kl_kappa: float = None
+    loss_bound: float = 1.0
+    theory: bool = False
+    smooth: bool = True
+    options: dict = field(default_factory=dict)
+    verbose: int = 0
+
+
+@dataclass
+class SolverResult:
+    """What a solver returns: the released iterate and the per-step log."""
+
+    w: object
+    n_iter: int
+    history: list = field(default_factory=list)

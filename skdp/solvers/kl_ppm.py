@@ -1,0 +1,95 @@
+"""Private proximal point method (paper 004 Alg. 2, Thm 2) with Alg. 4 inside.
+
+Outer step ``t = 1..T``: approximately minimise the prox subproblem
+``F(w) + L~1 ||w - w_{t-1}||**2`` (``L~1`` the prox strength, at least the
+weak-convexity constant) with noisy projected gradient descent (Alg. 4, Thm
+9): ``T_in`` steps on the ball of radius ``C/(2 L~1)`` around ``w_{t-1}``,
+weighted average ``sum_s s w_s / sum_s s``.
+
+Privacy: ``T`` calls at ``rho/T`` each (composition); inside, ``T_in``
+releases of the clipped mean gradient (sensitivity ``2C/n``; the prox term is
+data-independent) at ``sigma = (2C/n) sqrt(T_in/(2 rho/T))``, i.e. exactly
+``rho/T`` per call (the paper's sigma gives ``rho_in/2``; notes 004 §2.2).
+
+Practical defaults (notes 004 §4, §5.2): ``T = max_outer`` (20) unless the
+theory count with known (gamma, kappa) is smaller, ``T_in = min(n**2 rho_in
+log(2/beta')**2/d, max_inner)`` (50), prox strength ``0.05 L1``, and steps
+``min(2/(mu (s + 1)), 1/L)`` with ``mu = 2 L~1 + alpha`` (Lacoste-Julien,
+Schmidt, Bach 2012, whose weighting by ``s`` Alg. 4 uses) and
+``L = L1 + 2 L~1``. ``theory=True`` uses the paper's ``1/(L~1 s)`` steps and
+``L~1 = L1``.
+"""
+
+import math
+
+from .kl_models import SolverResult
+
+__all__ = ["ppm", "ppm_schedule"]
+
+MAX_OUTER = 20
+MAX_INNER = 50
+
+
+def ppm_schedule(n, d, rho, cfg):
+    """Public (outer steps T, inner steps T_in, prox strength L~1).
+
+    Examples
+    --------
+    >>> from skdp.solvers.kl_models import SolverConfig
+    >>> ppm_schedule(1000, 3, 0.5, SolverConfig(clip=1.0, smoothness=2.0, n_params=3))
+    (20, 50, 0.1)
+    """
+    opts = cfg.options
+    strength = opts.get("prox_strength", cfg.smoothness if cfg.theory else 0.05 * cfg.smoothness)
+    outer = int(opts.get("max_outer", MAX_OUTER))
+    inner = int(opts.get("max_inner", MAX_INNER))
+    private = math.isfinite(rho)
+    if cfg.kl_gamma is not None and cfg.kl_kappa is not None and private:
+        gamma, kappa, F0 = cfg.kl_gamma, cfg.kl_kappa, cfg.loss_bound
+        target = (gamma * cfg.clip * math.sqrt(d) / (n * math.sqrt(rho))) ** kappa
+        theory = (1 + 32 * F0 ** ((kappa - 2) / kappa) * gamma**2 * strength) * max(
+            math.log(F0 / target), 1.0)
+        outer = max(min(outer, math.ceil(theory)), 1)
+    if private:
+        rho_in, beta_in = rho / outer, cfg.beta / outer
+        inner = max(min(inner, math.ceil(n**2 * rho_in * math.log(2 / beta_in) ** 2 / d)), 1)
+    if cfg.max_iter:
+        inner = max(min(inner, cfg.max_iter // outer), 1)
+    return outer, inner, strength
+
+
+def ppm(obj, w, budget, backend, cfg):
+    """Private proximal point method, paper 004 Alg. 2: kappa >= 2, weakly convex.
+
+    Utility (Thm 2): ``O~((gamma L0 sqrt(d (1 + F0**((kappa-2)/kappa) gamma**2
+    L~1))/(n sqrt(rho)))**kappa)``; needs no smoothness (subgradients of the
+    ``'lp'`` loss are fine). Returns the last outer iterate.
+    """
+    xp, n = backend.xp, obj.n
+    outer, inner, strength = ppm_schedule(n, cfg.n_params, budget.rho, cfg)
+    sens = 2 * cfg.clip / n
+    sigma = budget.sigma(sens, budget.rho / (outer * inner)) if budget.private else 0.0
+    radius = cfg.clip / (2 * strength)
+    mu, lip = 2 * strength + obj.alpha, cfg.smoothness + 2 * strength
+    history = []
+    for t in range(outer):
+        anchor, v = w, w
+        total, weight = xp.zeros_like(w), 0.0
+        for s in range(1, inner + 1):
+            g = budget.release(obj.clipped_grad(v, cfg.clip), sens, sigma, backend, "gradient")
+            g = g + 2 * strength * (v - anchor)
+            eta = 1 / (strength * s) if cfg.theory else min(2 / (mu * (s + 1)), 1 / lip)
+            v = _project(v - eta * g, anchor, radius, xp)
+            total, weight = total + s * v, weight + s
+        w = total / weight
+        history.append(dict(outer=t, inner=inner, sigma=sigma, spent=budget.spent))
+        if cfg.verbose:
+            print(f"ppm outer step {t + 1}/{outer} ({inner} inner steps)", flush=True)
+    return SolverResult(w, outer * inner, history)
+
+
+def _project(v, centre, radius, xp):
+    """Euclidean projection onto the ball of ``radius`` around ``centre``."""
+    gap = v - centre
+    norm = float(xp.sqrt(xp.sum(gap * gap)))
+    return v if norm <= radius else centre + gap * (radius / norm)

@@ -24,21 +24,8 @@ import skdp.privacy
 
 # Objects known not to pass yet, with what is missing: strict xfail, so a fix
 # makes the test fail until its line here is removed.
-PENDING_EXAMPLES = {
-    "skdp.exceptions.BudgetExceededError": "no Examples section",
-    "skdp.exceptions.PrivacyLeakWarning": "no Examples section",
-    "skdp.privacy.accounting.Spend": "no Examples section",
-}
-PENDING_VALIDATION = {
-    "skdp.exceptions.BudgetExceededError": "EX01: no Examples section",
-    "skdp.exceptions.PrivacyLeakWarning": "EX01: no Examples section",
-    "skdp.privacy.accountant.BudgetAccountant": "ES01: no extended summary",
-    "skdp.privacy.accountant.BudgetAccountant.remaining": "RT01: no Returns section",
-    "skdp.privacy.accountant.BudgetAccountant.resolve": "PR01: accountant not documented",
-    "skdp.privacy.accountant.BudgetAccountant.set_default": "RT01: no Returns section",
-    "skdp.privacy.accountant.BudgetAccountant.spend": "PR01: parameters not documented",
-    "skdp.privacy.accountant.BudgetAccountant.total": "RT01: no Returns section",
-}
+PENDING_EXAMPLES = {}
+PENDING_VALIDATION = {}
 
 IGNORED_EVERYWHERE = {"RT02", "GL01", "GL02"}  # scikit-learn's
 OBJECT_ONLY = {"EX01", "SA01", "ES01"}  # scikit-learn's: not required of methods

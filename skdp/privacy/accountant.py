@@ -32,6 +32,12 @@ __all__ = ["BudgetAccountant"]
 class BudgetAccountant:
     """Tracks the privacy budget spent by fits on one dataset.
 
+    Every skdp estimator reports each fit's spend to an accountant (its
+    ``accountant`` parameter, or the process-wide default when that is None)
+    and refuses, before touching the data, a fit that would exceed the
+    accountant's total. Copies of an accountant are the accountant itself, so
+    the fits that ``GridSearchCV`` makes on clones are all recorded.
+
     Parameters
     ----------
     epsilon : float, default=inf
@@ -107,12 +113,27 @@ class BudgetAccountant:
         delta, of one ledger holding every spend's mechanisms (a spend that
         reported none enters it as its claimed (epsilon, delta), composed
         basically with the rest).
+
+        Returns
+        -------
+        epsilon : float
+            Composed epsilon.
+        delta : float
+            Sum of the spends' deltas.
         """
         with self._lock:
             return self._compose(list(self.spends))
 
     def remaining(self):
-        """(epsilon, delta) left under basic composition of what is spent."""
+        """Budget left: the totals minus :meth:`total`, floored at 0.
+
+        Returns
+        -------
+        epsilon : float
+            Epsilon left.
+        delta : float
+            Delta left.
+        """
         eps, delta = self.total()
         return max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0)
 
@@ -145,7 +166,17 @@ class BudgetAccountant:
         return True
 
     def spend(self, epsilon, delta, ledger=None, label=""):
-        """Record a spend (after :meth:`check`); raises if it overspends."""
+        """Record a spend; raise :class:`~skdp.exceptions.BudgetExceededError` if it overspends.
+
+        Parameters
+        ----------
+        epsilon, delta : float
+            The spend's claimed guarantee.
+        ledger : PrivacyLedger, default=None
+            The mechanisms behind it, for tighter composition.
+        label : str, default=''
+            What spent it (the estimator's name).
+        """
         if os.getpid() != self._pid:
             import warnings
             warnings.warn(
@@ -168,14 +199,31 @@ class BudgetAccountant:
             return cls._default
 
     def set_default(self):
-        """Make this accountant the process-wide default; returns it."""
+        """Make this accountant the process-wide default.
+
+        Returns
+        -------
+        self : BudgetAccountant
+            This accountant.
+        """
         with self._lock:
             BudgetAccountant._default = self
         return self
 
     @classmethod
     def resolve(cls, accountant):
-        """``accountant`` itself, or the default accountant when it is None."""
+        """The accountant to charge: ``accountant``, or the default when it is None.
+
+        Parameters
+        ----------
+        accountant : BudgetAccountant or None
+            An estimator's ``accountant`` parameter.
+
+        Returns
+        -------
+        accountant : BudgetAccountant
+            The accountant to charge.
+        """
         if accountant is None:
             return cls.default()
         if not isinstance(accountant, BudgetAccountant):

@@ -402,6 +402,13 @@ class Spend:
         Its per-run parameters (``nan`` where they do not apply).
     label : str
         What it released, for the per-step log.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger()
+    >>> ledger.exponential(0.5, count=2, label="select")
+    >>> ledger.entries[0]
+    Spend(kind='exponential', count=2, epsilon=0.5, delta=0.0, rho=0.03125, mu=nan, label='select')
     """
 
     kind: str

@@ -312,3 +312,102 @@ def test_bad_data():
     clf.fit(X, y)
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :3])
+
+
+# ---------------------------------------------------------------------------
+# Paper 002 solvers: step-size caps, sensitivities, filter
+# ---------------------------------------------------------------------------
+from skdp.solvers import minimax_mirror  # noqa: E402
+from skdp.solvers.classification_losses import LinearData  # noqa: E402
+from skdp._backend import Backend  # noqa: E402
+from skdp.privacy.accounting import (advanced_composition_step_epsilon,  # noqa: E402
+                                     fully_adaptive_epsilon)
+
+
+def test_prop33_fixture():
+    # notes 002 §6.6: n=10000, T=100, K=9, eps=1, delta=1e-5, L0=1
+    assert minimax_mirror.prop33_step_cap(10000, 100, 9, 1.0, 1e-5, 1.0) == pytest.approx(
+        0.058249, abs=5e-7)
+    tau = minimax_mirror.prop33_step_cap(10000, 100, 9, 1.0, 1e-5, 1.0)
+    assert 4 * tau / 100 == pytest.approx(advanced_composition_step_epsilon(1.0, 1e-5, 2000))
+
+
+def test_smd_step_cap_spends_exactly_the_budget():
+    """The step is the largest the tightest composition allows: halving it fails."""
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(epsilon=1.0, solver="smd", group_sizes=np.bincount(y),
+                                   random_state=0).fit(X, y)
+    (entry,) = clf.privacy_ledger_.log()
+    T, K = clf.n_iter_, minimax_mirror.PRACTICAL_KX
+    assert entry["count"] == T * (K + 1 + 2)
+    assert clf.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)
+    data = LinearData(X, y, y, 2, 2, 1.0, 1.0, np)
+    consts = minimax_mirror.problem_constants(data, np.bincount(y), minimax_mirror.DEFAULT_RADIUS)
+    B = X.shape[0] // T
+    tau = entry["epsilon"] * B / (4 * consts["L0"])  # 002 Thm 3.4: eps' = 4 L0 tau / B
+    assert tau > 0
+
+
+def test_smd_theory_parameters_follow_thm31_and_prop33():
+    X, y = _bc()
+    n = X.shape[0]
+    clf = PrivateMinimaxClassifier(epsilon=1.0, delta=1e-5, solver="smd", theory=True,
+                                   group_sizes=np.bincount(y), random_state=0).fit(X, y)
+    data = LinearData(X, y, y, 2, 2, 1.0, 1.0, np)
+    consts = minimax_mirror.problem_constants(data, np.bincount(y), minimax_mirror.DEFAULT_RADIUS)
+    d_x = 2 * (X.shape[1] + 1)
+    T, K, tau = minimax_mirror.thm31_parameters(n, 1.0, 1e-5, d_x, 2, consts["L0"])
+    assert clf.n_iter_ == T
+    cap = minimax_mirror.prop33_step_cap(n, T, K, 1.0, 1e-5, consts["L0"])
+    assert tau <= cap
+    (entry,) = clf.privacy_ledger_.log()
+    assert entry["count"] == 2 * T * (K + 1)
+    assert entry["epsilon"] == pytest.approx(4 * consts["L0"] * tau / (n // T))
+    assert clf.privacy_spent_[0] <= 1.0
+
+
+def test_smd_score_sensitivity_replay():
+    """Replacing one record moves a batch's tau * gradient by <= 2 L0 tau / B (l_inf)."""
+    rng = np.random.default_rng(0)
+    n, p, B = 200, 4, 20
+    X = rng.normal(size=(n, p))
+    y = rng.integers(0, 2, n)
+    sizes = np.array([100.0, 100.0])
+    data = LinearData(X, y, y, 2, 2, 1.0, 1.0, np)
+    game = minimax_mirror._Game(data, sizes, 2.0, Backend.from_arrays(X, random_state=0))
+    L0 = minimax_mirror.problem_constants(data, sizes, 2.0)["L0"]
+    worst = 0.0
+    for trial in range(50):
+        lam = rng.dirichlet(np.ones(game.d_x))
+        yv = rng.dirichlet(np.ones(2))
+        idx = rng.choice(n, B, replace=False)
+        other = rng.integers(n)
+        idx2 = idx.copy()
+        idx2[0] = other
+        g1 = game.grads(data.subset(idx), lam, yv)
+        g2 = game.grads(data.subset(idx2), lam, yv)
+        worst = max(worst, np.abs(g1[0] - g2[0]).max(), np.abs(g1[1] - g2[1]).max())
+    assert worst <= 2 * L0 / B
+
+
+def test_bias_reduced_filter_and_sensitivity():
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(epsilon=1.0, solver="smd_bias_reduced",
+                                   group_sizes=np.bincount(y), random_state=0).fit(X, y)
+    eps = np.concatenate([[e["epsilon"]] * e["count"] for e in clf.privacy_ledger_.log()])
+    assert fully_adaptive_epsilon(eps, 1e-6) <= 1.0 + 1e-9  # 002 Thm 3.5 filter
+    # corrected constant (notes 002 §8.3): tau L0 (4 C_M 2^N + 2) / |B|
+    c_M = 2 - 2.0**-3
+    assert minimax_mirror.bias_reduced_sensitivity(0.1, 2.0, 2, 16, c_M) == pytest.approx(
+        0.1 * 2.0 * (4 * c_M * 4 + 2) / 16)
+
+
+def test_mlmc_records_one_release_per_phase_kind():
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(epsilon=1.0, solver="mlmc", group_sizes=np.bincount(y),
+                                   random_state=0).fit(X, y)
+    log = clf.privacy_ledger_.log()
+    assert [e["label"] for e in log] == ["phase group losses", "phase model (MLMC mean of copies)"]
+    mu = approx_dp_to_gdp(1.0, 1e-6)
+    assert log[0]["mu"] ** 2 == pytest.approx(minimax_euclidean.LOSS_SHARE * mu**2, rel=1e-6)
+    assert clf.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)

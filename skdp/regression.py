@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._backend import Backend, get_namespace
+from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
 from ._validation import (BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           check_epsilon_delta, clip_rows, warn_privacy_leak)
@@ -311,7 +311,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         """Clipped features, plus the constant column for a linear intercept."""
         X = clip_rows(X, self.feature_bound_, xp)
         if self.fit_intercept and self.model == "linear":
-            ones = xp.full((X.shape[0], 1), self.feature_bound_, dtype=X.dtype)
+            ones = xp.full((X.shape[0], 1), self.feature_bound_, dtype=X.dtype,
+                           device=array_api_compat.device(X))
             X = xp.concat([X, ones], axis=1)
         return X
 

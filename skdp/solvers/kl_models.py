@@ -23,9 +23,6 @@ from ..privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 __all__ = ["LinearModel", "MLPModel", "Objective", "Budget", "SolverConfig", "SolverResult",
            "private_preconditioner"]
 
-_TINY = 1e-300
-
-
 class LinearModel:
     """``z = X w`` (an intercept is a constant column of ``X``).
 
@@ -150,7 +147,8 @@ class Objective:
         xp = self.xp
         if math.isinf(bound):
             return xp.ones_like(norms)
-        return xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, xp.full_like(norms, _TINY)))
+        tiny = xp.full_like(norms, xp.finfo(norms.dtype).smallest_normal)
+        return xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, tiny))
 
     def clipped_grad(self, w, clip):
         """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""

@@ -62,7 +62,7 @@ def spider_schedule(n, d, rho, cfg):
     c_desc, c_floor = (64.0, 32.0) if cfg.theory else cfg.options.get("spider_constants",
                                                                       (4.0, 2.0))
     cap = int(cfg.max_iter or SPIDER_MAX_QUERIES)
-    rho = rho if math.isfinite(rho) else 1e12
+    rho = rho if math.isfinite(rho) else 1e20  # no noise: aim near machine precision
     for _ in range(80):
         phis, lengths = _rounds(n, d, rho, cfg, c_desc, c_floor)
         if sum(lengths) <= cap:  # T_k updates need 1 full + (T_k - 1) differences

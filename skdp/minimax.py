@@ -248,7 +248,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
             data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
             radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose)
         self.coef_ = result["coef"]
-        self.intercept_ = result["intercept"] * data.intercept_scale
+        self.intercept_ = result["intercept"]
         self.group_labels_ = labels
         self.group_weights_ = np.asarray(result["group_weights"], dtype=float)
         self.group_sizes_ = np.asarray(sizes, dtype=float)

@@ -113,13 +113,17 @@ def test_noisy_gd_per_step_sensitivity_and_budget():
     n = X.shape[0]
     clf = PrivateMinimaxClassifier(epsilon=1.0, group_by=None, n_iter=10, random_state=0,
                                    solver="noisy_gd").fit(X, y)
-    log = clf.privacy_ledger_.log()
+    centre, *log = clf.privacy_ledger_.log()
     assert len(log) == 10
     clip = minimax_euclidean.CLIP_RATIO * math.sqrt(2.0)  # Lipschitz 1 x sqrt(1 + 1)
     mu = approx_dp_to_gdp(1.0, 1e-6)
+    share = minimax_euclidean.CENTER_SHARE
+    assert centre["label"] == "feature mean"
+    assert centre["mu"] == pytest.approx(mu * math.sqrt(share), rel=1e-6)
+    assert centre["rho"] == pytest.approx(centre["mu"] ** 2 / 2)
     for entry in log:
         sigma = 2 * clip / n / entry["mu"]
-        assert entry["mu"] == pytest.approx(mu / math.sqrt(10), rel=1e-6)
+        assert entry["mu"] == pytest.approx(mu * math.sqrt((1 - share) / 10), rel=1e-6)
         assert entry["rho"] == pytest.approx((2 * clip / n) ** 2 / (2 * sigma**2))
     assert clf.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)
     assert clf.privacy_method_ == "gdp"
@@ -137,8 +141,9 @@ def test_worst_group_sensitivities_follow_the_weights():
     mu = approx_dp_to_gdp(2.0, 1e-6)
     total = sum(e["mu"] ** 2 for e in log)
     assert total == pytest.approx(mu**2, rel=1e-6)
+    rest = (1 - minimax_euclidean.CENTER_SHARE) * mu**2
     assert sum(e["mu"] ** 2 for e in losses) == pytest.approx(
-        minimax_euclidean.LOSS_SHARE * mu**2, rel=1e-6)
+        minimax_euclidean.LOSS_SHARE * rest, rel=1e-6)
 
 
 def test_noise_matches_closed_form():
@@ -148,15 +153,14 @@ def test_noise_matches_closed_form():
     """
     X, y = _bc()
     n = X.shape[0]
-    ref = PrivateMinimaxClassifier(epsilon=math.inf, group_by=None, n_iter=1,
-                                   solver="noisy_gd").fit(X, y)
-    step = minimax_euclidean.STEP_SCALE / (0.25 * 2.0)
+    kw = dict(group_by=None, n_iter=1, solver="noisy_gd", fit_intercept=False)
+    ref = PrivateMinimaxClassifier(epsilon=math.inf, **kw).fit(X, y)
+    step = minimax_euclidean.STEP_SCALE / 0.25
     noise = []
     for seed in range(40):
-        clf = PrivateMinimaxClassifier(epsilon=1.0, group_by=None, n_iter=1, random_state=seed,
-                                       solver="noisy_gd").fit(X, y)
+        clf = PrivateMinimaxClassifier(epsilon=1.0, random_state=seed, **kw).fit(X, y)
         noise.append((ref.coef_ - clf.coef_).ravel() / step)
-    clip = minimax_euclidean.CLIP_RATIO * math.sqrt(2.0)
+    clip = minimax_euclidean.CLIP_RATIO * 1.0
     expected = 2 * clip / n / approx_dp_to_gdp(1.0, 1e-6)
     assert np.std(noise) == pytest.approx(expected, rel=0.05)
 

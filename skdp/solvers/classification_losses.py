@@ -1,8 +1,9 @@
 """Logistic and multinomial losses of a linear model, per sample and vectorised.
 
-The model is ``Z = s * (X @ W.T) + c * b`` where ``s`` are the per-row
-clipping factors (rows of ``X`` scaled to l2 norm at most the public
-``feature_bound``), ``c`` the public intercept feature and ``b`` the
+The model is ``Z = s * (X @ W.T) - center @ W.T + c * b`` where ``s`` are
+the per-row clipping factors (rows of ``X`` scaled to l2 norm at most the
+public ``feature_bound``), ``center`` an optional public (privately
+released) centre, ``c`` the public intercept feature and ``b`` the
 intercept. Rows are never copied: the clipped design ``diag(s) X`` is applied
 through ``s``. Every function works in the array namespace ``xp`` of its input
 (NumPy, CuPy, array-api-strict) and has no loop over samples.
@@ -23,7 +24,8 @@ Constants (``u`` is the margin, ``a`` the augmented row, ``||a|| <= A``):
 
 import math
 
-__all__ = ["LinearData", "loss_and_residual", "lipschitz", "smoothness", "loss_bound",
+__all__ = ["LinearData", "loss_and_residual", "lipschitz", "smoothness", "curvature_at_zero",
+           "loss_bound",
            "LOSSES"]
 
 LOSSES = ("logistic",)
@@ -46,6 +48,9 @@ class LinearData:
     intercept_scale : float
         Value of the constant intercept feature (0: no intercept).
     xp : namespace
+    center : array of shape (p,), default=None
+        A public (privately released) vector subtracted from the clipped rows:
+        the rows used are ``s_i x_i - center``.
 
     Attributes
     ----------
@@ -60,7 +65,7 @@ class LinearData:
     """
 
     def __init__(self, X, y_codes, group_codes, n_classes, n_groups, feature_bound,
-                 intercept_scale, xp):
+                 intercept_scale, xp, center=None):
         self.xp = xp
         self.X = X
         self.n, self.p = X.shape
@@ -72,8 +77,8 @@ class LinearData:
         norms = xp.sqrt(xp.sum(X * X, axis=1))
         tiny = xp.full_like(norms, 1e-300)
         self.scale = xp.minimum(xp.ones_like(norms), feature_bound / xp.maximum(norms, tiny))
-        clipped = norms * self.scale
-        self.row_norm = xp.sqrt(clipped * clipped + self.intercept_scale**2)
+        self.center = center
+        self.row_norm = self._row_norm(norms)
         dtype = X.dtype
         self.onehot = xp.astype(group_codes[:, None] == xp.arange(n_groups)[None, :], dtype)
         if self.k == 1:
@@ -81,6 +86,22 @@ class LinearData:
         else:
             self.targets = xp.astype(y_codes[:, None] == xp.arange(n_classes)[None, :], dtype)
         self.group_counts = xp.sum(self.onehot, axis=0)
+
+    def _row_norm(self, norms):
+        xp = self.xp
+        sq = (norms * self.scale) ** 2
+        if self.center is not None:
+            sq = sq - 2.0 * self.scale * (self.X @ self.center) + xp.sum(self.center**2)
+            sq = xp.maximum(sq, xp.zeros_like(sq))
+        return xp.sqrt(sq + self.intercept_scale**2)
+
+    def with_center(self, center):
+        """A copy whose rows are ``s_i x_i - center``."""
+        out = object.__new__(LinearData)
+        out.__dict__.update(self.__dict__)
+        out.center = center
+        out.row_norm = out._row_norm(self.xp.sqrt(self.xp.sum(self.X * self.X, axis=1)))
+        return out
 
     @property
     def augmented_bound(self):
@@ -100,8 +121,11 @@ class LinearData:
         return out
 
     def margins(self, W, b):
-        """``Z = s * (X @ W.T) + c * b``, shape (n, k)."""
-        return self.scale[:, None] * (self.X @ W.T) + self.intercept_scale * b[None, :]
+        """``Z = s * (X @ W.T) - center @ W.T + c * b``, shape (n, k)."""
+        Z = self.scale[:, None] * (self.X @ W.T) + self.intercept_scale * b[None, :]
+        if self.center is not None:
+            Z = Z - (self.center[None, :] @ W.T)
+        return Z
 
     def gradient(self, weights):
         """``sum_i weights_i r_i a_i^T`` given ``weights[:, None] * r`` of shape (n, k).
@@ -110,8 +134,10 @@ class LinearData:
         """
         xp = self.xp
         gw = (weights * self.scale[:, None]).T @ self.X
-        gb = self.intercept_scale * xp.sum(weights, axis=0)
-        return gw, gb
+        total = xp.sum(weights, axis=0)
+        if self.center is not None:
+            gw = gw - total[:, None] * self.center[None, :]
+        return gw, self.intercept_scale * total
 
 
 def loss_and_residual(Z, targets, xp):
@@ -163,6 +189,20 @@ def smoothness(k):
     (0.25, 0.5)
     """
     return 0.25 if k == 1 else 0.5
+
+
+def curvature_at_zero(k, n_classes):
+    """Largest Hessian eigenvalue of the loss in ``z`` at ``z = 0``.
+
+    Binary: ``1/4``; multinomial: ``1/K`` (``diag(u) - u u^T`` at the uniform
+    ``u``). A practical step-size scale (the worst case is :func:`smoothness`).
+
+    Examples
+    --------
+    >>> curvature_at_zero(1, 2), curvature_at_zero(10, 10)
+    (0.25, 0.1)
+    """
+    return 0.25 if k == 1 else 1.0 / n_classes
 
 
 def loss_bound(k, margin_bound):

@@ -26,6 +26,10 @@ replacing one record (features, label, group), so ``n`` is public.
     costs one loss release and one gradient release (parallel composition over
     a data-independent partition); epochs compose.
 
+With an intercept, both first release the mean clipped row (Gaussian,
+l2-sensitivity ``2 feature_bound / n``) and centre the rows on it, which
+conditions the problem (the intercept absorbs the shift).
+
 Every release is a Gaussian mechanism with a fixed per-release GDP parameter
 ``mu_t = Delta_t / sigma_t`` (the noise follows the released, hence public,
 weights), so the whole fit is ``sqrt(sum mu_t**2)``-GDP (Dong–Roth–Su 2022,
@@ -38,15 +42,16 @@ import math
 
 import numpy as np
 
-from .classification_losses import lipschitz, loss_and_residual, smoothness
+from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
 from .minimax_common import SolverResult, remaining_gdp, softmax_np
 
 __all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations"]
 
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
 LOSS_SHARE = 0.2      # share of mu**2 spent on the group losses when m > 1
+CENTER_SHARE = 0.1    # share of mu**2 spent on the feature mean (with an intercept)
 CLIP_RATIO = 0.25     # per-sample gradient clip, relative to the Lipschitz bound
-STEP_SCALE = 4.0      # step = STEP_SCALE / smoothness bound
+STEP_SCALE = 4.0      # step = STEP_SCALE / (curvature at 0 x row bound**2)
 TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
 LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
 
@@ -157,10 +162,11 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     m, k = data.n_groups, data.k
     mu = remaining_gdp(ledger, epsilon, delta)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
+    data, mu = _centre(data, mu, backend, ledger)
     share = LOSS_SHARE if m > 1 else 0.0
     mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
-    step = STEP_SCALE / (smoothness(k) * data.augmented_bound**2)
+    step = STEP_SCALE / (curvature_at_zero(k, data.n_classes) * data.augmented_bound**2)
     loss_clip = _loss_clip(k, data.n_classes)
     loss_sens = _loss_sensitivity(loss_clip, sizes)
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
@@ -187,8 +193,39 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
         if verbose:
             print(f"[noisy_gd] step {t + 1}/{T} noise sigma={sigma:.3g} weights={np.round(p, 3)}")
     W, b, p_avg = avg.mean()
-    return SolverResult(coef=W, intercept=b, group_weights=np.asarray(_to_host(xp, p_avg)),
-                        n_iter=T)
+    return SolverResult(coef=W, intercept=_intercept(data, W, b),
+                        group_weights=np.asarray(_to_host(xp, p_avg)), n_iter=T)
+
+
+def _centre(data, mu, backend, ledger):
+    """Release the mean clipped row and centre the rows on it (with an intercept).
+
+    The mean of rows of norm <= A moves by <= 2 A / n when one is replaced
+    (Gaussian mechanism, GDP ``mu sqrt(CENTER_SHARE)``); it is projected onto
+    the A-ball. Centring conditions the problem (the intercept absorbs it:
+    ``intercept = c b - W centre``). Returns the centred data and the mu left.
+    """
+    if data.intercept_scale == 0:
+        return data, mu
+    xp = data.xp
+    mu_c, rest = mu * math.sqrt(CENTER_SHARE), mu * math.sqrt(1 - CENTER_SHARE)
+    mean = (data.scale[None, :] @ data.X)[0, :] / data.n
+    sens = 2.0 * data.feature_bound / data.n
+    sigma = 0.0 if math.isinf(mu_c) else sens / mu_c
+    ledger.gaussian(sens, sigma, label="feature mean")
+    if sigma:
+        mean = mean + backend.normal((data.p,), scale=sigma, dtype=data.X.dtype)
+    norm = math.sqrt(float(xp.sum(mean * mean)))
+    if norm > data.feature_bound:
+        mean = mean * (data.feature_bound / norm)
+    return data.with_center(mean), rest
+
+
+def _intercept(data, W, b):
+    out = data.intercept_scale * b
+    if data.center is not None:
+        out = out - (data.center[None, :] @ W.T)[0, :]
+    return out
 
 
 def _release_losses(data, loss, loss_clip, sens, mu_loss, sizes, backend, ledger):
@@ -222,6 +259,7 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     xp = backend.xp
     m, k, n = data.n_groups, data.k, data.n
     mu = remaining_gdp(ledger, epsilon, delta)
+    data, mu = _centre(data, mu, backend, ledger)
     epochs = 5 if n_iter == "auto" else int(n_iter)
     bsz = int(batch_size or max(64, n // 32))
     bsz = min(bsz, n)
@@ -230,7 +268,7 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     mu_loss = mu * math.sqrt(share / epochs)
     mu_grad = mu * math.sqrt((1 - share) / epochs)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
-    step = STEP_SCALE / (smoothness(k) * data.augmented_bound**2)
+    step = STEP_SCALE / (curvature_at_zero(k, data.n_classes) * data.augmented_bound**2)
     loss_clip = _loss_clip(k, data.n_classes)
     batch_sizes = np.asarray(sizes, dtype=float) * bsz / n  # public expected group sizes per batch
     loss_sens = _loss_sensitivity(loss_clip, batch_sizes)
@@ -272,8 +310,8 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
         if verbose:
             print(f"[sgda] epoch {epoch + 1}/{epochs} weights={np.round(softmax_np(log_y), 3)}")
     W, b, y_avg = avg.mean()
-    return SolverResult(coef=W, intercept=b, group_weights=np.asarray(_to_host(xp, y_avg)),
-                        n_iter=epochs)
+    return SolverResult(coef=W, intercept=_intercept(data, W, b),
+                        group_weights=np.asarray(_to_host(xp, y_avg)), n_iter=epochs)
 
 
 def _sig(sens, mu):

@@ -266,7 +266,7 @@ def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="au
             print(f"[smd] step {t + 1}/{T} tau={tau:.3g} eps'={step_eps:.3g}")
     W, b = game.theta(out_x / T)
     return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
-                        intercept=backend.asarray(b, dtype=data.X.dtype),
+                        intercept=backend.asarray(b * data.intercept_scale, dtype=data.X.dtype),
                         group_weights=out_y / T, n_iter=T, step_size=tau, n_vertex_samples=Kx)
 
 
@@ -357,6 +357,7 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
         out_y += rng.multinomial(1, np.full(m, 1.0 / m))
     _record_draws(ledger, step_eps)
     W, b = game.theta(out_x / out_x.sum())
+    b = b * data.intercept_scale
     if verbose:
         print(f"[smd_bias_reduced] {steps} steps, {used} records, tau={tau:.3g}")
     return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),

@@ -205,6 +205,7 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
         ledger.gaussian(loss_sens, _sig(loss_sens, mu_loss), label="phase group losses")
     ledger.gaussian(sens_model, sigma_model, label="phase model (MLMC mean of copies)")
     W, b = (theta[:, :-1], theta[:, -1]) if data.intercept_scale > 0 else (theta, np.zeros(k))
+    b = b * data.intercept_scale
     return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
                         intercept=backend.asarray(b, dtype=data.X.dtype),
                         group_weights=weights_sum / phases, n_iter=phases)

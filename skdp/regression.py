@@ -85,7 +85,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
             default='auto'
         - ``'adaptive_gd'``: paper 004 Alg. 3 (Thm 3, 4); unknown gamma, kappa;
           a privacy filter stops it when the budget is spent.
-        - ``'noisy_gd'``: ``max_iter`` (default 100) noisy gradient steps, the
+        - ``'noisy_gd'``: ``max_iter`` (default 10) noisy gradient steps, the
           standard baseline.
         - ``'stationary_gd'``: Alg. 3 then exponential-mechanism choice of the
           iterate with the smallest gradient norm (Thm 5); for nonconvex
@@ -113,7 +113,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
     kl_gamma, kl_kappa : float, default=None
         Known KL constants (for ``'spider'``/``'ppm'`` and ``'auto'``).
     max_iter : int, default=None
-        Cap on gradient steps: ``noisy_gd`` runs exactly this many (100);
+        Cap on gradient steps: ``noisy_gd`` runs exactly this many (10);
         ``adaptive_gd``/``stationary_gd`` stop there (2000), the last step
         spending the rest of the budget; ``spider``/``ppm`` size their noise
         for at most this many queries.
@@ -148,8 +148,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         round counts); privacy is the same either way.
     solver_options : dict, default=None
         Expert knobs: ``spider_constants`` (4, 2), ``frac_full`` (0.5),
-        ``select_frac`` (0.2), ``prox_strength`` (0.05 L1), ``max_outer`` (20),
-        ``max_inner`` (50), ``norm_cost_scale`` (1), ``floor_frac`` (0.5).
+        ``select_frac`` (0.2), ``prox_strength`` (0.5 L1), ``max_outer`` (10),
+        ``max_inner`` (10), ``norm_cost_scale`` (1), ``floor_frac`` (0.5).
     accountant : BudgetAccountant, default=None
         Charged ``(epsilon, delta)``; None uses the default accountant.
     random_state : int, RandomState instance or None, default=None

@@ -20,7 +20,7 @@ from .kl_models import SolverResult
 
 __all__ = ["noisy_gd", "adaptive_gd", "stationary_gd"]
 
-NOISY_GD_STEPS = 100          # default T of noisy_gd
+NOISY_GD_STEPS = 10           # default T of noisy_gd (validated with preconditioning)
 ADAPTIVE_GD_MAX_ITER = 2000   # cap on adaptive_gd steps (the last step spends the rest)
 
 
@@ -41,7 +41,7 @@ def _say(cfg, text):
 def noisy_gd(obj, w, budget, backend, cfg):
     """Noisy full-batch gradient descent with a fixed number of steps.
 
-    Each of the ``T = max_iter`` (default 100) steps releases the clipped mean
+    Each of the ``T = max_iter`` (default 10) steps releases the clipped mean
     gradient with ``sigma = (2C/n) sqrt(T/(2 rho))``, i.e. ``rho/T``-zCDP per
     step (Bun–Steinke Prop. 1.6, composition Lemma 2.3), and steps by
     ``1/L1``. The last iterate is returned.

@@ -11,9 +11,12 @@ releases of the clipped mean gradient (sensitivity ``2C/n``; the prox term is
 data-independent) at ``sigma = (2C/n) sqrt(T_in/(2 rho/T))``, i.e. exactly
 ``rho/T`` per call (the paper's sigma gives ``rho_in/2``; notes 004 §2.2).
 
-Practical defaults (notes 004 §4, §5.2): ``T = max_outer`` (20) unless the
-theory count with known (gamma, kappa) is smaller, ``T_in = min(n**2 rho_in
-log(2/beta')**2/d, max_inner)`` (50), prox strength ``0.05 L1``, and steps
+Practical defaults: ``T = max_outer`` (10) unless the theory count with known
+(gamma, kappa) is smaller, ``T_in = min(n**2 rho_in log(2/beta')**2/d,
+max_inner)`` (10), prox strength ``0.5 L1`` (the notes' prototype, 004 §4,
+used 20 x 100 and 0.05 L1 without preconditioning; these are what
+benchmarks/regression.py showed work on a validation set with the default
+private preconditioning), and steps
 ``min(2/(mu (s + 1)), 1/L)`` with ``mu = 2 L~1 + alpha`` (Lacoste-Julien,
 Schmidt, Bach 2012, whose weighting by ``s`` Alg. 4 uses) and
 ``L = L1 + 2 L~1``. ``theory=True`` uses the paper's ``1/(L~1 s)`` steps and
@@ -26,8 +29,8 @@ from .kl_models import SolverResult
 
 __all__ = ["ppm", "ppm_schedule"]
 
-MAX_OUTER = 20
-MAX_INNER = 50
+MAX_OUTER = 10
+MAX_INNER = 10
 
 
 def ppm_schedule(n, d, rho, cfg):
@@ -37,10 +40,10 @@ def ppm_schedule(n, d, rho, cfg):
     --------
     >>> from skdp.solvers.kl_models import SolverConfig
     >>> ppm_schedule(1000, 3, 0.5, SolverConfig(clip=1.0, smoothness=2.0, n_params=3))
-    (20, 50, 0.1)
+    (10, 10, 1.0)
     """
     opts = cfg.options
-    strength = opts.get("prox_strength", cfg.smoothness if cfg.theory else 0.05 * cfg.smoothness)
+    strength = opts.get("prox_strength", cfg.smoothness if cfg.theory else 0.5 * cfg.smoothness)
     outer = int(opts.get("max_outer", MAX_OUTER))
     inner = int(opts.get("max_inner", MAX_INNER))
     private = math.isfinite(rho)

@@ -96,7 +96,7 @@ def test_duality_gap_finite_at_small_epsilon(solver):
 
 # gap reached at n = 30000, eps = inf (the l1 solvers' outputs are averages of
 # sampled vertices, so their floor is the Maurey sampling error of 002 Lemma 3.11)
-GAP_TOLERANCE = {"noisy_gd": 0.02, "sgda": 0.05, "smd": 0.15, "smd_bias_reduced": 0.25,
+GAP_TOLERANCE = {"noisy_gd": 0.03, "sgda": 0.05, "smd": 0.05, "smd_bias_reduced": 0.25,
                  "mlmc": 0.1}
 
 

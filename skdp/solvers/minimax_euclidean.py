@@ -8,12 +8,12 @@ replacing one record (features, label, group), so ``n`` is public.
 
 ``noisy_gd`` (notes 000 §5.10, design P1)
     Full-batch noisy gradient descent on the softmax-smoothed worst-group
-    loss ``tau log sum_g exp(L_g / tau)``. Each step releases the clipped group
-    losses with Gaussian noise (l2-sensitivity
+    loss ``tau log sum_g exp(L_g / tau)``. Every ``ceil(T / LOSS_RELEASES)``
+    steps it releases the clipped group losses with Gaussian noise (l2-sensitivity
     ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest groups: a replaced
     record leaves one group and joins another), sets the weights
     ``p = softmax(mean_t L~ / tau_t)`` by post-processing (the running mean of
-    the noisy losses, with ``tau_t`` at least twice its noise level), and releases the clipped
+    the noisy losses, with ``tau_t`` at least TEMPERATURE_NOISE times its noise level), and releases the clipped
     gradient of ``sum_g p_g L_g`` with Gaussian noise (l2-sensitivity
     ``2 C max_g p_g / N_g``: the removed and the added record each contribute
     at most ``C p_g / N_g``). With one group (average risk) no loss is
@@ -48,12 +48,14 @@ from .minimax_common import SolverResult, remaining_gdp, softmax_np
 __all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations"]
 
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
-LOSS_SHARE = 0.2      # share of mu**2 spent on the group losses when m > 1
+LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
 CENTER_SHARE = 0.1    # share of mu**2 spent on the feature mean (with an intercept)
 CLIP_RATIO = 0.25     # per-sample gradient clip, relative to the Lipschitz bound
 STEP_SCALE = 4.0      # step = STEP_SCALE / (curvature at 0 x row bound**2)
 TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
+TEMPERATURE_NOISE = 4.0  # ... raised to this multiple of the noise left in the mean loss
 LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
+LOSS_RELEASES = 5     # noisy_gd releases the group losses this many times (evenly spaced)
 
 
 def auto_iterations(n, mu):
@@ -164,11 +166,14 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
     data, mu = _centre(data, mu, backend, ledger)
     share = LOSS_SHARE if m > 1 else 0.0
-    mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
+    every = max(1, math.ceil(T / LOSS_RELEASES))
+    releases = math.ceil(T / every)
+    mu_loss, mu_grad = mu * math.sqrt(share / releases), mu * math.sqrt((1 - share) / T)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
     step = STEP_SCALE / (curvature_at_zero(k, data.n_classes) * data.augmented_bound**2)
     loss_clip = _loss_clip(k, data.n_classes)
     loss_sens = _loss_sensitivity(loss_clip, sizes)
+    n_released = 0
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
     p = np.full(m, 1.0 / m)
@@ -176,11 +181,12 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     avg = _Averager(T)
     for t in range(T):
         loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
-        if m > 1:
+        if m > 1 and t % every == 0:
             noisy, sigma_loss = _release_losses(data, loss, loss_clip, loss_sens, mu_loss, sizes,
                                                 backend, ledger)
             total = noisy if total is None else total + noisy
-            p = softmax_np(total / (t + 1) / _temperature(sigma_loss, t + 1))
+            n_released += 1
+            p = softmax_np(total / n_released / _temperature(sigma_loss, n_released))
         q = p / sizes
         v = data.onehot @ backend.asarray(q, dtype=data.X.dtype)
         gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
@@ -238,8 +244,13 @@ def _release_losses(data, loss, loss_clip, sens, mu_loss, sizes, backend, ledger
 
 
 def _temperature(sigma_loss, n_released):
-    """Softmax temperature: TEMPERATURE, or twice the noise left in the running mean."""
-    return max(TEMPERATURE, 2.0 * sigma_loss / math.sqrt(n_released))
+    """Softmax temperature: TEMPERATURE, or a multiple of the noise left in the mean loss.
+
+    When the loss noise swamps the differences between groups the weights stay
+    near uniform (class-balanced ERM), which keeps the gradient's sensitivity
+    ``2 C max_g p_g / N_g`` near that of ERM.
+    """
+    return max(TEMPERATURE, TEMPERATURE_NOISE * sigma_loss / math.sqrt(n_released))
 
 
 def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",

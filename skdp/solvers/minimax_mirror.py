@@ -61,7 +61,8 @@ __all__ = ["smd", "smd_bias_reduced", "MIRROR_SOLVERS", "prop33_step_cap", "thm3
 DEFAULT_RADIUS = 5.0
 # Practical defaults for Alg. 1 (benchmarks/minimax.py)
 PRACTICAL_MAX_STEPS = 2000
-PRACTICAL_KX = 20
+PRACTICAL_KX = 5
+PRACTICAL_STEP_BOOST = 10.0  # multiplies Thm 3.1's sqrt(l / T) / L0 (worst-case L0)
 # Practical defaults for Alg. 3
 PRACTICAL_M = 3
 PRACTICAL_ALPHA = 0.25
@@ -246,7 +247,7 @@ def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="au
     else:
         step_eps = largest_within(lambda e: _draws_ledger(e, draws), ledger, epsilon, delta)
     tau_priv = step_eps * B / (4.0 * L0)
-    tau_opt = math.sqrt((math.log(game.d_x) + math.log(max(m, 1)) + 1e-12) / T) / L0
+    tau_opt = PRACTICAL_STEP_BOOST * math.sqrt((math.log(game.d_x) + math.log(max(m, 1))) / T) / L0
     tau = min(tau, tau_priv) if theory else min(tau_opt, tau_priv)
     step_eps = 4.0 * L0 * tau / B
     ledger.exponential(step_eps, count=draws, label="vertex samples (002 Alg. 1)")

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 from scipy import special
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -342,7 +343,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' (public n); "
                              "only 'smd' supports 'add_remove'.")
         accountant = self._check_budget()
-        backend = Backend.from_arrays(*([] if _is_frame(X) else [X]),
+        if issparse(X):
+            raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
+        backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
                                       random_state=self.random_state)
         columns, values = self._read(X, reset=True)
         private_domain = isinstance(self.domain, str) and self.domain == "private"
@@ -371,6 +374,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         if self.solver in ("smd", "smd_linf"):
             kwargs["tol"] = self.tol
         result = solve(problem, budget, backend, ledger, **kwargs)
+        if self.verbose:
+            print(file=sys.stderr)
         self._record_spend(accountant, ledger)
 
         self._columns = columns
@@ -390,8 +395,6 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     def _progress(self, t, total, gap):
         msg = f"\r[{self.solver}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
         print(msg, end="", file=sys.stderr, flush=True)
-        if t >= total:
-            print(file=sys.stderr)
 
     # -------------------------------------------------------------- reading
     def _read(self, X, reset):
@@ -406,7 +409,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             X = X.astype(object)
         else:
             frame = None
-            X = to_numpy(X) if not isinstance(X, (list, tuple)) else X
+            if hasattr(X, "__array_namespace__") and not isinstance(X, np.ndarray):
+                X = to_numpy(X)  # array-API input: discretised on the host
         arr = validate_data(self, X, reset=reset, dtype=None, ensure_min_samples=1)
         if frame is None:
             arr = np.asarray(arr)
@@ -623,14 +627,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         return tags
 
     def _expected_failed_checks(self):
-        big = ("float columns discretised on a domain derived from the data have n_bins**d "
-               "cells; 10 columns give 10**10 > 10**7, refused by design")
-        return {
-            "check_dtype_object": "object columns are categorical by design: no "
-                                  "numeric-conversion TypeError",
-            "check_fit2d_predict1d": big,
-            "check_estimators_dtypes": big,
-        }
+        big = ("its 10-column table of small integers has a derived domain of 1.15e7 cells, "
+               "above the 1e7 dense-histogram limit (refused by design); the array-API path "
+               "is tested on a smaller table in tests/test_synthesizer.py")
+        return {"check_array_api_input": big, "check_array_api_same_namespace": big}
 
 
 # ---------------------------------------------------------------------------

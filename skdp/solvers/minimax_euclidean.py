@@ -64,10 +64,10 @@ def auto_iterations(n, mu):
     Examples
     --------
     >>> auto_iterations(1000, 0.2), auto_iterations(10**6, float("inf"))
-    (20, 200)
+    (20, 500)
     """
     if math.isinf(mu):
-        return 200
+        return 500
     return int(min(200, max(10, round(0.1 * n * mu))))
 
 

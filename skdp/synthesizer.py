@@ -563,8 +563,12 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             return pd.DataFrame(data, columns=[c.name for c in self._columns])
         dtype = self._output["dtype"]
         out = np.empty((len(cols[0]) if cols else 0, len(cols)), dtype=dtype)
-        for j, v in enumerate(cols):
-            out[:, j] = np.round(v) if dtype.kind in "iub" else v
+        for j, (c, v) in enumerate(zip(self._columns, cols)):
+            if dtype.kind in "iu" and not c.categorical:
+                v = np.round(v)
+            elif c.integer and dtype == object:
+                v = np.array([int(e) for e in np.round(v)], dtype=object)
+            out[:, j] = v
         if not isinstance(self.histogram_, np.ndarray):
             import array_api_compat
 

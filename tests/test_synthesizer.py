@@ -1,0 +1,304 @@
+"""Tests of SaddlePointSynthesizer and its solvers (paper 002 §1.4, §3.1; notes §6.6-6.7)."""
+
+import itertools
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+import sklearn
+
+from skdp._backend import Backend
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.privacy.accounting import (PrivacyLedger, advanced_composition_step_epsilon,
+                                     approx_dp_to_zcdp, bounded_range_step_epsilon,
+                                     gaussian_sigma, zcdp_to_approx_dp)
+from skdp.solvers.synth_marginals import MarginalProblem, marginal_sensitivity
+from skdp.solvers.synth_smd import (Budget, measure, mirror_prox, private_game_schedule,
+                                    step_epsilon, vertex_schedule)
+from skdp.synthesizer import SaddlePointSynthesizer
+
+pd = pytest.importorskip("pandas")
+
+
+def _table(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    b = (a + rng.integers(0, 2, n)) % 3
+    c = rng.normal(size=n) + a
+    return pd.DataFrame({
+        "a": pd.Categorical(np.array(["x", "y", "z"])[a]),
+        "b": b.astype(np.int64),
+        "c": c,
+        "flag": c > 1,
+        "s": np.array(["u", "v", "w"], dtype=object)[b],
+    })
+
+
+DOMAIN = {"a": ["x", "y", "z"], "b": [0, 1, 2], "c": (-4.0, 6.0), "s": ["u", "v", "w"]}
+
+
+def _problem(n=400, seed=0, shape=(3, 4, 2)):
+    rng = np.random.default_rng(seed)
+    records = rng.integers(0, int(np.prod(shape)), n)
+    return MarginalProblem(shape, list(itertools.combinations(range(len(shape)), 2)), records)
+
+
+# --------------------------------------------------------------------------- the game
+@pytest.mark.parametrize("query_set", ["box", "simplex"])
+def test_duality_gap_shrinks_with_iterations(query_set):
+    problem = _problem()
+    exact = problem.answer(np.bincount(problem.records, minlength=problem.size) / problem.n, np)
+    gaps = [mirror_prox(problem, exact, np, query_set=query_set, n_iter=t, tol=None,
+                        check_every=t)[1] for t in (10, 100, 1000)]
+    assert gaps[0] > gaps[1] > gaps[2] >= -1e-12
+    assert gaps[2] < 0.02
+
+
+def test_game_solution_answers_exact_marginals():
+    problem = _problem()
+    exact = problem.answer(np.bincount(problem.records, minlength=problem.size) / problem.n, np)
+    x, gap, _ = mirror_prox(problem, exact, np, n_iter=3000, tol=1e-4)
+    err = max(np.abs(a - q).max() for a, q in zip(exact, problem.answer(x, np)))
+    assert gap <= 1e-4 + 1e-12 and err < 2e-3
+    assert abs(x.sum() - 1) < 1e-12 and x.min() >= 0
+
+
+# --------------------------------------------------------------------------- privacy
+def test_marginal_sensitivity_closed_form_and_replay():
+    assert marginal_sensitivity(5) == pytest.approx(math.sqrt(10))
+    assert marginal_sensitivity(5, "add_remove") == pytest.approx(math.sqrt(5))
+    problem = _problem(n=50)
+    moved = problem.records.copy()
+    a = np.unravel_index(moved[0], problem.shape)
+    moved[0] = np.ravel_multi_index(tuple((v + 1) % s for v, s in zip(a, problem.shape)),
+                                    problem.shape)  # differs in every column
+    before = np.concatenate(problem.answer(problem.counts(Backend(np, None, None)), np))
+    after_p = MarginalProblem(problem.shape, problem.marginals, moved)
+    after = np.concatenate(after_p.answer(after_p.counts(Backend(np, None, None)), np))
+    assert np.linalg.norm(before - after) == pytest.approx(marginal_sensitivity(3))
+    removed = MarginalProblem(problem.shape, problem.marginals, problem.records[1:])
+    gone = np.concatenate(removed.answer(removed.counts(Backend(np, None, None)), np))
+    assert np.linalg.norm(before - gone) == pytest.approx(marginal_sensitivity(3, "add_remove"))
+
+
+def test_measurement_noise_is_calibrated():
+    """Empirical noise std matches sigma = sqrt(2M) / sqrt(2 rho); halving it fails."""
+    problem = _problem(n=100, shape=(6, 6, 6, 6))
+    rho = approx_dp_to_zcdp(1.0, 1e-6)
+    backend = Backend.from_arrays(np.zeros(1), random_state=0)
+    ledger = PrivacyLedger()
+    answers, sigma, n = measure(problem, rho, backend, ledger)
+    expected = gaussian_sigma(marginal_sensitivity(6), rho)
+    assert sigma == pytest.approx(expected)
+    exact = problem.answer(problem.counts(backend), np)
+    noise = np.concatenate([a * n - e for a, e in zip(answers, exact)])
+    assert np.std(noise) == pytest.approx(expected, rel=0.1)
+    assert ledger.rho == pytest.approx(rho)
+    assert ledger.spent(1e-6)[0] <= 1.0 + 1e-9
+
+
+def test_fit_spends_exactly_the_closed_form():
+    X = _table()
+    est = SaddlePointSynthesizer(epsilon=0.7, delta=1e-6, domain=DOMAIN, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        est.fit(X)
+    rho = approx_dp_to_zcdp(0.7, 1e-6)
+    assert est.privacy_ledger_.rho == pytest.approx(rho)
+    assert zcdp_to_approx_dp(rho, 1e-6) == pytest.approx(0.7, rel=1e-6)
+    assert est.privacy_spent_[0] <= 0.7 * (1 + 1e-9)
+    sigma = est.solver_info_["noise_std_counts"]
+    assert sigma == pytest.approx(gaussian_sigma(math.sqrt(2 * 10), rho))
+
+
+def test_step_epsilon_rules_and_paper_fixture():
+    # notes 002 §6.6 fixture: n=10000, T=100, K=9, eps=1, delta=1e-5 -> tau_max = 0.058249
+    eps_step = advanced_composition_step_epsilon(1.0, 1e-5, 2 * 100 * (9 + 1))
+    assert eps_step * 100 / 4.0 == pytest.approx(0.058249, abs=1e-6)
+    budget = Budget(approx_dp_to_zcdp(1.0, 1e-5), 1.0, 1e-5)
+    e, rule = step_epsilon(budget, 2000)
+    assert e >= eps_step and rule in ("bounded_range_zcdp", "fully_adaptive_thm3.5")
+    assert e == pytest.approx(max(bounded_range_step_epsilon(budget.rho, 2000),
+                                  eps_step))  or rule == "fully_adaptive_thm3.5"
+
+
+def test_private_game_score_sensitivity_replay():
+    """Replacing one record moves each cumulative score by at most tau_y / B."""
+    problem = _problem(n=600)
+    budget = Budget(approx_dp_to_zcdp(1.0, 1e-6), 1.0, 1e-6)
+    T, B, tau_x, tau_y, eps_step, _ = private_game_schedule(problem, budget)
+    assert 2 * tau_y / B <= eps_step * (1 + 1e-12)
+    perm = np.random.default_rng(0).permutation(problem.n)
+    other = problem.records.copy()
+    other[perm[0]] = (other[perm[0]] + 7) % problem.size
+    diff = []
+    for recs in (problem.records, other):
+        batches = [recs[perm[t * B:(t + 1) * B]] for t in range(T)]
+        cum = np.cumsum([np.concatenate(problem.record_marginals(b)) / B for b in batches], 0)
+        diff.append(tau_y * cum)
+    assert np.abs(diff[0] - diff[1]).max() <= tau_y / B + 1e-12
+
+
+@pytest.mark.parametrize("solver", ["smd_private_game", "smd_vertex", "mwem", "smd_linf"])
+def test_other_solvers_account_within_budget(solver):
+    X = _table(n=300)
+    est = SaddlePointSynthesizer(epsilon=1.0, solver=solver, domain=DOMAIN, n_bins=4,
+                                 random_state=0).fit(X)
+    assert est.privacy_spent_[0] <= 1.0 * (1 + 1e-9)
+    assert est.n_iter_ >= 1
+    assert np.isclose(float(np.sum(est.histogram_)), 1.0)
+    if solver in ("smd_private_game", "smd_vertex"):
+        assert est.step_rule_ in ("bounded_range_zcdp", "fully_adaptive_thm3.5",
+                                  "advanced_cor3.6")
+        draws = est.privacy_ledger_.entries[0]
+        assert draws.kind == "exponential"
+        assert draws.count == (est.n_iter_ if solver == "smd_private_game" else 4 * est.n_iter_)
+    if solver == "mwem":
+        kinds = {e.kind for e in est.privacy_ledger_.entries}
+        assert kinds == {"exponential", "gaussian"}
+
+
+def test_vertex_schedule_matches_prop_3_3():
+    problem = _problem(n=2000)
+    budget = Budget(approx_dp_to_zcdp(1.0, 1e-6), 1.0, 1e-6)
+    T, B, tau, eps_step, _ = vertex_schedule(problem, budget)
+    assert 4 * tau / B <= eps_step * (1 + 1e-12)
+
+
+# --------------------------------------------------------------------------- utility
+def test_huge_epsilon_matches_data_marginals():
+    X = _table(n=3000)
+    est = SaddlePointSynthesizer(epsilon=1e8, domain=DOMAIN, n_bins=4, tol=1e-5,
+                                 n_iter=3000, random_state=0).fit(X)
+    assert est.score(X) > -0.01
+    syn = est.sample(random_state=1)
+    assert est.score(syn) > -0.05  # sampling error of 3000 rows
+
+
+def test_private_game_beats_uniform_at_large_n_epsilon():
+    X = _table(n=3000)
+    est = SaddlePointSynthesizer(epsilon=50.0, solver="smd_private_game", domain=DOMAIN,
+                                 n_bins=3, random_state=0).fit(X)
+    uniform = SaddlePointSynthesizer(epsilon=1e-3, domain=DOMAIN, n_bins=3, n_iter=1,
+                                     random_state=0).fit(X)
+    assert est.score(X) > uniform.score(X)
+
+
+# --------------------------------------------------------------------------- tables
+def test_dataframe_roundtrip_dtypes_and_categories():
+    X = _table()
+    est = SaddlePointSynthesizer(domain=DOMAIN, random_state=0).fit(X)
+    out = est.sample(50)
+    assert list(out.columns) == list(X.columns) and len(out) == 50
+    assert (out.dtypes == X.dtypes).all()
+    assert list(out["a"].cat.categories) == ["x", "y", "z"]
+    assert set(out["s"]) <= {"u", "v", "w"} and out["b"].between(0, 2).all()
+    assert out["c"].between(-4, 6).all()
+    assert len(est.sample()) == len(X)
+
+
+def test_ndarray_roundtrip_and_determinism():
+    X = np.random.default_rng(0).integers(0, 4, size=(300, 3))
+    domain = {0: [0, 1, 2, 3], 1: [0, 1, 2, 3], 2: [0, 1, 2, 3]}
+    a = SaddlePointSynthesizer(domain=domain, random_state=3).fit(X)
+    b = SaddlePointSynthesizer(domain=domain, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.histogram_, b.histogram_)
+    out = a.sample(20)
+    assert out.dtype == X.dtype and out.shape == (20, 3)
+    np.testing.assert_array_equal(out, a.sample(20))
+    assert a.histogram_.shape == (4, 4, 4)
+
+
+def test_json_domain_and_workload_list(tmp_path):
+    X = _table()
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps({"a": ["x", "y", "z"], "b": [0, 1, 2],
+                                "c": {"low": -4, "high": 6}, "s": ["u", "v", "w"]}))
+    est = SaddlePointSynthesizer(domain=str(path), workload=[("a", "c"), ("b", "s", "flag")],
+                                 n_bins=5, random_state=0).fit(X)
+    assert est.domain_["c"] == (-4.0, 6.0) and est.domain_["flag"] == [False, True]
+    assert est.marginals_ == [("a", "c"), ("b", "flag", "s")]
+    assert set(est.workload_error(X)) == set(est.marginals_)
+
+
+def test_missing_domain_warns_and_private_domain_does_not():
+    X = _table()
+    with pytest.warns(PrivacyLeakWarning, match="domain"):
+        SaddlePointSynthesizer(random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        est = SaddlePointSynthesizer(domain="private", domain_share=0.2, n_bins=4,
+                                     random_state=0).fit(X)
+    labels = [e.label for e in est.privacy_ledger_.entries]
+    assert any("domain" in lab for lab in labels)
+    assert est.privacy_spent_[0] <= 1.0 * (1 + 1e-9)
+    assert est.domain_["s"][-1] == "<other>" and est.domain_["a"] == ["x", "y", "z"]
+    domain_rho = est.privacy_ledger_.entries[0].rho
+    assert domain_rho == pytest.approx(0.2 * approx_dp_to_zcdp(1.0, 0.5e-6))
+
+
+def test_add_remove_relation():
+    X = _table()
+    est = SaddlePointSynthesizer(domain=DOMAIN, neighbouring="add_remove", random_state=0).fit(X)
+    rho = approx_dp_to_zcdp(1.0, 1e-6)
+    assert est.solver_info_["noise_std_counts"] == pytest.approx(
+        gaussian_sigma(math.sqrt(10), rho))
+    assert abs(est.n_records_ - len(X)) < 0.2 * len(X)
+    with pytest.raises(ValueError, match="replace_one"):
+        SaddlePointSynthesizer(solver="mwem", neighbouring="add_remove", domain=DOMAIN).fit(X)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_input_errors():
+    X = _table()
+    bad = X.copy()
+    bad.loc[3, "c"] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SaddlePointSynthesizer(domain=DOMAIN).fit(bad)
+    with pytest.raises(ValueError, match="NaN"):
+        SaddlePointSynthesizer(domain={0: [0, 1]}).fit(np.array([[0.0], [np.nan]]))
+    est = SaddlePointSynthesizer(domain=DOMAIN, random_state=0).fit(X)
+    unseen = X.copy()
+    unseen["s"] = unseen["s"].replace("u", "new")
+    with pytest.raises(ValueError, match="'new', which is not among"):
+        est.score(unseen)
+    with pytest.raises(ValueError, match="not among"):
+        SaddlePointSynthesizer(domain={**DOMAIN, "s": ["u", "v"]}).fit(X)
+    wide = np.random.default_rng(0).normal(size=(50, 8))
+    with pytest.raises(ValueError, match="cells.*fewer bins"):
+        SaddlePointSynthesizer(domain={j: (-5, 5) for j in range(8)}).fit(wide)
+    for eps in (0, -1.0):
+        with pytest.raises(ValueError, match="epsilon"):
+            SaddlePointSynthesizer(epsilon=eps, domain=DOMAIN).fit(X)
+    with pytest.raises(ValueError, match="delta"):
+        SaddlePointSynthesizer(delta=1.5, domain=DOMAIN).fit(X)
+    with pytest.raises(ValueError, match="delta must be > 0"):
+        SaddlePointSynthesizer(delta=0.0, domain=DOMAIN).fit(X)
+    with pytest.raises(ValueError, match="solver"):
+        SaddlePointSynthesizer(solver="newton", domain=DOMAIN).fit(X)
+    with pytest.raises(ValueError, match="unknown column"):
+        SaddlePointSynthesizer(workload=[("a", "zzz")], domain=DOMAIN).fit(X)
+    with pytest.raises(ValueError, match="does not have"):
+        SaddlePointSynthesizer(domain={"nope": [1]}).fit(X)
+
+
+# --------------------------------------------------------------------------- array API
+def test_array_api_strict_matches_numpy():
+    xps = pytest.importorskip("array_api_strict")
+    X = np.random.default_rng(0).integers(0, 3, size=(400, 3)).astype(np.float64)
+    domain = {j: (0.0, 3.0) for j in range(3)}
+    params = dict(domain=domain, n_bins=3, random_state=0)
+    ref = SaddlePointSynthesizer(**params).fit(X)
+    try:
+        with sklearn.config_context(array_api_dispatch=True):
+            est = SaddlePointSynthesizer(**params).fit(xps.asarray(X))
+    except RuntimeError as exc:  # SCIPY_ARRAY_API not set before scipy was imported
+        pytest.skip(f"array-API dispatch unavailable: {exc}")
+    import array_api_compat
+
+    assert array_api_compat.array_namespace(est.histogram_) is xps
+    np.testing.assert_allclose(np.asarray(est.histogram_), ref.histogram_, rtol=1e-10,
+                               atol=1e-14)
+    assert est.n_iter_ == ref.n_iter_

@@ -148,7 +148,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn.linear_model.LogisticRegression : the non-private model.
+    sklearn.linear_model.LogisticRegression : The non-private model.
 
     References
     ----------
@@ -224,6 +224,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : object
+            The fitted classifier.
         """
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if not math.isinf(epsilon) and delta == 0:
@@ -308,15 +309,17 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
 
     # -- prediction ------------------------------------------------------------
     def decision_function(self, X):
-        """Margins of the linear model on rows clipped to ``feature_bound``.
+        """Compute the linear model's margins on rows clipped to ``feature_bound``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
         scores : array of shape (n_samples,) or (n_samples, n_classes)
+            Margin of the positive class (binary) or of each class.
         """
         check_is_fitted(self)
         xp = get_namespace(self.coef_)
@@ -337,15 +340,17 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         return Z[:, 0] if Z.shape[1] == 1 else Z
 
     def predict_proba(self, X):
-        """Class probabilities (sigmoid or softmax of the margins).
+        """Estimate class probabilities (sigmoid or softmax of the margins).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
         proba : array of shape (n_samples, n_classes)
+            Probability of each class, in the order of ``classes_``.
         """
         Z = self.decision_function(X)
         xp = get_namespace(Z)
@@ -356,15 +361,17 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         return E / xp.sum(E, axis=1, keepdims=True)
 
     def predict(self, X):
-        """Most probable class.
+        """Predict the most probable class.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
         y : ndarray of shape (n_samples,)
+            Predicted class labels.
         """
         check_is_fitted(self)
         proba = self.predict_proba(X)

@@ -204,7 +204,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     n_bins : int, default=10
         Bins per numeric column.
     n_iter : int or 'auto', default='auto'
-        Iterations: the mirror-prox cap for ``'smd'`` (2000), the steps ``T``
+        Iterations: the mirror-prox cap for ``'smd'`` (1000), the steps ``T``
         of the private games (paper 002 §3.1 / notes §6.7 schedules) or the
         MWEM rounds (the number of columns).
     tol : float or 'auto', default='auto'

@@ -299,11 +299,11 @@ def solve_smd(problem, budget, backend, ledger, *, n_iter=None, tol="auto", quer
 
     ``tol='auto'`` stops mirror-prox by the discrepancy principle (the residual
     reaches :func:`noise_level`); a float stops it at that duality gap.
-    ``n_iter`` caps the iterations (default 2000).
+    ``n_iter`` caps the iterations (default 1000).
     """
     xp = backend.xp
     answers, sigma, n_est = measure(problem, budget.rho, backend, ledger)
-    n_iter = 2000 if n_iter is None else n_iter
+    n_iter = 1000 if n_iter is None else n_iter
     if tol == "auto":
         target, gap_tol = noise_level(problem, sigma, n_est, query_set), 1e-4
     else:

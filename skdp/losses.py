@@ -30,7 +30,10 @@ __all__ = ["LOSSES", "SquaredLoss", "HuberLoss", "LpLoss", "SigmoidLoss", "make_
 
 
 class SquaredLoss:
-    """``phi(z, y) = (z - y)**2 / 2``: least squares (PL, kappa = 2).
+    """``phi(z, y) = (z - y)**2 / 2``: least squares.
+
+    PL (kappa = 2) with ``gamma = 1/sqrt(2 lambda_min^+(X^T X/n))`` (notes 004
+    §1.6), a private quantity: hence the adaptive solver by default.
 
     Examples
     --------
@@ -40,7 +43,6 @@ class SquaredLoss:
     """
 
     smooth = True
-    kappa = 2.0  # PL with gamma = 1/sqrt(2 lambda_min^+(X^T X / n)) (notes 004 §1.6)
 
     def value(self, z, y, xp):
         r = z - y
@@ -114,7 +116,6 @@ class LpLoss(SquaredLoss):
         if not 1.0 < p < 2.0:
             raise ValueError(f"the lp loss needs 1 < p < 2, got p={p!r}.")
         self.p = float(p)
-        self.kappa = self.p / (self.p - 1.0)
 
     def value(self, z, y, xp):
         return xp.abs(z - y) ** self.p
@@ -146,8 +147,6 @@ class SigmoidLoss(SquaredLoss):
     >>> SigmoidLoss().derivative(np.array([0.0]), np.array([1.0]), np).tolist()
     [-0.125]
     """
-
-    kappa = None  # locally PL in the realisable case; unknown in general
 
     def link(self, z, xp):
         return 1.0 / (1.0 + xp.exp(-z))

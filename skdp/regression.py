@@ -265,9 +265,13 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _kl_constants(self, loss):
-        """(gamma, kappa): given, or public through ridge (notes 004 §5.3)."""
+        """(gamma, kappa): given, or public through ridge (notes 004 §5.3).
+
+        A convex loss plus ``alpha/2 ||w||**2`` is alpha-strongly convex, hence
+        PL: kappa = 2, gamma = 1/sqrt(2 alpha) (Karimi–Nutini–Schmidt 2016).
+        """
         gamma, kappa = self.kl_gamma, self.kl_kappa
-        if self.alpha > 0 and self.loss in ("squared", "huber"):
+        if self.alpha > 0 and self.loss in ("squared", "huber") and self.model == "linear":
             gamma = gamma if gamma is not None else 1.0 / math.sqrt(2.0 * self.alpha)
             kappa = kappa if kappa is not None else 2.0
         return gamma, kappa
@@ -378,7 +382,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         y = xp.clip(y, low, self.target_bound_)
         Xd = self._design(X, xp)
 
-        self.rho_ = approx_dp_to_zcdp(float(self.epsilon), float(self.delta))
+        self.rho_ = (math.inf if math.isinf(self.epsilon)
+                     else approx_dp_to_zcdp(float(self.epsilon), float(self.delta)))
         ledger = PrivacyLedger()
         share = float(self.precondition)
         Xd, P, row_sq, top_eig = self._precondition(Xd, Budget(share * self.rho_, ledger),

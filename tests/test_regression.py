@@ -50,14 +50,17 @@ def test_fit_budget_is_exact_conversion():
     assert reg.privacy_spent_[0] <= 0.7 * (1 + 1e-9)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(n=st.integers(1, 60), d=st.integers(1, 4), eps=st.floats(0.05, 20.0),
        solver=st.sampled_from(ALL_SOLVERS), seed=st.integers(0, 2**16),
-       scale=st.floats(0.01, 100.0))
-def test_logged_costs_never_exceed_budget(n, d, eps, solver, seed, scale):
+       scale=st.floats(0.01, 100.0), snr=st.sampled_from([1.0, 2.0]), theory=st.booleans(),
+       precondition=st.sampled_from([0.0, 0.2]))
+def test_logged_costs_never_exceed_budget(n, d, eps, solver, seed, scale, snr, theory,
+                                          precondition):
     rng = np.random.default_rng(seed)
     X, y = rng.normal(size=(n, d)) * scale, rng.normal(size=n) * scale
     reg = KLAdaptiveRegressor(epsilon=eps, solver=solver, random_state=seed, max_iter=300,
+                              snr=snr, theory=theory, precondition=precondition,
                               **solver_kwargs(solver)).fit(X, y)
     total = sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log())
     assert total <= reg.rho_ * (1 + 1e-9)
@@ -363,6 +366,24 @@ def test_accountant_refuses_before_fitting():
     with pytest.raises(BudgetExceededError):
         reg.fit(X, y)
     assert not hasattr(reg, "coef_")
+
+
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_theory_mode_and_verbose(solver, capsys):
+    X, y = make_data(n=1000)
+    reg = KLAdaptiveRegressor(solver=solver, theory=True, verbose=1, max_iter=200,
+                              random_state=0, **solver_kwargs(solver)).fit(X, y)
+    assert reg.privacy_spent_[0] <= 1.0 + 1e-9
+    assert solver.split("_")[0] in capsys.readouterr().out
+
+
+def test_snr_trades_steps_for_noise():
+    X, y = make_data(n=5000)
+    one = KLAdaptiveRegressor(snr=1.0, precondition=0, random_state=0).fit(X, y)
+    two = KLAdaptiveRegressor(snr=2.0, precondition=0, random_state=0).fit(X, y)
+    s1 = [h["sigma"] / h["noisy_norm"] for h in one.history_[:2]]
+    s2 = [h["sigma"] / h["noisy_norm"] for h in two.history_[:2]]
+    np.testing.assert_allclose(s2[0], s1[0] / 2)
 
 
 def test_history_and_ledger_are_logged():

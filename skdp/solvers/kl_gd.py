@@ -150,4 +150,5 @@ def stationary_gd(obj, w, budget, backend, cfg):
     index = budget.select(scores, 2.0 * cfg.clip / obj.n, frac * full, backend,
                           "select iterate")
     history.append(dict(step=len(history), selected=index, rho=frac * full))
+    _say(cfg, f"stationary_gd: released iterate {index} of {len(iterates) - 1}")
     return SolverResult(iterates[index], max(len(history) - 1, 1), history)

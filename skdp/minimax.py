@@ -20,7 +20,7 @@ from ._backend import Backend, get_namespace, to_numpy
 from ._base import PrivacyMixin
 from ._validation import BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
-from .solvers.classification_losses import LOSSES, LinearData
+from .solvers.classification_losses import LOSSES, LinearData, row_norms
 from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
 from .solvers.minimax_mirror import MIRROR_SOLVERS
 from .solvers.minimax_mlmc import MLMC_SOLVERS
@@ -333,7 +333,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.n_features_in_} features as input.")
-        norms = xp.sqrt(xp.sum(X * X, axis=1))
+        norms = row_norms(X, xp)
         scale = xp.minimum(xp.ones_like(norms),
                            self.feature_bound / xp.maximum(norms, xp.full_like(norms, 1e-300)))
         Z = scale[:, None] * (X @ xp.astype(self.coef_, X.dtype).T) + xp.astype(self.intercept_, X.dtype)

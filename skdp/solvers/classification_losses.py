@@ -24,7 +24,7 @@ Constants (``u`` is the margin, ``a`` the augmented row, ``||a|| <= A``):
 
 import math
 
-__all__ = ["LinearData", "loss_and_residual", "lipschitz", "smoothness", "curvature_at_zero",
+__all__ = ["LinearData", "row_norms", "loss_and_residual", "lipschitz", "smoothness", "curvature_at_zero",
            "loss_bound",
            "LOSSES"]
 
@@ -74,7 +74,7 @@ class LinearData:
         self.k = 1 if n_classes <= 2 else n_classes
         self.intercept_scale = float(intercept_scale)
         self.feature_bound = float(feature_bound)
-        norms = xp.sqrt(xp.sum(X * X, axis=1))
+        norms = row_norms(X, xp)
         tiny = xp.full_like(norms, 1e-300)
         self.scale = xp.minimum(xp.ones_like(norms), feature_bound / xp.maximum(norms, tiny))
         self.center = center
@@ -100,7 +100,7 @@ class LinearData:
         out = object.__new__(LinearData)
         out.__dict__.update(self.__dict__)
         out.center = center
-        out.row_norm = out._row_norm(self.xp.sqrt(self.xp.sum(self.X * self.X, axis=1)))
+        out.row_norm = out._row_norm(row_norms(self.X, self.xp))
         return out
 
     @property
@@ -138,6 +138,22 @@ class LinearData:
         if self.center is not None:
             gw = gw - total[:, None] * self.center[None, :]
         return gw, self.intercept_scale * total
+
+
+def row_norms(X, xp):
+    """l2 norm of each row, without an (n, p) temporary.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> row_norms(np.array([[3.0, 4.0]]), np).tolist()
+    [5.0]
+    """
+    import numpy as np
+
+    if isinstance(X, np.ndarray):
+        return np.sqrt(np.einsum("ij,ij->i", X, X))
+    return xp.linalg.vector_norm(X, axis=1)
 
 
 def loss_and_residual(Z, targets, xp):

@@ -170,7 +170,7 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     releases = math.ceil(T / every)
     mu_loss, mu_grad = mu * math.sqrt(share / releases), mu * math.sqrt((1 - share) / T)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
-    step = STEP_SCALE / (curvature_at_zero(k, data.n_classes) * data.augmented_bound**2)
+    step, step_b = _steps(data)
     loss_clip = _loss_clip(k, data.n_classes)
     loss_sens = _loss_sensitivity(loss_clip, sizes)
     n_released = 0
@@ -194,7 +194,7 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
         sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
         gw, gb = _noise_like(backend, [gw, gb], sigma)
         ledger.gaussian(sens, sigma, label="worst-group gradient")
-        W, b = _project(W - step * gw, b - step * gb, radius, xp)
+        W, b = _project(W - step * gw, b - step_b * gb, radius, xp)
         avg.add(t, W, b, backend.asarray(p))
         if verbose:
             print(f"[noisy_gd] step {t + 1}/{T} noise sigma={sigma:.3g} weights={np.round(p, 3)}")
@@ -232,6 +232,19 @@ def _intercept(data, W, b):
     if data.center is not None:
         out = out - (data.center[None, :] @ W.T)[0, :]
     return out
+
+
+def _steps(data):
+    """Step sizes of the weights and of the intercept.
+
+    ``STEP_SCALE / (h0 A**2)`` with ``h0`` the loss curvature at 0 and ``A`` the
+    augmented row bound; the intercept's own curvature is ``h0 c**2``, and its
+    step ``1 / (h0 c**2)`` (Newton's step at 0) keeps it stable.
+    """
+    h0 = curvature_at_zero(data.k, data.n_classes)
+    step = STEP_SCALE / (h0 * data.augmented_bound**2)
+    c = data.intercept_scale
+    return step, (min(step, 1.0 / (h0 * c * c)) if c > 0 else step)
 
 
 def _release_losses(data, loss, loss_clip, sens, mu_loss, sizes, backend, ledger):
@@ -279,7 +292,7 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     mu_loss = mu * math.sqrt(share / epochs)
     mu_grad = mu * math.sqrt((1 - share) / epochs)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
-    step = STEP_SCALE / (curvature_at_zero(k, data.n_classes) * data.augmented_bound**2)
+    step, step_b = _steps(data)
     loss_clip = _loss_clip(k, data.n_classes)
     batch_sizes = np.asarray(sizes, dtype=float) * bsz / n  # public expected group sizes per batch
     loss_sens = _loss_sensitivity(loss_clip, batch_sizes)
@@ -310,7 +323,7 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
             sens = 2.0 * clip * float(q.max())
             sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
             gw, gb = _noise_like(backend, [gw, gb], sigma)
-            W, b = _project(W - step * gw, b - step * gb, radius, xp)
+            W, b = _project(W - step * gw, b - step_b * gb, radius, xp)
             avg.add(t, W, b, backend.asarray(y))
             t += 1
             sens_g_max = max(sens_g_max, sens)

@@ -248,6 +248,23 @@ def test_grid_search_in_pipeline_with_routed_groups():
     assert search.best_params_["privateminimaxclassifier__epsilon"] in (0.5, 2.0)
 
 
+def test_grid_search_over_epsilon_with_routed_groups():
+    X, y = make_classification(n_samples=300, n_features=4, random_state=1)
+    groups = np.arange(300) % 2
+    seen = []
+
+    class Spy(PrivateMinimaxClassifier):
+        def fit(self, X, y, groups=None):
+            seen.append(None if groups is None else len(groups))
+            return super().fit(X, y, groups=groups)
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        clf = Spy(n_iter=5, random_state=0, group_sizes={0: 100, 1: 100}).set_fit_request(
+            groups=True)
+        GridSearchCV(clf, param_grid={"epsilon": [0.5, 1.0, 4.0]}, cv=3).fit(X, y, groups=groups)
+    assert len(seen) == 3 * 3 + 1 and all(s is not None for s in seen)
+
+
 def test_check_estimator():
     from sklearn.utils.estimator_checks import check_estimator
 

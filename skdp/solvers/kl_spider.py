@@ -19,9 +19,9 @@ that a round skips are not made (the filter only charges what ran).
 
 Constants: ``theory=True`` uses the paper's (64, 32); the practical default
 ``spider_constants=(4, 2)`` is from the notes' prototype (004 §4). When the
-schedule needs more than ``max_iter`` queries (default 1000), the descent
-constant is lowered until it fits (fewer, larger rounds), then rounds are
-truncated; noise is set after this capping (notes 004 §5.4 item 13).
+schedule needs more than ``max_iter`` queries (default 1000), it is truncated
+after the last round that fits (as if the floor were the level reached
+there); noise is set after this capping (notes 004 §5.4 item 13).
 """
 
 import math
@@ -33,7 +33,7 @@ __all__ = ["spider", "spider_schedule"]
 SPIDER_MAX_QUERIES = 1000
 
 
-def _rounds(n, d, rho, cfg, c_desc, c_floor):
+def _rounds(n, d, rho, cfg, c_desc, c_floor, cap):
     gamma, kappa, F0, C, L1 = (cfg.kl_gamma, cfg.kl_kappa, cfg.loss_bound, cfg.clip,
                                cfg.smoothness)
     scale = gamma * C * math.sqrt(d) / (n * math.sqrt(rho))
@@ -43,8 +43,15 @@ def _rounds(n, d, rho, cfg, c_desc, c_floor):
     beta_p = cfg.beta / K * min(scale * math.sqrt(K) / F0 ** (1 / kappa), 1.0) ** (2 - kappa)
     beta_p = min(max(beta_p, 1e-300), 0.5)
     floor = min((c_floor * scale * math.sqrt(K * math.log(1 / beta_p))) ** kappa, F0)
-    phis = [max(F0 * c ** (-k), floor) for k in range(1, K + 1)]
-    lengths = [max(math.ceil((F0 / phi) ** ((2 - kappa) / kappa) - 1e-9), 1) for phi in phis]
+    phis, lengths, total = [], [], 0  # T_k updates: 1 full gradient + (T_k - 1) differences
+    for k in range(1, K + 1):
+        phi = max(F0 * c ** (-k), floor)
+        length = min(max(math.ceil((F0 / phi) ** ((2 - kappa) / kappa) - 1e-9), 1), cap)
+        if phis and total + length > cap:
+            break  # truncate: as if the floor were the level reached
+        phis.append(phi)
+        lengths.append(length)
+        total += length
     return phis, lengths
 
 
@@ -63,17 +70,7 @@ def spider_schedule(n, d, rho, cfg):
                                                                       (4.0, 2.0))
     cap = int(cfg.max_iter or SPIDER_MAX_QUERIES)
     rho = rho if math.isfinite(rho) else 1e20  # no noise: aim near machine precision
-    for _ in range(80):
-        phis, lengths = _rounds(n, d, rho, cfg, c_desc, c_floor)
-        if sum(lengths) <= cap:  # T_k updates need 1 full + (T_k - 1) differences
-            return phis, lengths
-        c_desc /= 1.5
-    total, k = 0, 0
-    while k < len(lengths) and total + lengths[k] <= cap:
-        total += lengths[k]
-        k += 1
-    k = max(k, 1)
-    return phis[:k], [min(t, cap) for t in lengths[:k]]
+    return _rounds(n, d, rho, cfg, c_desc, c_floor, cap)
 
 
 def spider(obj, w, budget, backend, cfg):

@@ -59,6 +59,7 @@ from skdp.solvers.kl_ppm import ppm
 from skdp.solvers.kl_spider import spider
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, math.inf]
+RATE_MAX_ITER = 5000  # rate check: cap on gradient queries (the solvers' default is 1000-2000)
 DELTA = 1e-6
 SOLVERS = {
     "auto": dict(),
@@ -274,6 +275,7 @@ def rates(args):
                 X, y, loss, w_star, kappa, gamma, smooth = rate_problem(kind, n, dim, seed)
                 obj = Objective(X, y, loss, LinearModel(dim), 0.0, np)
                 cfg = SolverConfig(clip=1.0, smoothness=smooth, n_params=dim, kl_gamma=gamma,
+                                   max_iter=RATE_MAX_ITER,
                                    kl_kappa=kappa, loss_bound=obj.value(np.zeros(dim)),
                                    options=dict(prox_strength=0.05, max_outer=20,
                                                 max_inner=100))

@@ -86,8 +86,8 @@ def _adaptive_path(obj, w, budget, backend, cfg, keep_iterates=False):
         sigma_floor = budget.sigma(sens, cfg.options.get("floor_frac", 0.5) * rho)
     history, iterates = [], [w]
     for t in range(max_iter):
-        if private and budget.remaining < norm_cost * (1.0 + 1e-9):
-            break
+        if private and budget.remaining < norm_cost * (1.0 + 1e-6):
+            break  # leaves a positive remainder for the gradient
         g = obj.clipped_grad(w, cfg.clip)
         if not private:
             w = w - eta * g

@@ -204,15 +204,15 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     n_bins : int, default=10
         Bins per numeric column.
     n_iter : int or 'auto', default='auto'
-        Iterations: the mirror-prox cap for ``'smd'`` (1000), the steps ``T``
+        Iterations: the mirror-prox cap for ``'smd'`` (500), the steps ``T``
         of the private games (paper 002 §3.1 / notes §6.7 schedules) or the
         MWEM rounds (the number of columns).
     tol : float or 'auto', default='auto'
         ``'smd'`` stopping rule: a float stops mirror-prox at that duality
         gap; ``'auto'`` stops it when the residual of the averaged histogram
-        falls to the expected size of the measurement noise (the discrepancy
-        principle: solving the noisy game further fits the noise; measured in
-        ``benchmarks/RESULTS_synthesizer.md``).
+        falls to 0.9 times the expected size of the measurement noise (the
+        discrepancy principle: solving the noisy game further fits the noise;
+        measured in ``benchmarks/RESULTS_synthesizer.md``).
     domain_share : float, default=0.1
         Share of the zCDP budget spent on the domain when ``domain='private'``.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'

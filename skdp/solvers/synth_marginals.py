@@ -101,6 +101,10 @@ class MarginalProblem:
     def marginal(self, x, k, xp):
         """Marginal ``k`` of the flat histogram ``x`` (flat vector)."""
         axes = self.marginals[k]
+        if isinstance(x, np.ndarray) and len(self.shape) <= 52:  # NumPy fast path
+            letters = [chr(65 + i) if i < 26 else chr(71 + i) for i in range(len(self.shape))]
+            spec = "".join(letters) + "->" + "".join(letters[i] for i in axes)
+            return np.einsum(spec, x.reshape(self.shape)).reshape(-1)
         other = tuple(i for i in range(len(self.shape)) if i not in axes)
         full = xp.reshape(x, self.shape)
         out = xp.sum(full, axis=other) if other else full
@@ -120,7 +124,10 @@ class MarginalProblem:
         """``Q^T y`` for per-marginal vectors ``vs`` (flat, length ``|Z|``)."""
         out = xp.zeros(self.shape, dtype=like.dtype, device=_device(like))
         for k, v in enumerate(vs):
-            out = out + self.expand(v, k, xp)
+            if isinstance(out, np.ndarray):
+                out += self.expand(v, k, xp)  # in place on NumPy
+            else:
+                out = out + self.expand(v, k, xp)
         return xp.reshape(out, (-1,))
 
     def counts(self, backend, records=None):

@@ -83,7 +83,8 @@ def read_csv(path):
     # a column of ints and floats is numeric: make it all floats
     for j in range(len(header)):
         col = [r[j] for r in rows]
-        if all(isinstance(v, (int, float)) for v in col) and any(isinstance(v, float) for v in col):
+        numeric = all(isinstance(v, (int, float)) for v in col)
+        if numeric and any(isinstance(v, float) for v in col):
             for r in rows:
                 r[j] = float(r[j])
         elif any(isinstance(v, str) for v in col):

@@ -340,8 +340,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self._validate_params()
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if self.solver != "smd" and self.neighbouring != "replace_one":
-            raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' (public n); "
-                             "only 'smd' supports 'add_remove'.")
+            raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
+                             "(public n); only 'smd' supports 'add_remove'.")
         accountant = self._check_budget()
         if issparse(X):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")

@@ -259,12 +259,14 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     privacy_ledger_ : PrivacyLedger
         Every mechanism run.
     n_features_in_ : int
+        Number of columns seen in :meth:`fit`.
     feature_names_in_ : ndarray of str
-        Defined when ``X`` has string column names.
+        Column names seen in :meth:`fit`; defined when ``X`` has string column
+        names.
 
     See Also
     --------
-    skdp.privacy.accounting.PrivacyLedger : how the mechanisms compose.
+    skdp.privacy.accounting.PrivacyLedger : How the mechanisms compose.
 
     Notes
     -----
@@ -336,6 +338,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         Returns
         -------
         self : SaddlePointSynthesizer
+            The fitted synthesizer.
         """
         self._validate_params()
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
@@ -607,19 +610,23 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         return {m: float(e) for m, e in zip(self.marginals_, tv)}
 
     def score(self, X, y=None):
-        """Minus the mean total-variation error of the workload marginals on ``X``.
+        """Return minus the mean total-variation error of the workload marginals on ``X``.
 
-        Higher is better, so model selection maximises it.
+        Higher is better, so model selection maximises it. The synthetic side is the
+        released distribution ``histogram_`` (deterministic), not a sample.
 
         Parameters
         ----------
         X : DataFrame or array-like
+            Table to compare with (held-out: the score on the training table is
+            not private).
         y : None
             Ignored.
 
         Returns
         -------
         score : float
+            ``-mean_k TV(marginal_k(histogram_), marginal_k(X))``.
         """
         return -float(np.mean(list(self.workload_error(X).values())))
 

@@ -19,7 +19,8 @@ from ._backend import Backend, make_rng, to_numpy
 from ._base import PrivacyMixin
 from ._validation import (DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta,
                           warn_privacy_leak)
-from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
+from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
+                                 gaussian_sigma)
 from .solvers.synth_marginals import MAX_CELLS, MarginalProblem, total_variation
 from .solvers.synth_mwem import solve_mwem
 from .solvers.synth_smd import Budget, solve_private_game, solve_smd, solve_vertex
@@ -169,9 +170,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         - ``'smd'``: select-measure-solve. Every workload marginal is measured
           once by the Gaussian mechanism under zCDP (l2-sensitivity
           ``sqrt(2 M)`` for ``M`` marginals under replace-one neighbours,
-          ``sqrt(M)`` under add/remove; Bun–Steinke 2016 Prop. 1.6, with
-          ``rho`` the exact inverse of the Canonne–Kamath–Steinke 2020
-          conversion at (epsilon, delta)); the game is then solved on the
+          ``sqrt(M)`` under add/remove), calibrated exactly: by Gaussian DP
+          (Dong–Roth–Su 2022 Cor. 2.13) when it is the only mechanism, else
+          by zCDP (Bun–Steinke 2016 Prop. 1.6, ``rho`` the exact inverse of
+          the Canonne–Kamath–Steinke 2020 conversion); the game is solved on the
           noisy answers by entropic mirror-prox on both players (pure
           post-processing), the query player ranging over ``[-1, 1]`` per
           cell (mean l1 error of the marginals).
@@ -364,7 +366,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             budget = Budget(rho - rho_domain, epsilon, delta, exclusive=False)
         else:
             self._public_domain(columns, values)
-            budget = Budget(rho, epsilon, delta, exclusive=True)
+            mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
+            budget = Budget(rho, epsilon, delta, exclusive=True, mu=mu)
         shape = tuple(c.cardinality for c in columns)
         _check_size(columns, shape, self.n_bins)
         marginals = self._marginals(columns)

@@ -72,12 +72,18 @@ class Budget:
         only when ``exclusive`` (the solver is the fit's only mechanism).
     exclusive : bool
         No other mechanism shares the fit's budget.
+    mu : float or None
+        Gaussian-DP budget (Dong–Roth–Su 2022), given when the solver owns the
+        whole (epsilon, delta): a solver whose only mechanism is one Gaussian
+        release calibrates on it exactly (Cor. 2.13), which needs about 7%
+        less noise than the zCDP conversion at epsilon = 1.
     """
 
     rho: float
     epsilon: float
     delta: float
     exclusive: bool = True
+    mu: float = None
 
 
 @dataclass
@@ -122,8 +128,12 @@ def step_epsilon(budget, n_steps):
 # ---------------------------------------------------------------------------
 # smd: measure, then solve the game on the noisy answers
 # ---------------------------------------------------------------------------
-def measure(problem, rho, backend, ledger):
-    """Gaussian measurement of every workload marginal (counts), under rho-zCDP.
+def measure(problem, rho, backend, ledger, mu=None):
+    """Gaussian measurement of every workload marginal (counts).
+
+    Calibrated to ``rho``-zCDP (``sigma = Delta / sqrt(2 rho)``, Bun–Steinke
+    Prop. 1.6), or to ``mu``-GDP when given (``sigma = Delta / mu``,
+    Dong–Roth–Su 2022 Thm 2.7).
 
     Returns the noisy answers as probabilities (per marginal), the noise
     standard deviation in counts, and the estimate of ``n`` used to
@@ -134,8 +144,10 @@ def measure(problem, rho, backend, ledger):
     counts = problem.counts(backend)
     exact = xp.concat(problem.answer(counts, xp))
     sens = marginal_sensitivity(len(problem.marginals), problem.relation)
-    noisy, sigma = gaussian_mechanism(exact, sens, backend, rho=rho, ledger=ledger,
-                                      label=f"{len(problem.marginals)} workload marginals")
+    calib = dict(rho=rho) if mu is None or math.isinf(mu) else dict(sigma=sens / mu)
+    noisy, sigma = gaussian_mechanism(exact, sens, backend, ledger=ledger,
+                                      label=f"{len(problem.marginals)} workload marginals",
+                                      **calib)
     parts, start = [], 0
     for k in range(len(problem.marginals)):
         c = problem.cells(k)
@@ -302,15 +314,17 @@ def solve_smd(problem, budget, backend, ledger, *, n_iter=None, tol="auto", quer
 
     Privacy: one Gaussian mechanism on the stacked marginal counts with
     l2-sensitivity ``sqrt(2M)`` (replace-one) or ``sqrt(M)`` (add/remove),
-    ``rho = Delta**2 / (2 sigma**2)`` (Bun–Steinke Prop. 1.6). The game solve is
-    post-processing.
+    ``rho = Delta**2 / (2 sigma**2)`` (Bun–Steinke Prop. 1.6), or, when it is the
+    fit's only mechanism, ``Delta / sigma = mu`` with ``mu`` the exact
+    Gaussian-DP budget of (epsilon, delta) (Dong–Roth–Su 2022, Cor. 2.13). The
+    game solve is post-processing.
 
     ``tol='auto'`` stops mirror-prox by the discrepancy principle (the residual
     reaches ``DISCREPANCY`` times :func:`noise_level`); a float stops it at that
     duality gap. ``n_iter`` caps the iterations (default 500).
     """
     xp = backend.xp
-    answers, sigma, n_est = measure(problem, budget.rho, backend, ledger)
+    answers, sigma, n_est = measure(problem, budget.rho, backend, ledger, mu=budget.mu)
     n_iter = 500 if n_iter is None else n_iter
     if tol == "auto":
         target = DISCREPANCY * noise_level(problem, sigma, n_est, query_set)

@@ -34,8 +34,8 @@ _SOLVERS = {
     "smd_vertex": solve_vertex,
     "mwem": solve_mwem,
 }
-"""Solver registry: name -> function(problem, budget, backend, ledger, *, n_iter, tol,
-progress) -> SolverResult."""
+"""Solver registry: name -> function(problem, budget, backend, ledger, *, n_iter,
+progress[, tol]) -> SolverResult (``tol`` for the 'smd' family only)."""
 
 OTHER = "<other>"
 _POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .._backend import to_numpy
+from .._backend import array_api_compat, to_numpy
 
 __all__ = ["MarginalProblem", "marginal_sensitivity", "softmax"]
 
@@ -165,12 +165,8 @@ class MarginalProblem:
 
 
 def _device(x):
-    try:
-        import array_api_compat
-
-        return array_api_compat.device(x)
-    except Exception:  # pragma: no cover - numpy always has a device
-        return None
+    """Device of an array of any namespace (``'cpu'`` for NumPy)."""
+    return array_api_compat.device(x)
 
 
 def total_variation(p_marginals, q_marginals):

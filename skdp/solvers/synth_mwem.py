@@ -33,7 +33,7 @@ __all__ = ["solve_mwem"]
 N_PASSES = 10
 
 
-def solve_mwem(problem, budget, backend, ledger, *, n_iter=None, tol=None, progress=None):
+def solve_mwem(problem, budget, backend, ledger, *, n_iter=None, progress=None):
     """MWEM (HLM12) over the workload marginals; see the module docstring."""
     if problem.relation != "replace_one":
         raise ValueError("solver 'mwem' uses the public n of HLM12 (replace-one neighbours); "

@@ -53,7 +53,7 @@ import numpy as np
 from ..privacy.accounting import (advanced_composition_step_epsilon,
                                   bounded_range_step_epsilon, fully_adaptive_step_epsilon)
 from ..privacy.mechanisms import gaussian_mechanism
-from .synth_marginals import marginal_sensitivity, softmax
+from .synth_marginals import _device, marginal_sensitivity, softmax
 
 __all__ = ["Budget", "SolverResult", "solve_smd", "solve_private_game", "solve_vertex",
            "step_epsilon", "mirror_prox"]
@@ -199,7 +199,7 @@ def mirror_prox(problem, answers, xp, *, query_set="box", band=0.0, n_iter=1000,
     size = problem.size
     box = query_set == "box"
     scale = 1.0 / M if box else 1.0
-    log_x = xp.zeros((size,), dtype=like.dtype, device=_dev(like)) - math.log(size)
+    log_x = xp.zeros((size,), dtype=like.dtype, device=_device(like)) - math.log(size)
     init = -math.log(2.0) if box else 0.0
     lam_p = [xp.zeros_like(a) + init for a in answers]
     lam_n = [xp.zeros_like(a) + init for a in answers]
@@ -351,7 +351,7 @@ def _batches(problem, n_steps, backend):
     n = problem.n
     batch = n // n_steps
     perm = backend.rng.permutation(n)
-    return [problem.records[perm[t * batch:(t + 1) * batch]] for t in range(n_steps)], batch
+    return [problem.records[perm[t * batch:(t + 1) * batch]] for t in range(n_steps)]
 
 
 def private_game_schedule(problem, budget, n_iter=None):
@@ -378,18 +378,17 @@ def private_game_schedule(problem, budget, n_iter=None):
     return T, B, tau_x, tau_y, eps_step, rule
 
 
-def solve_private_game(problem, budget, backend, ledger, *, n_iter=None, tol=None,
-                       progress=None):
+def solve_private_game(problem, budget, backend, ledger, *, n_iter=None, progress=None):
     """Paper 002 Thm 1.1's variant (notes 002 §6.7 option 2), exactly accounted."""
     _check_relation(problem, "smd_private_game")
     xp = backend.xp
     T, B, tau_x, tau_y, eps_step, rule = private_game_schedule(problem, budget, n_iter)
-    batches, _ = _batches(problem, T, backend)
+    batches = _batches(problem, T, backend)
     eps_draw = 2.0 * tau_y / B  # <= eps_step; the draw ~ exp(tau_y G_y) is 2 tau_y / B-DP
     ledger.exponential(eps_draw, count=T, label="query-player vertex (exponential mechanism)")
     like = problem.counts(backend, problem.records[:0])
     g_x = xp.zeros_like(like)
-    g_y = [xp.zeros((problem.cells(k),), dtype=like.dtype, device=_dev(like))
+    g_y = [xp.zeros((problem.cells(k),), dtype=like.dtype, device=_device(like))
            for k in range(len(problem.marginals))]
     x_sum = xp.zeros_like(like)
     sizes = [problem.cells(k) for k in range(len(problem.marginals))]
@@ -446,18 +445,18 @@ def vertex_schedule(problem, budget, n_iter=None, L0=1.0):
     return T, B, tau, eps_step, rule
 
 
-def solve_vertex(problem, budget, backend, ledger, *, n_iter=None, tol=None, progress=None):
+def solve_vertex(problem, budget, backend, ledger, *, n_iter=None, progress=None):
     """Paper 002 Algorithm 1 as printed (K = 1, y-update as ascent), exactly accounted."""
     _check_relation(problem, "smd_vertex")
     xp = backend.xp
     T, B, tau, eps_step, rule = vertex_schedule(problem, budget, n_iter)
-    batches, _ = _batches(problem, T, backend)
+    batches = _batches(problem, T, backend)
     eps_draw = 4.0 * tau / B  # Prop. 3.3 proof, step 3 (L0 = 1): <= eps_step
     ledger.exponential(eps_draw, count=4 * T, label="vertex samples (2 players x (K+1), K=1)")
     like = problem.counts(backend, problem.records[:0])
     sizes = [problem.cells(k) for k in range(len(problem.marginals))]
     g_x = xp.zeros_like(like)
-    g_y = [xp.zeros((c,), dtype=like.dtype, device=_dev(like)) for c in sizes]
+    g_y = [xp.zeros((c,), dtype=like.dtype, device=_device(like)) for c in sizes]
     out = np.zeros(problem.size)
     for t in range(T):
         # vertex samples of both players (exponential mechanisms, Prop. 3.3)
@@ -490,9 +489,3 @@ def _onehot(c, n):
     v = np.zeros(n)
     v[c] = 1.0
     return v
-
-
-def _dev(x):
-    import array_api_compat
-
-    return array_api_compat.device(x)

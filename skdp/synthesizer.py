@@ -303,7 +303,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
-        "accountant": [None, object],
+        "accountant": "no_validation",  # resolved (and type-checked) by the mixin
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

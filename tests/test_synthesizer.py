@@ -328,3 +328,11 @@ def test_array_api_strict_matches_numpy():
     np.testing.assert_allclose(np.asarray(est.histogram_), ref.histogram_, rtol=1e-10,
                                atol=1e-14)
     assert est.n_iter_ == ref.n_iter_
+
+
+def test_parameter_constraints_are_validated():
+    from sklearn.utils.estimator_checks import check_param_validation
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check_param_validation("SaddlePointSynthesizer", SaddlePointSynthesizer(random_state=0))

@@ -363,7 +363,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             rho_domain = self.domain_share * rho
             self._private_domain(columns, values, rho_domain, delta - delta_main,
                                  backend.rng, ledger)
-            budget = Budget(rho - rho_domain, epsilon, delta, exclusive=False)
+            rest = rho if math.isinf(rho) else rho - rho_domain
+            budget = Budget(rest, epsilon, delta, exclusive=False)
         else:
             self._public_domain(columns, values)
             mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)

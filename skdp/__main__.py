@@ -217,7 +217,8 @@ def build_parser():
     p.add_argument("--domain", help="JSON: column -> list of categories or [low, high] bounds "
                                     "(write bounds as {\"low\": l, \"high\": h})")
     p.add_argument("--n-bins", type=int, default=None, help="bins per numeric column")
-    p.add_argument("--solver", default="smd")
+    p.add_argument("--solver", default="smd",
+                   choices=["smd", "smd_linf", "smd_private_game", "smd_vertex", "mwem"])
     p.add_argument("--n-samples", type=int, default=None, help="rows to write (default: n)")
     p.add_argument("--holdout", help="held-out CSV: print the synthetic marginals' error on it")
     p.add_argument("--plot", help="PNG with the 1-way marginals side by side")

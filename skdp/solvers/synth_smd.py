@@ -292,7 +292,7 @@ DISCREPANCY = 0.9
 
 Chosen on exploratory runs (other discretisations of the digits and breast
 cancer tables, notes in ``benchmarks/RESULTS_synthesizer.md``): the 2-way
-error of the iterates was lowest slightly below the noise level (0.8-1.0)."""
+error of the iterates was lowest slightly below the noise level (0.75-0.97)."""
 
 
 def noise_level(problem, sigma, n_est, query_set="box"):

@@ -8,14 +8,16 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .exceptions import PrivacyLeakWarning
+from .privacy.accountant import BudgetAccountant
 
-__all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "check_epsilon_delta", "check_bound",
+__all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta", "check_bound",
            "clip_rows", "warn_privacy_leak"]
 
 # epsilon in (0, inf] (inf: no privacy, for reference fits); delta in [0, 1).
 EPSILON_CONSTRAINT = [Interval(Real, 0, None, closed="right")]
 DELTA_CONSTRAINT = [Interval(Real, 0, 1, closed="left")]
 BOUND_CONSTRAINT = [Interval(Real, 0, None, closed="neither")]
+ACCOUNTANT_CONSTRAINT = [None, BudgetAccountant]
 
 
 def check_epsilon_delta(epsilon, delta, *, need_delta=False):

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, make_rng, to_numpy
 from ._base import PrivacyMixin
-from ._validation import (DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta,
+from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta,
                           warn_privacy_leak)
 from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
                                  gaussian_sigma)
@@ -303,7 +303,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
-        "accountant": "no_validation",  # resolved (and type-checked) by the mixin
+        "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

@@ -6,11 +6,15 @@ describes); ``xfail_strict`` turns an unexpected pass into a failure.
 """
 
 import inspect
+import warnings
+
+import pytest
 
 from sklearn.base import BaseEstimator
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
 import skdp
+from skdp import PrivacyLeakWarning
 from _toy import NoisyMeanRegressor
 
 
@@ -28,3 +32,12 @@ def _expected_failed_checks(estimator):
                          expected_failed_checks=_expected_failed_checks, xfail_strict=True)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("cls", public_estimators() + [NoisyMeanRegressor],
+                         ids=lambda c: c.__name__)
+def test_parameter_constraints(cls):
+    """Constraints cover exactly the constructor parameters and reject bad values."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check_param_validation(cls.__name__, cls(random_state=0))

@@ -24,7 +24,10 @@ i.e. DP gradient descent on the average risk); and every solver of
 given (each worst-group fit estimates them privately, 15% of its budget),
 except in the row "noisy_gd, public group sizes" (sizes treated as public
 knowledge, e.g. published class priors).
-``delta = 1e-6``. Prints one markdown table per dataset: mean (std) over seeds.
+``delta = 1e-6``. Prints one markdown table per dataset: mean (std) over seeds;
+fit times are CPU seconds of this process (``time.process_time``: less
+sensitive than wall time to other jobs on a shared machine; BLAS threads are
+counted).
 """
 
 import argparse
@@ -100,14 +103,14 @@ def run(name, eps_list, seeds):
                     sizes = np.bincount(gtr if with_groups else ytr)
                     model = PrivateMinimaxClassifier(epsilon=eps, group_sizes=sizes,
                                                      random_state=seed)
-                start = time.perf_counter()
+                start = time.process_time()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     if with_groups:
                         model.fit(Xtr, ytr, groups=gtr)
                     else:
                         model.fit(Xtr, ytr)
-                seconds = time.perf_counter() - start
+                seconds = time.process_time() - start
                 acc, worst = evaluate(model, Xte, yte, gte)
                 rows.setdefault((label, eps), []).append((acc, worst, seconds))
     return rows
@@ -117,7 +120,7 @@ def table(name, rows, eps_list):
     labels = list(dict.fromkeys(label for label, _ in rows))
     head = "| model | " + " | ".join(f"eps={e:g}" for e in eps_list) + " |"
     lines = [f"### {name}: worst-group accuracy / overall accuracy (mean over seeds), "
-             "median fit seconds", "", head, "|" + "---|" * (len(eps_list) + 1)]
+             "median fit CPU seconds", "", head, "|" + "---|" * (len(eps_list) + 1)]
     for label in labels:
         cells = []
         for eps in eps_list:

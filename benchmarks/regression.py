@@ -257,7 +257,9 @@ def rates(args):
     d, rho = 10, 1.0
     theory = {("least squares", "spider"): -2.0, ("least squares", "ppm"): -2.0,
               ("least squares", "adaptive_gd"): -1.0, ("quartic", "spider"): -4 / 3,
-              ("quartic", "adaptive_gd"): -1.0}
+              ("quartic", "adaptive_gd"): -2 / 3}
+    # Thm 4 (adaptive_gd): u**(2k/(4-k)) + (1/(n sqrt(rho)))**(k/2), u = sqrt(d)/(n sqrt(rho)):
+    # slopes -2 and -1 at k = 2 (so -1), -1 and -2/3 at k = 4/3 (so -2/3 for large n)
     solvers = {"spider": spider, "ppm": ppm, "adaptive_gd": adaptive_gd}
     print(f"\n### Rate check: median excess empirical risk over {args.seeds} seeds, "
           f"rho={rho} (d={d} for least squares, 3 for the quartic)\n")

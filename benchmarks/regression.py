@@ -6,6 +6,7 @@ Run (from the repository root)::
     python benchmarks/regression.py utility --data generated --n 100000
     python benchmarks/regression.py rates
     python benchmarks/regression.py ablation --data generated --n 100000
+    python benchmarks/regression.py mlp --n 20000 --seeds 3
 
 ``utility`` prints, for each epsilon in {0.1, 0.5, 1, 2, 5, inf} and 5 seeds
 (each seed: its own 70/30 split and noise), the mean (and sd) test R^2 and
@@ -218,6 +219,32 @@ def ablation(args):
               f"{np.mean(iters):.1f} | {np.mean(exact):.3f} |")
 
 
+def mlp(args):
+    """Test R^2 of the one-hidden-layer model on a nonlinear generated table."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.7, 0.7, size=(args.n, 2))
+    y = np.sin(3 * X[:, 0]) * 0.6 + 0.3 * X[:, 1] ** 2 + 0.05 * rng.normal(size=args.n)
+    variants = {"linear, auto": dict(), "mlp, auto": dict(model="mlp"),
+                "mlp, noisy_gd": dict(model="mlp", solver="noisy_gd"),
+                "mlp, stationary_gd": dict(model="mlp", solver="stationary_gd")}
+    epsilons = [0.5, 1.0, 2.0, math.inf]
+    print(f"\n### mlp (16 tanh units) on y = 0.6 sin(3 x1) + 0.3 x2^2 + noise, n={args.n}: "
+          f"test R^2, mean (sd) over {args.seeds} seeds\n")
+    print("| model, solver | " + " | ".join(f"eps={e}" for e in epsilons) + " |")
+    print("|---" * (len(epsilons) + 1) + "|")
+    for label, kw in variants.items():
+        cells = []
+        for eps in epsilons:
+            scores = []
+            for seed in range(args.seeds):
+                Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed)
+                reg = KLAdaptiveRegressor(epsilon=eps, delta=DELTA, random_state=seed,
+                                          **kw).fit(Xtr, ytr)
+                scores.append(r2(reg.predict(Xte), yte))
+            cells.append(f"{np.mean(scores):.3f} ({np.std(scores):.3f})")
+        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+
+
 # ------------------------------------------------------------------- rates
 class QuarticLoss(SquaredLoss):
     """``phi = (z - y)**4 / 4``: F = a ||w - w*||**4 in the realisable case, kappa = 4/3."""
@@ -294,7 +321,7 @@ def rates(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("task", choices=["utility", "rates", "ablation"])
+    parser.add_argument("task", choices=["utility", "rates", "ablation", "mlp"])
     parser.add_argument("--data", choices=["diabetes", "generated"], default="diabetes")
     parser.add_argument("--n", type=int, default=100000)
     parser.add_argument("--seeds", type=int, default=5)
@@ -302,7 +329,7 @@ def main():
                         help="rates: which problem")
     parser.add_argument("--sizes", default="8000,32000,128000", help="rates: sample sizes")
     args = parser.parse_args()
-    {"utility": utility, "rates": rates, "ablation": ablation}[args.task](args)
+    {"utility": utility, "rates": rates, "ablation": ablation, "mlp": mlp}[args.task](args)
 
 
 if __name__ == "__main__":

@@ -386,6 +386,27 @@ def test_snr_trades_steps_for_noise():
     np.testing.assert_allclose(s2[0], s1[0] / 2)
 
 
+@pytest.mark.parametrize("solver", ["spider", "ppm", "noisy_gd"])
+def test_iteration_cap_is_applied_before_noise(solver):
+    """Capped schedules spend the whole budget on the queries that run."""
+    X, y = make_data(n=3000)
+    reg = KLAdaptiveRegressor(solver=solver, max_iter=40, precondition=0, random_state=0,
+                              **solver_kwargs(solver)).fit(X, y)
+    assert reg.n_iter_ <= 40
+    planned = sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log())
+    if solver != "spider":  # spider's rounds may stop early (post-processing)
+        assert planned == pytest.approx(reg.rho_, rel=1e-9)
+
+
+def test_stationary_gd_releases_an_iterate_of_the_trajectory():
+    X, y = make_data(n=3000)
+    reg = KLAdaptiveRegressor(solver="stationary_gd", random_state=0).fit(X, y)
+    chosen = reg.history_[-1]["selected"]
+    assert 0 <= chosen <= len(reg.history_) - 1
+    labels = [e["label"] for e in reg.privacy_ledger_.log()]
+    assert labels[-1] == "select iterate" and labels.count("select iterate") == 1
+
+
 def test_history_and_ledger_are_logged():
     X, y = make_data()
     reg = KLAdaptiveRegressor(random_state=0).fit(X, y)

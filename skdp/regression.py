@@ -12,8 +12,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
-from ._validation import (BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
-                          check_epsilon_delta, clip_rows, warn_privacy_leak)
+from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
+                          EPSILON_CONSTRAINT, check_epsilon_delta, clip_rows, warn_privacy_leak)
 from .losses import LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
@@ -227,7 +227,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         "beta": [Interval(Real, 0, 1, closed="neither")],
         "theory": ["boolean"],
         "solver_options": [dict, None],
-        "accountant": [None, object],
+        "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

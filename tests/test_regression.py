@@ -114,7 +114,8 @@ def test_adaptive_gd_norm_noise_sd():
     norms = []
     for seed in range(300):
         reg = KLAdaptiveRegressor(epsilon=eps, delta=delta, solver="adaptive_gd", precondition=0,
-                                  clip_norm=1.0, fit_intercept=False, random_state=seed)
+                                  max_iter=1, clip_norm=1.0, fit_intercept=False,
+                                  random_state=seed)
         reg.fit(np.zeros((n, d)), np.zeros(n))
         norms.append(reg.history_[0]["noisy_norm"])
     assert stats.kstest(np.array(norms) / sigma_hat, "norm").pvalue > 1e-3

@@ -18,7 +18,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._backend import Backend, get_namespace, to_numpy
 from ._base import PrivacyMixin
-from ._validation import BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta
+from ._validation import (BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
+                          check_epsilon_delta, warn_privacy_leak)
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
 from .solvers.classification_losses import LOSSES, LinearData, row_norms
 from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
@@ -66,8 +67,10 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
     **Privacy.** (epsilon, delta)-DP with respect to replacing one record
     ``(x, y, group)`` (so ``n`` is public). Rows of ``X`` are scaled to l2
     norm at most the public ``feature_bound`` (in ``fit`` and in ``predict``).
-    The group labels (classes) are treated as public metadata, the group
-    *sizes* are not: pass them in ``group_sizes``, or they are released with
+    The classes are treated as public metadata (as in every scikit-learn
+    classifier); the set of groups is public when ``group_sizes`` is a dict,
+    and a :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it is read
+    from the ``groups`` passed to ``fit``. The group *sizes* are not public: pass them in ``group_sizes``, or they are released with
     the Gaussian mechanism (l2-sensitivity ``sqrt 2``) at a
     ``GROUP_SIZE_SHARE = 15%`` share of the zCDP budget (Bun–Steinke 2016,
     Prop. 1.6) and floored at ``n / (4 m)``. Each solver's docstring names the theorems behind its
@@ -284,6 +287,9 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
                     raise ValueError(f"groups contains labels not in group_sizes: {unknown[:5]!r}.")
             else:
                 labels = np.unique(groups)
+                warn_privacy_leak("The set of group labels",
+                                  "Pass group_sizes as a dict {group: size} to fix the groups "
+                                  "publicly.")
             return np.searchsorted(labels, groups), labels
         if self.group_by is None:
             return np.zeros(n, dtype=np.int64), np.asarray([0])

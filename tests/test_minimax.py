@@ -68,7 +68,7 @@ def _fit_lp(solver, n, epsilon, seed=0):
     X, y, groups = _lp_data(n)
     clf = PrivateMinimaxClassifier(epsilon=epsilon, solver=solver, radius=1.0,
                                    feature_bound=math.sqrt(2), fit_intercept=False,
-                                   group_sizes=[n // 3] * 3, random_state=seed)
+                                   group_sizes={g: n // 3 for g in range(3)}, random_state=seed)
     clf.fit(X, y, groups=groups)
     norm = "l1" if solver.startswith("smd") else "l2"
     return clf, _duality_gap(clf.coef_[0], clf.group_weights_, 1.0, norm)
@@ -311,6 +311,15 @@ def test_bad_parameters(params, match):
         PrivateMinimaxClassifier(**params).fit(X, y)
 
 
+def test_group_labels_from_data_warn():
+    from skdp.exceptions import PrivacyLeakWarning
+
+    X, y = _bc()
+    groups = np.arange(len(y)) % 2
+    with pytest.warns(PrivacyLeakWarning, match="group labels"):
+        PrivateMinimaxClassifier(n_iter=2, random_state=0).fit(X, y, groups=groups)
+
+
 def test_bad_data():
     X, y = _bc()
     clf = PrivateMinimaxClassifier(random_state=0)
@@ -327,6 +336,8 @@ def test_bad_data():
         clf.fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="groups"):
         clf.fit(X, y, groups=np.zeros(3))
+    with pytest.raises(ValueError, match="group_sizes"):
+        PrivateMinimaxClassifier(group_sizes={"a": 10}).fit(X, y)
     sized = PrivateMinimaxClassifier(group_sizes={"a": 10, "b": 10})
     with pytest.raises(ValueError, match="not in group_sizes"):
         sized.fit(X, y, groups=np.where(y == 1, "a", "c"))

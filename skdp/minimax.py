@@ -18,7 +18,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._backend import Backend, get_namespace, to_numpy
 from ._base import PrivacyMixin
-from ._validation import (BOUND_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
+from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
+                          EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_privacy_leak)
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
 from .solvers.classification_losses import LOSSES, LinearData, row_norms
@@ -186,7 +187,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         "group_sizes": [dict, "array-like", None],
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "theory": ["boolean"],
-        "accountant": [None, object],
+        "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

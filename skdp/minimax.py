@@ -39,7 +39,7 @@ def resolve_solver(n_samples, n_features, epsilon):
     """The solver ``solver="auto"`` runs.
 
     Rule (backed by ``benchmarks/minimax.py``, see
-    ``benchmarks/RESULTS_minimax.md``): ``"noisy_gd"`` whenever one full pass
+    ``benchmarks/RESULTS.md``): ``"noisy_gd"`` whenever one full pass
     per step is affordable (``n_samples * n_features <= 2e8``), else
     ``"sgda"`` (a few shuffled passes of mini-batches). The l1 mirror-descent
     solvers of paper 002 and the MLMC solver of paper 000 are never chosen:

@@ -214,7 +214,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         gap; ``'auto'`` stops it when the residual of the averaged histogram
         falls to 0.9 times the expected size of the measurement noise (the
         discrepancy principle: solving the noisy game further fits the noise;
-        measured in ``benchmarks/RESULTS_synthesizer.md``).
+        measured in ``benchmarks/RESULTS.md``).
     domain_share : float, default=0.1
         Share of the zCDP budget spent on the domain when ``domain='private'``.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'

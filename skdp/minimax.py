@@ -230,11 +230,24 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted classifier.
         """
+        state = dict(self.__dict__)
+        try:
+            return self._fit(X, y, groups)
+        except BaseException:
+            # atomic fit (issue 8): an error or an interrupt (KeyboardInterrupt
+            # included) leaves the estimator exactly as it was; nothing was
+            # charged to the accountant, which is charged last
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+
+    def _fit(self, X, y, groups=None):
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
         accountant = self._check_budget()
         X, y, xp = self._validate_fit_data(X, y)
+        X = _finite_norm_rows(X, self.feature_bound, xp)
         n = X.shape[0]
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if self.classes_.shape[0] < 2:
@@ -340,6 +353,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.n_features_in_} features as input.")
+        X = _finite_norm_rows(X, self.feature_bound, xp)
         norms = row_norms(X, xp)
         scale = xp.minimum(xp.ones_like(norms),
                            self.feature_bound / xp.maximum(norms, xp.full_like(norms, 1e-300)))
@@ -410,6 +424,23 @@ def _check_array_api_X(X, xp):
     if not bool(xp.all(xp.isfinite(X))):
         raise ValueError("Input X contains NaN or infinity.")
     return X
+
+
+def _finite_norm_rows(X, bound, xp):
+    """``X`` with every row whose l2 norm overflows (entries near 1e155 and up)
+    replaced by its clipped value: the same direction, norm ``bound``.
+
+    Without it the clipping scale is ``bound / inf = 0`` and ``0 * inf`` gives
+    NaN. Rows of finite norm are untouched (the solvers clip them).
+    """
+    norms = row_norms(X, xp)
+    bad = ~xp.isfinite(norms)
+    if not bool(xp.any(bad)):
+        return X
+    peak = xp.max(xp.abs(X), axis=1, keepdims=True)
+    unit = X / xp.where(bad[:, None], peak, xp.ones_like(peak))
+    unit = unit / xp.where(bad, row_norms(unit, xp), xp.ones_like(norms))[:, None]
+    return xp.where(bad[:, None], unit * bound, X)
 
 
 def _public_sizes(group_sizes, labels):

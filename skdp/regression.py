@@ -313,7 +313,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
 
     def _design(self, X, xp):
         """Clipped features, plus the constant column for a linear intercept."""
-        X = clip_rows(X, self.feature_bound_, xp)
+        X = _clip_rows(X, self.feature_bound_, xp)
         if self.fit_intercept and self.model == "linear":
             ones = xp.full((X.shape[0], 1), self.feature_bound_, dtype=X.dtype,
                            device=array_api_compat.device(X))
@@ -366,6 +366,18 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         self : KLAdaptiveRegressor
             Fitted estimator.
         """
+        state = dict(self.__dict__)
+        try:
+            return self._fit(X, y)
+        except BaseException:
+            # atomic fit (issue 8): an error or an interrupt (KeyboardInterrupt
+            # included) leaves the estimator exactly as it was; nothing was
+            # charged to the accountant, which is charged last
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+
+    def _fit(self, X, y):
         check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p)
         gamma, kappa = self._kl_constants(loss)
@@ -442,7 +454,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
                                  "to fit().")
         X = validate_data(self, X, reset=False, dtype=self._float_dtypes(X))
         xp = get_namespace(X)
-        X = clip_rows(X, self.feature_bound_, xp)
+        X = _clip_rows(X, self.feature_bound_, xp)
         if self.model == "mlp":
             if self._precond is not None:
                 X = X @ xp.astype(self._precond, X.dtype)
@@ -461,6 +473,24 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
 
     def _expected_failed_checks(self):
         return {}
+
+
+def _clip_rows(X, bound, xp):
+    """:func:`~skdp._validation.clip_rows`, also for rows whose l2 norm overflows.
+
+    A row with entries near 1e155 and up has ``sum(x**2) = inf``, which
+    ``clip_rows`` scales by ``bound / inf = 0``; such a row is replaced by its
+    clipped value (its direction, norm ``bound``). Other rows are untouched.
+    """
+    norms = xp.sqrt(xp.sum(X * X, axis=1))
+    bad = ~xp.isfinite(norms)
+    if bool(xp.any(bad)):
+        peak = xp.max(xp.abs(X), axis=1, keepdims=True)
+        unit = X / xp.where(bad[:, None], peak, xp.ones_like(peak))
+        unit_norm = xp.sqrt(xp.sum(unit * unit, axis=1))
+        unit = unit / xp.where(bad, unit_norm, xp.ones_like(norms))[:, None]
+        X = xp.where(bad[:, None], unit * bound, X)
+    return clip_rows(X, bound, xp)
 
 
 def _is_numpy(xp):

@@ -342,6 +342,18 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self : SaddlePointSynthesizer
             The fitted synthesizer.
         """
+        state = dict(self.__dict__)
+        try:
+            return self._fit(X, y)
+        except BaseException:
+            # atomic fit (issue 8): an error or an interrupt (KeyboardInterrupt
+            # included) leaves the estimator exactly as it was; nothing was
+            # charged to the accountant, which is charged last
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+
+    def _fit(self, X, y=None):
         self._validate_params()
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if self.solver != "smd" and self.neighbouring != "replace_one":
@@ -383,7 +395,6 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         result = solve(problem, budget, backend, ledger, **kwargs)
         if self.verbose:
             print(file=sys.stderr)
-        self._record_spend(accountant, ledger)
 
         self._columns = columns
         self.histogram_ = backend.xp.reshape(result.histogram, shape)
@@ -397,6 +408,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.duality_gap_ = float(result.gap)
         self.step_rule_ = result.info.get("step_rule")
         self.solver_info_ = dict(result.info)
+        self._record_spend(accountant, ledger)  # last: fit is atomic (see fit)
         return self
 
     def _progress(self, t, total, gap):
@@ -735,7 +747,10 @@ def _derive(col, values, n_bins):
         col.n_bins = 1 if col.high == col.low else n_bins
         col.integer = integer
         return
-    col.categories = sorted(set(values), key=lambda v: (str(type(v)), str(v)))
+    distinct = {}  # by _key, as encode() looks them up: a set() would merge True and 1
+    for v in values:
+        distinct.setdefault(_key(v), v)
+    col.categories = sorted(distinct.values(), key=lambda v: (str(type(v)), str(v)))
 
 
 def _needs_threshold(col, values):

@@ -1,0 +1,781 @@
+"""Hostile input and failure behaviour of the public estimators (issue 8, items 2 and 4).
+
+Every case gives either a clear error (``ValueError`` / ``TypeError`` whose
+message names the problem) or a correct result (finite coefficients /
+samples), and never a silent spend: each fit gets a fresh
+:class:`~skdp.BudgetAccountant`, a fit that raised must have recorded nothing
+and a fit that succeeded exactly one spend.
+
+Failure contract (checked below): ``fit`` is atomic. When it raises anything
+(a validation error, a solver's exception, ``KeyboardInterrupt``), the
+estimator's ``__dict__`` is exactly what it was before the call: a fresh
+estimator holds no fitted attribute at all (not even ``n_features_in_``,
+which sklearn's validation sets before the solver runs: half a fit is no
+fit), and a previously fitted one keeps its previous fitted state (coefficients,
+histogram, ``privacy_spent_``), which is consistent with the previous spend
+the accountant holds. The accountant is charged only by a fit that returns:
+a solver interrupted after running some mechanisms released nothing (its noisy
+iterates die with it), so no spend is recorded (the interrupt tests charge the
+fit's ledger before raising, to check this). Pickling a fitted estimator
+round-trips exactly (fitted attributes, predictions, samples for a given
+``random_state``).
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import skdp
+from skdp import minimax, regression, synthesizer
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.privacy.accounting import PrivacyLedger
+
+SYNTH, CLF, REG = "synth", "clf", "reg"
+ALL = [SYNTH, CLF, REG]
+D = 3  # features in every case
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        yield
+
+
+def make(kind, accountant, **params):
+    """A small, fast estimator charging ``accountant``."""
+    if kind == SYNTH:
+        base = dict(domain={j: (0.0, 1.0) for j in range(D)}, n_bins=3, n_iter=20)
+        return skdp.SaddlePointSynthesizer(accountant=accountant, random_state=0,
+                                           **{**base, **params})
+    if kind == CLF:
+        base = dict(n_iter=5, solver="noisy_gd")
+        return skdp.PrivateMinimaxClassifier(accountant=accountant, random_state=0,
+                                             **{**base, **params})
+    base = dict(max_iter=5, precondition=0)
+    return skdp.KLAdaptiveRegressor(accountant=accountant, random_state=0, **{**base, **params})
+
+
+def data(kind, n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, size=(n, D)) / 2
+    if kind == CLF:
+        return X, (X[:, 0] > 0.25).astype(int)
+    if kind == REG:
+        return X, X @ np.array([1.0, -0.5, 0.2])
+    return X, None
+
+
+def fit(est, X, y, **kw):
+    return est.fit(X, **kw) if y is None else est.fit(X, y, **kw)
+
+
+def output(est, X):
+    """The released thing to compare: samples (synth) or predictions."""
+    if isinstance(est, skdp.SaddlePointSynthesizer):
+        return est.sample(30, random_state=1)
+    return est.predict(X)
+
+
+def fitted_attrs(est):
+    return {k: v for k, v in vars(est).items() if k.endswith("_") or k.startswith("_")}
+
+
+def assert_same(a, b):
+    assert type(a) is type(b) or np.isscalar(a)
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert_same(a[k], b[k])
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for u, v in zip(a, b):
+            assert_same(u, v)
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, (float, int, str, bool, np.generic)) or a is None:
+        assert a == b or (a != a and b != b)
+
+
+def assert_ok(est, acc, X):
+    """A successful fit: finite release, one spend within the budget."""
+    assert len(acc.spends) == 1
+    eps, _ = est.privacy_spent_
+    assert eps <= est.epsilon * (1 + 1e-9)
+    if isinstance(est, skdp.SaddlePointSynthesizer):
+        h = np.asarray(est.histogram_)
+        assert np.all(np.isfinite(h)) and np.all(h >= -1e-12)
+        assert h.sum() == pytest.approx(1.0)
+        s = np.asarray(est.sample(10))
+        assert s.shape == (10, est.n_features_in_)
+        if s.dtype.kind == "f":
+            assert np.all(np.isfinite(s))
+        return
+    assert np.all(np.isfinite(np.asarray(est.coef_)))
+    assert np.all(np.isfinite(np.asarray(est.intercept_)))
+    pred = est.predict(X)
+    assert pred.shape == (X.shape[0],)
+    if pred.dtype.kind == "f":
+        assert np.all(np.isfinite(pred))
+
+
+def assert_refused(est, acc, X, y, match, exc=(ValueError, TypeError), **kw):
+    """A refused fit: clear error, no spend, no fitted state."""
+    with pytest.raises(exc, match=match):
+        fit(est, X, y, **kw)
+    assert acc.spends == []
+    assert acc.total() == (0.0, 0.0)
+    assert fitted_attrs(est) == {}
+
+
+def fresh(kind, **params):
+    acc = skdp.BudgetAccountant()
+    return make(kind, acc, **params), acc
+
+
+# ---------------------------------------------------------------------------
+# Non-finite values
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_X_is_refused(kind, bad):
+    X, y = data(kind)
+    X[3, 1] = bad
+    est, acc = fresh(kind)
+    assert_refused(est, acc, X, y, "(?i)nan|inf")
+
+
+@pytest.mark.parametrize("kind", [CLF, REG])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_y_is_refused(kind, bad):
+    X, y = data(kind)
+    y = y.astype(float)
+    y[2] = bad
+    est, acc = fresh(kind)
+    assert_refused(est, acc, X, y, "(?i)nan|inf|unknown|label")
+
+
+def test_non_finite_object_column_is_refused():
+    X = np.array([["a", 1.0], ["b", np.nan], ["a", 2.0]], dtype=object)
+    est, acc = fresh(SYNTH, domain=None)
+    assert_refused(est, acc, X, None, "(?i)nan|missing")
+
+
+# ---------------------------------------------------------------------------
+# Magnitudes
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("scale", [1e300, -1e300, 1e-300, 1e-320])
+def test_extreme_magnitudes_give_finite_results(kind, scale):
+    X, y = data(kind)
+    X = X * scale
+    est, acc = fresh(kind)
+    fit(est, X, y)
+    assert_ok(est, acc, X)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_synthesizer_derived_domain_extreme_magnitudes(scale):
+    X, _ = data(SYNTH)
+    X = (X - 0.25) * 4 * scale  # values of both signs, spread +-scale
+    est, acc = fresh(SYNTH, domain=None)
+    fit(est, X, None)
+    assert_ok(est, acc, X)
+
+
+@pytest.mark.parametrize("kind", [REG])
+def test_huge_targets_are_clipped(kind):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    fit(est, X, y * 1e300)
+    assert_ok(est, acc, X)
+
+
+# ---------------------------------------------------------------------------
+# Degenerate shapes and values
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ALL)
+def test_constant_columns(kind):
+    X, y = data(kind)
+    X[:, 1] = 0.3
+    X[:, 2] = 0.0
+    est, acc = fresh(kind)
+    fit(est, X, y)
+    assert_ok(est, acc, X)
+
+
+def test_synthesizer_constant_column_derived_domain():
+    X, _ = data(SYNTH)
+    X[:, 0] = 7.5
+    est, acc = fresh(SYNTH, domain=None)
+    fit(est, X, None)
+    assert_ok(est, acc, X)
+    assert np.all(est.sample(20)[:, 0] == 7.5)
+
+
+def test_regressor_constant_target():
+    X, y = data(REG)
+    est, acc = fresh(REG)
+    fit(est, X, np.full_like(y, 0.4))
+    assert_ok(est, acc, X)
+
+
+def test_classifier_single_class_is_refused():
+    X, y = data(CLF)
+    est, acc = fresh(CLF)
+    assert_refused(est, acc, X, np.ones_like(y), "(?i)class")
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_single_sample(kind):
+    X, y = data(kind, n=1)
+    est, acc = fresh(kind)
+    if kind == CLF:  # one sample is one class
+        assert_refused(est, acc, X, y, "(?i)class")
+        return
+    fit(est, X, y)
+    assert_ok(est, acc, X)
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_no_sample_is_refused(kind):
+    X, y = data(kind, n=0)
+    est, acc = fresh(kind)
+    assert_refused(est, acc, X, y, "(?i)0 sample|sample")
+
+
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("shape", [(10,), (2, 5, D)])
+def test_wrong_dimensions_are_refused(kind, shape):
+    X = np.zeros(shape)
+    y = None if kind == SYNTH else np.arange(shape[0]) % 2
+    est, acc = fresh(kind)
+    assert_refused(est, acc, X, y, "(?i)2d|dim|reshape")
+
+
+@pytest.mark.parametrize("kind", [CLF, REG])
+def test_mismatched_lengths_are_refused(kind):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    assert_refused(est, acc, X, y[:-3], "(?i)inconsistent|samples")
+
+
+# ---------------------------------------------------------------------------
+# Groups (classifier)
+# ---------------------------------------------------------------------------
+def test_classifier_empty_public_group():
+    X, y = data(CLF)
+    groups = np.where(X[:, 1] > 0.25, "a", "b")
+    est, acc = fresh(CLF, group_sizes={"a": 20, "b": 20, "never": 5})
+    fit(est, X, y, groups=groups)
+    assert_ok(est, acc, X)
+    assert list(est.group_labels_) == ["a", "b", "never"]
+    assert np.all(np.isfinite(est.group_weights_))
+
+
+def test_classifier_unseen_group_label_is_refused():
+    X, y = data(CLF)
+    groups = np.where(X[:, 1] > 0.25, "a", "intruder")
+    est, acc = fresh(CLF, group_sizes={"a": 20, "b": 20})
+    assert_refused(est, acc, X, y, "(?i)intruder|not in group_sizes", groups=groups)
+
+
+def test_classifier_groups_length_mismatch_is_refused():
+    X, y = data(CLF)
+    est, acc = fresh(CLF)
+    assert_refused(est, acc, X, y, "(?i)groups", groups=np.zeros(len(y) - 1))
+
+
+@pytest.mark.parametrize("sizes", [[20, 0], [20, np.nan], [20, -1], [20, 20, 20]])
+def test_classifier_bad_public_group_sizes_are_refused(sizes):
+    X, y = data(CLF)
+    est, acc = fresh(CLF, group_sizes=sizes)
+    assert_refused(est, acc, X, y, "(?i)group_sizes")
+
+
+def test_classifier_non_finite_groups_labels_fit_or_refuse():
+    X, y = data(CLF)
+    groups = np.where(X[:, 1] > 0.25, 1.0, np.nan)
+    est, acc = fresh(CLF)
+    fit(est, X, y, groups=groups)  # NaN is one more (public-by-warning) group label
+    assert_ok(est, acc, X)
+
+
+# ---------------------------------------------------------------------------
+# Categories (synthesizer)
+# ---------------------------------------------------------------------------
+def test_synthesizer_category_outside_domain_is_refused():
+    X = np.array([["a", "x"], ["b", "y"], ["zzz", "x"]], dtype=object)
+    est, acc = fresh(SYNTH, domain={0: ["a", "b"], 1: ["x", "y"]})
+    assert_refused(est, acc, X, None, "zzz")
+
+
+def test_synthesizer_unseen_category_at_conversion_is_refused():
+    X = np.array([["a", "x"], ["b", "y"], ["a", "x"]] * 5, dtype=object)
+    est, acc = fresh(SYNTH, domain={0: ["a", "b"], 1: ["x", "y"]})
+    est.fit(X)
+    assert_ok(est, acc, X)
+    new = np.array([["a", "x"], ["c", "y"]], dtype=object)
+    with pytest.raises(ValueError, match="'c'"):
+        est.score(new)
+    with pytest.raises(ValueError, match="'c'"):
+        est.workload_error(new)
+    assert len(acc.spends) == 1
+    out = est.sample(40)
+    assert set(out[:, 0]) <= {"a", "b"} and set(out[:, 1]) <= {"x", "y"}
+
+
+def test_synthesizer_private_domain_maps_unseen_to_other():
+    X = np.array([["a", 1], ["b", 2]] * 20, dtype=object)
+    est, acc = fresh(SYNTH, domain="private", epsilon=50.0)
+    est.fit(X)
+    assert_ok(est, acc, X)
+    assert synthesizer.OTHER in est.domain_[0]
+    score = est.score(np.array([["never-seen", 1]], dtype=object))
+    assert np.isfinite(score)
+
+
+def test_synthesizer_pandas_unseen_category_and_missing():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"c": ["a", "b"] * 10, "v": np.linspace(0, 1, 20)})
+    est, acc = fresh(SYNTH, domain={"c": ["a", "b"], "v": (0.0, 1.0)})
+    est.fit(frame)
+    assert_ok(est, acc, frame)
+    with pytest.raises(ValueError, match="'q'"):
+        est.score(frame.assign(c=["q"] * 20))
+    est2, acc2 = fresh(SYNTH, domain={"c": ["a", "b"], "v": (0.0, 1.0)})
+    assert_refused(est2, acc2, frame.assign(c=[None] + ["a"] * 19), None, "(?i)missing|nan")
+
+
+# ---------------------------------------------------------------------------
+# Dtypes and memory layouts
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", [CLF, REG])
+def test_string_features_are_refused(kind):
+    X, y = data(kind)
+    Xs = X.astype(str).astype(object)
+    Xs[0, 0] = "not a number"
+    est, acc = fresh(kind)
+    assert_refused(est, acc, Xs, y, "(?i)string|float|convert")
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_complex_is_refused(kind):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    assert_refused(est, acc, X + 1j, y, "(?i)complex")
+
+
+def test_regressor_string_target_is_refused():
+    X, y = data(REG)
+    est, acc = fresh(REG)
+    assert_refused(est, acc, X, np.array(["high", "low"] * 20), "(?i)float|numeric|convert|string")
+
+
+def test_classifier_continuous_target_is_refused():
+    X, y = data(CLF)
+    est, acc = fresh(CLF)
+    assert_refused(est, acc, X, X[:, 0], "(?i)continuous|unknown label")
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_numeric_object_array_equals_float(kind):
+    X, y = data(kind)
+    a, _ = fresh(kind)
+    b, acc = fresh(kind)
+    fit(a, X, y)
+    fit(b, X.astype(object), y)
+    assert_ok(b, acc, X)
+    np.testing.assert_allclose(np.asarray(output(a, X), float), np.asarray(output(b, X), float))
+
+
+def _layouts(X):
+    ro = X.copy()
+    ro.flags.writeable = False
+    wide = np.repeat(X, 2, axis=1)[:, ::2]  # non-contiguous view with the same values
+    assert not wide.flags.c_contiguous
+    return {"readonly": ro, "non_contiguous": wide, "fortran": np.asfortranarray(X)}
+
+
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("layout", ["readonly", "non_contiguous", "fortran"])
+def test_memory_layouts_give_the_same_fit(kind, layout):
+    X, y = data(kind)
+    ref, _ = fresh(kind)
+    fit(ref, X, y)
+    Xl = _layouts(X)[layout]
+    if y is not None:
+        y = _layouts(y[:, None])[layout][:, 0]
+    est, acc = fresh(kind)
+    fit(est, Xl, y)
+    assert_ok(est, acc, X)
+    assert_same(output(ref, X), output(est, Xl))
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_float32(kind):
+    X, y = data(kind)
+    X32 = X.astype(np.float32)
+    y32 = None if y is None else y.astype(np.float32 if kind == REG else int)
+    est, acc = fresh(kind)
+    fit(est, X32, y32)
+    assert_ok(est, acc, X32)
+    ref, _ = fresh(kind)
+    fit(ref, X, y)
+    if kind == SYNTH:
+        assert est.sample(5).dtype == np.float32
+        np.testing.assert_allclose(est.histogram_, ref.histogram_, atol=1e-4)
+    else:
+        np.testing.assert_allclose(np.asarray(est.coef_, float), np.asarray(ref.coef_, float),
+                                   rtol=1e-3, atol=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# Property-based: any small float table
+# ---------------------------------------------------------------------------
+_values = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.sampled_from([0.0, 1e300, -1e300, 1e-300, -1e-300, 5e-324, 1.0]),
+)
+
+
+@pytest.mark.parametrize("kind", ALL)
+@settings(max_examples=40, deadline=None)
+@given(X=hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.just(D)), elements=_values),
+       seed=st.integers(0, 3))
+def test_any_float_table_fits_or_is_refused_cleanly(kind, X, seed):
+    n = X.shape[0]
+    y = None
+    if kind == CLF:
+        y = np.arange(n) % 2
+    elif kind == REG:
+        y = np.random.default_rng(seed).uniform(-1, 1, n)
+    params = {"domain": None} if kind == SYNTH and seed % 2 else {}
+    est, acc = fresh(kind, **params)
+    if not np.all(np.isfinite(X)) or (kind == CLF and n < 2):
+        assert_refused(est, acc, X, y, "(?i)nan|inf|class")
+        return
+    fit(est, X, y)
+    assert_ok(est, acc, X)
+
+
+# ---------------------------------------------------------------------------
+# Failure behaviour: interrupted fits
+# ---------------------------------------------------------------------------
+def _registry(kind):
+    """(registry dict, key) of the solver the small estimators run."""
+    if kind == SYNTH:
+        return synthesizer._SOLVERS, "smd"
+    if kind == CLF:
+        return minimax.SOLVERS, "noisy_gd"
+    return regression.SOLVERS, "adaptive_gd"
+
+
+def _break_solver(monkeypatch, kind, exc):
+    registry, key = _registry(kind)
+    calls = []
+
+    def broken(*args, **kwargs):
+        calls.append(1)
+        for obj in [*args, *kwargs.values()]:  # charge the fit's ledger, as a solver would
+            ledger = getattr(obj, "ledger", obj)
+            if isinstance(ledger, PrivacyLedger):
+                ledger.gaussian(1.0, 1.0, label="a step run before the interrupt")
+                calls.append("charged")
+                break
+        raise exc("interrupted midway")
+
+    monkeypatch.setitem(registry, key, broken)
+    return calls
+
+
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError, MemoryError])
+def test_interrupted_fit_on_fresh_estimator_leaves_nothing(monkeypatch, kind, exc):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    calls = _break_solver(monkeypatch, kind, exc)
+    before = dict(vars(est))
+    with pytest.raises(exc, match="interrupted"):
+        fit(est, X, y)
+    assert calls == [1, "charged"]  # it failed inside the solver, after a mechanism ran
+    assert acc.spends == []  # nothing was released: the interrupted fit spent nothing
+    assert vars(est).keys() == before.keys()  # no n_features_in_, no classes_, ...
+    assert est.get_params() == before  # parameters untouched
+    with pytest.raises(Exception, match="(?i)not fitted"):
+        output(est, X)
+
+
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError])
+def test_interrupted_refit_keeps_the_previous_fit(monkeypatch, kind, exc):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    fit(est, X, y)
+    old_state = fitted_attrs(est)
+    old_out = output(est, X)
+    _break_solver(monkeypatch, kind, exc)
+    X2, y2 = data(kind, n=25, seed=1)
+    X2 = np.hstack([X2, X2[:, :1]])  # a different number of features, too
+    if kind == SYNTH:
+        est.set_params(domain={j: (0.0, 1.0) for j in range(D + 1)})
+    with pytest.raises(exc, match="interrupted"):
+        fit(est, X2, y2)
+    assert len(acc.spends) == 1  # only the first fit
+    assert_same(fitted_attrs(est), old_state)
+    assert est.n_features_in_ == D
+    assert_same(output(est, X), old_out)
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_refused_refit_keeps_the_previous_fit(kind):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    fit(est, X, y)
+    old_state = fitted_attrs(est)
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="(?i)nan"):
+        fit(est, X, y)
+    assert len(acc.spends) == 1
+    assert_same(fitted_attrs(est), old_state)
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_exhausted_budget_spends_nothing_and_fits_nothing(kind):
+    X, y = data(kind)
+    acc = skdp.BudgetAccountant(epsilon=1.5, delta=1e-3)
+    fit(make(kind, acc), X, y)
+    est = make(kind, acc)
+    with pytest.raises(skdp.exceptions.BudgetExceededError):
+        fit(est, X, y)
+    assert len(acc.spends) == 1
+    assert fitted_attrs(est) == {}
+
+
+# ---------------------------------------------------------------------------
+# Pickling
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ALL)
+def test_pickle_round_trip_is_exact(kind):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    fit(est, X, y)
+    copy = pickle.loads(pickle.dumps(est))
+    assert_same(fitted_attrs(copy), fitted_attrs(est))
+    assert copy.get_params().keys() == est.get_params().keys()
+    assert_same(output(copy, X), output(est, X))
+    if kind == CLF:
+        assert_same(copy.predict_proba(X), est.predict_proba(X))
+        assert_same(copy.decision_function(X), est.decision_function(X))
+    if kind == SYNTH:
+        assert_same(copy.score(X), est.score(X))
+    else:
+        assert_same(copy.score(X, y), est.score(X, y))
+    # the unpickled accountant is a copy: it holds the spend, the original is untouched
+    assert len(copy.accountant.spends) == 1 and len(acc.spends) == 1
+
+
+def test_pickle_round_trip_pandas_synthesizer():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"c": pd.Categorical(["a", "b"] * 10), "v": np.arange(20),
+                          "f": np.linspace(0, 1, 20), "b": [True, False] * 10})
+    est, acc = fresh(SYNTH, domain={"v": (0, 19), "f": (0.0, 1.0)})
+    est.fit(frame)
+    copy = pickle.loads(pickle.dumps(est))
+    a, b = est.sample(15, random_state=3), copy.sample(15, random_state=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert list(a.dtypes) == list(frame.dtypes)
+
+
+@pytest.mark.parametrize("kind", [CLF, REG])
+def test_overflowing_rows_are_clipped_like_large_rows(kind):
+    """Rows of norm 1e300 (whose squared norm overflows) and of norm 1e100 both
+    clip to ``feature_bound`` in the same direction: the same fit."""
+    X, y = data(kind)
+    a, _ = fresh(kind)
+    b, acc = fresh(kind)
+    fit(a, X * 1e100, y)
+    fit(b, X * 1e300, y)
+    assert_ok(b, acc, X)
+    np.testing.assert_allclose(np.asarray(b.coef_), np.asarray(a.coef_), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(b.predict(X * 1e300), a.predict(X * 1e100), rtol=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# Parameters, predict-time input, other containers
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("params, match", [
+    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=-1.0), "epsilon"),
+    (dict(epsilon=float("nan")), "epsilon"), (dict(delta=1.5), "delta"),
+    (dict(delta=-1e-9), "delta"), (dict(solver="no_such_solver"), "solver"),
+])
+def test_bad_parameters_are_refused(kind, params, match):
+    X, y = data(kind)
+    est, acc = fresh(kind, **params)
+    assert_refused(est, acc, X, y, match)
+
+
+@pytest.mark.parametrize("bounds", [(np.nan, 1.0), (0.0, np.inf), (1.0, 0.0)])
+def test_synthesizer_bad_domain_bounds_are_refused(bounds):
+    X, _ = data(SYNTH)
+    est, acc = fresh(SYNTH, domain={0: bounds})
+    assert_refused(est, acc, X, None, "(?i)bounds")
+
+
+def test_synthesizer_domain_naming_unknown_column_is_refused():
+    X, _ = data(SYNTH)
+    est, acc = fresh(SYNTH, domain={"nope": (0.0, 1.0)})
+    assert_refused(est, acc, X, None, "nope")
+
+
+def test_synthesizer_negative_sample_size_is_refused():
+    X, _ = data(SYNTH)
+    est, _ = fresh(SYNTH)
+    est.fit(X)
+    with pytest.raises(ValueError, match="n_samples"):
+        est.sample(-1)
+    assert est.sample(0).shape == (0, D)
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_sparse_input_is_refused(kind):
+    sparse = pytest.importorskip("scipy.sparse")
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    assert_refused(est, acc, sparse.csr_matrix(X), y, "(?i)sparse")
+
+
+@pytest.mark.parametrize("kind", [CLF, REG])
+@pytest.mark.parametrize("dtype", [bool, np.int32, np.uint8])
+def test_integer_and_bool_features(kind, dtype):
+    X, y = data(kind)
+    Xi = (X > 0.25).astype(dtype)
+    est, acc = fresh(kind)
+    fit(est, Xi, y)
+    assert_ok(est, acc, Xi)
+    assert est.coef_.dtype == np.float64
+
+
+@pytest.mark.parametrize("kind", [CLF, REG])
+def test_bad_predict_input_is_refused(kind):
+    X, y = data(kind)
+    est, acc = fresh(kind)
+    fit(est, X, y)
+    with pytest.raises(ValueError, match="(?i)features"):
+        est.predict(X[:, :2])
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="(?i)nan"):
+        est.predict(bad)
+    huge = X * 1e300
+    assert np.all(np.isfinite(np.asarray(est.predict(huge), dtype=float)))
+    assert len(acc.spends) == 1
+
+
+def test_classifier_string_labels_and_rare_class():
+    X, y = data(CLF, n=30)
+    labels = np.array(["no", "yes", "maybe"])[y]
+    labels[0] = "maybe"  # a class of one sample
+    est, acc = fresh(CLF)
+    est.fit(X, labels)
+    assert_ok(est, acc, X)
+    assert set(est.predict(X)) <= {"no", "yes", "maybe"}
+    assert np.all(np.isfinite(est.group_sizes_)) and np.all(est.group_sizes_ > 0)
+
+
+# ---------------------------------------------------------------------------
+# Every solver on the degenerate tables
+# ---------------------------------------------------------------------------
+SOLVER_CASES = (
+    [(SYNTH, dict(solver=s, n_iter=4)) for s in sorted(synthesizer._SOLVERS)]
+    + [(CLF, dict(solver=s, n_iter=3)) for s in sorted(minimax.SOLVERS)]
+    + [(REG, dict(solver=s, max_iter=4, alpha=0.1)) for s in sorted(regression.SOLVERS)]
+    + [(REG, dict(precondition=0.2)), (REG, dict(model="mlp", hidden_units=3))]
+)
+
+
+def _table(kind, variant):
+    X, y = data(kind, n=1 if variant == "single" else 40)
+    if variant == "constant":
+        X[:, :] = 0.3
+    elif variant == "huge":
+        X = X * 1e300
+    elif variant == "tiny":
+        X = X * 1e-300
+    elif variant == "float32":
+        X = X.astype(np.float32)
+        y = None if y is None else y.astype(np.float32 if kind == REG else int)
+    return X, y
+
+
+@pytest.mark.parametrize("variant", ["constant", "single", "huge", "tiny", "float32"])
+@pytest.mark.parametrize("kind, params", SOLVER_CASES,
+                         ids=[f"{k}-{'-'.join(map(str, p.values()))}" for k, p in SOLVER_CASES])
+def test_every_solver_on_degenerate_tables(kind, params, variant):
+    X, y = _table(kind, variant)
+    est, acc = fresh(kind, **params)
+    if kind == CLF and variant in ("single", "constant"):
+        if variant == "single":
+            assert_refused(est, acc, X, y, "(?i)class")
+            return
+        y = np.arange(len(y)) % 2  # constant X: both classes present
+    fit(est, X, y)
+    assert_ok(est, acc, X)
+
+
+_cells = st.one_of(st.sampled_from(["a", "b", "", "é", None, "nan"]), st.integers(-3, 3),
+                   st.floats(allow_nan=True, allow_infinity=True), st.booleans())
+
+
+@settings(max_examples=40, deadline=None)
+@given(cells=st.lists(st.lists(_cells, min_size=2, max_size=2), min_size=1, max_size=6))
+def test_any_object_table_synthesizes_or_is_refused_cleanly(cells):
+    X = np.empty((len(cells), 2), dtype=object)
+    X[:] = cells
+    est, acc = fresh(SYNTH, domain=None)
+    missing = any(v is None or (isinstance(v, float) and not np.isfinite(v))
+                  for row in cells for v in row)
+    try:
+        est.fit(X)
+    except (ValueError, TypeError) as e:
+        assert missing, f"refused a clean table: {e}"
+        assert acc.spends == [] and fitted_attrs(est) == {}
+        assert "nan" in str(e).lower() or "inf" in str(e).lower() or "missing" in str(e)
+        return
+    assert not missing
+    assert_ok(est, acc, X)
+    out = est.sample(8)
+    for j in range(2):
+        assert {str(v) for v in out[:, j]} <= {str(v) for v in X[:, j]} or all(
+            isinstance(v, (int, float)) for v in X[:, j])
+
+
+@settings(max_examples=30, deadline=None)
+@given(y=st.lists(st.sampled_from([0, 1, 2]), min_size=2, max_size=12),
+       groups=st.lists(st.sampled_from(["g", "h", "unseen"]), min_size=12, max_size=12))
+def test_any_labels_and_groups_fit_or_are_refused_cleanly(y, groups):
+    n = len(y)
+    X, _ = data(CLF, n=n)
+    y, groups = np.asarray(y), np.asarray(groups[:n])
+    est, acc = fresh(CLF, group_sizes={"g": 6, "h": 6})
+    if len(set(y)) < 2 or "unseen" in set(groups):
+        assert_refused(est, acc, X, y, "(?i)class|unseen", groups=groups)
+        return
+    est.fit(X, y, groups=groups)
+    assert_ok(est, acc, X)
+
+
+def test_synthesizer_derived_categories_keep_true_and_one_apart():
+    """Found by the property test above: ``set([1, True]) == {1}``, so the
+    derived domain lost ``True`` and the fit refused its own data."""
+    X = np.array([["a", 1], ["a", True], ["b", 0], ["b", False]], dtype=object)
+    est, acc = fresh(SYNTH, domain=None)
+    est.fit(X)
+    assert_ok(est, acc, X)
+    assert len(est.domain_[1]) == 4

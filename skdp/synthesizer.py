@@ -1,6 +1,6 @@
 """Differentially private synthetic data as a saddle-point game (paper 002)."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 import json
 import math
@@ -92,7 +92,10 @@ class _Column:
         v = np.asarray(values, dtype=np.float64)
         if self.n_bins == 1 or self.high <= self.low:
             return np.zeros(len(v), dtype=np.int64)
-        pos = np.floor((v - self.low) / (self.high - self.low) * self.n_bins)
+        low, high = self.low, self.high
+        if not math.isfinite(high - low):  # the span overflows: the same bins, halved
+            v, low, high = v / 2, low / 2, high / 2
+        pos = np.floor((v - low) / (high - low) * self.n_bins)
         return np.clip(pos, 0, self.n_bins - 1).astype(np.int64)
 
     def decode(self, codes, rng):
@@ -101,6 +104,8 @@ class _Column:
             cats = np.empty(len(self.categories), dtype=object)
             cats[:] = self.categories
             return cats[codes]
+        if not math.isfinite(self.high - self.low):  # the span overflows: decode halved
+            return 2 * replace(self, low=self.low / 2, high=self.high / 2).decode(codes, rng)
         width = (self.high - self.low) / self.n_bins
         left = self.low + codes * width
         if not self.integer:

@@ -425,6 +425,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """Columns (name, dtype) and per-column host values of a table."""
         if _is_frame(X):
             names = list(X.columns)
+            if len(set(map(str, names))) != len(names):
+                raise ValueError(f"X has duplicate column names: {names}.")
             dtypes = list(X.dtypes)
             for name in names:
                 if X[name].isna().any():
@@ -744,10 +746,11 @@ def _derive(col, values, n_bins):
         if not np.all(np.isfinite(v)):
             raise ValueError(f"Input X contains infinity or NaN in column {col.name!r}.")
         integer = _integer(col, values)
-        uniq = np.unique(v)
-        if integer and len(uniq) <= n_bins:
-            col.categories = [int(u) for u in uniq]
-            return
+        if integer:  # the exact integers: float64 rounds those beyond 2**53
+            exact = np.unique(np.asarray(values))
+            if len(exact) <= n_bins:
+                col.categories = [int(u) for u in exact]
+                return
         col.low, col.high = float(v.min()), float(v.max())
         col.n_bins = 1 if col.high == col.low else n_bins
         col.integer = integer

@@ -796,3 +796,39 @@ def test_synthesizer_bins_spanning_more_than_the_float_range():
         assert_ok(est, acc, X)
         s = est.sample(50)
         assert np.all(s[:, 1] >= -np.finfo(float).max) and np.all(np.isfinite(s))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, object])
+def test_synthesizer_integers_beyond_float_precision(dtype):
+    """The derived categories of an integer column were taken from its float64
+    copy: int64 max became 2**63, and sample() overflowed (after the spend)."""
+    big = np.iinfo(np.int64).max if dtype is not np.uint64 else np.iinfo(np.uint64).max
+    small = 0 if dtype is np.uint64 else np.iinfo(np.int64).min
+    X = np.array([[big], [small], [big - 1]] * 4, dtype=dtype)
+    est, acc = fresh(SYNTH, domain=None)
+    est.fit(X)
+    assert_ok(est, acc, X)
+    assert set(est.domain_[0]) == {int(big), int(small), int(big) - 1}
+    assert set(est.sample(30)[:, 0]) <= {big, small, big - 1}
+
+
+def test_synthesizer_duplicate_frame_columns_are_refused():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.zeros((5, 2)), columns=["a", "a"])
+    est, acc = fresh(SYNTH, domain=None)
+    assert_refused(est, acc, frame, None, "duplicate")
+
+
+def test_synthesizer_pandas_nullable_and_extension_dtypes():
+    pd = pytest.importorskip("pandas")
+    ok = pd.DataFrame({"i": pd.array([1, 2, 3, 1, 2], dtype="Int64"),
+                       "s": pd.array(["x", "y", "x", "x", "y"], dtype="string"),
+                       "c": pd.Categorical(["u"] * 5, categories=["u", "v", "w"])})
+    est, acc = fresh(SYNTH, domain=None)
+    est.fit(ok)
+    assert_ok(est, acc, ok)
+    assert est.domain_["c"] == ["u", "v", "w"]
+    for col, arr in [("i", pd.array([1, None, 3, 1, 2], dtype="Int64")),
+                     ("b", pd.array([True, None, False, True, True], dtype="boolean"))]:
+        est, acc = fresh(SYNTH, domain=None)
+        assert_refused(est, acc, ok.assign(**{col: arr}), None, "(?i)missing")

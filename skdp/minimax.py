@@ -300,7 +300,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
                 if unknown.size:
                     raise ValueError(f"groups contains labels not in group_sizes: {unknown[:5]!r}.")
             else:
-                labels = np.unique(groups)
+                labels = _sorted_labels(groups, "groups")
                 warn_privacy_leak("The set of group labels",
                                   "Pass group_sizes as a dict {group: size} to fix the groups "
                                   "publicly.")
@@ -426,6 +426,16 @@ def _check_array_api_X(X, xp):
     return X
 
 
+def _sorted_labels(labels, name):
+    """The distinct labels, sorted; labels that cannot be sorted (None among
+    strings, mixed types) are a TypeError naming ``name``."""
+    try:
+        return np.unique(labels)
+    except TypeError as e:
+        raise TypeError(f"{name} mixes label types that cannot be sorted ({e}); use labels "
+                        "of one type, without None.") from e
+
+
 def _finite_norm_rows(X, bound, xp):
     """``X`` with every row whose l2 norm overflows (entries near 1e155 and up)
     replaced by its clipped value: the same direction, norm ``bound``.
@@ -454,6 +464,6 @@ def _public_sizes(group_sizes, labels):
         if sizes.shape[0] != labels.shape[0]:
             raise ValueError(f"group_sizes has {sizes.shape[0]} entries but there are "
                              f"{labels.shape[0]} groups ({labels[:5]!r}...).")
-    if not np.all(np.isfinite(sizes)) or np.any(sizes <= 0):
-        raise ValueError(f"group_sizes must be finite and > 0, got {sizes!r}.")
+    if not np.all(np.isfinite(sizes)) or np.any(sizes < 1):
+        raise ValueError(f"group_sizes must be finite counts >= 1, got {sizes!r}.")
     return sizes

@@ -832,3 +832,63 @@ def test_synthesizer_pandas_nullable_and_extension_dtypes():
                      ("b", pd.array([True, None, False, True, True], dtype="boolean"))]:
         est, acc = fresh(SYNTH, domain=None)
         assert_refused(est, acc, ok.assign(**{col: arr}), None, "(?i)missing")
+
+
+@pytest.mark.parametrize("where", ["y", "groups"])
+def test_classifier_unsortable_labels_are_a_clear_type_error(where):
+    X, y = data(CLF, n=20)
+    mixed = np.array(["a", None] * 10, dtype=object)
+    est, acc = fresh(CLF)
+    kw = {"groups": mixed} if where == "groups" else {}
+    # y: sklearn's check_classification_targets raises numpy's TypeError first
+    match = "not supported" if where == "y" else "^groups mixes"
+    assert_refused(est, acc, X, mixed if where == "y" else y, match, exc=TypeError, **kw)
+
+
+@pytest.mark.parametrize("sizes", [{0: 1e-300, 1: 1e-300}, {0: 0.5, 1: 20}])
+def test_classifier_group_sizes_below_one_are_refused(sizes):
+    """Sizes are counts: 1e-300 used to reach the accounting as an infinite
+    sensitivity ('Optimization bounds must be finite scalars' from scipy)."""
+    X, y = data(CLF)
+    est, acc = fresh(CLF, group_sizes=sizes)
+    assert_refused(est, acc, X, y, "group_sizes")
+
+
+_CORE_EPS = ("core: approx_dp_to_zcdp(1e300, delta) raises 'math domain error' (a bare "
+             "ValueError from math, not naming epsilon); EPSILON_CONSTRAINT admits it")
+_BOUND = ("squares of a public bound overflow (OverflowError 'Numerical result out of range' "
+          "from float ** 2); BOUND_CONSTRAINT admits any positive float")
+_EXTREME_PARAMS = [
+    (SYNTH, dict(epsilon=1e300), _CORE_EPS),
+    (CLF, dict(epsilon=1e300), _CORE_EPS),
+    (REG, dict(epsilon=1e300), _CORE_EPS),
+    (CLF, dict(feature_bound=1e300), _BOUND),
+    (REG, dict(feature_bound=1e300), _BOUND),
+    (REG, dict(target_bound=1e300), _BOUND),
+    (REG, dict(target_bound=1e-300), "tiny target_bound: ZeroDivisionError in the solver "
+                                     "constants, not a clear error"),
+    (CLF, dict(group_sizes={0: 1e300, 1: 1e300}), "public group sizes far above n: "
+                                                  "ZeroDivisionError in the solver"),
+    (SYNTH, dict(delta=1e-300), None),
+    (CLF, dict(delta=1e-300), None),
+    (REG, dict(delta=1e-300), None),
+    (CLF, dict(radius=1e-300), None),
+    (REG, dict(alpha=1e300), None),
+]
+
+
+@pytest.mark.parametrize("kind, params", [
+    pytest.param(k, p, marks=[pytest.mark.xfail(strict=True, reason=r)] if r else [],
+                 id=f"{k}-{'-'.join(f'{a}={b}' for a, b in p.items())}")
+    for k, p, r in _EXTREME_PARAMS])
+def test_extreme_parameters_give_a_clear_error_or_a_result(kind, params):
+    X, y = data(kind)
+    est, acc = fresh(kind, **params)
+    try:
+        fit(est, X, y)
+    except (ValueError, TypeError) as e:
+        name = next(iter(params))
+        assert name in str(e), f"unclear error for {params}: {e!r}"
+        assert acc.spends == [] and fitted_attrs(est) == {}
+        return
+    assert_ok(est, acc, X)

@@ -5,7 +5,7 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, Options
 
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
@@ -13,10 +13,14 @@ from .privacy.accountant import BudgetAccountant
 __all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta", "check_bound",
            "clip_rows", "warn_privacy_leak"]
 
-# epsilon in (0, inf] (inf: no privacy, for reference fits); delta in [0, 1).
-EPSILON_CONSTRAINT = [Interval(Real, 0, None, closed="right")]
+# epsilon in (0, 1e10] or inf (inf: no privacy, for reference fits; finite values
+# beyond 1e10 mean no privacy either and overflow the conversions); delta in [0, 1).
+MAX_FINITE_EPSILON = 1e10
+EPSILON_CONSTRAINT = [Interval(Real, 0, MAX_FINITE_EPSILON, closed="right"),
+                      Options(Real, {math.inf})]
 DELTA_CONSTRAINT = [Interval(Real, 0, 1, closed="left")]
-BOUND_CONSTRAINT = [Interval(Real, 0, None, closed="neither")]
+# public bounds: squared and inverted by the solvers, so kept well inside float range
+BOUND_CONSTRAINT = [Interval(Real, 1e-100, 1e100, closed="both")]
 ACCOUNTANT_CONSTRAINT = [None, BudgetAccountant]
 
 
@@ -43,6 +47,9 @@ def check_epsilon_delta(epsilon, delta, *, need_delta=False):
         raise TypeError(f"epsilon and delta must be real numbers, got {epsilon!r}, {delta!r}.")
     if math.isnan(epsilon) or not epsilon > 0:
         raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
+    if MAX_FINITE_EPSILON < epsilon < math.inf:
+        raise ValueError(f"epsilon must be at most {MAX_FINITE_EPSILON:g} or inf (no privacy), "
+                         f"got {epsilon!r}.")
     if math.isnan(delta) or not 0 <= delta < 1:
         raise ValueError(f"delta must be in [0, 1), got {delta!r}.")
     if need_delta and delta == 0 and not math.isinf(epsilon):
@@ -65,6 +72,8 @@ def check_bound(value, name):
         raise TypeError(f"{name} must be a real number, got {value!r}.")
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be finite and > 0, got {value!r}.")
+    if not 1e-100 <= value <= 1e100:
+        raise ValueError(f"{name} must be in [1e-100, 1e100], got {value!r}.")
     return value
 
 

@@ -854,19 +854,14 @@ def test_classifier_group_sizes_below_one_are_refused(sizes):
     assert_refused(est, acc, X, y, "group_sizes")
 
 
-_CORE_EPS = ("core: approx_dp_to_zcdp(1e300, delta) raises 'math domain error' (a bare "
-             "ValueError from math, not naming epsilon); EPSILON_CONSTRAINT admits it")
-_BOUND = ("squares of a public bound overflow (OverflowError 'Numerical result out of range' "
-          "from float ** 2); BOUND_CONSTRAINT admits any positive float")
 _EXTREME_PARAMS = [
-    (SYNTH, dict(epsilon=1e300), _CORE_EPS),
-    (CLF, dict(epsilon=1e300), _CORE_EPS),
-    (REG, dict(epsilon=1e300), _CORE_EPS),
-    (CLF, dict(feature_bound=1e300), _BOUND),
-    (REG, dict(feature_bound=1e300), _BOUND),
-    (REG, dict(target_bound=1e300), _BOUND),
-    (REG, dict(target_bound=1e-300), "tiny target_bound: ZeroDivisionError in the solver "
-                                     "constants, not a clear error"),
+    (SYNTH, dict(epsilon=1e300), None),
+    (CLF, dict(epsilon=1e300), None),
+    (REG, dict(epsilon=1e300), None),
+    (CLF, dict(feature_bound=1e300), None),
+    (REG, dict(feature_bound=1e300), None),
+    (REG, dict(target_bound=1e300), None),
+    (REG, dict(target_bound=1e-300), None),
     (CLF, dict(group_sizes={0: 1e300, 1: 1e300}), "public group sizes far above n: "
                                                   "ZeroDivisionError in the solver"),
     (SYNTH, dict(delta=1e-300), None),

@@ -78,7 +78,7 @@ def load_tables(path, names):
     return {n: (z[f"{n}_X"], [int(c) for c in z[f"{n}_cards"]]) for n in names}, z
 
 
-def report(rows, label):
+def report(rows):
     for (table, method, eps), vals in rows.items():
         v = np.array(vals)
         print(f"| {table} | {method} | {eps:g} | {v[:, 0].mean():.4f} ± {v[:, 0].std():.4f} | "
@@ -112,7 +112,7 @@ def tool_skdp_synth(args):
                 res = synthesizer.run_method(args.solver, X, cards, eps, seed)
                 rows.setdefault((name, f"skdp {args.solver}", eps), []).append(res)
                 print(name, eps, seed, res, file=sys.stderr, flush=True)
-    report(rows, "skdp")
+    report(rows)
 
 
 def tool_skdp_reg(args):
@@ -278,7 +278,7 @@ def tool_mbi(args):
                     rows.setdefault((name, f"mbi 2.0 {method}", eps), []).append(res)
                     print(name, method, eps, seed, res, "rounds", info, file=sys.stderr,
                           flush=True)
-    report(rows, "mbi")
+    report(rows)
 
 
 def main(argv=None):

@@ -21,6 +21,21 @@ class PrivacyMixin:
     fits tightly.
     """
 
+    def _fit_atomically(self, *args, **kwargs):
+        """Run ``self._fit``; on any error or interrupt restore the estimator.
+
+        A fit is all or nothing (issue 8): an exception, KeyboardInterrupt
+        included, leaves the estimator exactly as it was, and nothing was
+        charged to the accountant, which :meth:`_record_spend` charges last.
+        """
+        state = dict(self.__dict__)
+        try:
+            return self._fit(*args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+
     def _check_budget(self):
         accountant = BudgetAccountant.resolve(getattr(self, "accountant", None))
         accountant.check(self.epsilon, self.delta)

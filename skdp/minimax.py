@@ -230,16 +230,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted classifier.
         """
-        state = dict(self.__dict__)
-        try:
-            return self._fit(X, y, groups)
-        except BaseException:
-            # atomic fit (issue 8): an error or an interrupt (KeyboardInterrupt
-            # included) leaves the estimator exactly as it was; nothing was
-            # charged to the accountant, which is charged last
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
+        return self._fit_atomically(X, y, groups)
 
     def _fit(self, X, y, groups=None):
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)

@@ -366,16 +366,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         self : KLAdaptiveRegressor
             Fitted estimator.
         """
-        state = dict(self.__dict__)
-        try:
-            return self._fit(X, y)
-        except BaseException:
-            # atomic fit (issue 8): an error or an interrupt (KeyboardInterrupt
-            # included) leaves the estimator exactly as it was; nothing was
-            # charged to the accountant, which is charged last
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
+        return self._fit_atomically(X, y)
 
     def _fit(self, X, y):
         check_epsilon_delta(self.epsilon, self.delta, need_delta=True)

@@ -347,16 +347,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self : SaddlePointSynthesizer
             The fitted synthesizer.
         """
-        state = dict(self.__dict__)
-        try:
-            return self._fit(X, y)
-        except BaseException:
-            # atomic fit (issue 8): an error or an interrupt (KeyboardInterrupt
-            # included) leaves the estimator exactly as it was; nothing was
-            # charged to the accountant, which is charged last
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
+        return self._fit_atomically(X, y)
 
     def _fit(self, X, y=None):
         self._validate_params()

@@ -457,4 +457,7 @@ def _public_sizes(group_sizes, labels):
                              f"{labels.shape[0]} groups ({labels[:5]!r}...).")
     if not np.all(np.isfinite(sizes)) or np.any(sizes < 1):
         raise ValueError(f"group_sizes must be finite counts >= 1, got {sizes!r}.")
+    if np.any(sizes > 1e100):  # public sizes, like public bounds, stay well inside float range
+        raise ValueError(f"group_sizes must be at most 1e100 (sensitivities scale as 1/size "
+                         f"and their squares underflow beyond), got {sizes!r}.")
     return sizes

@@ -83,6 +83,7 @@ CORE_SECTIONS = {
     "skdp.privacy.accounting": "Accounting: budgets, conversions, composition",
     "skdp.privacy.mechanisms": "Mechanisms",
     "skdp.privacy.tree": "Tree mechanism (continual counting)",
+    "skdp.privacy.selection": "Private selection: best of a random number of runs",
 }
 
 
@@ -115,6 +116,7 @@ def _public(module):
 
 
 def _api_page():
+    import skdp.model_selection
     import skdp.privacy
 
     lines = [
@@ -141,6 +143,10 @@ def _api_page():
                  "Exceptions and warnings"]:
         if sections.get(kind):
             lines += _heading(kind, "=") + _autosummary("skdp", sections[kind])
+
+    lines += _heading("Model selection: skdp.model_selection", "=")
+    lines += [".. automodule:: skdp.model_selection", "   :no-members:", ""]
+    lines += _autosummary("skdp.model_selection", _public(skdp.model_selection))
 
     core = {}
     for name in _public(skdp.privacy):

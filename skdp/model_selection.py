@@ -31,7 +31,7 @@ from .privacy.accountant import BudgetAccountant
 from .privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho
 from .privacy.selection import repeat_and_select_epsilon, sample_repetitions
 
-__all__ = ["PrivateHyperparameterSearch"]
+__all__ = ["PrivateHyperparameterSearch", "fit_rho_bound"]
 
 SCORINGS = ("accuracy", "neg_mean_squared_error", "neg_mean_absolute_error")
 _PRIVACY_PARAMS = ("epsilon", "delta")
@@ -46,7 +46,7 @@ def _estimator_has(attr):
 
 
 def fit_rho_bound(estimator):
-    """zCDP budget that a fit of a private estimator stays within, from its parameters.
+    """The zCDP budget that a fit of a private estimator stays within, from its parameters.
 
     An skdp fit with parameters (epsilon, delta) releases mechanisms recorded
     in its ledger, composed to at most (epsilon, delta) by either zCDP (then
@@ -168,7 +168,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     score_bound : float, default=1.0
         Public bound on one row's error (regression scores).
     score_rho : float, default=None
-        zCDP of the noisy validation score (noise
+        The zCDP of the noisy validation score (noise
         ``sensitivity / sqrt(2 score_rho)``). None: ``rho_fit``, which costs
         nothing extra (parallel composition, above).
     validation_fraction : float, default=0.2

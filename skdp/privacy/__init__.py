@@ -10,6 +10,8 @@ from .accounting import (
     fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_rho, gaussian_sigma,
     gdp_delta, gdp_to_approx_dp, pure_rho, zcdp_to_approx_dp)
 from .mechanisms import exponential_mechanism, gaussian_mechanism, report_noisy_max
+from .selection import (repeat_and_select_epsilon, repeat_and_select_rdp, sample_repetitions,
+                        truncated_negative_binomial_gamma, truncated_negative_binomial_mean)
 from .tree import (TreeAggregator, max_nodes_per_leaf, node_decomposition, nodes_per_leaf,
                    tree_rho, tree_sigma)
 
@@ -22,4 +24,6 @@ __all__ = [
     "exponential_mechanism", "gaussian_mechanism", "report_noisy_max",
     "TreeAggregator", "max_nodes_per_leaf", "node_decomposition", "nodes_per_leaf",
     "tree_rho", "tree_sigma",
+    "repeat_and_select_epsilon", "repeat_and_select_rdp", "sample_repetitions",
+    "truncated_negative_binomial_gamma", "truncated_negative_binomial_mean",
 ]

@@ -34,10 +34,17 @@ In Theorem 6 ``delta_hat`` is the CKS 2020 (Prop. 12) delta of ``rho``-zCDP at
 converted to (epsilon, delta)-DP by Canonne, Kamath and Steinke 2020, Prop. 12
 (an (alpha, tau)-RDP mechanism is (epsilon, delta)-DP with
 ``epsilon = tau + log(1 - 1/alpha) - (log delta + log alpha)/(alpha - 1)``),
-minimised over the order. ``tests/test_model_selection.py`` checks these
-numbers against Google's ``dp_accounting`` (``RepeatAndSelectDpEvent``) and
-against the exact Renyi divergence of the best-of-K output for a two-point
-base mechanism.
+minimised over the order.
+
+Sources: the paper could not be read where this was written; definition and
+theorem numbers are those of arXiv:2110.03620v2 as cited by Google's
+``dp_accounting`` (``rdp_privacy_accountant._compute_rdp_repeat_and_select``),
+whose implementation of both theorems this module reproduces, and the
+optimisation over ``lam_hat`` is derived above. ``tests/test_model_selection.py``
+checks the numbers against ``dp_accounting`` (``RepeatAndSelectDpEvent``) and
+checks that the exact Renyi divergence of the best of ``K`` outputs of a
+discretised Gaussian score (from the probability generating function of ``K``)
+stays below the bound.
 """
 
 import math

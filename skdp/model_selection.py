@@ -369,8 +369,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         accountant.check(eps, float(self.delta))  # before the data are touched
         X, y = indexable(X, y)
         if y is None:
-            raise ValueError("PrivateHyperparameterSearch requires y to be passed, but the target y "
-                             "is None (it scores predictions).")
+            raise ValueError("PrivateHyperparameterSearch requires y to be passed, but the "
+                             "target y is None (it scores predictions).")
         n = _num_samples(X)
         n_val = int(round(self.validation_fraction * n))
         if n_val < 1 or n - n_val < 1:

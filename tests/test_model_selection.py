@@ -109,7 +109,8 @@ def test_geometric_case_in_closed_form():
     """eta = 1, gamma = 1/E[K]: eps'(lam) = rho lam + 2 (2 sqrt(rho log E[K]) - rho)
     + log(E[K])/(lam - 1), by hand from PS22 Thm 2 with the optimal lam_hat."""
     rho, mean, lam = 0.02, 10.0, 5.0
-    by_hand = rho * lam + 2 * (2 * math.sqrt(rho * math.log(mean)) - rho) + math.log(mean) / (lam - 1)
+    by_hand = (rho * lam + 2 * (2 * math.sqrt(rho * math.log(mean)) - rho)
+               + math.log(mean) / (lam - 1))
     assert repeat_and_select_rdp([lam], rho, mean, 1.0)[0] == pytest.approx(by_hand, rel=1e-9)
 
 

@@ -15,7 +15,8 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
-from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning, PrivateMinimaxClassifier
+from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor, PrivacyLeakWarning,
+                  PrivateMinimaxClassifier)
 from skdp.model_selection import PrivateHyperparameterSearch, fit_rho_bound
 from skdp.privacy.accounting import approx_dp_to_gdp
 from skdp.privacy.selection import (repeat_and_select_epsilon, repeat_and_select_rdp,
@@ -209,6 +210,15 @@ def test_pipeline_of_skdp_steps():
                                     random_state=0).fit(X, y)
 
 
+def test_row_indexed_fit_params_are_split():
+    X, y = _data()
+    groups = np.where(X[:, 0] > 0, "a", "b")
+    clf = PrivateMinimaxClassifier(n_iter=5, solver="noisy_gd", group_sizes={"a": 150, "b": 150})
+    search = PrivateHyperparameterSearch(clf, {"radius": [1.0, None]}, mean_runs=2,
+                                         random_state=0).fit(X, y, groups=groups)
+    assert list(search.best_estimator_.group_labels_) == ["a", "b"]
+
+
 def test_plain_grid_search_costs_every_fit():
     """What the docs state: GridSearchCV's fits are all charged, and compose."""
     X, y = _data()
@@ -281,6 +291,10 @@ def test_constraints_cover_the_parameters():
 
 @parametrize_with_checks(
     [PrivateHyperparameterSearch(NoisyMeanRegressor(), {"target_bound": [0.5, 1.0]},
+                                 mean_runs=2, random_state=0),
+     PrivateHyperparameterSearch(PrivateMinimaxClassifier(n_iter=5, solver="noisy_gd"),
+                                 {"radius": [1.0, None]}, mean_runs=2, random_state=0),
+     PrivateHyperparameterSearch(KLAdaptiveRegressor(max_iter=5), {"alpha": [0.0, 0.1]},
                                  mean_runs=2, random_state=0)],
     expected_failed_checks=lambda est: est._expected_failed_checks(), xfail_strict=True)
 def test_sklearn_compatible(estimator, check):

@@ -56,6 +56,9 @@ TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
 TEMPERATURE_NOISE = 4.0  # ... raised to this multiple of the noise left in the mean loss
 LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
 LOSS_RELEASES = 5     # noisy_gd releases the group losses this many times (evenly spaced)
+INF_RIDGE = 0.1       # epsilon = inf: L2 penalty INF_RIDGE ||W||^2 / (2 n) (sklearn C = 10)
+INF_TOL = 1e-5        # ... L-BFGS gradient tolerance
+INF_MAX_ITER = 500
 
 
 def auto_iterations(n, mu):
@@ -163,6 +166,9 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     xp = backend.xp
     m, k = data.n_groups, data.k
     mu = remaining_gdp(ledger, epsilon, delta)
+    if math.isinf(mu) and n_iter == "auto" and radius is None:
+        data, _ = _centre(data, mu, backend, ledger)
+        return _exact_fit(data, sizes, backend, ledger)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
     data, mu = _centre(data, mu, backend, ledger)
     share = LOSS_SHARE if m > 1 else 0.0
@@ -201,6 +207,50 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     W, b, p_avg = avg.mean()
     return SolverResult(coef=W, intercept=_intercept(data, W, b),
                         group_weights=np.asarray(_to_host(xp, p_avg)), n_iter=T)
+
+
+def _exact_fit(data, sizes, backend, ledger):
+    """epsilon = inf: L-BFGS on the same smoothed objective, no noise, no clipping.
+
+    Minimises ``TEMPERATURE log sum_g exp(L_g / TEMPERATURE) +
+    INF_RIDGE ||W||**2 / (2 n)`` (the penalty of sklearn's
+    ``LogisticRegression(C=1 / INF_RIDGE)``; noisy GD's implicit
+    regularisation is its early stop) to a gradient tolerance, which is
+    several times faster than ``auto_iterations`` full-batch steps. Nothing is
+    private here: the ledger records one noiseless release.
+    """
+    from scipy.optimize import minimize
+
+    xp, k, p, n = data.xp, data.k, data.p, data.n
+    inv_sizes = backend.asarray(1.0 / np.asarray(sizes, dtype=float), dtype=data.X.dtype)
+    state = {}
+
+    def objective(flat):
+        theta = backend.asarray(flat, dtype=data.X.dtype)
+        W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
+        loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
+        losses = (data.onehot.T @ loss) * inv_sizes
+        host = np.asarray(_to_host(xp, losses), dtype=float)
+        weights = softmax_np(host / TEMPERATURE)
+        value = TEMPERATURE * (np.log(np.sum(np.exp(host / TEMPERATURE - host.max() / TEMPERATURE)))
+                               + host.max() / TEMPERATURE)
+        v = data.onehot @ (backend.asarray(weights, dtype=data.X.dtype) * inv_sizes)
+        gw, gb = data.gradient(v[:, None] * r)
+        gw = gw + (INF_RIDGE / n) * W
+        value += 0.5 * INF_RIDGE / n * float(xp.sum(W * W))
+        state["weights"] = weights
+        grad = np.concatenate([np.asarray(_to_host(xp, gw), dtype=float).ravel(),
+                               np.asarray(_to_host(xp, gb), dtype=float).ravel()])
+        return value, grad
+
+    res = minimize(objective, np.zeros(k * (p + 1)), jac=True, method="L-BFGS-B",
+                   options={"maxiter": INF_MAX_ITER, "gtol": INF_TOL})
+    objective(res.x)
+    theta = backend.asarray(res.x, dtype=data.X.dtype)
+    W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
+    ledger.gaussian(1.0, 0.0, label="exact fit (epsilon = inf)")
+    return SolverResult(coef=W, intercept=_intercept(data, W, b),
+                        group_weights=state["weights"], n_iter=max(1, int(res.nit)))
 
 
 def _centre(data, mu, backend, ledger):

@@ -49,6 +49,7 @@ PRACTICAL_COPIES = 200
 PRACTICAL_MAX_LEVEL = 8
 CLIP_RATIO = 0.25
 TEMPERATURE = 0.1
+MU_SCALE = 1.0
 
 
 def epochs_for_budget(level):
@@ -187,7 +188,7 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
         phase = _Phase(data, idx, p * n / np.asarray(sizes, dtype=float), clip)
         if eta0 is None:
             eta0 = radius / (G * math.sqrt(n_bar))
-        mu_i = 1.0 / (eta0 / decay ** (i + 1) * n_bar)
+        mu_i = MU_SCALE / (eta0 / decay ** (i + 1) * n_bar)
         levels = rng.geometric(0.5, size=copies)
         outs, counts = _mlmc_copies(phase, theta, 2 * mu_i, G / mu_i, levels, max_level, rng)
         clip_radius = kappa * G / mu_i

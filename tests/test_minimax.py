@@ -440,7 +440,10 @@ def test_mlmc_records_one_release_per_phase_kind():
     clf = PrivateMinimaxClassifier(epsilon=1.0, solver="mlmc", group_sizes=np.bincount(y),
                                    random_state=0).fit(X, y)
     log = clf.privacy_ledger_.log()
-    assert [e["label"] for e in log] == ["phase group losses", "phase model (MLMC mean of copies)"]
+    assert [e["label"] for e in log] == ["feature mean", "phase group losses",
+                                        "phase model (MLMC mean of copies)"]
     mu = approx_dp_to_gdp(1.0, 1e-6)
-    assert log[0]["mu"] ** 2 == pytest.approx(minimax_euclidean.LOSS_SHARE * mu**2, rel=1e-6)
+    assert log[0]["mu"] ** 2 == pytest.approx(minimax_euclidean.CENTER_SHARE * mu**2, rel=1e-6)
+    rest = (1 - minimax_euclidean.CENTER_SHARE) * mu**2
+    assert log[1]["mu"] ** 2 == pytest.approx(minimax_euclidean.LOSS_SHARE * rest, rel=1e-6)
     assert clf.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)

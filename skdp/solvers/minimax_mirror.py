@@ -72,7 +72,7 @@ STEP_X = 8.0              # tau_x = STEP_X sqrt(l / T) / (R A), within the priva
 STEP_Y = 0.3              # tau_y = STEP_Y sqrt(l / T) / _loss_scale, within the cap
 # Practical defaults for Alg. 3
 BR_RADIUS = 5.0  # l1 radius per output column: Alg. 2 evaluates gradients at 1 to 2^(M+1) vertices
-BR_STEP_X = 3.0  # as STEP_X, for Alg. 3
+BR_BASE_INF = 128  # vertices per Alg. 2 "sample" at epsilon = inf (1 in the paper)
 PRACTICAL_M = 3
 PRACTICAL_ALPHA = 0.25
 
@@ -346,12 +346,13 @@ def _draws_ledger(step_eps, count):
 # ---------------------------------------------------------------------------
 # Algorithms 2 and 3
 # ---------------------------------------------------------------------------
-def _coupled_levels(rng, p, level):
-    """Alg. 2's coupled averages: (first sample, coarse 2^N, fine 2^(N+1))."""
-    first = rng.multinomial(1, p)
-    coarse = first + (rng.multinomial(2**level - 1, p) if level > 0 else 0)
-    fine = coarse + rng.multinomial(2**level, p)
-    return first.astype(float), coarse / 2.0**level, fine / 2.0 ** (level + 1)
+def _coupled_levels(rng, p, level, base=1):
+    """Alg. 2's coupled averages: (first sample, coarse 2^N, fine 2^(N+1)), each
+    "sample" an average of ``base`` vertices (``base = 1``: the paper)."""
+    first = rng.multinomial(base, p)
+    coarse = first + (rng.multinomial(base * (2**level - 1), p) if level > 0 else 0)
+    fine = coarse + rng.multinomial(base * 2**level, p)
+    return first / base, coarse / (base * 2.0**level), fine / (base * 2.0 ** (level + 1))
 
 
 def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=None,
@@ -362,7 +363,7 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
     uses Thm 3.14's ``U, M, tau, alpha``. The practical defaults keep the
     algorithm and change, chosen on validation splits as for :func:`smd`:
 
-    * per-player steps ``tau_x = BR_STEP_X sqrt(l / S) / (R A)`` and
+    * per-player steps ``tau_x = STEP_X sqrt(l / S) / (R A)`` and
       ``tau_y = STEP_Y sqrt(l / S) / _loss_scale`` (``S`` the expected
       number of steps), each within the privacy step of :func:`_practical_tau`
       (the paper's ``tau`` is ``sqrt(l / (C U))`` with worst-case constants);
@@ -378,6 +379,13 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
       (with the classes as groups the paper's estimator did not learn at
       epsilon = inf); the sensitivity ``Delta_t`` is unchanged and a step
       makes ``2^(N+1) + K_y`` draws;
+    * at epsilon = inf every "sample" of Alg. 2 is an average of
+      ``BR_BASE_INF`` vertices (levels of ``BR_BASE_INF 2^N`` vertices): the
+      estimator is then unbiased for the gradient at a
+      ``BR_BASE_INF 2^(M+1)``-vertex average, whose Maurey bias (002 Lemma
+      3.15, ``2 L2 / 2^M`` with ``L2 ~ (R A)^3``) was what kept the paper's
+      16-vertex points from learning on 3- and 10-class tables; at finite
+      epsilon the paper's single vertices are kept (each vertex is a draw);
     * the output averages ``K_out`` vertices per step over the last ``TAIL``
       of the steps, as in :func:`smd`.
 
@@ -397,7 +405,7 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
                                              consts)
         tau_x = tau_y = tau
         L0x = L0y = L0
-        Ky, K_out, tail = 1, 1, 1.0
+        Ky, K_out, tail, K0 = 1, 1, 1.0, 1
     else:
         inf = math.isinf(epsilon)
         M, alpha = PRACTICAL_M, (1.0 if inf else PRACTICAL_ALPHA)
@@ -407,9 +415,10 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
         L0x, L0y = consts["L0x"], consts["L0y"]
         steps = max(1.0, U / ((M + 1) / (2.0 - 2.0**-M)))
         Ky = KY_INF if inf else PRACTICAL_KY
+        K0 = BR_BASE_INF if inf else 1
         K_out, tail = (KOUT_INF if inf else 1), TAIL
         scale_y = _loss_scale(data, consts, max(1.0, alpha ** -1 * (M + 1) / (2.0 - 2.0**-M)))
-        tau_x = min(BR_STEP_X * math.sqrt(ell / steps) / (radius * max(data.feature_bound,
+        tau_x = min(STEP_X * math.sqrt(ell / steps) / (radius * max(data.feature_bound,
                                                                       data.intercept_scale)),
                     _practical_tau(n, M, alpha, eps_pure, delta_pure, L0x, Ky, K_out * tail))
         tau_y = min(STEP_Y * math.sqrt(ell / steps) / scale_y,
@@ -432,7 +441,7 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
         # 2 Delta_t per draw, Delta_t = tau L0 (4 C_M 2^N + 2) / |B| (notes 002 §8.3)
         eps_t = 2.0 * max(bias_reduced_sensitivity(tau_x, L0x, level, batch_size, c_M),
                           bias_reduced_sensitivity(tau_y, L0y, level, batch_size, c_M))
-        n_draws = 2 * (2 ** (level + 1) + 1) if theory else 2 ** (level + 1) + Ky
+        n_draws = 2 * (2 ** (level + 1) + 1) if theory else K0 * 2 ** (level + 1) + Ky
         trial = sq_sum + n_draws * eps_t**2
         if not math.isinf(eps_pure) and _fully_adaptive(trial, delta_pure) > eps_pure:
             break  # privacy filter (002 Thm 3.5): stop before exceeding the budget
@@ -440,7 +449,7 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
         step_eps[eps_t] = step_eps.get(eps_t, 0) + n_draws
         px, py = _softmax(-tau_x * Gx), _softmax(tau_y * Gy)
         history.append((px, py))
-        x1, x_lo, x_hi = _coupled_levels(rng, px, level)
+        x1, x_lo, x_hi = _coupled_levels(rng, px, level, K0)
         if theory:
             y1, y_lo, y_hi = _coupled_levels(rng, py, level)
         else:  # one K_y-vertex average in all three terms (f is linear in y)

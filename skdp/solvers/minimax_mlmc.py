@@ -47,11 +47,12 @@ DEFAULT_RADIUS = 10.0  # theory=True
 # Practical defaults, chosen at epsilon = inf on validation splits carved from the
 # training data (benchmarks/minimax.py); at finite epsilon no setting learned at these n.
 PRACTICAL_RADIUS = 100.0  # l2 radius: the phase regulariser mu_i scales as 1 / radius
-PRACTICAL_PHASES = 2
+PRACTICAL_PHASES = 3
 PRACTICAL_COPIES = 2000   # not capped at n_bar: the sensitivity uses the actual participation
 PRACTICAL_MAX_LEVEL = 8
 CLIP_RATIO = 1.0
-TEMPERATURE = 0.1
+TEMPERATURE = 0.1         # nats, at least (theory: always)
+SPREAD_FACTOR = 1.0       # temperature >= SPREAD_FACTOR x spread of the noisy group losses
 SGD_BATCH = 8             # rows per EpochSGD gradient (1 in theory)
 STEP_CAP = 2.0            # EpochSGD step capped at STEP_CAP / (curvature at 0 x A**2 x max weight)
 
@@ -155,7 +156,7 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
 
     ``n_iter`` is the number of phases (``theory=True``: ``ceil(log n)``, step
     decay ``2^(-4 i)``, ``n_bar`` copies and ``T_max = n_bar``, 000 Alg. 6;
-    otherwise 2 phases, decay ``4^(-i)``, ``PRACTICAL_COPIES`` copies,
+    otherwise 3 phases, decay ``4^(-i)``, ``PRACTICAL_COPIES`` copies,
     ``T_max = 2^8``). The practical defaults also (chosen at epsilon = inf on
     validation splits; before them the solver was at chance on digits and
     wine without noise):
@@ -170,7 +171,13 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
       loss curvature (the theory step ignores smoothness; with the weak
       phase regulariser ``mu`` it was a random walk);
     * the l2 radius ``PRACTICAL_RADIUS`` (the regulariser ``mu_i`` scales as
-      ``1 / radius``; with 10 its minimiser was nearly constant).
+      ``1 / radius``; with 10 its minimiser was nearly constant);
+    * group weights ``softmax(L~ / t)`` with the temperature ``t`` at least
+      ``SPREAD_FACTOR`` times the spread ``max L~ - min L~`` of the released
+      losses (post-processing), so that the worst group weighs at most ``e``
+      times the best: a phase best-responds to the weights fixed at its
+      centre, and with ``t = 0.1`` nat they swung to one class per phase
+      (the last phase's model then predicted that class everywhere).
 
     Computes on the host (NumPy).
 
@@ -211,7 +218,8 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     sens_model = sigma_model = 0.0
     for i in range(phases):
         idx = perm[i * n_bar:(i + 1) * n_bar]
-        p = _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng)
+        p = _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng,
+                           theory)
         weights_sum += p
         G = clip * float(np.max(p * n / np.asarray(sizes, dtype=float)))
         phase = _Phase(data, idx, p * n / np.asarray(sizes, dtype=float), clip)
@@ -252,7 +260,8 @@ def _sig(sens, mu):
     return 0.0 if math.isinf(mu) else sens / mu
 
 
-def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng):
+def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng,
+                   theory=False):
     if data.n_groups == 1:
         return np.ones(1)
     from .._backend import to_numpy
@@ -267,7 +276,8 @@ def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes,
     values = onehot.T @ clipped / batch_sizes
     if not math.isinf(mu_loss):
         values = values + rng.standard_normal(values.shape) * loss_sens / mu_loss
-    return softmax_np(values / TEMPERATURE)
+    spread = 0.0 if theory else float(values.max() - values.min())
+    return softmax_np(values / max(TEMPERATURE, SPREAD_FACTOR * spread))
 
 
 MLMC_SOLVERS = {"mlmc": mlmc}

@@ -257,7 +257,8 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
                         else self.solver)
         result = SOLVERS[self.solver_](
             data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
-            radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose)
+            radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
+            reference="balanced" if groups is None else "population")
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
         self.group_labels_ = labels

@@ -45,7 +45,7 @@ import numpy as np
 from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
 from .minimax_common import SolverResult, remaining_gdp, softmax_np
 
-__all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations"]
+__all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations", "reference_logits"]
 
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
 LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
@@ -139,7 +139,7 @@ class _Averager:
 
 
 def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-             theory=False, verbose=0):
+             theory=False, verbose=0, reference="balanced"):
     """Noisy full-batch GD on the softmax-smoothed worst-group loss (see module doc).
 
     Parameters
@@ -158,6 +158,10 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     theory : bool
         Ignored (no paper parameters for this solver).
     verbose : int
+    reference : {'balanced', 'population'}
+        Group weights the softmax falls back to when the loss noise swamps
+        the group differences: uniform (class-balanced risk) or proportional
+        to the group sizes (the average risk): see :func:`reference_logits`.
 
     Returns
     -------
@@ -182,7 +186,8 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     n_released = 0
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
-    p = np.full(m, 1.0 / m)
+    prior = reference_logits(sizes, reference)
+    p = softmax_np(prior)
     total = None
     avg = _Averager(T)
     for t in range(T):
@@ -192,7 +197,7 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
                                                 backend, ledger)
             total = noisy if total is None else total + noisy
             n_released += 1
-            p = softmax_np(total / n_released / _temperature(sigma_loss, n_released))
+            p = softmax_np(prior + total / n_released / _temperature(sigma_loss, n_released))
         q = p / sizes
         v = data.onehot @ backend.asarray(q, dtype=data.X.dtype)
         gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
@@ -251,6 +256,29 @@ def _exact_fit(data, sizes, backend, ledger):
     ledger.gaussian(1.0, 0.0, label="exact fit (epsilon = inf)")
     return SolverResult(coef=W, intercept=_intercept(data, W, b),
                         group_weights=state["weights"], n_iter=max(1, int(res.nit)))
+
+
+def reference_logits(sizes, reference):
+    """Log-weights of the reference group distribution of the smoothed max.
+
+    The weights ``softmax(log q + L / t)`` maximise ``sum_g p_g L_g - t KL(p || q)``
+    (KL-regularised group DRO): with a small temperature ``t`` the worst
+    group, with a large one (noisy losses) the reference ``q``. ``'balanced'``:
+    ``q`` uniform (the class-balanced risk, the natural fallback for the
+    worst *class*); ``'population'``: ``q_g = N_g / n`` (the average risk,
+    whose gradient has the smallest sensitivity, ``2 C / n``; the fallback for
+    groups passed to ``fit``). ``sizes`` are public or privately released, so
+    this is post-processing.
+
+    Examples
+    --------
+    >>> reference_logits(np.array([30.0, 10.0]), "population").round(3).tolist()
+    [-0.288, -1.386]
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    if reference == "population":
+        return np.log(sizes / sizes.sum())
+    return np.zeros(sizes.shape[0])
 
 
 def _centre(data, mu, backend, ledger):
@@ -317,7 +345,7 @@ def _temperature(sigma_loss, n_released):
 
 
 def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-         theory=False, verbose=0, batch_size=None):
+         theory=False, verbose=0, reference="balanced", batch_size=None):
     """DP stochastic gradient descent-ascent (see module doc).
 
     ``n_iter`` counts epochs ('auto': 5). Each epoch shuffles the rows with
@@ -349,7 +377,7 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / max(1, epochs * n_batches)) / loss_clip
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
-    log_y = np.zeros(m)
+    log_y = reference_logits(sizes, reference)  # the group player starts at the reference
     total = epochs * n_batches
     avg = _Averager(total, tail_fraction=min(1.0, 1.0 / epochs))
     t = 0

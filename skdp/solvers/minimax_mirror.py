@@ -226,10 +226,11 @@ def _split_budget(ledger, epsilon, delta):
 # Algorithm 1
 # ---------------------------------------------------------------------------
 def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-        theory=False, verbose=0):
+        theory=False, verbose=0, reference="balanced"):
     """002 Alg. 1: private stochastic mirror descent with vertex sampling.
 
-    See the module docstring for the privacy argument. ``theory=True`` runs
+    See the module docstring for the privacy argument. ``reference`` is
+    ignored: the group player starts uniform (002 Alg. 1). ``theory=True`` runs
     the paper's Alg. 1 with Thm 3.1's parameters. The practical defaults keep
     the algorithm (multiplicative weights on sampled-vertex gradients of
     disjoint batches, exponential-mechanism draws only) and change, each
@@ -356,10 +357,11 @@ def _coupled_levels(rng, p, level, base=1):
 
 
 def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=None,
-                     n_iter="auto", theory=False, verbose=0):
+                     n_iter="auto", theory=False, verbose=0, reference="balanced"):
     """002 Alg. 3 with Alg. 2's MLMC gradients and an exact Thm 3.5 filter.
 
-    ``n_iter`` (if an int) is the stopping parameter ``U``. ``theory=True``
+    ``n_iter`` (if an int) is the stopping parameter ``U``; ``reference`` is
+    ignored (uniform start, 002 Alg. 3). ``theory=True``
     uses Thm 3.14's ``U, M, tau, alpha``. The practical defaults keep the
     algorithm and change, chosen on validation splits as for :func:`smd`:
 

@@ -39,7 +39,8 @@ import numpy as np
 
 from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
 from .minimax_common import SolverResult, remaining_gdp, softmax_np
-from .minimax_euclidean import LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity
+from .minimax_euclidean import (LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity,
+                                reference_logits)
 
 __all__ = ["mlmc", "MLMC_SOLVERS", "epochs_for_budget", "mlmc_weights"]
 
@@ -151,7 +152,7 @@ def _mlmc_copies(phase, centre, mu, radius, levels, max_level, rng, eta_cap=math
 
 
 def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-         theory=False, verbose=0):
+         theory=False, verbose=0, reference="balanced"):
     """Private phased localization with MLMC optimum estimates (module doc).
 
     ``n_iter`` is the number of phases (``theory=True``: ``ceil(log n)``, step
@@ -179,6 +180,7 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
       centre, and with ``t = 0.1`` nat they swung to one class per phase
       (the last phase's model then predicted that class everywhere).
 
+    ``reference`` is the fallback of the group weights, as in ``noisy_gd``.
     Computes on the host (NumPy).
 
     Returns
@@ -219,7 +221,7 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     for i in range(phases):
         idx = perm[i * n_bar:(i + 1) * n_bar]
         p = _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng,
-                           theory)
+                           theory, reference_logits(sizes, reference))
         weights_sum += p
         G = clip * float(np.max(p * n / np.asarray(sizes, dtype=float)))
         phase = _Phase(data, idx, p * n / np.asarray(sizes, dtype=float), clip)
@@ -261,7 +263,7 @@ def _sig(sens, mu):
 
 
 def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng,
-                   theory=False):
+                   theory, prior):
     if data.n_groups == 1:
         return np.ones(1)
     from .._backend import to_numpy
@@ -277,7 +279,7 @@ def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes,
     if not math.isinf(mu_loss):
         values = values + rng.standard_normal(values.shape) * loss_sens / mu_loss
     spread = 0.0 if theory else float(values.max() - values.min())
-    return softmax_np(values / max(TEMPERATURE, SPREAD_FACTOR * spread))
+    return softmax_np(prior + values / max(TEMPERATURE, SPREAD_FACTOR * spread))
 
 
 MLMC_SOLVERS = {"mlmc": mlmc}

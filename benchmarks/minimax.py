@@ -1,9 +1,9 @@
 """Benchmark of PrivateMinimaxClassifier: worst-group and overall accuracy, fit time.
 
-Run::
+Run (one BLAS thread, as sklearn's reference fit gets)::
 
-    python benchmarks/minimax.py                 # full: 5 seeds, eps in {0.5, 1, 2, 5, inf}
-    python benchmarks/minimax.py --seeds 2 --eps 1 --datasets wine   # a quick look
+    OMP_NUM_THREADS=1 python benchmarks/minimax.py   # full: 5 seeds, eps in {0.5, 1, 2, 5, inf}
+    OMP_NUM_THREADS=1 python benchmarks/minimax.py --seeds 2 --eps 1 --datasets wine   # a look
 
 Data (bundled with scikit-learn, no download), 70/30 stratified split per seed:
 

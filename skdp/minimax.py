@@ -102,8 +102,10 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         Logistic loss (binary) or its multinomial form (more than 2 classes).
     radius : float, default=None
         Radius of the model's ball: l2 for the Euclidean solvers (None:
-        unconstrained; ``mlmc`` uses 10), l1 for ``smd`` / ``smd_bias_reduced``
-        (None: 5). Public; it bounds the l1 solvers' loss and gradients.
+        unconstrained; ``mlmc`` uses 100, 10 with ``theory=True``), l1 for
+        ``smd`` / ``smd_bias_reduced`` (None: 20 / 5 per output column, i.e.
+        times ``n_classes`` for the multinomial model; 5 with ``theory=True``).
+        Public; it bounds the l1 solvers' loss and gradients.
     feature_bound : float, default=1.0
         Public l2 bound on the rows of ``X``; larger rows are scaled down.
     fit_intercept : bool, default=True
@@ -255,7 +257,8 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
                         else self.solver)
         result = SOLVERS[self.solver_](
             data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
-            radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose)
+            radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
+            reference="balanced" if groups is None else "population")
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
         self.group_labels_ = labels

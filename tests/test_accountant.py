@@ -141,3 +141,31 @@ def test_a_check_without_a_ledger_still_uses_the_earlier_fits_ledgers():
     # basic composition would refuse a fourth fit (4 > 3.2); the tight rule allows it
     NoisyMeanRegressor(epsilon=1.0, accountant=acc, random_state=4).fit(X, y)
     assert len(acc.spends) == 4 and acc.total()[0] <= 3.2
+
+
+def test_incremental_composition_matches_the_full_merge():
+    """The accountant folds spends into a compacted ledger once (a long process
+    stays linear); its totals equal composing every spend's ledger afresh."""
+    acc = BudgetAccountant()
+    spends = []
+    for i in range(60):
+        ledger = PrivacyLedger()
+        ledger.gaussian(1.0, 20.0 + i, count=3)
+        if i % 3 == 0:
+            ledger.exponential(0.01 * (1 + i % 2), count=50)
+        if i % 7 == 0:
+            ledger.zcdp(1e-3)
+        spends.append(ledger)
+        acc.spend(1.0, 1e-7, ledger=ledger)
+        if i % 10 == 0:
+            acc.spend(0.05, 0.0)  # no mechanisms reported: basic composition
+            spends.append(PrivacyLedger())
+            spends[-1].approx(0.05, 0.0)
+    eps, delta = acc.total()
+    full = PrivacyLedger(entries=[e for s in spends for e in s.entries])
+    assert delta == pytest.approx(60e-7)
+    assert eps == pytest.approx(full.epsilon(delta), rel=1e-9)
+    merged = acc._folded()[3]
+    assert len(merged.entries) <= 5  # gaussian, zcdp, 2 exponential epsilons, approx
+    acc.spends.pop()  # an edited list is recomposed from scratch
+    assert acc.total()[1] == pytest.approx(59e-7)

@@ -24,7 +24,7 @@ import os
 import threading
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
-from .accounting import PrivacyLedger
+from .accounting import PrivacyLedger, Spend
 
 __all__ = ["BudgetAccountant"]
 
@@ -89,20 +89,44 @@ class BudgetAccountant:
                 f"spent=({eps:.6g}, {delta:.3g}) in {len(self.spends)} spends")
 
     # composition --------------------------------------------------------------
+    # Every check and spend composes all spends so far. Re-merging every fit's
+    # ledger each time made a long process quadratic (the per-fit time grew
+    # from milliseconds to seconds over ~800 fits), so the spends composed so
+    # far are folded once into running sums and one compacted ledger that
+    # gives the same epsilon (see _compact); a check folds in only the new spend.
+    def _folded(self):
+        """(count, basic epsilon, delta, compacted ledger) of ``self.spends``."""
+        count, eps_basic, delta, merged, last = getattr(self, "_fold_cache",
+                                                        (0, 0.0, 0.0, PrivacyLedger(), None))
+        if count > len(self.spends) or (count and self.spends[count - 1] is not last):
+            count, eps_basic, delta, merged = 0, 0.0, 0.0, PrivacyLedger()  # list was edited
+        if count < len(self.spends):
+            eps_basic, delta, merged = self._fold(eps_basic, delta, merged, self.spends[count:])
+            count = len(self.spends)
+            self._fold_cache = (count, eps_basic, delta, merged, self.spends[-1])
+        return count, eps_basic, delta, merged
+
     @staticmethod
-    def _compose(spends):
-        if not spends:
-            return 0.0, 0.0
-        eps_basic = sum(s["epsilon"] for s in spends)
-        delta = sum(s["delta"] for s in spends)
-        if delta >= 1:
-            return eps_basic, min(delta, 1.0)
-        merged = PrivacyLedger()
+    def _fold(eps_basic, delta, merged, spends):
+        merged = PrivacyLedger(list(merged.entries))
         for s in spends:
+            eps_basic += s["epsilon"]
+            delta += s["delta"]
             if s["ledger"] is not None:
                 merged.extend(s["ledger"])
             else:  # mechanisms unknown: the claimed guarantee, composed basically
                 merged.approx(s["epsilon"], s["delta"])
+        return eps_basic, delta, _compact(merged)
+
+    def _compose(self, new=()):
+        """Composed (epsilon, delta) of the spends recorded plus ``new``."""
+        count, eps_basic, delta, merged = self._folded()
+        if new:
+            eps_basic, delta, merged = self._fold(eps_basic, delta, merged, new)
+        if count + len(new) == 0:
+            return 0.0, 0.0
+        if delta >= 1:
+            return eps_basic, min(delta, 1.0)
         return min(eps_basic, merged.epsilon(delta)), delta
 
     def total(self):
@@ -122,7 +146,7 @@ class BudgetAccountant:
             Sum of the spends' deltas.
         """
         with self._lock:
-            return self._compose(list(self.spends))
+            return self._compose()
 
     def remaining(self):
         """Budget left: the totals minus :meth:`total`, floored at 0.
@@ -153,8 +177,7 @@ class BudgetAccountant:
             True (raises otherwise).
         """
         with self._lock:
-            new = self.spends + [dict(epsilon=epsilon, delta=delta, ledger=ledger, label="")]
-            eps, dlt = self._compose(new)
+            eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)])
         tol = 1e-12
         if eps > self.epsilon * (1 + tol) or dlt > self.delta * (1 + tol) + tol:
             spent = self.total()
@@ -241,3 +264,37 @@ class BudgetAccountant:
         with self._lock:
             BudgetAccountant._default = BudgetAccountant._default_stack.pop()
         return False
+
+
+def _compact(ledger):
+    """A ledger with the same composed epsilon at every delta, and few entries.
+
+    :meth:`PrivacyLedger.spent` depends on the Gaussian parts only through
+    ``sum count mu**2`` and ``sum count rho``, on the zCDP parts through
+    ``sum count rho``, on the pure parts through their multiset of epsilons
+    and on the approximate parts through ``sum count epsilon`` and
+    ``sum count delta``: one entry per Gaussian / zCDP / approx kind and one
+    per distinct pure epsilon keep all of it.
+    """
+    out = PrivacyLedger()
+    by_kind = {}
+    for e in ledger.entries:
+        by_kind.setdefault(e.kind, []).append(e)
+    gauss = by_kind.get("gaussian", [])
+    if gauss:
+        rho = sum(e.count * e.rho for e in gauss)
+        mu = math.sqrt(sum(e.count * e.mu**2 for e in gauss))
+        out.entries.append(Spend("gaussian", 1, rho=rho, mu=mu, label="gaussian parts"))
+    if "zcdp" in by_kind:
+        out.zcdp(sum(e.count * e.rho for e in by_kind["zcdp"]), label="zcdp parts")
+    for kind in ("exponential", "pure"):
+        counts = {}
+        for e in by_kind.get(kind, []):
+            counts[e.epsilon] = counts.get(e.epsilon, 0) + e.count
+        for eps, count in counts.items():
+            getattr(out, kind)(eps, count=count, label=f"{kind} parts")
+    if "approx" in by_kind:
+        parts = by_kind["approx"]
+        out.approx(sum(e.count * e.epsilon for e in parts),
+                   sum(e.count * e.delta for e in parts), label="approx parts")
+    return out

@@ -312,22 +312,26 @@ def advanced_composition_epsilon(epsilons, delta):
                  + np.sum(eps * np.expm1(eps)))
 
 
-def fully_adaptive_epsilon(epsilons, delta):
+def fully_adaptive_epsilon(epsilons, delta, counts=None):
     """Fully adaptive composition of pure-DP mechanisms (paper 002, Thm 3.5).
 
     Whitehouse, Ramdas, Rogers and Wu 2023: mechanisms whose ``epsilon_i`` are
     chosen adaptively compose to (epsilon, delta)-DP with ``epsilon =
     sqrt(2 log(1/delta) sum eps_i**2) + sum eps_i**2 / 2``. The same
-    expression is the stopping rule of the privacy filter.
+    expression is the stopping rule of the privacy filter. ``counts``
+    (optional) says how many times each ``epsilons[i]`` ran.
 
     Examples
     --------
     >>> round(fully_adaptive_epsilon([0.1] * 100, 1e-5), 4)
     5.2985
+    >>> round(fully_adaptive_epsilon([0.1], 1e-5, counts=[100]), 4)
+    5.2985
     """
     eps = np.asarray(epsilons, dtype=float)
     _check_delta(delta, allow_zero=False)
-    total = float(np.sum(eps**2))
+    weights = np.ones_like(eps) if counts is None else np.asarray(counts, dtype=float)
+    total = float(weights @ eps**2)
     return math.sqrt(2.0 * math.log(1.0 / delta) * total) + 0.5 * total
 
 
@@ -533,9 +537,12 @@ class PrivacyLedger:
 
     @staticmethod
     def _split_pure(pure, rest, delta_r):
-        rho_other = sum(e.count * e.rho for e in rest if e not in pure)
-        eps_list = np.concatenate([np.full(e.count, e.epsilon) for e in pure])
-        basic = float(eps_list.sum()) + zcdp_to_approx_dp(rho_other, delta_r)
+        # by kind, not `e not in pure` (quadratic dataclass comparisons), and
+        # the epsilons weighted by their counts, never expanded one per run
+        rho_other = sum(e.count * e.rho for e in rest if e.kind not in ("exponential", "pure"))
+        eps_list = np.array([e.epsilon for e in pure])
+        counts = np.array([e.count for e in pure], dtype=float)
+        basic = float(counts @ eps_list) + zcdp_to_approx_dp(rho_other, delta_r)
         out = {"zcdp+basic": basic}
         if delta_r <= 0:
             return out
@@ -545,10 +552,10 @@ class PrivacyLedger:
             d_pure = delta_r * share
             d_other = delta_r - d_pure
             e_other = zcdp_to_approx_dp(rho_other, d_other) if rho_other > 0 else 0.0
-            return fully_adaptive_epsilon(eps_list, d_pure) + e_other
+            return fully_adaptive_epsilon(eps_list, d_pure, counts) + e_other
 
         if rho_other == 0:
-            out["zcdp+advanced"] = fully_adaptive_epsilon(eps_list, delta_r)
+            out["zcdp+advanced"] = fully_adaptive_epsilon(eps_list, delta_r, counts)
         else:
             res = optimize.minimize_scalar(total, bounds=(-20.0, 20.0), method="bounded")
             out["zcdp+advanced"] = float(res.fun)

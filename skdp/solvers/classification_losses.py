@@ -24,6 +24,8 @@ Constants (``u`` is the margin, ``a`` the augmented row, ``||a|| <= A``):
 
 import math
 
+import numpy as np
+
 __all__ = ["LinearData", "row_norms", "loss_and_residual", "lipschitz", "smoothness", "curvature_at_zero",
            "loss_bound",
            "LOSSES"]
@@ -232,5 +234,5 @@ def loss_bound(k, margin_bound):
     0.6931
     """
     if k == 1:
-        return float(math.log1p(math.exp(margin_bound)))
-    return float(math.log1p((k - 1) * math.exp(2.0 * margin_bound)))
+        return float(np.logaddexp(0.0, margin_bound))
+    return float(np.logaddexp(0.0, math.log(k - 1) + 2.0 * margin_bound))

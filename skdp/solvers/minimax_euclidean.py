@@ -45,7 +45,7 @@ import numpy as np
 from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
 from .minimax_common import SolverResult, remaining_gdp, softmax_np
 
-__all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations"]
+__all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations", "reference_logits"]
 
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
 LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
@@ -56,6 +56,9 @@ TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
 TEMPERATURE_NOISE = 4.0  # ... raised to this multiple of the noise left in the mean loss
 LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
 LOSS_RELEASES = 5     # noisy_gd releases the group losses this many times (evenly spaced)
+INF_RIDGE = 0.1       # epsilon = inf: L2 penalty INF_RIDGE ||W||^2 / (2 n) (sklearn C = 10)
+INF_TOL = 1e-5        # ... L-BFGS gradient tolerance
+INF_MAX_ITER = 500
 
 
 def auto_iterations(n, mu):
@@ -136,7 +139,7 @@ class _Averager:
 
 
 def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-             theory=False, verbose=0):
+             theory=False, verbose=0, reference="balanced"):
     """Noisy full-batch GD on the softmax-smoothed worst-group loss (see module doc).
 
     Parameters
@@ -155,6 +158,10 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     theory : bool
         Ignored (no paper parameters for this solver).
     verbose : int
+    reference : {'balanced', 'population'}
+        Group weights the softmax falls back to when the loss noise swamps
+        the group differences: uniform (class-balanced risk) or proportional
+        to the group sizes (the average risk): see :func:`reference_logits`.
 
     Returns
     -------
@@ -163,6 +170,9 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     xp = backend.xp
     m, k = data.n_groups, data.k
     mu = remaining_gdp(ledger, epsilon, delta)
+    if math.isinf(mu) and n_iter == "auto" and radius is None:
+        data, _ = _centre(data, mu, backend, ledger)
+        return _exact_fit(data, sizes, backend, ledger)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
     data, mu = _centre(data, mu, backend, ledger)
     share = LOSS_SHARE if m > 1 else 0.0
@@ -176,7 +186,8 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     n_released = 0
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
-    p = np.full(m, 1.0 / m)
+    prior = reference_logits(sizes, reference)
+    p = softmax_np(prior)
     total = None
     avg = _Averager(T)
     for t in range(T):
@@ -186,7 +197,7 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
                                                 backend, ledger)
             total = noisy if total is None else total + noisy
             n_released += 1
-            p = softmax_np(total / n_released / _temperature(sigma_loss, n_released))
+            p = softmax_np(prior + total / n_released / _temperature(sigma_loss, n_released))
         q = p / sizes
         v = data.onehot @ backend.asarray(q, dtype=data.X.dtype)
         gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
@@ -201,6 +212,73 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     W, b, p_avg = avg.mean()
     return SolverResult(coef=W, intercept=_intercept(data, W, b),
                         group_weights=np.asarray(_to_host(xp, p_avg)), n_iter=T)
+
+
+def _exact_fit(data, sizes, backend, ledger):
+    """epsilon = inf: L-BFGS on the same smoothed objective, no noise, no clipping.
+
+    Minimises ``TEMPERATURE log sum_g exp(L_g / TEMPERATURE) +
+    INF_RIDGE ||W||**2 / (2 n)`` (the penalty of sklearn's
+    ``LogisticRegression(C=1 / INF_RIDGE)``; noisy GD's implicit
+    regularisation is its early stop) to a gradient tolerance, which is
+    several times faster than ``auto_iterations`` full-batch steps. Nothing is
+    private here: the ledger records one noiseless release.
+    """
+    from scipy.optimize import minimize
+
+    xp, k, p, n = data.xp, data.k, data.p, data.n
+    inv_sizes = backend.asarray(1.0 / np.asarray(sizes, dtype=float), dtype=data.X.dtype)
+    state = {}
+
+    def objective(flat):
+        theta = backend.asarray(flat, dtype=data.X.dtype)
+        W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
+        loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
+        losses = (data.onehot.T @ loss) * inv_sizes
+        host = np.asarray(_to_host(xp, losses), dtype=float)
+        weights = softmax_np(host / TEMPERATURE)
+        value = TEMPERATURE * (np.log(np.sum(np.exp(host / TEMPERATURE - host.max() / TEMPERATURE)))
+                               + host.max() / TEMPERATURE)
+        v = data.onehot @ (backend.asarray(weights, dtype=data.X.dtype) * inv_sizes)
+        gw, gb = data.gradient(v[:, None] * r)
+        gw = gw + (INF_RIDGE / n) * W
+        value += 0.5 * INF_RIDGE / n * float(xp.sum(W * W))
+        state["weights"] = weights
+        grad = np.concatenate([np.asarray(_to_host(xp, gw), dtype=float).ravel(),
+                               np.asarray(_to_host(xp, gb), dtype=float).ravel()])
+        return value, grad
+
+    res = minimize(objective, np.zeros(k * (p + 1)), jac=True, method="L-BFGS-B",
+                   options={"maxiter": INF_MAX_ITER, "gtol": INF_TOL})
+    objective(res.x)
+    theta = backend.asarray(res.x, dtype=data.X.dtype)
+    W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
+    ledger.gaussian(1.0, 0.0, label="exact fit (epsilon = inf)")
+    return SolverResult(coef=W, intercept=_intercept(data, W, b),
+                        group_weights=state["weights"], n_iter=max(1, int(res.nit)))
+
+
+def reference_logits(sizes, reference):
+    """Log-weights of the reference group distribution of the smoothed max.
+
+    The weights ``softmax(log q + L / t)`` maximise ``sum_g p_g L_g - t KL(p || q)``
+    (KL-regularised group DRO): with a small temperature ``t`` the worst
+    group, with a large one (noisy losses) the reference ``q``. ``'balanced'``:
+    ``q`` uniform (the class-balanced risk, the natural fallback for the
+    worst *class*); ``'population'``: ``q_g = N_g / n`` (the average risk,
+    whose gradient has the smallest sensitivity, ``2 C / n``; the fallback for
+    groups passed to ``fit``). ``sizes`` are public or privately released, so
+    this is post-processing.
+
+    Examples
+    --------
+    >>> reference_logits(np.array([30.0, 10.0]), "population").round(3).tolist()
+    [-0.288, -1.386]
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    if reference == "population":
+        return np.log(sizes / sizes.sum())
+    return np.zeros(sizes.shape[0])
 
 
 def _centre(data, mu, backend, ledger):
@@ -267,7 +345,7 @@ def _temperature(sigma_loss, n_released):
 
 
 def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-         theory=False, verbose=0, batch_size=None):
+         theory=False, verbose=0, reference="balanced", batch_size=None):
     """DP stochastic gradient descent-ascent (see module doc).
 
     ``n_iter`` counts epochs ('auto': 5). Each epoch shuffles the rows with
@@ -299,7 +377,7 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / max(1, epochs * n_batches)) / loss_clip
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
-    log_y = np.zeros(m)
+    log_y = reference_logits(sizes, reference)  # the group player starts at the reference
     total = epochs * n_batches
     avg = _Averager(total, tail_fraction=min(1.0, 1.0 / epochs))
     t = 0

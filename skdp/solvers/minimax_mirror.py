@@ -58,12 +58,21 @@ from .minimax_common import SolverResult, largest_within
 __all__ = ["smd", "smd_bias_reduced", "MIRROR_SOLVERS", "prop33_step_cap", "thm31_parameters",
            "thm314_parameters", "problem_constants", "bias_reduced_sensitivity"]
 
-DEFAULT_RADIUS = 5.0
-# Practical defaults for Alg. 1 (benchmarks/minimax.py)
+DEFAULT_RADIUS = 5.0  # theory=True
+# Practical defaults for Alg. 1 (chosen on validation splits, benchmarks/minimax.py)
+PRACTICAL_RADIUS = 20.0   # l1 radius per output column
 PRACTICAL_MAX_STEPS = 2000
 PRACTICAL_KX = 5
-PRACTICAL_STEP_BOOST = 10.0  # multiplies Thm 3.1's sqrt(l / T) / L0 (worst-case L0)
+KX_INF = 200              # gradient vertices per step at epsilon = inf
+KY_INF = 50               # group vertices per step at epsilon = inf
+PRACTICAL_KY = 1
+KOUT_INF = 20             # output vertices per kept step at epsilon = inf
+TAIL = 0.5                # share of the last steps whose output vertices are averaged
+STEP_X = 8.0              # tau_x = STEP_X sqrt(l / T) / (R A), within the privacy cap
+STEP_Y = 0.3              # tau_y = STEP_Y sqrt(l / T) / _loss_scale, within the cap
 # Practical defaults for Alg. 3
+BR_RADIUS = 5.0  # l1 radius per output column: Alg. 2 evaluates gradients at 1 to 2^(M+1) vertices
+BR_BASE_INF = 128  # vertices per Alg. 2 "sample" at epsilon = inf (1 in the paper)
 PRACTICAL_M = 3
 PRACTICAL_ALPHA = 0.25
 
@@ -217,58 +226,108 @@ def _split_budget(ledger, epsilon, delta):
 # Algorithm 1
 # ---------------------------------------------------------------------------
 def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-        theory=False, verbose=0):
+        theory=False, verbose=0, reference="balanced"):
     """002 Alg. 1: private stochastic mirror descent with vertex sampling.
 
-    See the module docstring for the privacy argument.
+    See the module docstring for the privacy argument. ``reference`` is
+    ignored: the group player starts uniform (002 Alg. 1). ``theory=True`` runs
+    the paper's Alg. 1 with Thm 3.1's parameters. The practical defaults keep
+    the algorithm (multiplicative weights on sampled-vertex gradients of
+    disjoint batches, exponential-mechanism draws only) and change, each
+    chosen on validation splits of the training data (``benchmarks/minimax.py``):
+
+    * per-player constants and steps (notes 002 §6.2 [DESIGN]): the model's
+      step uses ``L0x`` and the group player's ``L0y`` (the paper's single
+      ``tau`` uses ``max(L0x, L0y)``), both at the same per-draw epsilon;
+    * the step ``tau_x = min(STEP_X sqrt(l / T) / (R A), privacy cap)``: the
+      optimisation step of Thm 3.1 with the typical gradient scale ``R A``
+      in place of the worst-case ``L0x = R A / pi_min`` (at most 1/pi_min
+      times larger; the privacy cap still uses ``L0x``);
+    * the output (002 Alg. 1 line 8 averages one fresh vertex per step over
+      all ``T`` steps, the early ones near the uniform start) averages
+      ``K_out`` fresh vertices per step over the last ``TAIL`` of the steps
+      (post-processing of exponential-mechanism draws, each one accounted);
+    * ``K_x`` gradient vertices: ``KX_INF`` at epsilon = inf, where draws are
+      free and the Maurey bias (002 Cor. 2.4, ``2 L2 / K``) dominates, else
+      ``PRACTICAL_KX``; ``K_y = 1`` (f is linear in y, notes 002 §6.2).
 
     Returns
     -------
     SolverResult
     """
-    radius = DEFAULT_RADIUS if radius is None else float(radius)
+    radius = _radius(data, radius, theory)
     game = _Game(data, sizes, radius, backend)
     consts = problem_constants(data, sizes, radius)
     L0, m, n = consts["L0"], data.n_groups, data.n
     rng = backend.rng
+    ell = math.log(game.d_x) + math.log(max(m, 1))
     if theory:
         eps_pure, delta_pure = _split_budget(ledger, epsilon, delta)
         T, K, tau = thm31_parameters(n, min(eps_pure, 1e12), delta_pure, game.d_x, m, L0)
         T = T if n_iter == "auto" else int(n_iter)
         Kx = Ky = K
+        K_out, tail = 1, 1.0
     else:
         T = _practical_steps(n, epsilon) if n_iter == "auto" else int(n_iter)
-        Kx, Ky = PRACTICAL_KX, 1  # f is linear in y: one y-vertex is unbiased (notes 002 §6.2)
+        Kx = KX_INF if math.isinf(epsilon) else PRACTICAL_KX
+        Ky = KY_INF if math.isinf(epsilon) else PRACTICAL_KY
+        K_out, tail = (KOUT_INF if math.isinf(epsilon) else 1), TAIL
     T = max(1, min(T, n))
     B = n // T
-    draws = T * (Kx + Ky + 2)
+    start = T - max(1, int(round(tail * T)))  # first step whose output vertices are kept
+    draws = T * (Kx + Ky) + 2 * K_out * (T - start)
     if math.isinf(epsilon):
         step_eps = math.inf
     else:
         step_eps = largest_within(lambda e: _draws_ledger(e, draws), ledger, epsilon, delta)
-    tau_priv = step_eps * B / (4.0 * L0)
-    tau_opt = PRACTICAL_STEP_BOOST * math.sqrt((math.log(game.d_x) + math.log(max(m, 1))) / T) / L0
-    tau = min(tau, tau_priv) if theory else min(tau_opt, tau_priv)
-    step_eps = 4.0 * L0 * tau / B
+    if theory:  # one step for both players, with L0 = max(L0x, L0y) (002 Alg. 1)
+        tau_x = tau_y = min(tau, step_eps * B / (4.0 * L0))
+        L0x = L0y = L0
+    else:
+        L0x, L0y = consts["L0x"], consts["L0y"]
+        scale = radius * max(data.feature_bound, data.intercept_scale)
+        tau_x = min(STEP_X * math.sqrt(ell / T) / scale, step_eps * B / (4.0 * L0x))
+        scale_y = _loss_scale(data, consts, B)
+        tau_y = min(STEP_Y * math.sqrt(ell / T) / scale_y, step_eps * B / (4.0 * L0y))
+    # each draw is (4 L0 tau / B)-DP (002 Prop. 3.3 / Thm 3.4); both players at step_eps
+    step_eps = 4.0 * max(L0x * tau_x, L0y * tau_y) / B
     ledger.exponential(step_eps, count=draws, label="vertex samples (002 Alg. 1)")
     Gx, Gy = np.zeros(game.d_x), np.zeros(m)
     out_x, out_y = np.zeros(game.d_x), np.zeros(m)
     perm = rng.permutation(n)
     for t in range(T):
-        px, py = _softmax(-tau * Gx), _softmax(tau * Gy)
+        px, py = _softmax(-tau_x * Gx), _softmax(tau_y * Gy)
         x_hat, y_hat = _draw(rng, Kx, px), _draw(rng, Ky, py)
-        out_x += rng.multinomial(1, px)
-        out_y += rng.multinomial(1, py)
+        if t >= start:
+            out_x += rng.multinomial(K_out, px)
+            out_y += rng.multinomial(K_out, py)
         batch = data.subset(backend.asarray(perm[t * B:(t + 1) * B]))
         g_lam, g_y = game.grads(batch, x_hat, y_hat)
         Gx += g_lam
         Gy += g_y  # ascent in y: softmax(+tau Gy) (002 Alg. 1 sign typo fixed)
         if verbose:
-            print(f"[smd] step {t + 1}/{T} tau={tau:.3g} eps'={step_eps:.3g}")
-    W, b = game.theta(out_x / T)
+            print(f"[smd] step {t + 1}/{T} tau_x={tau_x:.3g} eps'={step_eps:.3g}")
+    W, b = game.theta(out_x / out_x.sum())
     return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
                         intercept=backend.asarray(b * data.intercept_scale, dtype=data.X.dtype),
-                        group_weights=out_y / T, n_iter=T, step_size=tau, n_vertex_samples=Kx)
+                        group_weights=out_y / out_y.sum(), n_iter=T, step_size=tau_x,
+                        n_vertex_samples=Kx)
+
+
+def _loss_scale(data, consts, batch):
+    """Typical l_inf size of a batch's group gradient ``(loss_g / pi_g)_g``:
+    the loss at 0 (log K), times ``1 / (pi_min B)`` when a batch of ``B``
+    rows misses most groups."""
+    return math.log(max(data.n_classes, 2)) * max(1.0, 1.0 / (consts["pi_min"] * batch))
+
+
+def _radius(data, radius, theory, per_column=None):
+    """The l1 radius: the user's, else DEFAULT_RADIUS (theory) or the
+    practical ``PRACTICAL_RADIUS`` per output column (the multinomial model
+    has ``k`` columns sharing one l1 ball)."""
+    if radius is not None:
+        return float(radius)
+    return DEFAULT_RADIUS if theory else (per_column or PRACTICAL_RADIUS) * data.k
 
 
 def _practical_steps(n, epsilon):
@@ -288,37 +347,84 @@ def _draws_ledger(step_eps, count):
 # ---------------------------------------------------------------------------
 # Algorithms 2 and 3
 # ---------------------------------------------------------------------------
-def _coupled_levels(rng, p, level):
-    """Alg. 2's coupled averages: (first sample, coarse 2^N, fine 2^(N+1))."""
-    first = rng.multinomial(1, p)
-    coarse = first + (rng.multinomial(2**level - 1, p) if level > 0 else 0)
-    fine = coarse + rng.multinomial(2**level, p)
-    return first.astype(float), coarse / 2.0**level, fine / 2.0 ** (level + 1)
+def _coupled_levels(rng, p, level, base=1):
+    """Alg. 2's coupled averages: (first sample, coarse 2^N, fine 2^(N+1)), each
+    "sample" an average of ``base`` vertices (``base = 1``: the paper)."""
+    first = rng.multinomial(base, p)
+    coarse = first + (rng.multinomial(base * (2**level - 1), p) if level > 0 else 0)
+    fine = coarse + rng.multinomial(base * 2**level, p)
+    return first / base, coarse / (base * 2.0**level), fine / (base * 2.0 ** (level + 1))
 
 
 def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=None,
-                     n_iter="auto", theory=False, verbose=0):
+                     n_iter="auto", theory=False, verbose=0, reference="balanced"):
     """002 Alg. 3 with Alg. 2's MLMC gradients and an exact Thm 3.5 filter.
 
-    ``n_iter`` (if an int) is the stopping parameter ``U``.
+    ``n_iter`` (if an int) is the stopping parameter ``U``; ``reference`` is
+    ignored (uniform start, 002 Alg. 3). ``theory=True``
+    uses Thm 3.14's ``U, M, tau, alpha``. The practical defaults keep the
+    algorithm and change, chosen on validation splits as for :func:`smd`:
+
+    * per-player steps ``tau_x = STEP_X sqrt(l / S) / (R A)`` and
+      ``tau_y = STEP_Y sqrt(l / S) / _loss_scale`` (``S`` the expected
+      number of steps), each within the privacy step of :func:`_practical_tau`
+      (the paper's ``tau`` is ``sqrt(l / (C U))`` with worst-case constants);
+    * ``U = n alpha`` (one pass over the data; Thm 3.14 caps ``U`` at
+      ``n alpha / 2``) with ``alpha = 1`` at epsilon = inf, else
+      ``PRACTICAL_ALPHA``, lowered to keep about ``PRACTICAL_MAX_STEPS`` steps;
+    * the three gradients of Alg. 2 share one average of ``K_y`` group
+      vertices (drawn independently of the model's vertices) instead of
+      the coupled 1 / ``2^N`` / ``2^(N+1)`` group averages: f is linear in
+      y and ``grad_y f`` does not depend on y, so the estimator's expectation
+      is unchanged (notes 002 §6.2), and the variance that the weight
+      ``C_M 2^N`` puts on the difference of two group averages is gone
+      (with the classes as groups the paper's estimator did not learn at
+      epsilon = inf); the sensitivity ``Delta_t`` is unchanged and a step
+      makes ``2^(N+1) + K_y`` draws;
+    * at epsilon = inf every "sample" of Alg. 2 is an average of
+      ``BR_BASE_INF`` vertices (levels of ``BR_BASE_INF 2^N`` vertices): the
+      estimator is then unbiased for the gradient at a
+      ``BR_BASE_INF 2^(M+1)``-vertex average, whose Maurey bias (002 Lemma
+      3.15, ``2 L2 / 2^M`` with ``L2 ~ (R A)^3``) was what kept the paper's
+      16-vertex points from learning on 3- and 10-class tables; at finite
+      epsilon the paper's single vertices are kept (each vertex is a draw);
+    * the output averages ``K_out`` vertices per step over the last ``TAIL``
+      of the steps, as in :func:`smd`.
 
     Returns
     -------
     SolverResult
     """
-    radius = DEFAULT_RADIUS if radius is None else float(radius)
+    radius = _radius(data, radius, theory, BR_RADIUS)
     game = _Game(data, sizes, radius, backend)
     consts = problem_constants(data, sizes, radius)
     L0, m, n = consts["L0"], data.n_groups, data.n
     rng = backend.rng
     eps_pure, delta_pure = _split_budget(ledger, epsilon, delta)
+    ell = math.log(game.d_x) + math.log(max(m, 1))
     if theory:
         U, M, tau, alpha = thm314_parameters(n, min(eps_pure, 1e12), delta_pure, game.d_x, m,
                                              consts)
+        tau_x = tau_y = tau
+        L0x = L0y = L0
+        Ky, K_out, tail, K0 = 1, 1, 1.0, 1
     else:
-        M, alpha = PRACTICAL_M, PRACTICAL_ALPHA
-        U = n * alpha / 2
-        tau = _practical_tau(n, M, alpha, eps_pure, delta_pure, L0)
+        inf = math.isinf(epsilon)
+        M, alpha = PRACTICAL_M, (1.0 if inf else PRACTICAL_ALPHA)
+        # at most about PRACTICAL_MAX_STEPS steps: larger batches beyond that
+        alpha = min(alpha, PRACTICAL_MAX_STEPS * (M + 1) / (2.0 - 2.0**-M) / n)
+        U = n * alpha
+        L0x, L0y = consts["L0x"], consts["L0y"]
+        steps = max(1.0, U / ((M + 1) / (2.0 - 2.0**-M)))
+        Ky = KY_INF if inf else PRACTICAL_KY
+        K0 = BR_BASE_INF if inf else 1
+        K_out, tail = (KOUT_INF if inf else 1), TAIL
+        scale_y = _loss_scale(data, consts, max(1.0, alpha ** -1 * (M + 1) / (2.0 - 2.0**-M)))
+        tau_x = min(STEP_X * math.sqrt(ell / steps) / (radius * max(data.feature_bound,
+                                                                      data.intercept_scale)),
+                    _practical_tau(n, M, alpha, eps_pure, delta_pure, L0x, Ky, K_out * tail))
+        tau_y = min(STEP_Y * math.sqrt(ell / steps) / scale_y,
+                    _practical_tau(n, M, alpha, eps_pure, delta_pure, L0y, Ky, K_out * tail))
     if n_iter != "auto":
         U = float(n_iter)
     c_M = 2.0 - 2.0**-M  # TG(1/2, M) normaliser (notes 002 §8.2)
@@ -326,23 +432,30 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
     Gx, Gy = np.zeros(game.d_x), np.zeros(m)
     out_x, out_y = np.zeros(game.d_x), np.zeros(m)
     perm = rng.permutation(n)
-    used, spent_levels, step_eps = 0, 0.0, []
+    used, spent_levels, steps_done = 0, 0.0, 0
+    sq_sum, step_eps = 0.0, {}  # filter state: sum of eps_t**2; eps_t -> draws
     level = int(rng.choice(M + 1, p=levels_p))
+    history = []  # (px, py) of each step, for the output draws of the tail
     while spent_levels <= U - 2**M:
         batch_size = max(1, math.ceil(2**level / alpha))
         if used + batch_size > n:
             break
-        eps_t = 2.0 * bias_reduced_sensitivity(tau, L0, level, batch_size, c_M)
-        n_draws = 2 * (2 ** (level + 1) + 1)
-        trial = step_eps + [eps_t] * n_draws
-        if not math.isinf(eps_pure) and fully_adaptive_epsilon(trial, delta_pure) > eps_pure:
+        # 2 Delta_t per draw, Delta_t = tau L0 (4 C_M 2^N + 2) / |B| (notes 002 §8.3)
+        eps_t = 2.0 * max(bias_reduced_sensitivity(tau_x, L0x, level, batch_size, c_M),
+                          bias_reduced_sensitivity(tau_y, L0y, level, batch_size, c_M))
+        n_draws = 2 * (2 ** (level + 1) + 1) if theory else K0 * 2 ** (level + 1) + Ky
+        trial = sq_sum + n_draws * eps_t**2
+        if not math.isinf(eps_pure) and _fully_adaptive(trial, delta_pure) > eps_pure:
             break  # privacy filter (002 Thm 3.5): stop before exceeding the budget
-        step_eps = trial
-        px, py = _softmax(-tau * Gx), _softmax(tau * Gy)
-        x1, x_lo, x_hi = _coupled_levels(rng, px, level)
-        y1, y_lo, y_hi = _coupled_levels(rng, py, level)
-        out_x += rng.multinomial(1, px)
-        out_y += rng.multinomial(1, py)
+        sq_sum = trial
+        step_eps[eps_t] = step_eps.get(eps_t, 0) + n_draws
+        px, py = _softmax(-tau_x * Gx), _softmax(tau_y * Gy)
+        history.append((px, py))
+        x1, x_lo, x_hi = _coupled_levels(rng, px, level, K0)
+        if theory:
+            y1, y_lo, y_hi = _coupled_levels(rng, py, level)
+        else:  # one K_y-vertex average in all three terms (f is linear in y)
+            y1 = y_lo = y_hi = _draw(rng, Ky, py)
         batch = data.subset(backend.asarray(perm[used:used + batch_size]))
         used += batch_size
         gx_hi, gy_hi = game.grads(batch, x_hi, y_hi)
@@ -351,43 +464,73 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
         Gx += c_M * 2**level * (gx_hi - gx_lo) + gx_1
         Gy += c_M * 2**level * (gy_hi - gy_lo) + gy_1  # ascent in y (sign typo fixed)
         spent_levels += 2**level
+        steps_done += 1
         level = int(rng.choice(M + 1, p=levels_p))
-    steps = int(out_y.sum())
-    if steps == 0:  # no step fitted in the budget: a vertex of the (data-free) start
-        out_x += rng.multinomial(1, np.full(game.d_x, 1.0 / game.d_x))
-        out_y += rng.multinomial(1, np.full(m, 1.0 / m))
+    out_x, out_y, out_eps = _tail_output(rng, history, K_out, tail, sq_sum, eps_pure, delta_pure,
+                                         step_eps, game.d_x, m)
+    for eps_t, count in out_eps.items():
+        step_eps[eps_t] = step_eps.get(eps_t, 0) + count
     _record_draws(ledger, step_eps)
     W, b = game.theta(out_x / out_x.sum())
     b = b * data.intercept_scale
     if verbose:
-        print(f"[smd_bias_reduced] {steps} steps, {used} records, tau={tau:.3g}")
+        print(f"[smd_bias_reduced] {steps_done} steps, {used} records, tau_x={tau_x:.3g}")
     return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
                         intercept=backend.asarray(b, dtype=data.X.dtype),
-                        group_weights=out_y / out_y.sum(), n_iter=max(1, steps), step_size=tau)
+                        group_weights=out_y / out_y.sum(), n_iter=max(1, steps_done),
+                        step_size=tau_x)
 
 
-def _practical_tau(n, M, alpha, epsilon, delta, L0):
+def _fully_adaptive(sq_sum, delta):
+    """002 Thm 3.5 from the running sum of squared per-draw epsilons."""
+    return math.sqrt(2.0 * math.log(1.0 / delta) * sq_sum) + 0.5 * sq_sum
+
+
+def _tail_output(rng, history, K_out, tail, sq_sum, eps_pure, delta_pure, step_eps, d_x, m):
+    """Output draws of Alg. 3: ``K_out`` per player from each of the last ``tail``
+    share of the iterates, each at that step's per-draw epsilon, within the filter.
+
+    The iterate of step t is sampled with the same score as its gradient
+    draws, so each output draw costs the largest per-draw epsilon so far.
+    """
+    out_x, out_y, out_eps = np.zeros(d_x), np.zeros(m), {}
+    eps_out = max(step_eps) if step_eps else 0.0
+    kept = history[len(history) - max(1, int(round(tail * len(history)))):] if history else []
+    for px, py in kept:
+        trial = sq_sum + 2 * K_out * eps_out**2
+        if not math.isinf(eps_pure) and _fully_adaptive(trial, delta_pure) > eps_pure:
+            break
+        sq_sum = trial
+        out_x += rng.multinomial(K_out, px)
+        out_y += rng.multinomial(K_out, py)
+        out_eps[eps_out] = out_eps.get(eps_out, 0) + 2 * K_out
+    if out_y.sum() == 0:  # nothing fitted in the budget: a vertex of the (data-free) start
+        out_x += rng.multinomial(1, np.full(d_x, 1.0 / d_x))
+        out_y += rng.multinomial(1, np.full(m, 1.0 / m))
+    return out_x, out_y, out_eps
+
+
+def _practical_tau(n, M, alpha, epsilon, delta, L0, Ky=1, out_per_step=1.0):
     """Step size spreading the budget over one pass at the average level.
 
     With ``E 2^N = (M + 1) / C_M`` records per step, about
-    ``n alpha / E 2^N`` steps of ``2 (2 E 2^N + 1)`` draws fit in one pass;
-    the per-draw epsilon equalising fully adaptive composition at that count
-    fixes ``tau`` through ``eps' = 2 tau L0 alpha (4 C_M + 2)`` (an upper bound
-    on ``2 Delta_t``).
+    ``n alpha / E 2^N`` steps of ``2 E 2^N + K_y`` draws (plus
+    ``2 out_per_step`` output draws) fit in one pass; the per-draw epsilon
+    equalising fully adaptive composition at that count fixes ``tau`` through
+    ``eps' = 2 tau L0 alpha (4 C_M + 2)`` (an upper bound on ``2 Delta_t``).
     """
     if math.isinf(epsilon):
-        return 1.0 / L0
+        return math.inf
     c_M = 2.0 - 2.0**-M
     mean_level = (M + 1) / c_M
     steps = max(1.0, n * alpha / mean_level)
-    draws = int(steps * 2 * (2 * mean_level + 1))
+    draws = int(steps * (2 * mean_level + Ky + 2 * out_per_step))
     eps_draw = fully_adaptive_step_epsilon(epsilon, delta, draws)
     return eps_draw / (2.0 * L0 * alpha * (4.0 * c_M + 2.0))
 
 
-def _record_draws(ledger, eps_list):
-    values, counts = np.unique(np.asarray(eps_list, dtype=float), return_counts=True)
-    for value, count in zip(values, counts):
+def _record_draws(ledger, step_eps):
+    for value, count in sorted(step_eps.items()):
         if value > 0:
             ledger.exponential(float(value), count=int(count),
                                label="MLMC vertex samples (002 Alg. 3)")

@@ -68,10 +68,11 @@ STREAMING_SOLVERS = ("srgd", "srg_memf", "memf", "dpsgd")
 DECAY = math.exp(-2.5)  # paper 003 §5: c = e^{-5/2}
 MOMENTUM = 0.9          # paper 003 §5: heavy ball 0.9
 BAND = 64               # band of the square-root factorisation (O(BAND d) memory)
-STEP_SCALE = 0.5        # learning rate = STEP_SCALE / curvature (before momentum)
-CLIP_RATIO = 0.5        # clip G = CLIP_RATIO x Lipschitz bound
-BATCH_FACTOR = 1.0      # batch size = ceil(BATCH_FACTOR sqrt(n)) (paper 003 Thm 4.6)
-BETA_SCALE = 0.05       # srgd without theory: beta = BETA_SCALE x Thm 4.10's beta
+STEP_SCALE = 0.64       # learning rate = STEP_SCALE / curvature (before momentum)
+CLIP_RATIO = 0.2        # clip G = CLIP_RATIO x Lipschitz bound
+BATCH_FACTOR = 2.0      # batch size = ceil(BATCH_FACTOR sqrt(n)) (paper 003 Thm 4.6: sqrt n)
+BETA_SCALE = 0.01       # srgd without theory: beta = BETA_SCALE x Thm 4.10's beta
+SRGD_CLIP_RATIO = 0.25  # srgd without theory: clip of the eta-weighted differences / L
 SRGD_RADIUS = 10.0      # srgd: radius R of the l2 ball when none is given (notes 003 §7.9)
 
 
@@ -212,7 +213,7 @@ def _start(problem, opts, n, mu, epsilon, delta, rng, xp):
         if not theory:
             B = max(1, math.ceil(BATCH_FACTOR * math.sqrt(n)))
             beta = max(opts.smoothness, opts.beta_scale * beta)
-            clip = CLIP_RATIO * clip
+            clip = SRGD_CLIP_RATIO * opts.lipschitz
         B = int(opts.batch_size or B)
         clip = float(opts.clip or clip)
         lr = 1.0 / beta
@@ -221,7 +222,7 @@ def _start(problem, opts, n, mu, epsilon, delta, rng, xp):
         clip = float(opts.clip or CLIP_RATIO * opts.lipschitz)
         lr = float(opts.learning_rate or STEP_SCALE / opts.curvature)
         beta = None
-    theta = xp.zeros(problem.shape, dtype=problem.dtype)
+    theta = problem.initial()
     state = StreamState(theta=theta, rng=rng, mu=float(mu), batch_size=B, clip=clip,
                         learning_rate=lr, beta=beta)
     if opts.solver != "srgd":
@@ -243,7 +244,7 @@ def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng
     Parameters
     ----------
     problem : object
-        Gives ``n``, ``shape``, ``dtype``, ``n_params``, ``batch(idx)``,
+        Gives ``n``, ``shape``, ``dtype``, ``n_params``, ``initial()``, ``batch(idx)``,
         ``residuals(batch, theta)``, ``clipped_sum(batch, a, res1, c, res0, clip)``
         and ``penalty(theta)`` (see :mod:`skdp.solvers.srgd_problems`).
     opts : StreamOptions
@@ -267,7 +268,7 @@ def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng
     if state is None:
         state = _start(problem, opts, n, mu, epsilon, delta, rng, xp)
         _record(ledger, opts, state, n)
-    backend = Backend(xp, None, state.rng)
+    backend = Backend(xp, getattr(problem, "device", None), state.rng)
     batches = _batches(n, state.batch_size, state.rng)
     if opts.solver == "srgd":
         _srgd_chunk(problem, opts, state, batches, backend)

@@ -15,6 +15,7 @@ norm uses the Jacobians' closed-form inner products (ghost clipping, see
 example is evaluated: tests count its calls.
 """
 
+from .._backend import array_api_compat
 from .classification_losses import (curvature_at_zero, lipschitz, loss_and_residual,
                                     smoothness)
 
@@ -22,7 +23,7 @@ __all__ = ["ClassificationProblem", "RegressionProblem"]
 
 
 def _clip_factors(norms, clip, xp):
-    tiny = xp.full_like(norms, 1e-300)
+    tiny = xp.full_like(norms, xp.finfo(norms.dtype).smallest_normal)
     return xp.minimum(xp.ones_like(norms), clip / xp.maximum(norms, tiny))
 
 
@@ -50,13 +51,17 @@ class ClassificationProblem:
         self.shape = (data.k, data.p + 1)
         self.n_params = data.k * (data.p + 1)
         self.dtype = data.X.dtype
+        self.device = array_api_compat.device(data.X)
         A = data.augmented_bound
         self.lipschitz = lipschitz(data.k) * A
         self.smoothness = smoothness(data.k) * A**2
         self.curvature = curvature_at_zero(data.k, data.n_classes) * A**2
 
+    def initial(self):
+        return self.xp.zeros(self.shape, dtype=self.dtype, device=self.device)
+
     def batch(self, idx):
-        return self.data.subset(self.data.xp.asarray(idx))
+        return self.data.subset(self.xp.asarray(idx, device=self.device))
 
     def residuals(self, batch, theta):
         """Per-example ``dloss/dz`` at ``theta``, shape (B, k)."""
@@ -97,22 +102,32 @@ class RegressionProblem:
     clip, smoothness, curvature : float
         Per-example gradient bound (the clip's scale), per-example smoothness
         and the practical curvature (step ``1 / curvature``).
+    w0 : array, default=None
+        Start (the mlp's random initialisation); None: zeros.
     """
 
-    def __init__(self, X, y, loss, model, alpha, xp, *, clip, smoothness, curvature):
+    def __init__(self, X, y, loss, model, alpha, xp, *, clip, smoothness, curvature, w0=None):
         self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
         self.n = int(X.shape[0])
         self.shape = (model.n_params,)
         self.n_params = model.n_params
         self.dtype = X.dtype
+        self.device = array_api_compat.device(X)
         self.lipschitz = float(clip)
         self.smoothness = float(smoothness)
         self.curvature = float(curvature)
         self.x_sq_norms = xp.sum(X * X, axis=1)
+        self.w0 = w0
+
+    def initial(self):
+        """``w0`` (the model's data-independent start), or zeros."""
+        if self.w0 is not None:
+            return self.w0
+        return self.xp.zeros(self.shape, dtype=self.dtype, device=self.device)
 
     def batch(self, idx):
         xp = self.xp
-        idx = xp.asarray(idx)
+        idx = xp.asarray(idx, device=self.device)
         return (xp.take(self.X, idx, axis=0), xp.take(self.y, idx, axis=0),
                 xp.take(self.x_sq_norms, idx, axis=0))
 

@@ -17,8 +17,10 @@ loss and any data (notes 003 §3.4 "library implication").
     ``tau_{t+1} = 2 / (t + 3)``; the output is ``y_T`` (notes 003 §3.2: the
     same privatised gradient in both steps, noise added once). With
     ``theory=True``: ``B = min(sqrt n, Thm 4.10 bound)`` and
-    ``beta = M + (8L + 16MR) n**1.5 / (R B**2)`` (Thm 4.10); otherwise ``beta``
-    is scaled by ``beta_scale``.
+    ``beta = M + (8L + 16MR) n**1.5 / (R B**2)`` (Thm 4.10); otherwise
+    ``B = ceil(2 sqrt n)``, ``beta = beta_scale x curvature`` and the clip is
+    ``L / 4`` (the theory's ``beta`` is far too conservative in practice,
+    notes 003 §7.9; both chosen on validation splits, benchmarks/srgd.py).
 ``"srg_memf"`` — DP-SRG-MEMF (paper 003 Alg. 3, corrected)
     ``Delta_t = (1/B) sum_d clip(grad l(x_t; d) - c grad l(x_{t-1}; d), G)``,
     ``Delta~_t = Delta_t + w_t`` with matrix-factorisation noise
@@ -71,7 +73,7 @@ BAND = 64               # band of the square-root factorisation (O(BAND d) memor
 STEP_SCALE = 0.64       # learning rate = STEP_SCALE / curvature (before momentum)
 CLIP_RATIO = 0.2        # clip G = CLIP_RATIO x Lipschitz bound
 BATCH_FACTOR = 2.0      # batch size = ceil(BATCH_FACTOR sqrt(n)) (paper 003 Thm 4.6: sqrt n)
-BETA_SCALE = 0.01       # srgd without theory: beta = BETA_SCALE x Thm 4.10's beta
+BETA_SCALE = 2.0        # srgd without theory: beta = BETA_SCALE x curvature
 SRGD_CLIP_RATIO = 0.25  # srgd without theory: clip of the eta-weighted differences / L
 SRGD_RADIUS = 10.0      # srgd: radius R of the l2 ball when none is given (notes 003 §7.9)
 
@@ -212,7 +214,7 @@ def _start(problem, opts, n, mu, epsilon, delta, rng, xp):
                                          problem.n_params, epsilon, delta)
         if not theory:
             B = max(1, math.ceil(BATCH_FACTOR * math.sqrt(n)))
-            beta = max(opts.smoothness, opts.beta_scale * beta)
+            beta = opts.beta_scale * opts.curvature
             clip = SRGD_CLIP_RATIO * opts.lipschitz
         B = int(opts.batch_size or B)
         clip = float(opts.clip or clip)

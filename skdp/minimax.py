@@ -127,7 +127,8 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         the sorted group labels). None: estimated privately (see above).
     n_iter : int or 'auto', default='auto'
         Iterations (steps for ``noisy_gd``/``smd``, epochs for ``sgda``,
-        phases for ``mlmc``, the budget ``U`` for ``smd_bias_reduced``).
+        phases for ``mlmc``, the budget ``U`` for ``smd_bias_reduced``;
+        ignored by the streaming solvers, which make one pass).
     theory : bool, default=False
         Use the papers' theorem parameters (002 Thm 3.1 / 3.14, 000 Alg. 6,
         003 Thm 4.10) instead of the benchmarked practical defaults (l1, MLMC

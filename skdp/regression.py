@@ -16,7 +16,7 @@ from ._base import PrivacyMixin
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, clip_rows, warn_privacy_leak)
 from .losses import LOSSES, make_loss
-from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
+from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
 from .solvers.kl_models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
                                 private_preconditioner)
@@ -101,8 +101,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
           DP-SGD), each example used once, with :meth:`partial_fit`; they
           ignore ``precondition`` and ``max_iter`` (see
           :mod:`skdp.solvers.srgd` and the :ref:`streaming <streaming>` user
-          guide). Privacy: the stream is one Gaussian mechanism, calibrated
-          by exact GDP (Dong–Roth–Su 2022, Cor. 2.13).
+          guide). Privacy: the stream is one Gaussian mechanism of
+          ``rho_``-zCDP (Bun–Steinke Prop. 1.6), like the other solvers.
         - ``'auto'``: ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm``
           for ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
     loss : {'squared', 'huber', 'lp', 'sigmoid'}, default='squared'
@@ -499,8 +499,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         state = stream_fit(
             solver, Xd, y, loss, model, float(self.alpha), clip=cfg.clip,
             smoothness=cfg.diff_clip, curvature=cfg.smoothness,
-            mu=math.inf if math.isinf(eps) else approx_dp_to_gdp(eps, delta) * (1 - 1e-9),
-            epsilon=eps,
+            mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9), epsilon=eps,
             delta=delta, ledger=ledger, backend=backend,
             w0=model.init(backend, X.dtype) if state is None else None, theory=self.theory,
             options=options, state=state, verbose=self.verbose)

@@ -173,7 +173,7 @@ def theory_constants(L, M, R, n, d, epsilon, delta):
     --------
     >>> B, beta, clip = theory_constants(1.41, 0.5, 10.0, 60000, 7850, 1.0, 1e-6)
     >>> B, round(clip, 1)
-    (244, 45.6)
+    (85, 45.6)
     """
     B = max(1, math.isqrt(int(n)))
     if math.isfinite(epsilon):

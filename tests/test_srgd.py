@@ -388,3 +388,23 @@ def test_sklearn_compatible_streaming(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)
+
+
+def test_srg_memf_with_no_decay_is_memf():
+    """Notes 003 §7.10 item 7: c = 0 reproduces DP-MEMF bit for bit."""
+    X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+    fit = lambda solver, opts: PrivateMinimaxClassifier(  # noqa: E731
+        solver=solver, group_by=None, solver_options=opts, random_state=3).fit(X / 5, y).coef_
+    np.testing.assert_array_equal(fit("srg_memf", dict(decay=0.0)), fit("memf", None))
+
+
+def test_srgd_theory_mode_uses_theorem_constants():
+    from skdp.solvers.srgd import theory_constants
+    X, y = make_classification(n_samples=2000, n_features=5, random_state=0)
+    clf = PrivateMinimaxClassifier(epsilon=2.0, solver="srgd", theory=True, group_by=None,
+                                   random_state=0).fit(X / 5, y)
+    A = math.sqrt(2.0)  # rows of norm <= 1 plus the intercept feature 1
+    B, beta, clip = theory_constants(A, A**2 / 4, 10.0, 2000, 6, 2.0, DELTA)
+    state = clf.stream_state_
+    assert (state.batch_size, state.beta, state.clip) == (B, pytest.approx(beta), clip)
+    assert clf.n_iter_ == math.ceil(2000 / B) and clf.privacy_spent_[0] <= 2.0

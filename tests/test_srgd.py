@@ -408,3 +408,32 @@ def test_srgd_theory_mode_uses_theorem_constants():
     state = clf.stream_state_
     assert (state.batch_size, state.beta, state.clip) == (B, pytest.approx(beta), clip)
     assert clf.n_iter_ == math.ceil(2000 / B) and clf.privacy_spent_[0] <= 2.0
+
+
+def test_failed_chunk_leaves_the_stream_untouched(monkeypatch):
+    """A chunk interrupted midway released nothing: the stream (rng included) is restored."""
+    X, y = make_classification(n_samples=900, n_features=5, random_state=0)
+    X = X / 5
+    clf = PrivateMinimaxClassifier(solver="srg_memf", group_by=None, random_state=0)
+    clf.partial_fit(X[:300], y[:300])
+    before = clf.stream_state_
+    calls = []
+
+    def interrupt(self, batch, theta):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(self, batch, theta)
+
+    original = ClassificationProblem.residuals
+    monkeypatch.setattr(ClassificationProblem, "residuals", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        clf.partial_fit(X[300:600], y[300:600])
+    monkeypatch.setattr(ClassificationProblem, "residuals", original)
+    assert clf.stream_state_ is before and before.step == clf.n_iter_
+    twin = PrivateMinimaxClassifier(solver="srg_memf", group_by=None, random_state=0)
+    for est in (clf, twin):
+        if est is twin:
+            est.partial_fit(X[:300], y[:300])
+        est.partial_fit(X[300:600], y[300:600])
+    np.testing.assert_array_equal(clf.coef_, twin.coef_)

@@ -51,6 +51,7 @@ is ``mu``-GDP, whatever the number of chunks.
 """
 
 from collections import deque
+import copy
 from dataclasses import dataclass, field
 import math
 
@@ -259,6 +260,7 @@ def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng
         stream: its records are new and its noise is the same mechanism).
     xp : namespace
     state : StreamState, default=None
+        Not modified: the continued state is a copy.
     rng : numpy.random.Generator, default=None
         The stream's generator (new streams only).
 
@@ -270,6 +272,8 @@ def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng
     if state is None:
         state = _start(problem, opts, n, mu, epsilon, delta, rng, xp)
         _record(ledger, opts, state, n)
+    else:  # all or nothing: a chunk that fails leaves the caller's state (and rng) untouched
+        state = copy.deepcopy(state)
     backend = Backend(xp, getattr(problem, "device", None), state.rng)
     batches = _batches(n, state.batch_size, state.rng)
     if opts.solver == "srgd":

@@ -1,4 +1,4 @@
-"""Streaming solvers of paper 003 (skdp.solvers.srgd) and the MF noise core (skdp.privacy.matrix)."""
+"""Streaming solvers of paper 003 (skdp.solvers.srgd) and the MF noise core (privacy.matrix)."""
 
 import math
 import warnings
@@ -380,7 +380,8 @@ def test_sklearn_partial_fit_checks():
                                                          epsilon=math.inf, random_state=0))
 
 
-@parametrize_with_checks([PrivateMinimaxClassifier(solver="srg_memf", group_by=None, random_state=0),
+@parametrize_with_checks([PrivateMinimaxClassifier(solver="srg_memf", group_by=None,
+                                                   random_state=0),
                           KLAdaptiveRegressor(solver="srgd", random_state=0)],
                          expected_failed_checks=lambda est: est._expected_failed_checks())
 def test_sklearn_compatible_streaming(estimator, check):

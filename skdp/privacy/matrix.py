@@ -210,7 +210,7 @@ def mf_rho(sensitivity, sigma, coef):
 
 
 def workload_noise_variance(coef, horizon, sigma=1.0, decays=(1.0,)):
-    """Per-coordinate variance of the noise in each answer of ``W x``: ``sigma**2 ||(W C^{-1})[t]||**2``.
+    """Per-coordinate variance of each answer's noise: ``sigma**2 ||(W C^{-1})[t]||**2``.
 
     Parameters
     ----------
@@ -270,7 +270,8 @@ class BandedToeplitzNoise:
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> noise = BandedToeplitzNoise((2,), [1.0, 0.5], 1.0, Backend.from_arrays(np.zeros(1), random_state=0))
+    >>> backend = Backend.from_arrays(np.zeros(1), random_state=0)
+    >>> noise = BandedToeplitzNoise((2,), [1.0, 0.5], 1.0, backend)
     >>> noise.next().shape
     (2,)
     """

@@ -121,7 +121,8 @@ class StreamOptions:
     def validate(self):
         checks = [("batch_size", self.batch_size is None or (int(self.batch_size) == self.batch_size
                                                              and self.batch_size >= 1)),
-                  ("learning_rate", self.learning_rate is None or 0 < self.learning_rate < math.inf),
+                  ("learning_rate",
+                   self.learning_rate is None or 0 < self.learning_rate < math.inf),
                   ("momentum", 0 <= self.momentum < 1), ("decay", 0 <= self.decay < 1),
                   ("clip", self.clip is None or 0 < self.clip < math.inf),
                   ("band", int(self.band) == self.band and self.band >= 1),

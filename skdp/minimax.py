@@ -135,7 +135,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         and ``srgd`` solvers).
     solver_options : dict, default=None
         Knobs of the streaming solvers (ignored by the others):
-        ``batch_size`` (``ceil(sqrt(n))``), ``learning_rate``, ``momentum``
+        ``batch_size`` (``ceil(2 sqrt(n))``), ``learning_rate``, ``momentum``
         (0.9), ``decay`` (``exp(-2.5)``), ``clip``, ``band`` (64),
         ``workload`` (``'true'`` or ``'ones'``), ``beta_scale``
         (see :mod:`skdp.solvers.srgd`).

@@ -184,7 +184,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
     rho_ : float
         zCDP budget of the fit.
     history_ : list of dict
-        Per-step log (noise scale, cost, ...).
+        Per-step log (noise scale, cost, ...); empty for the streaming solvers.
     privacy_spent_ : tuple of float
         (epsilon, delta) of what the fit released, from its ledger.
     privacy_method_ : str

@@ -13,6 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
@@ -26,10 +27,12 @@ from .solvers.classification_losses import LOSSES, LinearData, row_norms
 from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
 from .solvers.minimax_mirror import MIRROR_SOLVERS
 from .solvers.minimax_mlmc import MLMC_SOLVERS
+from .solvers.minimax_stream import STREAM_SOLVERS
+from .solvers.srgd import STREAMING_SOLVERS
 
 __all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "resolve_solver"]
 
-SOLVERS = {**EUCLIDEAN_SOLVERS, **MIRROR_SOLVERS, **MLMC_SOLVERS}
+SOLVERS = {**EUCLIDEAN_SOLVERS, **MIRROR_SOLVERS, **MLMC_SOLVERS, **STREAM_SOLVERS}
 
 GROUP_SIZE_SHARE = 0.15
 """Share of the zCDP budget spent on the group sizes when they are not public."""
@@ -85,7 +88,8 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         Privacy budget; ``inf`` gives a non-private fit (no noise).
     delta : float, default=1e-6
         Must be in (0, 1) (every solver needs it).
-    solver : {'auto', 'noisy_gd', 'sgda', 'smd', 'smd_bias_reduced', 'mlmc'}, default='auto'
+    solver : {'auto', 'noisy_gd', 'sgda', 'smd', 'smd_bias_reduced', 'mlmc', 'srgd', \
+            'srg_memf', 'memf', 'dpsgd'}, default='auto'
 
         ===================== ============= ================= =======================================
         solver                geometry      accounting        source
@@ -95,9 +99,17 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         ``smd``               l1 ball       exp. mechanism    paper 002 Alg. 1, Prop. 3.3
         ``smd_bias_reduced``  l1 ball       exp. mechanism    paper 002 Alg. 2-3, Thm 3.5 filter
         ``mlmc``              l2 ball       Gaussian          paper 000 eq. (1), Alg. 6, notes §5.10
+        ``srgd``              l2 ball       tree, GDP         paper 003 Alg. 1, Lemma 4.3, Thm 4.10
+        ``srg_memf``          R^d           MF noise, GDP     paper 003 Alg. 3 (corrected)
+        ``memf``              R^d           MF noise, GDP     paper 003 Alg. 2 (DP-FTRL / MF)
+        ``dpsgd``             R^d           Gaussian, GDP     independent noise, one pass
         ===================== ============= ================= =======================================
 
-        ``'auto'`` applies :func:`resolve_solver`; ``solver_`` says which ran.
+        The last four are single-pass streaming solvers (each example used
+        once; :meth:`partial_fit`; see :mod:`skdp.solvers.srgd` and the
+        :ref:`streaming <streaming>` user guide); they need one group
+        (``group_by=None``). ``'auto'`` applies :func:`resolve_solver`;
+        ``solver_`` says which ran.
     loss : {'logistic'}, default='logistic'
         Logistic loss (binary) or its multinomial form (more than 2 classes).
     radius : float, default=None
@@ -117,10 +129,18 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         the sorted group labels). None: estimated privately (see above).
     n_iter : int or 'auto', default='auto'
         Iterations (steps for ``noisy_gd``/``smd``, epochs for ``sgda``,
-        phases for ``mlmc``, the budget ``U`` for ``smd_bias_reduced``).
+        phases for ``mlmc``, the budget ``U`` for ``smd_bias_reduced``;
+        ignored by the streaming solvers, which make one pass).
     theory : bool, default=False
-        Use the papers' theorem parameters (002 Thm 3.1 / 3.14, 000 Alg. 6)
-        instead of the benchmarked practical defaults (l1 and MLMC solvers).
+        Use the papers' theorem parameters (002 Thm 3.1 / 3.14, 000 Alg. 6,
+        003 Thm 4.10) instead of the benchmarked practical defaults (l1, MLMC
+        and ``srgd`` solvers).
+    solver_options : dict, default=None
+        Knobs of the streaming solvers (ignored by the others):
+        ``batch_size`` (``ceil(2 sqrt(n))``), ``learning_rate``, ``momentum``
+        (0.9), ``decay`` (``exp(-2.5)``), ``clip``, ``band`` (64),
+        ``workload`` (``'true'`` or ``'ones'``), ``beta_scale``
+        (see :mod:`skdp.solvers.srgd`).
     accountant : BudgetAccountant, default=None
         Accountant charged by ``fit``; None: the default one.
     random_state : int, RandomState instance or None, default=None
@@ -143,7 +163,9 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
     solver_ : str
         The solver that ran.
     n_iter_ : int
-        Iterations run.
+        Iterations run (streaming solvers: steps over the whole stream).
+    stream_state_ : StreamState
+        Streaming solvers only: the state :meth:`partial_fit` continues.
     n_features_in_ : int
     privacy_spent_ : tuple of float
         (epsilon, delta) composed over the fit.
@@ -189,6 +211,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         "group_sizes": [dict, "array-like", None],
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "theory": ["boolean"],
+        "solver_options": [dict, None],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -196,7 +219,8 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="logistic", radius=None,
                  feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
-                 n_iter="auto", theory=False, accountant=None, random_state=None, verbose=0):
+                 n_iter="auto", theory=False, solver_options=None, accountant=None,
+                 random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.solver = solver
@@ -208,6 +232,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         self.group_sizes = group_sizes
         self.n_iter = n_iter
         self.theory = theory
+        self.solver_options = solver_options
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
@@ -234,19 +259,71 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         """
         return self._fit_atomically(X, y, groups)
 
-    def _fit(self, X, y, groups=None):
+    def _streaming(self):
+        if self.solver not in STREAMING_SOLVERS:
+            raise AttributeError(
+                f"partial_fit needs a streaming solver ({', '.join(STREAMING_SOLVERS)}); "
+                f"got solver={self.solver!r}.")
+        return True
+
+    @available_if(_streaming)
+    def partial_fit(self, X, y, classes=None, groups=None):
+        """Continue the private stream with a new chunk of records.
+
+        Only for the streaming solvers (``'srgd'``, ``'srg_memf'``, ``'memf'``,
+        ``'dpsgd'``). Each call runs one pass over the chunk (each record used
+        once), continuing the iterate, the momentum and the noise of the
+        previous calls (or of :meth:`fit`, which starts a new stream).
+
+        **Privacy of the stream.** The chunks must hold different records
+        (a record in at most one call). The whole stream is then one
+        (epsilon, delta)-DP release, whatever the number of chunks: epsilon is
+        neither split nor composed across chunks (the MF noise continues, its
+        sensitivity does not depend on the stream's length; the tree restarts
+        per chunk at the same GDP level, parallel composition over disjoint
+        chunks; see :mod:`skdp.solvers.srgd`). The accountant is charged
+        (epsilon, delta) once, by the call that starts the stream; the
+        batch size and noise are calibrated then, from the first chunk's size.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New records.
+        y : array-like of shape (n_samples,)
+            Their class labels.
+        classes : array-like of shape (n_classes,), default=None
+            All the classes (public), needed on the first call when a chunk
+            may miss some; None there: the classes of the first chunk.
+        groups : array-like of shape (n_samples,), default=None
+            Must be None or a single group (the streaming solvers need one).
+
+        Returns
+        -------
+        self : object
+            The classifier, updated.
+        """
+        return self._fit_atomically(X, y, groups, classes=classes, partial=True)
+
+    def _fit(self, X, y, groups=None, classes=None, partial=False):
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
-        accountant = self._check_budget()
-        X, y, xp = self._validate_fit_data(X, y)
+        state = self._stream_to_continue(partial, epsilon, delta)
+        accountant = self._check_budget() if state is None else None
+        X, y, xp = self._validate_fit_data(X, y, reset=state is None)
         X = _finite_norm_rows(X, self.feature_bound, xp)
         n = X.shape[0]
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        if state is None:
+            self.classes_ = _sorted_labels(y if classes is None else classes, "classes")
+        y_codes = self._class_codes(y)
         if self.classes_.shape[0] < 2:
             raise ValueError("PrivateMinimaxClassifier needs samples of at least 2 classes; "
                              f"got 1 class ({self.classes_[0]!r}).")
         group_codes, labels = self._group_codes(y, groups, n)
+        if self.solver in STREAMING_SOLVERS and labels.shape[0] > 1:
+            raise ValueError(f"solver={self.solver!r} minimises the average risk (one group): "
+                             f"got {labels.shape[0]} groups. Set group_by=None and pass no "
+                             "groups, or use solver='noisy_gd' / 'sgda' for the worst group.")
         backend = Backend.from_arrays(X, random_state=self.random_state)
         ledger = PrivacyLedger()
         sizes = self._group_sizes(group_codes, labels, n, epsilon, delta, backend, ledger)
@@ -255,28 +332,65 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
                           float(self.feature_bound) if self.fit_intercept else 0.0, xp)
         self.solver_ = (resolve_solver(n, X.shape[1], epsilon) if self.solver == "auto"
                         else self.solver)
+        if self.solver_ in STREAMING_SOLVERS:
+            extra = dict(options=self.solver_options, state=state)
+        else:
+            extra = dict(reference="balanced" if groups is None else "population")
         result = SOLVERS[self.solver_](
             data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
             radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
-            reference="balanced" if groups is None else "population")
+            **extra)
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
         self.group_labels_ = labels
         self.group_weights_ = np.asarray(result["group_weights"], dtype=float)
         self.group_sizes_ = np.asarray(sizes, dtype=float)
         self.n_iter_ = int(result["n_iter"])
-        self._record_spend(accountant, ledger)
+        if self.solver_ in STREAMING_SOLVERS:
+            self.stream_state_ = result["state"]
+            self._stream_key = self._stream_params()
+        else:
+            self.__dict__.pop("stream_state_", None)
+        if state is None:
+            self._record_spend(accountant, ledger)
         return self
 
+    # -- streaming -------------------------------------------------------------
+    def _stream_params(self):
+        return (self.solver, float(self.epsilon), float(self.delta), self.feature_bound,
+                self.fit_intercept, self.radius, self.theory, repr(self.solver_options))
+
+    def _stream_to_continue(self, partial, epsilon, delta):
+        """The stream a partial_fit continues (None: start one)."""
+        state = getattr(self, "stream_state_", None) if partial else None
+        if state is not None and self._stream_params() != getattr(self, "_stream_key", None):
+            raise ValueError("The parameters changed since this stream started (solver, "
+                             "epsilon, delta, bounds or solver_options): call fit to start a "
+                             "new stream.")
+        return state
+
+    def _class_codes(self, y):
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.clip(codes, 0, self.classes_.shape[0] - 1)
+        unknown = self.classes_[codes] != y
+        if np.any(unknown):
+            raise ValueError(f"y contains labels not in classes_ {self.classes_[:10]!r}: "
+                             f"{np.unique(np.asarray(y)[unknown])[:5]!r}.")
+        return codes
+
     # -- validation ----------------------------------------------------------
-    def _validate_fit_data(self, X, y):
+    def _validate_fit_data(self, X, y, reset=True):
         xp = get_namespace(X)
         if _is_numpy(xp):
-            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=reset)
             y = column_or_1d(y, warn=True)
         else:
             X = _check_array_api_X(X, xp)
-            self.n_features_in_ = X.shape[1]
+            if reset:
+                self.n_features_in_ = X.shape[1]
+            elif X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features as input.")
             y = column_or_1d(to_numpy(y), warn=True)
             if y.shape[0] != X.shape[0]:
                 raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}.")

@@ -8,6 +8,7 @@ import numpy as np
 import sklearn
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace
@@ -21,11 +22,12 @@ from .solvers.kl_models import (Budget, LinearModel, MLPModel, Objective, Solver
                                 private_preconditioner)
 from .solvers.kl_ppm import ppm
 from .solvers.kl_spider import spider
+from .solvers.kl_stream import STREAMING_SOLVERS, stream_fit
 
 __all__ = ["KLAdaptiveRegressor"]
 
 SOLVERS = {"noisy_gd": noisy_gd, "adaptive_gd": adaptive_gd, "stationary_gd": stationary_gd,
-           "spider": spider, "ppm": ppm}
+           "spider": spider, "ppm": ppm, **{name: stream_fit for name in STREAMING_SOLVERS}}
 MODELS = ("linear", "mlp")
 
 
@@ -81,8 +83,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         Privacy parameter; ``inf`` gives the non-private fit (no noise).
     delta : float, default=1e-6
         Privacy parameter, in (0, 1).
-    solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'spider', 'ppm'}, \
-            default='auto'
+    solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'spider', 'ppm', 'srgd', \
+            'srg_memf', 'memf', 'dpsgd'}, default='auto'
         - ``'adaptive_gd'``: paper 004 Alg. 3 (Thm 3, 4); unknown gamma, kappa;
           a privacy filter stops it when the budget is spent.
         - ``'noisy_gd'``: ``max_iter`` (default 10) noisy gradient steps, the
@@ -94,6 +96,13 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
           ``kl_gamma`` and ``kl_kappa`` (or ``alpha > 0``).
         - ``'ppm'``: Alg. 2 with Alg. 4 inside (Thm 2), kappa >= 2, weakly
           convex losses (``'lp'``).
+        - ``'srgd'``, ``'srg_memf'``, ``'memf'``, ``'dpsgd'``: single-pass
+          streaming solvers of paper 003 (Alg. 1, Alg. 3 corrected, Alg. 2,
+          DP-SGD), each example used once, with :meth:`partial_fit`; they
+          ignore ``precondition`` and ``max_iter`` (see
+          :mod:`skdp.solvers.srgd` and the :ref:`streaming <streaming>` user
+          guide). Privacy: the stream is one Gaussian mechanism of
+          ``rho_``-zCDP (Bun–Steinke Prop. 1.6), like the other solvers.
         - ``'auto'``: ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm``
           for ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
     loss : {'squared', 'huber', 'lp', 'sigmoid'}, default='squared'
@@ -149,7 +158,10 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
     solver_options : dict, default=None
         Expert knobs: ``spider_constants`` (4, 2), ``frac_full`` (0.5),
         ``select_frac`` (0.2), ``prox_strength`` (0.5 L1), ``max_outer`` (10),
-        ``max_inner`` (10), ``norm_cost_scale`` (1), ``floor_frac`` (0.5).
+        ``max_inner`` (10), ``norm_cost_scale`` (1), ``floor_frac`` (0.5);
+        for the streaming solvers ``batch_size``, ``learning_rate``,
+        ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
+        ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.srgd`).
     accountant : BudgetAccountant, default=None
         Charged ``(epsilon, delta)``; None uses the default accountant.
     random_state : int, RandomState instance or None, default=None
@@ -172,7 +184,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
     rho_ : float
         zCDP budget of the fit.
     history_ : list of dict
-        Per-step log (noise scale, cost, ...).
+        Per-step log (noise scale, cost, ...); empty for the streaming solvers.
     privacy_spent_ : tuple of float
         (epsilon, delta) of what the fit released, from its ledger.
     privacy_method_ : str
@@ -183,6 +195,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         Bounds used.
     n_features_in_ : int
         Number of features.
+    stream_state_ : StreamState
+        Streaming solvers only: the state :meth:`partial_fit` continues.
 
     References
     ----------
@@ -368,11 +382,56 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         """
         return self._fit_atomically(X, y)
 
-    def _fit(self, X, y):
+    def _streaming(self):
+        if self.solver not in STREAMING_SOLVERS:
+            raise AttributeError(
+                f"partial_fit needs a streaming solver ({', '.join(STREAMING_SOLVERS)}); "
+                f"got solver={self.solver!r}.")
+        return True
+
+    @available_if(_streaming)
+    def partial_fit(self, X, y):
+        """Continue the private stream with a new chunk of records.
+
+        Only for the streaming solvers (``'srgd'``, ``'srg_memf'``, ``'memf'``,
+        ``'dpsgd'``): one pass over the chunk (each record used once),
+        continuing the iterate, momentum and noise of the earlier calls (or of
+        :meth:`fit`, which starts a new stream).
+
+        **Privacy of the stream.** The chunks must hold different records.
+        The whole stream is then one (epsilon, delta)-DP release, whatever
+        the number of chunks: epsilon is neither split nor composed across
+        chunks (see :mod:`skdp.solvers.srgd`); the accountant is charged once,
+        by the call that starts the stream, and the noise and batch size are
+        calibrated then from the first chunk's size (``feature_bound='data'``
+        and ``target_bound='data'`` are read from the first chunk only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New records.
+        y : array-like of shape (n_samples,)
+            Their targets.
+
+        Returns
+        -------
+        self : KLAdaptiveRegressor
+            The regressor, updated.
+        """
+        return self._fit_atomically(X, y, partial=True)
+
+    def _stream_params(self):
+        return (self.solver, float(self.epsilon), float(self.delta), self.loss, self.model,
+                self.feature_bound, self.target_bound, self.alpha, self.fit_intercept,
+                self.clip_norm, self.theory, repr(self.solver_options), self.hidden_units)
+
+    def _fit(self, X, y, partial=False):
         check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p)
         gamma, kappa = self._kl_constants(loss)
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth)
+        if solver in STREAMING_SOLVERS:
+            return self._fit_stream(X, y, loss, solver, partial)
         self._check_solver(solver, loss, gamma, kappa)
         accountant = self._check_budget()
 
@@ -404,7 +463,54 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         self.n_iter_ = int(result.n_iter)
         self.history_ = result.history
         self._set_coef(result.w, model, P, xp)
+        self.__dict__.pop("stream_state_", None)
         self._record_spend(accountant, ledger)
+        return self
+
+    def _fit_stream(self, X, y, loss, solver, partial):
+        """Start (``fit``) or continue (``partial_fit``) a streaming solver's pass."""
+        state = getattr(self, "stream_state_", None) if partial else None
+        if state is not None and self._stream_params() != getattr(self, "_stream_key", None):
+            raise ValueError("The parameters changed since this stream started (solver, "
+                             "epsilon, delta, loss, bounds or solver_options): call fit to "
+                             "start a new stream.")
+        accountant = self._check_budget() if state is None else None
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
+                             reset=state is None)
+        backend = Backend.from_arrays(X, random_state=self.random_state if state is None
+                                      else state.rng)
+        xp = backend.xp
+        y = xp.astype(y, X.dtype)
+        if state is None:
+            self.feature_bound_, self.target_bound_ = self._bounds(X, y, xp)
+        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
+        y = xp.clip(y, low, self.target_bound_)
+        Xd = self._design(X, xp)
+        eps, delta = float(self.epsilon), float(self.delta)
+        self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
+        ledger = PrivacyLedger() if state is None else self.privacy_ledger_
+        row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
+        model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
+                 else LinearModel(int(Xd.shape[1])))
+        cfg = self._config(loss, model, row_sq, row_sq, None, None)
+        options = dict(self.solver_options or {})
+        if self.clip_norm is not None:
+            options.setdefault("clip", float(self.clip_norm))
+        state = stream_fit(
+            solver, Xd, y, loss, model, float(self.alpha), clip=cfg.clip,
+            smoothness=cfg.diff_clip, curvature=cfg.smoothness,
+            mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9), epsilon=eps,
+            delta=delta, ledger=ledger, backend=backend,
+            w0=model.init(backend, X.dtype) if state is None else None, theory=self.theory,
+            options=options, state=state, verbose=self.verbose)
+        self.solver_ = solver
+        self.n_iter_ = int(state.step)
+        self.history_ = []
+        self._set_coef(state.theta, model, None, xp)
+        self.stream_state_ = state
+        self._stream_key = self._stream_params()
+        if accountant is not None:
+            self._record_spend(accountant, ledger)
         return self
 
     def _set_coef(self, w, model, P, xp):

@@ -34,6 +34,7 @@ import skdp
 from skdp import minimax, regression, synthesizer
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.privacy.accounting import PrivacyLedger
+from skdp.solvers.srgd import STREAMING_SOLVERS
 
 SYNTH, CLF, REG = "synth", "clf", "reg"
 ALL = [SYNTH, CLF, REG]
@@ -694,7 +695,9 @@ def test_classifier_string_labels_and_rare_class():
 # ---------------------------------------------------------------------------
 SOLVER_CASES = (
     [(SYNTH, dict(solver=s, n_iter=4)) for s in sorted(synthesizer._SOLVERS)]
-    + [(CLF, dict(solver=s, n_iter=3)) for s in sorted(minimax.SOLVERS)]
+    + [(CLF, dict(solver=s, n_iter=3)) for s in sorted(minimax.SOLVERS)
+       if s not in STREAMING_SOLVERS]
+    + [(CLF, dict(solver=s, group_by=None)) for s in STREAMING_SOLVERS]  # they need one group
     + [(REG, dict(solver=s, max_iter=4, alpha=0.1)) for s in sorted(regression.SOLVERS)]
     + [(REG, dict(precondition=0.2)), (REG, dict(model="mlp", hidden_units=3))]
 )

@@ -1,0 +1,368 @@
+"""Single-epoch streaming DP solvers of paper 003 (Choquette-Choo, Ganesh, Thakurta).
+
+One loop, four solvers; every example is used in exactly one step, in a
+data-independent order (a seeded permutation of each chunk), and the
+per-example contributions are clipped explicitly, so privacy holds for any
+loss and any data (notes 003 §3.4 "library implication").
+
+``"srgd"`` — Accelerated-DP-SRGD (paper 003 Alg. 1)
+    ``eta_t = t + 1``; the per-example increment
+    ``eta_t grad f(x_t, d) - eta_{t-1} grad f(x_{t-1}, d)`` (both at the
+    *current* batch's examples) is clipped to ``G`` (theory: ``4L + 8MR``,
+    Cor. 4.5), averaged over the public batch size ``B`` and fed to the
+    binary-tree mechanism (:class:`~skdp.privacy.tree.TreeAggregator`, paper
+    003 Lemma 4.3), which returns the noisy prefix sum ``S_t``; then
+    ``grad_t = S_t / eta_t``, ``z <- P(z - eta_t grad_t / beta)``,
+    ``y <- P(x - grad_t / beta)``, ``x <- (1 - tau) y + tau z`` with
+    ``tau_{t+1} = 2 / (t + 3)``; the output is ``y_T`` (notes 003 §3.2: the
+    same privatised gradient in both steps, noise added once). With
+    ``theory=True``: ``B = min(sqrt n, Thm 4.10 bound)`` and
+    ``beta = M + (8L + 16MR) n**1.5 / (R B**2)`` (Thm 4.10); otherwise
+    ``B = ceil(2 sqrt n)``, ``beta = beta_scale x curvature`` and the clip is
+    ``L / 4`` (the theory's ``beta`` is far too conservative in practice,
+    notes 003 §7.9; both chosen on validation splits, benchmarks/srgd.py).
+``"srg_memf"`` — DP-SRG-MEMF (paper 003 Alg. 3, corrected)
+    ``Delta_t = (1/B) sum_d clip(grad l(x_t; d) - c grad l(x_{t-1}; d), G)``,
+    ``Delta~_t = Delta_t + w_t`` with matrix-factorisation noise
+    ``w = C^{-1} Z`` (:mod:`skdp.privacy.matrix`, banded square root of the
+    workload ``M A L``), ``g_t = c g_{t-1} + Delta~_t`` and heavy-ball momentum
+    on ``g_t`` — the noise enters once (erratum 1 of notes 003 §6: Alg. 3
+    line 7 adds it twice).
+``"memf"``
+    ``c = 0``: DP-FTRL / DP-MEMF (Alg. 2) with the square root of ``M A``.
+``"dpsgd"``
+    ``c = 0`` and independent noise (``C = I``): DP-SGD without amplification.
+
+**Privacy.** Neighbouring datasets differ by replacing one record (the
+estimators' model; paper 003 uses zero-out, which halves the sensitivity).
+The record lies in one batch, whose clipped sum moves by at most ``2G``, so
+each stream element ``D_t / B`` has l2-sensitivity ``2G / B`` (the public
+``B`` divides even a shorter last batch). The whole stream of releases is the
+linear Gaussian mechanism ``C (D / B) + Z`` with lower-triangular ``C``
+(tree encoder, banded Toeplitz, or ``I``) on an adaptively chosen stream,
+``mu = (2G / B) ||C||_col / sigma``-GDP (Denisov et al. 2022, Thm 2.1; paper
+003 Lemma 4.3 for the tree), recorded in the ledger as one Gaussian
+mechanism; the iterates are post-processing. ``mu`` is calibrated to the
+budget exactly (Dong–Roth–Su 2022, Cor. 2.13). ``partial_fit`` chunks hold
+disjoint records: the banded MF noise runs on across chunks (its column norm
+does not depend on the horizon) and the tree restarts per chunk at the same
+``mu`` (parallel composition over a public partition), so the whole stream
+is ``mu``-GDP, whatever the number of chunks.
+"""
+
+from collections import deque
+import copy
+from dataclasses import dataclass, field
+import math
+
+import numpy as np
+
+from .._backend import Backend
+from ..privacy.matrix import BandedToeplitzNoise, column_norm, sqrt_toeplitz_coefficients
+from ..privacy.tree import TreeAggregator, max_nodes_per_leaf
+
+__all__ = ["STREAMING_SOLVERS", "StreamOptions", "StreamState", "run_stream",
+           "theory_constants"]
+
+STREAMING_SOLVERS = ("srgd", "srg_memf", "memf", "dpsgd")
+
+# Practical defaults (benchmarks/srgd.py; chosen on validation splits of the
+# training data, see benchmarks/RESULTS_srgd.md).
+DECAY = math.exp(-2.5)  # paper 003 §5: c = e^{-5/2}
+MOMENTUM = 0.9          # paper 003 §5: heavy ball 0.9
+BAND = 64               # band of the square-root factorisation (O(BAND d) memory)
+STEP_SCALE = 0.64       # learning rate = STEP_SCALE / curvature (before momentum)
+CLIP_RATIO = 0.2        # clip G = CLIP_RATIO x Lipschitz bound
+BATCH_FACTOR = 2.0      # batch size = ceil(BATCH_FACTOR sqrt(n)) (paper 003 Thm 4.6: sqrt n)
+BETA_SCALE = 2.0        # srgd without theory: beta = BETA_SCALE x curvature
+SRGD_CLIP_RATIO = 0.25  # srgd without theory: clip of the eta-weighted differences / L
+SRGD_RADIUS = 10.0      # srgd: radius R of the l2 ball when none is given (notes 003 §7.9)
+
+
+@dataclass
+class StreamOptions:
+    """Public constants of a streaming run (from bounds and parameters only).
+
+    ``lipschitz`` and ``smoothness`` are per-example bounds ``L`` and ``M``
+    (worst case, for theory mode); ``curvature`` the practical curvature
+    scale behind the learning rate.
+    """
+
+    solver: str
+    lipschitz: float
+    smoothness: float
+    curvature: float
+    batch_size: int = None
+    learning_rate: float = None
+    momentum: float = MOMENTUM
+    decay: float = DECAY
+    clip: float = None
+    band: int = BAND
+    workload: str = "true"
+    radius: float = None
+    beta_scale: float = BETA_SCALE
+    theory: bool = False
+    verbose: int = 0
+
+    @classmethod
+    def from_dict(cls, solver, options, **bounds):
+        """Options from a user dict (unknown keys are a ValueError)."""
+        options = dict(options or {})
+        known = {"batch_size", "learning_rate", "momentum", "decay", "clip", "band",
+                 "workload", "beta_scale"}
+        unknown = set(options) - known
+        if unknown:
+            raise ValueError(f"unknown solver_options for solver={solver!r}: "
+                             f"{sorted(unknown)}; known: {sorted(known)}.")
+        out = cls(solver=solver, **bounds, **options)
+        out.validate()
+        return out
+
+    def validate(self):
+        checks = [("batch_size", self.batch_size is None or (int(self.batch_size) == self.batch_size
+                                                             and self.batch_size >= 1)),
+                  ("learning_rate",
+                   self.learning_rate is None or 0 < self.learning_rate < math.inf),
+                  ("momentum", 0 <= self.momentum < 1), ("decay", 0 <= self.decay < 1),
+                  ("clip", self.clip is None or 0 < self.clip < math.inf),
+                  ("band", int(self.band) == self.band and self.band >= 1),
+                  ("workload", self.workload in ("true", "ones")),
+                  ("beta_scale", 0 < self.beta_scale < math.inf)]
+        bad = [name for name, ok in checks if not ok]
+        if bad:
+            raise ValueError(f"invalid solver_options {bad}: batch_size an int >= 1, "
+                             "learning_rate/clip/beta_scale > 0, momentum and decay in [0, 1), "
+                             "band an int >= 1, workload 'true' or 'ones'.")
+
+
+@dataclass
+class StreamState:
+    """Everything a stream carries between ``partial_fit`` calls (picklable).
+
+    ``theta`` is the released model (the last iterate, ``y_T`` for srgd).
+    """
+
+    theta: object
+    rng: np.random.Generator
+    mu: float
+    batch_size: int
+    clip: float
+    learning_rate: float
+    sigma: float = 0.0
+    step: int = 0
+    prev: object = None          # x_{t-1}
+    current: object = None       # x_t
+    grad: object = None          # SRG estimate g_{t-1}
+    velocity: object = None      # heavy-ball velocity
+    z: object = None             # srgd
+    prefix: object = None        # srgd: noisy prefix sum S at the end of the last chunk
+    beta: float = None           # srgd
+    coef: np.ndarray = None      # MF coefficients
+    noise_past: deque = field(default_factory=deque)
+    n_seen: int = 0
+    calls: int = 0
+
+
+def theory_constants(L, M, R, n, d, epsilon, delta):
+    """Batch size, beta and clip of paper 003 Thm 4.10 / Cor. 4.5.
+
+    ``B = min(sqrt n, (L + 2MR) n**1.5 eps / (4 sqrt2 R sqrt d log2(T)**1.5
+    sqrt(ln(4T/delta) ln(2.5/delta))))`` (the printed ``ln(2.5)/delta`` is a
+    typo, notes 003 §6 item 3), ``beta = M + (8L + 16MR) n**1.5 / (R B**2)``,
+    clip ``4L + 8MR`` on the eta-weighted differences.
+
+    Examples
+    --------
+    >>> B, beta, clip = theory_constants(1.41, 0.5, 10.0, 60000, 7850, 1.0, 1e-6)
+    >>> B, round(clip, 1)
+    (85, 45.6)
+    """
+    B = max(1, math.isqrt(int(n)))
+    if math.isfinite(epsilon):
+        T = max(2.0, n / B)
+        cap = ((L + 2 * M * R) * n**1.5 * epsilon
+               / (4 * math.sqrt(2) * R * math.sqrt(d) * math.log2(T) ** 1.5
+                  * math.sqrt(math.log(4 * T / delta) * math.log(2.5 / delta))))
+        B = max(1, min(B, int(cap)))
+    beta = M + (8 * L + 16 * M * R) * n**1.5 / (R * B**2)
+    return B, beta, 4 * L + 8 * M * R
+
+
+def _say(opts, text):
+    if opts.verbose:
+        print(text, flush=True)
+
+
+def _project(theta, radius, xp):
+    if radius is None or math.isinf(radius):
+        return theta
+    norm = float(xp.sqrt(xp.sum(theta * theta)))
+    return theta * (radius / norm) if norm > radius else theta
+
+
+def _mf_coefficients(opts, decay):
+    if opts.solver == "dpsgd":
+        return np.ones(1)
+    decays = (1.0,) if opts.workload == "ones" else (1.0, opts.momentum, decay)
+    return sqrt_toeplitz_coefficients(int(opts.band), tuple(a for a in decays if a > 0))
+
+
+def _start(problem, opts, n, mu, epsilon, delta, rng, xp):
+    """The state of a new stream: calibrated once, from the first chunk's public size."""
+    theory = opts.solver == "srgd" and opts.theory
+    if opts.solver == "srgd":
+        R = opts.radius if opts.radius is not None else SRGD_RADIUS
+        B, beta, clip = theory_constants(opts.lipschitz, opts.smoothness, R, n,
+                                         problem.n_params, epsilon, delta)
+        if not theory:
+            B = max(1, math.ceil(BATCH_FACTOR * math.sqrt(n)))
+            beta = opts.beta_scale * opts.curvature
+            clip = SRGD_CLIP_RATIO * opts.lipschitz
+        B = int(opts.batch_size or B)
+        clip = float(opts.clip or clip)
+        lr = 1.0 / beta
+    else:
+        B = int(opts.batch_size or max(1, math.ceil(BATCH_FACTOR * math.sqrt(n))))
+        clip = float(opts.clip or CLIP_RATIO * opts.lipschitz)
+        lr = float(opts.learning_rate or STEP_SCALE / opts.curvature)
+        beta = None
+    theta = problem.initial()
+    state = StreamState(theta=theta, rng=rng, mu=float(mu), batch_size=B, clip=clip,
+                        learning_rate=lr, beta=beta)
+    if opts.solver != "srgd":
+        state.coef = _mf_coefficients(opts, opts.decay if opts.solver == "srg_memf" else 0.0)
+        state.sigma = 0.0 if math.isinf(mu) else 2.0 * clip / B * column_norm(state.coef) / mu
+        state.noise_past = deque(maxlen=state.coef.shape[0] - 1)
+    state.current = theta
+    return state
+
+
+def _batches(n, B, rng):
+    order = rng.permutation(n)  # data-independent: public seed, public n
+    return [order[s:s + B] for s in range(0, n, B)]
+
+
+def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng=None):
+    """One pass over ``problem``'s examples, continuing ``state`` (None: a new stream).
+
+    Parameters
+    ----------
+    problem : object
+        Gives ``n``, ``shape``, ``dtype``, ``n_params``, ``initial()``, ``batch(idx)``,
+        ``residuals(batch, theta)``, ``clipped_sum(batch, a, res1, c, res0, clip)``
+        and ``penalty(theta)`` (see :mod:`skdp.solvers.srgd_problems`).
+    opts : StreamOptions
+    mu : float
+        GDP parameter of the whole stream (inf: no noise).
+    epsilon, delta : float
+        The budget (only the Thm 4.10 batch size uses them).
+    ledger : PrivacyLedger
+        The new stream's mechanism is recorded here (nothing for a continued
+        stream: its records are new and its noise is the same mechanism).
+    xp : namespace
+    state : StreamState, default=None
+        Not modified: the continued state is a copy.
+    rng : numpy.random.Generator, default=None
+        The stream's generator (new streams only).
+
+    Returns
+    -------
+    state : StreamState
+    """
+    n = int(problem.n)
+    if state is None:
+        state = _start(problem, opts, n, mu, epsilon, delta, rng, xp)
+        _record(ledger, opts, state, n)
+    else:  # all or nothing: a chunk that fails leaves the caller's state (and rng) untouched
+        state = copy.deepcopy(state)
+    backend = Backend(xp, getattr(problem, "device", None), state.rng)
+    batches = _batches(n, state.batch_size, state.rng)
+    if opts.solver == "srgd":
+        _srgd_chunk(problem, opts, state, batches, backend)
+    else:
+        _momentum_chunk(problem, opts, state, batches, backend)
+    state.n_seen += n
+    state.calls += 1
+    return state
+
+
+def _record(ledger, opts, state, n):
+    if math.isinf(state.mu):
+        return
+    sens = 2.0 * state.clip / state.batch_size
+    if opts.solver == "srgd":
+        h = max_nodes_per_leaf(max(1, math.ceil(n / state.batch_size)))
+        label = "srgd: binary-tree prefix sums (paper 003 Lemma 4.3)"
+        ledger.gaussian(sens * math.sqrt(h), sens * math.sqrt(h) / state.mu, label=label)
+    else:
+        norm = column_norm(state.coef)
+        ledger.gaussian(sens * norm, state.sigma,
+                        label=f"{opts.solver}: MF noise (Denisov et al. 2022 Thm 2.1)")
+
+
+def _momentum_chunk(problem, opts, state, batches, backend):
+    """srg_memf / memf / dpsgd (paper 003 Alg. 3 corrected, Alg. 2)."""
+    xp = backend.xp
+    c = opts.decay if opts.solver == "srg_memf" else 0.0
+    noise = BandedToeplitzNoise(problem.shape, state.coef, state.sigma, backend,
+                                past=state.noise_past)
+    B = state.batch_size
+    for i, idx in enumerate(batches):
+        batch = problem.batch(idx)
+        x = state.current
+        res1 = problem.residuals(batch, x)
+        if c > 0 and state.prev is not None:
+            res0 = problem.residuals(batch, state.prev)
+            delta = problem.clipped_sum(batch, 1.0, res1, c, res0, state.clip) / B
+        else:
+            delta = problem.clipped_sum(batch, 1.0, res1, 0.0, None, state.clip) / B
+        if state.sigma > 0:
+            delta = delta + noise.next(dtype=delta.dtype)
+        g = delta if (c == 0 or state.grad is None) else c * state.grad + delta
+        step = g + problem.penalty(x)
+        v = step if state.velocity is None else opts.momentum * state.velocity + step
+        new = _project(x - state.learning_rate * v, opts.radius, xp)
+        state.prev, state.current, state.grad, state.velocity = x, new, g, v
+        state.step += 1
+        if opts.verbose and (i % max(len(batches) // 10, 1) == 0 or i == len(batches) - 1):
+            _say(opts, f"[{opts.solver}] step {state.step} ({i + 1}/{len(batches)} of this "
+                       f"chunk), noise sigma={state.sigma:.3g}")
+    state.noise_past = noise.past
+    state.theta = state.current
+
+
+def _srgd_chunk(problem, opts, state, batches, backend):
+    """Accelerated-DP-SRGD (paper 003 Alg. 1), eta_t = t + 1 over the whole stream."""
+    xp = backend.xp
+    B, R = state.batch_size, (opts.radius if opts.radius is not None else SRGD_RADIUS)
+    h = max_nodes_per_leaf(max(1, len(batches)))
+    sens = 2.0 * state.clip / B
+    sigma = 0.0 if math.isinf(state.mu) else sens * math.sqrt(h) / state.mu
+    tree = TreeAggregator(problem.shape, sigma, len(batches), backend)
+    if state.z is None:
+        state.z = state.current
+    for i, idx in enumerate(batches):
+        t = state.step
+        eta, eta_prev = float(t + 1), float(t)
+        batch = problem.batch(idx)
+        x = state.current
+        res1 = problem.residuals(batch, x)
+        if t > 0:
+            res0 = problem.residuals(batch, state.prev)
+            inc = problem.clipped_sum(batch, eta, res1, eta_prev, res0, state.clip) / B
+        else:  # eta_{-1} = 0: a plain batch gradient
+            inc = problem.clipped_sum(batch, eta, res1, 0.0, None, state.clip) / B
+        S = tree.add(inc)
+        if state.prefix is not None:
+            S = S + state.prefix
+        grad = S / eta + problem.penalty(x)
+        state.z = _project(state.z - (eta / state.beta) * grad, R, xp)
+        y = _project(x - grad / state.beta, R, xp)
+        tau = 2.0 / (t + 3.0)
+        state.prev, state.current = x, (1.0 - tau) * y + tau * state.z
+        state.theta = y
+        state.step += 1
+        if opts.verbose and (i % max(len(batches) // 10, 1) == 0 or i == len(batches) - 1):
+            _say(opts, f"[srgd] step {state.step} ({i + 1}/{len(batches)} of this chunk), "
+                       f"tree node sigma={sigma:.3g}")
+    state.prefix = S

@@ -88,6 +88,10 @@ PRACTICAL = dict(
 )
 
 
+OPTION_KEYS = ("max_step", "window", "period", "anchor_batch", "diff_batch", "anchor_directions",
+               "diff_directions", "diff_clip", "target_beta", "output")
+
+
 class GLMProblem:
     """Per-sample losses ``f_i(w) = c_i phi(W a_i, t_i)`` of a linear model with k outputs.
 
@@ -369,6 +373,12 @@ def goldstein_config(solver, n, d, epsilon, rho, lipschitz, loss_bound, *, radiu
     (True, True, 1.0)
     """
     opts = dict(options or {})
+    unknown = set(opts) - set(PRACTICAL) - set(OPTION_KEYS)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for solver {solver!r}; "
+                         f"choose from {sorted(set(PRACTICAL) | set(OPTION_KEYS))}.")
+    if opts.get("output", "last") not in ("last", "random"):
+        raise ValueError(f"output must be 'last' or 'random', got {opts['output']!r}.")
     prac = {k: opts.get(k, v) for k, v in PRACTICAL.items()}
     first_order = solver.startswith("fo")
     multi = solver.endswith("multi_pass")

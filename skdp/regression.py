@@ -363,6 +363,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         Returns
         -------
         gap : float
+            Norm of the minimum-norm point of the sampled gradients' convex hull.
         """
         check_is_fitted(self)
         if self.model != "linear":

@@ -287,7 +287,7 @@ def theory_max_step(n_iter, d, epsilon, radius, lipschitz, loss_bound):
     Examples
     --------
     >>> round(theory_max_step(5000, 10, 1.0, 0.1, 1.0, 1.0), 6)
-    0.000787
+    0.001081
     """
     T, a, L, P, e = n_iter, radius, lipschitz, loss_bound, epsilon
     terms = [(P**2 * a / (L**2 * T**2)) ** (1 / 3), (P**2 * a / (L**2 * T**2 * math.sqrt(d))) ** (1 / 3)]
@@ -303,7 +303,7 @@ def single_pass_steps(n, period, anchor_batch, diff_batch):
     Examples
     --------
     >>> single_pass_steps(100, 10, 10, 1)
-    55
+    50
     """
     per_period = anchor_batch + (period - 1) * diff_batch
     full, rest = divmod(n, per_period)

@@ -15,6 +15,23 @@ lp       ``|z - y|**p``, 1 < p < 2      unbounded at ``r = 0``         no
 sigmoid  ``(s(z) - y)**2 / 2``          ``1/16 + (1 + R_y)/(6 sqrt 3)`` yes
 ======== ============================== ============================== ==========
 
+Robust losses (Lipschitz, nonsmooth and nonconvex; paper 001, notes 001 §5.2),
+fitted by the Goldstein-stationarity solvers of
+:mod:`skdp.solvers.goldstein`. ``tau`` is the cap on the loss value
+(``truncation``), ``h`` the Huber threshold:
+
+================== ============================== ============ ==========================
+loss               ``phi(z, y)``                  ``sup|phi'|`` ``Phi`` (bound at ``z = 0``)
+================== ============================== ============ ==========================
+truncated_absolute ``min(|z - y|, tau)``          1            ``min(R_y, tau)``
+capped_huber       ``min(huber_h(z - y), tau)``   ``h``        ``min(huber_h(R_y), tau)``
+================== ============================== ============ ==========================
+
+A residual beyond the cap has zero gradient: a gross outlier stops pulling
+the fit. With rows of norm at most ``R_x`` the per-sample loss is
+``sup|phi'| R_x``-Lipschitz in the weights (the public Lipschitz constant),
+and ``Phi`` bounds ``F(0) - inf F`` (the losses are >= 0).
+
 ``s`` is the logistic function; the sigmoid loss is the nonconvex squared-loss
 GLM for targets in [0, 1] (notes 004 §1.6). The ridge penalty
 ``alpha/2 ||w||**2`` is added by the objective (its gradient ``alpha w`` is
@@ -26,7 +43,8 @@ array-API backend.
 
 import math
 
-__all__ = ["LOSSES", "SquaredLoss", "HuberLoss", "LpLoss", "SigmoidLoss", "make_loss"]
+__all__ = ["LOSSES", "ROBUST_LOSSES", "SquaredLoss", "HuberLoss", "LpLoss", "SigmoidLoss",
+           "TruncatedAbsoluteLoss", "CappedHuberLoss", "make_loss"]
 
 
 class SquaredLoss:
@@ -169,19 +187,104 @@ class SigmoidLoss(SquaredLoss):
         return (1.0 + target_bound) / 4.0
 
 
-LOSSES = {"squared": SquaredLoss, "huber": HuberLoss, "lp": LpLoss, "sigmoid": SigmoidLoss}
+class TruncatedAbsoluteLoss(SquaredLoss):
+    """``phi(z, y) = min(|z - y|, tau)``: the absolute error truncated at ``tau``.
+
+    1-Lipschitz in ``z``, bounded by ``tau``; neither smooth (kinks at
+    ``r = 0`` and ``|r| = tau``) nor convex (notes 001 §5.2 (a)). Residuals
+    beyond ``tau`` have zero gradient, so gross outliers are ignored.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> loss = TruncatedAbsoluteLoss(1.0)
+    >>> loss.value(np.array([0.5, 3.0]), np.zeros(2), np).tolist()
+    [0.5, 1.0]
+    >>> loss.derivative(np.array([0.5, 3.0]), np.zeros(2), np).tolist()
+    [1.0, 0.0]
+    """
+
+    smooth = False
+    robust = True
+
+    def __init__(self, truncation=1.0):
+        if not truncation > 0:
+            raise ValueError(f"truncation must be > 0, got {truncation!r}.")
+        self.truncation = float(truncation)
+
+    def value(self, z, y, xp):
+        return xp.minimum(xp.abs(z - y), xp.full_like(z - y, self.truncation))
+
+    def derivative(self, z, y, xp):
+        r = z - y
+        return xp.sign(r) * xp.astype(xp.abs(r) < self.truncation, r.dtype)
+
+    def curvature(self, target_bound):
+        """Step-size scale for the smooth-loss solvers (the loss has no curvature bound)."""
+        return 1.0
+
+    def value_bound(self, target_bound):
+        """``Phi``: the loss at ``z = 0`` is at most ``min(R_y, tau)``, and the loss is >= 0."""
+        return min(target_bound, self.truncation)
+
+    def residual_bound(self, target_bound):
+        """``sup |phi'| = 1``: the Lipschitz constant in ``z``."""
+        return 1.0
 
 
-def make_loss(name, *, huber_delta=0.5, p=1.5):
+class CappedHuberLoss(TruncatedAbsoluteLoss):
+    """``phi(z, y) = min(huber_h(z - y), tau)``: the Huber loss capped at ``tau``.
+
+    ``h``-Lipschitz in ``z``; nonconvex and nonsmooth where the cap binds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> loss = CappedHuberLoss(0.5, truncation=0.5)
+    >>> loss.value(np.array([0.2, 0.8, 5.0]), np.zeros(3), np).round(3).tolist()
+    [0.02, 0.275, 0.5]
+    """
+
+    def __init__(self, delta=0.5, truncation=1.0):
+        super().__init__(truncation)
+        self.huber = HuberLoss(delta)
+
+    def value(self, z, y, xp):
+        v = self.huber.value(z, y, xp)
+        return xp.minimum(v, xp.full_like(v, self.truncation))
+
+    def derivative(self, z, y, xp):
+        g = self.huber.derivative(z, y, xp)
+        return g * xp.astype(self.huber.value(z, y, xp) < self.truncation, g.dtype)
+
+    def value_bound(self, target_bound):
+        return min(self.huber.value_bound(target_bound), self.truncation)
+
+    def residual_bound(self, target_bound):
+        return self.huber.delta
+
+
+LOSSES = {"squared": SquaredLoss, "huber": HuberLoss, "lp": LpLoss, "sigmoid": SigmoidLoss,
+          "truncated_absolute": TruncatedAbsoluteLoss, "capped_huber": CappedHuberLoss}
+ROBUST_LOSSES = ("truncated_absolute", "capped_huber")
+
+
+def make_loss(name, *, huber_delta=0.5, p=1.5, truncation=1.0):
     """The loss object for a registry name.
 
     Examples
     --------
     >>> type(make_loss("huber")).__name__
     'HuberLoss'
+    >>> make_loss("truncated_absolute", truncation=2.0).value_bound(1.0)
+    1.0
     """
     if name == "huber":
         return HuberLoss(huber_delta)
+    if name == "truncated_absolute":
+        return TruncatedAbsoluteLoss(truncation)
+    if name == "capped_huber":
+        return CappedHuberLoss(huber_delta, truncation)
     if name == "lp":
         return LpLoss(p)
     if name not in LOSSES:

@@ -27,12 +27,15 @@ from .solvers.classification_losses import LOSSES, LinearData, row_norms
 from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
 from .solvers.minimax_mirror import MIRROR_SOLVERS
 from .solvers.minimax_mlmc import MLMC_SOLVERS
+from .solvers.goldstein import GOLDSTEIN_SOLVERS
+from .solvers.minimax_goldstein import goldstein_classifier
 from .solvers.minimax_stream import STREAM_SOLVERS
 from .solvers.srgd import STREAMING_SOLVERS
 
 __all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "resolve_solver"]
 
 SOLVERS = {**EUCLIDEAN_SOLVERS, **MIRROR_SOLVERS, **MLMC_SOLVERS, **STREAM_SOLVERS}
+# loss='ramp' uses the paper-001 solvers of their own registry, GOLDSTEIN_SOLVERS
 
 GROUP_SIZE_SHARE = 0.15
 """Share of the zCDP budget spent on the group sizes when they are not public."""
@@ -89,7 +92,8 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
     delta : float, default=1e-6
         Must be in (0, 1) (every solver needs it).
     solver : {'auto', 'noisy_gd', 'sgda', 'smd', 'smd_bias_reduced', 'mlmc', 'srgd', \
-            'srg_memf', 'memf', 'dpsgd'}, default='auto'
+            'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
+            'zo_multi_pass'}, default='auto'
 
         ===================== ============= ================= =======================================
         solver                geometry      accounting        source
@@ -103,15 +107,26 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         ``srg_memf``          R^d           MF noise, GDP     paper 003 Alg. 3 (corrected)
         ``memf``              R^d           MF noise, GDP     paper 003 Alg. 2 (DP-FTRL / MF)
         ``dpsgd``             R^d           Gaussian, GDP     independent noise, one pass
+        ``fo_single_pass``    R^d           tree mechanism    paper 001 Alg. 2 + 5, Thm 6.1
+        ``zo_single_pass``    R^d           tree mechanism    paper 001 Alg. 2 + 3, Thm 3.1
+        ``zo_multi_pass``     R^d           Gaussian, zCDP    paper 001 Alg. 2 + 4, Thm 4.1
         ===================== ============= ================= =======================================
 
-        The last four are single-pass streaming solvers (each example used
-        once; :meth:`partial_fit`; see :mod:`skdp.solvers.srgd` and the
+        ``srgd`` to ``dpsgd`` are single-pass streaming solvers (each example
+        used once; :meth:`partial_fit`; see :mod:`skdp.solvers.srgd` and the
         :ref:`streaming <streaming>` user guide); they need one group
-        (``group_by=None``). ``'auto'`` applies :func:`resolve_solver`;
-        ``solver_`` says which ran.
-    loss : {'logistic'}, default='logistic'
-        Logistic loss (binary) or its multinomial form (more than 2 classes).
+        (``group_by=None``). ``'auto'`` applies :func:`resolve_solver`
+        (``fo_single_pass`` for ``loss='ramp'``); ``solver_`` says which ran.
+        The paper-001 solvers take ``loss='ramp'`` only, the others
+        ``loss='logistic'`` only.
+    loss : {'logistic', 'ramp'}, default='logistic'
+        Logistic loss (binary) or its multinomial form (more than 2 classes);
+        or the ramp loss ``min(1, max(0, 1 - margin))`` (a capped
+        Crammer–Singer hinge for more than 2 classes): bounded, hence robust
+        to mislabelled points, but nonconvex. With ``'ramp'`` the model
+        minimises the group-balanced risk ``(1/m) sum_g L_g`` (fixed uniform
+        group weights, see :mod:`skdp.solvers.minimax_goldstein`) and returns
+        an approximate Goldstein-stationary point (paper 001).
     radius : float, default=None
         Radius of the model's ball: l2 for the Euclidean solvers (None:
         unconstrained; ``mlmc`` uses 100, 10 with ``theory=True``), l1 for
@@ -133,14 +148,17 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         ignored by the streaming solvers, which make one pass).
     theory : bool, default=False
         Use the papers' theorem parameters (002 Thm 3.1 / 3.14, 000 Alg. 6,
-        003 Thm 4.10) instead of the benchmarked practical defaults (l1, MLMC
-        and ``srgd`` solvers).
+        003 Thm 4.10, 001 Thm 6.1 / 3.1 / 4.1) instead of the benchmarked
+        practical defaults (l1, MLMC, ``srgd`` and Goldstein solvers).
     solver_options : dict, default=None
         Knobs of the streaming solvers (ignored by the others):
         ``batch_size`` (``ceil(2 sqrt(n))``), ``learning_rate``, ``momentum``
         (0.9), ``decay`` (``exp(-2.5)``), ``clip``, ``band`` (64),
         ``workload`` (``'true'`` or ``'ones'``), ``beta_scale``
         (see :mod:`skdp.solvers.srgd`).
+    goldstein_radius : float, default=None
+        Smoothing radius ``alpha`` of the paper-001 solvers (guarantee at
+        ``2 alpha``); None: ``0.1 Phi / L``. Ignored by the other solvers.
     accountant : BudgetAccountant, default=None
         Accountant charged by ``fit``; None: the default one.
     random_state : int, RandomState instance or None, default=None
@@ -158,6 +176,14 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         The groups, in the order of ``group_weights_``.
     group_weights_ : ndarray of shape (n_groups,)
         The private max-player: weight on each group (large: a worst group).
+        Uniform for ``loss='ramp'`` (balanced risk).
+    goldstein_certificate_ : float
+        Paper-001 solvers only: norm of the mean noisy gradient over the
+        released window (a private proxy for the Goldstein gap).
+    clip_fraction_ : float
+        Paper-001 solvers only: share of per-sample terms clipped.
+    goldstein_config_ : dict
+        Paper-001 solvers only: the resolved public constants.
     group_sizes_ : ndarray of shape (n_groups,)
         Group sizes used (public or privately estimated).
     solver_ : str
@@ -202,7 +228,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
-        "solver": [StrOptions({"auto", *SOLVERS})],
+        "solver": [StrOptions({"auto", *SOLVERS, *GOLDSTEIN_SOLVERS})],
         "loss": [StrOptions(set(LOSSES))],
         "radius": BOUND_CONSTRAINT + [None],
         "feature_bound": BOUND_CONSTRAINT,
@@ -212,6 +238,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "theory": ["boolean"],
         "solver_options": [dict, None],
+        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -219,7 +246,8 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="logistic", radius=None,
                  feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
-                 n_iter="auto", theory=False, solver_options=None, accountant=None,
+                 n_iter="auto", theory=False, solver_options=None, goldstein_radius=None,
+                 accountant=None,
                  random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -233,6 +261,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         self.n_iter = n_iter
         self.theory = theory
         self.solver_options = solver_options
+        self.goldstein_radius = goldstein_radius
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
@@ -309,6 +338,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
         state = self._stream_to_continue(partial, epsilon, delta)
+        solver = self._resolve_loss_solver()
         accountant = self._check_budget() if state is None else None
         X, y, xp = self._validate_fit_data(X, y, reset=state is None)
         X = _finite_norm_rows(X, self.feature_bound, xp)
@@ -330,16 +360,24 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
                           self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
                           float(self.feature_bound) if self.fit_intercept else 0.0, xp)
-        self.solver_ = (resolve_solver(n, X.shape[1], epsilon) if self.solver == "auto"
-                        else self.solver)
-        if self.solver_ in STREAMING_SOLVERS:
-            extra = dict(options=self.solver_options, state=state)
+        self.solver_ = resolve_solver(n, X.shape[1], epsilon) if solver == "auto" else solver
+        if self.solver_ in GOLDSTEIN_SOLVERS:
+            result = goldstein_classifier(
+                self.solver_, data, sizes, epsilon=epsilon, delta=delta, ledger=ledger,
+                backend=backend, goldstein_radius=self.goldstein_radius, n_iter=self.n_iter,
+                theory=self.theory, verbose=self.verbose)
+            self.goldstein_certificate_ = result["certificate"]
+            self.clip_fraction_ = result["clip_fraction"]
+            self.goldstein_config_ = result["config"]
         else:
-            extra = dict(reference="balanced" if groups is None else "population")
-        result = SOLVERS[self.solver_](
-            data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
-            radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
-            **extra)
+            if self.solver_ in STREAMING_SOLVERS:
+                extra = dict(options=self.solver_options, state=state)
+            else:
+                extra = dict(reference="balanced" if groups is None else "population")
+            result = SOLVERS[self.solver_](
+                data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
+                radius=self.radius, n_iter=self.n_iter, theory=self.theory,
+                verbose=self.verbose, **extra)
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
         self.group_labels_ = labels
@@ -357,7 +395,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
 
     # -- streaming -------------------------------------------------------------
     def _stream_params(self):
-        return (self.solver, float(self.epsilon), float(self.delta), self.feature_bound,
+        return (self.solver, self.loss, float(self.epsilon), float(self.delta), self.feature_bound,
                 self.fit_intercept, self.radius, self.theory, repr(self.solver_options))
 
     def _stream_to_continue(self, partial, epsilon, delta):
@@ -377,6 +415,19 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"y contains labels not in classes_ {self.classes_[:10]!r}: "
                              f"{np.unique(np.asarray(y)[unknown])[:5]!r}.")
         return codes
+
+    def _resolve_loss_solver(self):
+        """``'auto'`` is ``fo_single_pass`` for the ramp loss; check loss and solver match."""
+        if self.loss == "ramp":
+            solver = "fo_single_pass" if self.solver == "auto" else self.solver
+            if solver not in GOLDSTEIN_SOLVERS:
+                raise ValueError(f"loss='ramp' needs a paper-001 solver "
+                                 f"({sorted(GOLDSTEIN_SOLVERS)}), got solver={solver!r}.")
+            return solver
+        if self.solver in GOLDSTEIN_SOLVERS:
+            raise ValueError(f"solver={self.solver!r} fits loss='ramp' only, got "
+                             f"loss={self.loss!r}.")
+        return self.solver
 
     # -- validation ----------------------------------------------------------
     def _validate_fit_data(self, X, y, reset=True):

@@ -15,28 +15,32 @@ from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, clip_rows, warn_privacy_leak)
-from .losses import LOSSES, make_loss
+from .losses import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
 from .solvers.kl_models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
                                 private_preconditioner)
 from .solvers.kl_ppm import ppm
 from .solvers.kl_spider import spider
+from .solvers.goldstein import (GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap,
+                                record_spend)
 from .solvers.kl_stream import STREAMING_SOLVERS, stream_fit
 
 __all__ = ["KLAdaptiveRegressor"]
 
 SOLVERS = {"noisy_gd": noisy_gd, "adaptive_gd": adaptive_gd, "stationary_gd": stationary_gd,
            "spider": spider, "ppm": ppm, **{name: stream_fit for name in STREAMING_SOLVERS}}
+# paper-001 solvers (skdp.solvers.goldstein) have their own registry: GOLDSTEIN_SOLVERS
 MODELS = ("linear", "mlp")
 
 
-def resolve_solver(solver, kl_gamma, kl_kappa, smooth):
-    """The ``'auto'`` rule of notes 004 §5.5.
+def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
+    """The ``'auto'`` rule of notes 004 §5.5, and notes 001 §5.1 for robust losses.
 
-    Unknown (gamma, kappa): ``adaptive_gd`` (Alg. 3) for smooth losses, ``ppm``
-    otherwise; known: ``spider`` (Alg. 1) when ``kappa <= 2`` and the loss is
-    smooth, else ``ppm`` (Alg. 2).
+    Robust (truncated, nonconvex) losses: ``fo_single_pass`` (paper 001 Alg. 2
+    + Alg. 5). Otherwise, unknown (gamma, kappa): ``adaptive_gd`` (Alg. 3) for
+    smooth losses, ``ppm`` otherwise; known: ``spider`` (Alg. 1) when
+    ``kappa <= 2`` and the loss is smooth, else ``ppm`` (Alg. 2).
 
     Examples
     --------
@@ -44,9 +48,13 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth):
     'adaptive_gd'
     >>> resolve_solver("auto", 0.7, 2.0, True)
     'spider'
+    >>> resolve_solver("auto", None, None, False, robust=True)
+    'fo_single_pass'
     """
     if solver != "auto":
         return solver
+    if robust:
+        return "fo_single_pass"
     if kl_gamma is None or kl_kappa is None:
         return "adaptive_gd" if smooth else "ppm"
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
@@ -84,7 +92,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
     delta : float, default=1e-6
         Privacy parameter, in (0, 1).
     solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'spider', 'ppm', 'srgd', \
-            'srg_memf', 'memf', 'dpsgd'}, default='auto'
+            'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
+            'zo_multi_pass'}, default='auto'
         - ``'adaptive_gd'``: paper 004 Alg. 3 (Thm 3, 4); unknown gamma, kappa;
           a privacy filter stops it when the budget is spent.
         - ``'noisy_gd'``: ``max_iter`` (default 10) noisy gradient steps, the
@@ -103,10 +112,20 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
           :mod:`skdp.solvers.srgd` and the :ref:`streaming <streaming>` user
           guide). Privacy: the stream is one Gaussian mechanism of
           ``rho_``-zCDP (Bun–Steinke Prop. 1.6), like the other solvers.
-        - ``'auto'``: ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm``
-          for ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
-    loss : {'squared', 'huber', 'lp', 'sigmoid'}, default='squared'
-        See :mod:`skdp.losses`.
+        - ``'fo_single_pass'``, ``'zo_single_pass'``, ``'zo_multi_pass'``:
+          paper 001 (Alg. 2 with Alg. 5, 3, 4; Thm 6.1, 3.1, 4.1): an
+          (alpha, beta)-Goldstein-stationary point of a Lipschitz, nonsmooth,
+          nonconvex loss (the robust losses); linear model only. See
+          :mod:`skdp.solvers.goldstein` and the :ref:`User Guide
+          <robust_regression>`.
+        - ``'auto'``: ``fo_single_pass`` for the robust losses; else
+          ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm`` for
+          ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
+    loss : {'squared', 'huber', 'lp', 'sigmoid', 'truncated_absolute', \
+            'capped_huber'}, default='squared'
+        See :mod:`skdp.losses`. ``'truncated_absolute'`` (``min(|r|,
+        truncation)``) and ``'capped_huber'`` (``min(huber(r), truncation)``)
+        are robust to gross outliers (Lipschitz, nonconvex).
     model : {'linear', 'mlp'}, default='linear'
         ``'mlp'``: one tanh hidden layer of ``hidden_units`` units.
     feature_bound : float or 'data', default=1.0
@@ -135,7 +154,16 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         ``L1``; steps are ``1/L1`` (``1/(2 L1)`` with ``theory=True``). Default:
         ``sup|loss''| * (row-norm bound)**2``.
     huber_delta : float, default=0.5
-        Threshold of the Huber loss.
+        Threshold of the Huber loss (and of ``'capped_huber'``).
+    truncation : float, default=1.0
+        Cap ``tau`` on the value of the robust losses (``'truncated_absolute'``:
+        residuals beyond ``tau`` are ignored). Public; with the target bound
+        it gives the loss bound ``Phi = min(target_bound, tau)``.
+    goldstein_radius : float, default=None
+        Smoothing radius ``alpha`` of the Goldstein solvers (the guarantee is
+        at radius ``2 alpha``), in the solver's (preconditioned) coordinates.
+        None: ``0.1 Phi / L`` (``L`` the per-sample gradient clip), inside the
+        paper's range ``alpha <= Phi / L``.
     p : float, default=1.5
         Exponent of the ``'lp'`` loss, in (1, 2).
     hidden_units : int, default=16
@@ -154,14 +182,20 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         Failure probability in the solvers' log terms.
     theory : bool, default=False
         Use paper 004's constants (step ``1/(2 L1)``, Spider (64, 32), theory
-        round counts); privacy is the same either way.
+        round counts), or paper 001's (Thm 3.1/6.1/4.1 with constants 1) for
+        the Goldstein solvers; privacy is the same either way.
     solver_options : dict, default=None
         Expert knobs: ``spider_constants`` (4, 2), ``frac_full`` (0.5),
         ``select_frac`` (0.2), ``prox_strength`` (0.5 L1), ``max_outer`` (10),
         ``max_inner`` (10), ``norm_cost_scale`` (1), ``floor_frac`` (0.5);
         for the streaming solvers ``batch_size``, ``learning_rate``,
         ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
-        ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.srgd`).
+        ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.srgd`);
+        for the Goldstein solvers any key of
+        :data:`skdp.solvers.goldstein.PRACTICAL` or ``max_step``, ``window``,
+        ``period``, ``anchor_batch``, ``diff_batch``, ``anchor_directions``,
+        ``diff_directions``, ``diff_clip``, ``target_beta``, ``output``
+        (``'last'`` or ``'random'``).
     accountant : BudgetAccountant, default=None
         Charged ``(epsilon, delta)``; None uses the default accountant.
     random_state : int, RandomState instance or None, default=None
@@ -185,6 +219,14 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         zCDP budget of the fit.
     history_ : list of dict
         Per-step log (noise scale, cost, ...); empty for the streaming solvers.
+    goldstein_certificate_ : float
+        Goldstein solvers only: ``||mean of the noisy gradients||`` over the
+        released window, a private proxy for the Goldstein gap.
+    clip_fraction_ : float
+        Goldstein solvers only: share of per-sample terms that were clipped.
+    goldstein_config_ : dict
+        Goldstein solvers only: the resolved public constants (``D``, ``M``,
+        ``Sigma``, noise, ...).
     privacy_spent_ : tuple of float
         (epsilon, delta) of what the fit released, from its ledger.
     privacy_method_ : str
@@ -221,7 +263,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
-        "solver": [StrOptions({"auto"} | set(SOLVERS))],
+        "solver": [StrOptions({"auto"} | set(SOLVERS) | set(GOLDSTEIN_SOLVERS))],
         "loss": [StrOptions(set(LOSSES))],
         "model": [StrOptions(set(MODELS))],
         "feature_bound": BOUND_CONSTRAINT + [StrOptions({"data"})],
@@ -234,6 +276,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         "clip_norm": [Interval(Real, 0, None, closed="neither"), None],
         "smoothness": [Interval(Real, 0, None, closed="neither"), None],
         "huber_delta": [Interval(Real, 0, None, closed="neither")],
+        "truncation": [Interval(Real, 0, None, closed="neither")],
+        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
         "p": [Interval(Real, 1, 2, closed="neither")],
         "hidden_units": [Interval(Integral, 1, None, closed="left")],
         "precondition": [Interval(Real, 0, 1, closed="left")],
@@ -249,7 +293,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
     def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="squared", model="linear",
                  feature_bound=1.0, target_bound=1.0, alpha=0.0, fit_intercept=True,
                  kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None, smoothness=None,
-                 huber_delta=0.5, p=1.5, hidden_units=16, precondition=0.2, snr=1.0, beta=0.1,
+                 huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16, precondition=0.2, snr=1.0, beta=0.1,
                  theory=False, solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -266,6 +310,8 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         self.clip_norm = clip_norm
         self.smoothness = smoothness
         self.huber_delta = huber_delta
+        self.truncation = truncation
+        self.goldstein_radius = goldstein_radius
         self.p = p
         self.hidden_units = hidden_units
         self.precondition = precondition
@@ -290,7 +336,72 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
             kappa = kappa if kappa is not None else 2.0
         return gamma, kappa
 
+    def _goldstein(self, solver, obj, w0, budget, backend, config):
+        """Run a paper-001 solver on the clipped design; charge its spend to ``budget``."""
+        problem = _glm_problem(obj)
+        cfg = goldstein_config(
+            solver, obj.n, problem.d, float(self.epsilon), budget.rho, config.clip,
+            config.loss_bound, radius=self.goldstein_radius, max_iter=self.max_iter,
+            theory=self.theory, options=config.options, dtype=w0.dtype, verbose=self.verbose)
+        result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, backend)
+        budget.spent += record_spend(cfg, budget.ledger, solver)
+        self.goldstein_certificate_ = result.certificate
+        self.clip_fraction_ = result.clip_fraction
+        self.goldstein_config_ = {k: v for k, v in vars(cfg).items() if k != "dtype"}
+        return result
+
+    def goldstein_gap(self, X, y, radius=None, n_points=200, random_state=None):
+        """Certified upper bound on the Goldstein gap of the fitted model on ``(X, y)``.
+
+        The minimum norm of the convex hull of exact gradients of the
+        empirical loss at the fitted weights and at ``n_points`` uniform
+        points of the ball of ``radius`` around them, in the solver's
+        (clipped, preconditioned) coordinates: an upper bound on
+        ``||grad-bar_radius F(w)||`` (paper 001 Def. 2.1;
+        :func:`~skdp.solvers.goldstein.goldstein_gap`). **Not private**: it
+        reads ``X`` and ``y``; use it on data you may look at.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            Targets (clipped to the target bound, as in ``fit``).
+        radius : float, default=None
+            Ball radius; None: ``2 alpha`` of the fit (the radius of paper
+            001's guarantee), or 0.1 for the other solvers.
+        n_points : int, default=200
+            Sampled points.
+        random_state : int, RandomState instance or None, default=None
+            Seeds the sampled points.
+
+        Returns
+        -------
+        gap : float
+            Norm of the minimum-norm point of the sampled gradients' convex hull.
+        """
+        check_is_fitted(self)
+        if self.model != "linear":
+            raise ValueError("goldstein_gap needs model='linear'.")
+        X, y = validate_data(self, X, y, reset=False, y_numeric=True, dtype=[np.float64])
+        xp = get_namespace(X)
+        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
+        y = xp.clip(xp.astype(y, X.dtype), low, self.target_bound_)
+        Xd = self._design(X, xp)
+        if self._precond is not None:
+            Xd = Xd @ self._precond
+        loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
+                         truncation=self.truncation)
+        problem = _glm_problem(Objective(Xd, y, loss, LinearModel(int(Xd.shape[1])),
+                                          float(self.alpha), xp))
+        if radius is None:
+            radius = 2 * self.goldstein_config_["radius"] if hasattr(
+                self, "goldstein_config_") else 0.1
+        return goldstein_gap(problem, self._w, float(radius), int(n_points), random_state)
+
     def _check_solver(self, solver, loss, gamma, kappa):
+        if solver in GOLDSTEIN_SOLVERS and self.model != "linear":
+            raise ValueError(f"solver={solver!r} supports model='linear' only.")
         if solver == "spider" and (gamma is None or kappa is None):
             raise ValueError("solver='spider' needs the KL constants: give kl_gamma and "
                              "kl_kappa, or alpha > 0 (then gamma = 1/sqrt(2 alpha), kappa = 2).")
@@ -427,9 +538,11 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
 
     def _fit(self, X, y, partial=False):
         check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
-        loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p)
+        loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
+                         truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
-        solver = resolve_solver(self.solver, gamma, kappa, loss.smooth)
+        solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
+                                robust=self.loss in ROBUST_LOSSES)
         if solver in STREAMING_SOLVERS:
             return self._fit_stream(X, y, loss, solver, partial)
         self._check_solver(solver, loss, gamma, kappa)
@@ -457,7 +570,10 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         w0 = model.init(backend, X.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
         budget = Budget((1.0 - share) * self.rho_, ledger)
-        result = SOLVERS[solver](objective, w0, budget, backend, config)
+        if solver in GOLDSTEIN_SOLVERS:
+            result = self._goldstein(solver, objective, w0, budget, backend, config)
+        else:
+            result = SOLVERS[solver](objective, w0, budget, backend, config)
 
         self.solver_ = solver
         self.n_iter_ = int(result.n_iter)
@@ -570,6 +686,16 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
 
     def _expected_failed_checks(self):
         return {}
+
+
+def _glm_problem(obj):
+    """The regression objective as a :class:`~skdp.solvers.goldstein.GLMProblem` (k = 1)."""
+    loss, xp = obj.loss, obj.xp
+
+    def phi(Z, T, xp):
+        return loss.value(Z[..., 0], T[..., 0], xp), loss.derivative(Z, T, xp)
+
+    return GLMProblem(obj.X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
 
 
 def _clip_rows(X, bound, xp):

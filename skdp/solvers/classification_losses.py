@@ -28,9 +28,41 @@ import numpy as np
 
 __all__ = ["LinearData", "row_norms", "loss_and_residual", "lipschitz", "smoothness", "curvature_at_zero",
            "loss_bound",
-           "LOSSES"]
+           "LOSSES", "ramp_loss"]
 
-LOSSES = ("logistic",)
+LOSSES = ("logistic", "ramp")
+
+
+def ramp_loss(Z, T, xp):
+    """Ramp loss ``min(1, max(0, 1 - mu))`` of the margin ``mu`` and its derivative in ``Z``.
+
+    Binary (``k = 1``, ``T = +-1``): ``mu = y z``, derivative ``-y`` on
+    ``0 < mu < 1``, so ``|dl/dz| <= 1``. Multiclass (one-hot ``T``): ``mu =
+    z_y - max_{j != y} z_j`` (a capped Crammer–Singer hinge, notes 001 §5.2),
+    derivative ``e_j* - e_y`` on ``0 < mu < 1``, of l2 norm ``sqrt 2``. Values
+    lie in [0, 1] (so ``Phi = 1`` for ``theta = 0``, where every loss is 1);
+    Lipschitz, nonsmooth, nonconvex (paper 001's setting). Shapes: ``Z`` is
+    ``(..., k)``, ``T`` broadcastable to it; values ``(...)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v, g = ramp_loss(np.array([[0.5], [2.0]]), np.array([[1.0], [1.0]]), np)
+    >>> v.tolist(), g.ravel().tolist()
+    ([0.5, 0.0], [-1.0, -0.0])
+    """
+    if Z.shape[-1] == 1:
+        mu = (T * Z)[..., 0]
+        active = xp.astype((mu > 0) & (mu < 1), Z.dtype)
+        return xp.clip(1.0 - mu, 0.0, 1.0), -T * active[..., None]
+    big = xp.full_like(Z, -xp.inf)
+    others = xp.where(T > 0, big, Z)
+    top = xp.max(others, axis=-1)
+    mu = xp.sum(Z * T, axis=-1) - top
+    active = xp.astype((mu > 0) & (mu < 1), Z.dtype)
+    runner = xp.astype(others == top[..., None], Z.dtype)
+    runner = runner / xp.sum(runner, axis=-1, keepdims=True)
+    return xp.clip(1.0 - mu, 0.0, 1.0), (runner - T) * active[..., None]
 
 
 class LinearData:

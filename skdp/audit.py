@@ -266,15 +266,15 @@ def _best_threshold(out, inn, delta, alpha, n_neg_eval, n_pos_eval):
 
 
 def audit_scores(scores_out, scores_in, *, delta=0.0, alpha=0.05, threshold="split",
-                 claimed_epsilon=math.nan, statistic="statistic", random_state=None):
+                 split=0.5, claimed_epsilon=math.nan, statistic="statistic", random_state=None):
     """Epsilon lower bound from the statistics of fits on two neighbouring datasets.
 
     The core of :func:`audit_estimator`, usable on any mechanism's outputs.
-    With ``threshold='split'`` each list is shuffled and halved: the first
-    halves choose the threshold and its direction (the one that maximises the
-    bound), the second halves are counted, so the counts are independent of
-    the choice and the Clopper–Pearson bound of :func:`epsilon_lower_bound`
-    holds as stated.
+    With ``threshold='split'`` each list is shuffled and cut in two: the first
+    ``split`` share chooses the threshold and its direction (the one that
+    maximises the bound), the rest is counted, so the counts are independent
+    of the choice and the Clopper–Pearson bound of
+    :func:`epsilon_lower_bound` holds as stated.
 
     Parameters
     ----------
@@ -289,6 +289,8 @@ def audit_scores(scores_out, scores_in, *, delta=0.0, alpha=0.05, threshold="spl
     threshold : 'split' or float, default='split'
         ``'split'``: chosen on half of the fits (see above). A float: fixed
         in advance (flag when ``statistic > threshold``); all fits are counted.
+    split : float, default=0.5
+        Share of the fits that choose the threshold (``threshold='split'``).
     claimed_epsilon : float, default=nan
         Recorded in the result.
     statistic : str, default='statistic'
@@ -320,9 +322,12 @@ def audit_scores(scores_out, scores_in, *, delta=0.0, alpha=0.05, threshold="spl
     if isinstance(threshold, str):
         if threshold != "split":
             raise ValueError(f"threshold must be 'split' or a float, got {threshold!r}.")
+        if not 0 < split < 1:
+            raise ValueError(f"split must be in (0, 1), got {split!r}.")
         rng = make_rng(random_state)
         out, inn = rng.permutation(out), rng.permutation(inn)
-        h0, h1 = out.size // 2, inn.size // 2
+        h0 = min(max(1, int(round(split * out.size))), out.size - 1)
+        h1 = min(max(1, int(round(split * inn.size))), inn.size - 1)
         eval_out, eval_in = out[h0:], inn[h1:]
         thr, direction = _best_threshold(out[:h0], inn[:h1], delta, alpha,
                                          eval_out.size, eval_in.size)
@@ -646,8 +651,8 @@ def _fit_scores(estimator, X, y, seeds, canary, statistic, fit_params, progress)
 
 
 def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statistic="auto",
-                    threshold="split", alpha=0.05, fit_params=None, random_state=None,
-                    verbose=0):
+                    threshold="split", split=0.5, alpha=0.05, fit_params=None,
+                    random_state=None, verbose=0):
     """Audit an estimator's differential privacy empirically.
 
     Fits ``estimator`` ``n_trials`` times on each of two neighbouring datasets
@@ -686,6 +691,8 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
         :func:`default_statistic`.
     threshold : 'split' or float, default='split'
         See :func:`audit_scores`.
+    split : float, default=0.5
+        Share of the fits that choose the threshold (see :func:`audit_scores`).
     alpha : float, default=0.05
         The bound holds with probability at least ``1 - alpha``.
     fit_params : dict, default=None
@@ -746,7 +753,7 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
                           fit_params, progress)
     params = estimator.get_params(deep=False)
     return audit_scores(out, inn, delta=float(params.get("delta", 0.0) or 0.0), alpha=alpha,
-                        threshold=threshold, claimed_epsilon=float(params.get("epsilon", math.nan)),
+                        threshold=threshold, split=split, claimed_epsilon=float(params.get("epsilon", math.nan)),
                         statistic=getattr(statistic, "__name__", "statistic"), random_state=rng)
 
 

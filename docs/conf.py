@@ -142,6 +142,13 @@ def _api_page():
         if sections.get(kind):
             lines += _heading(kind, "=") + _autosummary("skdp", sections[kind])
 
+    import skdp.audit
+
+    lines += _heading("Privacy auditing: skdp.audit", "=")
+    lines += [".. automodule:: skdp.audit", "   :no-members:", ""]
+    lines += _autosummary("skdp.audit", [n for n in _public(skdp.audit)
+                                         if _kind(getattr(skdp.audit, n)) is not None])
+
     core = {}
     for name in _public(skdp.privacy):
         obj = getattr(skdp.privacy, name)

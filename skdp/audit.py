@@ -4,9 +4,10 @@ An audit fits an estimator many times on two neighbouring datasets ``D0`` and
 ``D1`` (one record replaced by a *canary* made to be easy to detect), turns
 each fitted model into one number (the *statistic*), and runs the test
 "guess ``D1`` when the statistic exceeds a threshold". If the estimator is
-(epsilon, delta)-DP, every such test has (Kairouz, Oh, Viswanath 2015,
-Thm 2.1; the audit of Jagielski, Ullman, Oprea 2020 and Nasr, Song, Thakurta,
-Papernot, Carlini 2021)::
+(epsilon, delta)-DP, every such test has (the hypothesis-testing
+characterisation of DP, Kairouz, Oh, Viswanath 2015 §2; the audits of
+Jagielski, Ullman, Oprea 2020 and Nasr, Song, Thakurta, Papernot, Carlini
+2021)::
 
     FPR + exp(eps) FNR >= 1 - delta   and   FNR + exp(eps) FPR >= 1 - delta,
 
@@ -112,7 +113,8 @@ def epsilon_lower_bound(true_positives, n_positive, false_positives, n_negative,
                         log((1 - delta - FPR_hi) / (1 - TPR_lo)))
 
     the two inequalities that (epsilon, delta)-DP imposes on any test
-    (Kairouz, Oh, Viswanath 2015, Thm 2.1), as used by the audits of Jagielski
+    (the hypothesis-testing characterisation, Kairouz, Oh, Viswanath 2015
+    §2), as used by the audits of Jagielski
     et al. 2020 (Clopper–Pearson bounds on FPR/FNR) and Nasr et al. 2021.
 
     Parameters
@@ -138,7 +140,7 @@ def epsilon_lower_bound(true_positives, n_positive, false_positives, n_negative,
     Examples
     --------
     >>> round(float(epsilon_lower_bound(100, 100, 0, 100, alpha=0.05)), 3)
-    3.283
+    3.281
     """
     tpr_lo, _ = clopper_pearson(true_positives, n_positive, alpha)
     _, fpr_hi = clopper_pearson(false_positives, n_negative, alpha)
@@ -149,6 +151,11 @@ def epsilon_lower_bound(true_positives, n_positive, false_positives, n_negative,
 @dataclass
 class AuditResult:
     """Outcome of an audit: the epsilon lower bound and the test behind it.
+
+    Returned by :func:`audit_estimator` and :func:`audit_scores`. Only
+    ``epsilon_lower_bound`` is a statement about the audited mechanism (valid
+    with probability ``confidence``); the other fields describe the test
+    that produced it, for reporting and plotting.
 
     Parameters
     ----------
@@ -360,6 +367,10 @@ def audit_scores(scores_out, scores_in, *, delta=0.0, alpha=0.05, threshold="spl
 class Canary:
     """Two neighbouring datasets and the records in which they differ.
 
+    Built by :func:`make_canary` (the default), or by hand for a custom audit:
+    ``D0 = (X_out, y_out)`` and ``D1 = (X_in, y_in)`` must differ in one row
+    (replace-one neighbours), and a statistic may read the two records.
+
     Parameters
     ----------
     X_out, y_out : array-like
@@ -381,7 +392,7 @@ class Canary:
     >>> X, y = np.zeros((5, 2)), np.zeros(5)
     >>> X[:, 0] = 0.5
     >>> c = make_canary(KLAdaptiveRegressor(), X, y)
-    >>> c.record_in[0].tolist(), c.record_in[1], c.record_out[1]
+    >>> c.record_in[0].tolist(), float(c.record_in[1]), float(c.record_out[1])
     ([[0.0, 1.0]], 1.0, -1.0)
     """
 
@@ -681,7 +692,7 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
         Fits per dataset. With ``threshold='split'`` half of them choose the
         threshold; the bound of a perfect test on ``m`` evaluation fits per
         side is at most about ``log(m / log(2 / alpha))`` (3.3 for ``m = 100``,
-        5.5 for ``m = 1000`` at ``alpha = 0.05``).
+        5.6 for ``m = 1000`` at ``alpha = 0.05``).
     canary : 'auto', Canary or callable, default='auto'
         ``'auto'``: :func:`make_canary`; a callable ``canary(estimator, X, y)``
         returning a :class:`Canary`.

@@ -38,6 +38,7 @@ from sklearn.base import clone, is_classifier, is_regressor
 
 from . import _backend
 from ._backend import make_rng, to_numpy
+from .privacy.accountant import BudgetAccountant
 
 __all__ = ["AuditResult", "Canary", "audit_estimator", "audit_scores", "clopper_pearson",
            "default_statistic", "epsilon_lower_bound", "make_canary", "weakened_noise"]
@@ -251,21 +252,20 @@ class AuditResult:
                 f"FPR {self.false_positives}/{self.n_negative}")
 
 
-def _best_threshold(out, inn, delta, alpha, n_neg_eval, n_pos_eval):
+def _best_threshold(out, inn, delta, alpha):
     """Threshold and direction that maximise the bound on the selection fits.
 
-    Every observed value is a candidate; each is scored by the bound that its
-    selection rates would give with the evaluation fits' sample sizes.
+    Every observed value is a candidate, scored by the Clopper–Pearson bound
+    of its own selection counts: a tail threshold backed by a handful of fits
+    scores low, which keeps the choice from chasing noise.
     """
     best = (-1.0, float(np.median(np.concatenate([out, inn]))), 1)
     for direction in (1, -1):
         o, i = np.sort(direction * out), np.sort(direction * inn)
         cands = np.unique(np.concatenate([o, i]))
-        fpr = 1.0 - np.searchsorted(o, cands, side="right") / o.size
-        tpr = 1.0 - np.searchsorted(i, cands, side="right") / i.size
-        tp = np.round(tpr * n_pos_eval)
-        fp = np.round(fpr * n_neg_eval)
-        eps = epsilon_lower_bound(tp, n_pos_eval, fp, n_neg_eval, delta, alpha)
+        fp = o.size - np.searchsorted(o, cands, side="right")
+        tp = i.size - np.searchsorted(i, cands, side="right")
+        eps = epsilon_lower_bound(tp, i.size, fp, o.size, delta, alpha)
         j = int(np.argmax(eps))
         if eps[j] > best[0]:
             best = (float(eps[j]), float(direction * cands[j]), direction)
@@ -336,8 +336,7 @@ def audit_scores(scores_out, scores_in, *, delta=0.0, alpha=0.05, threshold="spl
         h0 = min(max(1, int(round(split * out.size))), out.size - 1)
         h1 = min(max(1, int(round(split * inn.size))), inn.size - 1)
         eval_out, eval_in = out[h0:], inn[h1:]
-        thr, direction = _best_threshold(out[:h0], inn[:h1], delta, alpha,
-                                         eval_out.size, eval_in.size)
+        thr, direction = _best_threshold(out[:h0], inn[:h1], delta, alpha)
         chosen = "split"
     else:
         thr, direction, chosen = float(threshold), 1, "given"
@@ -651,11 +650,12 @@ def _fit_scores(estimator, X, y, seeds, canary, statistic, fit_params, progress)
     for t, seed in enumerate(seeds):
         update = {"random_state": int(seed)}
         if "accountant" in params:
-            from .privacy.accountant import BudgetAccountant
-
             update["accountant"] = BudgetAccountant()  # a throwaway: audit fits are not releases
         est.set_params(**update)
-        est.fit(X, **fit_params) if y is None else est.fit(X, y, **fit_params)
+        if y is None:
+            est.fit(X, **fit_params)
+        else:
+            est.fit(X, y, **fit_params)
         scores[t] = statistic(est, canary)
         progress()
     return scores

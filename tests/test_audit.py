@@ -295,3 +295,15 @@ def test_default_canaries():
         counts = [np.sum(rest[:, j] == v) for v in range(3)]
         assert counts[t.record_in[0][0, j]] == min(counts)
         assert t.record_in[0][0, j] != t.record_out[0][0, j]
+
+
+def test_table_canary_on_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"city": ["Lyon"] * 6 + ["Paris"] * 3 + ["Rome"],
+                       "age": np.arange(20, 30)})
+    est = SaddlePointSynthesizer(domain={"city": ["Lyon", "Paris", "Rome"], "age": (18, 90)})
+    c = make_canary(est, df, index=0)
+    assert list(c.record_in[0]["city"]) == ["Rome"] and list(c.record_out[0]["city"]) == ["Paris"]
+    assert list(c.X_in.columns) == ["city", "age"] and (c.X_in.iloc[1:] == df.iloc[1:]).all().all()
+    res = audit_estimator(est, df, n_trials=4, random_state=0)
+    assert res.statistic == "mass_in_canary_cells"

@@ -116,6 +116,7 @@ def _public(module):
 
 
 def _api_page():
+    import skdp.audit
     import skdp.model_selection
     import skdp.privacy
 
@@ -147,6 +148,11 @@ def _api_page():
     lines += _heading("Model selection: skdp.model_selection", "=")
     lines += [".. automodule:: skdp.model_selection", "   :no-members:", ""]
     lines += _autosummary("skdp.model_selection", _public(skdp.model_selection))
+
+    lines += _heading("Privacy auditing: skdp.audit", "=")
+    lines += [".. automodule:: skdp.audit", "   :no-members:", ""]
+    lines += _autosummary("skdp.audit", [n for n in _public(skdp.audit)
+                                         if _kind(getattr(skdp.audit, n)) is not None])
 
     core = {}
     for name in _public(skdp.privacy):

@@ -1,9 +1,9 @@
 """Docstring checks for the public API (fast: well under a second).
 
-* Every public object of ``skdp`` and ``skdp.privacy`` has a docstring with a
+* Every public object of ``skdp``, ``skdp.privacy`` and ``skdp.audit`` has a docstring with a
   numpydoc ``Examples`` section (the doctests themselves run through
   ``--doctest-modules``).
-* Every public object of ``skdp.__all__`` and each public method it defines
+* Every public object of ``skdp.__all__`` and ``skdp.audit.__all__`` and each public method it defines
   passes ``numpydoc.validate`` under scikit-learn's rules
   (``sklearn/tests/test_docstrings.py``: RT02, GL01, GL02 ignored everywhere;
   EX01, SA01, ES01 only required of the object itself, not of its methods).
@@ -20,6 +20,7 @@ import re
 import pytest
 
 import skdp
+import skdp.audit
 import skdp.model_selection
 import skdp.privacy
 
@@ -73,8 +74,9 @@ def _unique(pairs):
 
 
 EXAMPLE_TARGETS = _unique(_public_objects(skdp) + _public_objects(skdp.model_selection)
-                          + _public_objects(skdp.privacy))
-_VALIDATED = _public_objects(skdp) + _public_objects(skdp.model_selection)
+                          + _public_objects(skdp.privacy) + _public_objects(skdp.audit))
+_VALIDATED = (_public_objects(skdp) + _public_objects(skdp.model_selection)
+              + _public_objects(skdp.audit))
 VALIDATE_TARGETS = [(path, None) for path, _ in _VALIDATED] + [
     (f"{path}.{method}", method)
     for path, obj in _VALIDATED if inspect.isclass(obj)

@@ -67,7 +67,7 @@ __all__ = ["STREAMING_SOLVERS", "StreamOptions", "StreamState", "run_stream",
 STREAMING_SOLVERS = ("srgd", "srg_memf", "memf", "dpsgd")
 
 # Practical defaults (benchmarks/srgd.py; chosen on validation splits of the
-# training data, see benchmarks/RESULTS_srgd.md).
+# training data, see benchmarks/RESULTS.md, streaming section).
 DECAY = math.exp(-2.5)  # paper 003 §5: c = e^{-5/2}
 MOMENTUM = 0.9          # paper 003 §5: heavy ball 0.9
 BAND = 64               # band of the square-root factorisation (O(BAND d) memory)

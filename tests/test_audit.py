@@ -30,6 +30,8 @@ from skdp.audit import (NOISE_DRAWS, AuditResult, Canary, audit_estimator, audit
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
 from skdp.regression import KLAdaptiveRegressor
+from skdp.solvers.goldstein import GOLDSTEIN_SOLVERS
+from skdp.solvers.srgd import STREAMING_SOLVERS
 from skdp.synthesizer import SaddlePointSynthesizer
 
 
@@ -211,9 +213,10 @@ X_TABLE = _rng.integers(0, 3, size=(40, 3))
 DOMAIN = {j: [0, 1, 2] for j in range(3)}
 
 ESTIMATORS = {
-    "minimax": (PrivateMinimaxClassifier, dict(group_sizes=[20, 20]), minimax.SOLVERS,
-                X_LIN, Y_CLASS),
-    "regression": (KLAdaptiveRegressor, {}, regression.SOLVERS, X_LIN, Y_REG),
+    "minimax": (PrivateMinimaxClassifier, dict(group_sizes=[20, 20]),
+                {**minimax.SOLVERS, **GOLDSTEIN_SOLVERS}, X_LIN, Y_CLASS),
+    "regression": (KLAdaptiveRegressor, {}, {**regression.SOLVERS, **GOLDSTEIN_SOLVERS},
+                   X_LIN, Y_REG),
     "synthesizer": (SaddlePointSynthesizer, dict(domain=DOMAIN), synthesizer._SOLVERS,
                     X_TABLE, None),
 }
@@ -222,7 +225,14 @@ ESTIMATORS = {
 # the 'smd' solves are post-processing of one measurement: their mirror-prox cap only saves time
 SOLVER_PARAMS = {("regression", "spider"): dict(alpha=0.01),
                  ("synthesizer", "smd"): dict(n_iter=50),
-                 ("synthesizer", "smd_linf"): dict(n_iter=50)}
+                 ("synthesizer", "smd_linf"): dict(n_iter=50),
+                 # the streaming solvers minimise the average risk (one group)
+                 **{("minimax", name): dict(group_by=None, group_sizes=[40])
+                    for name in STREAMING_SOLVERS},
+                 # the paper-001 solvers fit the robust losses
+                 **{("minimax", name): dict(loss="ramp") for name in GOLDSTEIN_SOLVERS},
+                 **{("regression", name): dict(loss="truncated_absolute")
+                    for name in GOLDSTEIN_SOLVERS}}
 LOW_POWER = {  # the broken variant is not caught with 200 fits per side on 40 rows
     ("minimax", "mlmc"): "its MLMC copies' internal randomness swamps the canary at n=40",
     ("minimax", "smd"): "vertex samples of an l1 ball: one sampled batch sees the canary",
@@ -236,7 +246,8 @@ PAIRS = [(name, solver) for name, spec in ESTIMATORS.items() for solver in sorte
 
 def _case(name, solver, epsilon):
     cls, params, _, X, y = ESTIMATORS[name]
-    est = cls(epsilon=epsilon, solver=solver, **params, **SOLVER_PARAMS.get((name, solver), {}))
+    params = {**params, **SOLVER_PARAMS.get((name, solver), {})}
+    est = cls(epsilon=epsilon, solver=solver, **params)
     return est, X, y
 
 

@@ -39,11 +39,11 @@ ESTIMATORS = {
 
 # Streaming solvers (paper 003). The audit sees only the last iterate, where the canary's
 # batch is one of T = n / B steps and every step adds its own noise: at the default
-# B = ceil(2 sqrt n) (4 steps here) the noise/10 variant reached eps_lb 1.65 at best. So the
+# B = ceil(2 sqrt n) (4 steps here) the noise/10 variant reached eps_lb 0.8 to 1.7. So the
 # stream is short: one step (B = n) for dpsgd, two for srgd (a 2-leaf tree) and for the MF
 # solvers, whose band is 2 (the default band 64 calibrates the noise to a column norm of 3.8,
 # of which a 2-step stream uses 1.4: eps_lb 0.8 to 0.9). Without the intercept the canary's
-# clipped gradient lies wholly along its own direction (with it: 2 steps, 1.2 to 1.8). The
+# clipped gradient lies wholly along its own direction (with it, 2 steps: dpsgd 1.8). The
 # classifier needs one group (the streaming solvers minimise the average risk).
 _STREAM = {"dpsgd": dict(batch_size=40), "srgd": dict(batch_size=20),
            "memf": dict(batch_size=20, band=2), "srg_memf": dict(batch_size=20, band=2)}

@@ -4,19 +4,23 @@ Run: ``OMP_NUM_THREADS=1 python benchmarks/audit.py [--trials 1000] [--broken-tr
 [--eps 0.5 1 2 4] [--quick] [--out FILE.md]``.
 
 For every (estimator, solver) of the registries (``skdp.minimax.SOLVERS``,
-``skdp.regression.SOLVERS``, the synthesizer's solvers) and every claimed
-epsilon, :func:`skdp.audit.audit_estimator` fits ``--trials`` times on each of
-two neighbouring datasets (the default canary of :func:`skdp.audit.make_canary`)
-and reports the epsilon lower bound at 95% confidence (Clopper–Pearson,
-threshold chosen on 30% of the fits, the bound counted on the other 70%).
+``skdp.regression.SOLVERS``, the Goldstein solvers of both, the synthesizer's
+solvers) and every claimed epsilon, :func:`skdp.audit.audit_estimator` fits
+``--trials`` times on each of two neighbouring datasets (the default canary of
+:func:`skdp.audit.make_canary`) and reports the epsilon lower bound at 95%
+confidence (Clopper–Pearson, threshold chosen on 30% of the fits, the bound
+counted on the other 70%).
 The same audit with every noise source divided by 10
 (:func:`skdp.audit.weakened_noise`, ``--broken-trials`` fits per side) shows
 whether the audit has the power to catch such a bug.
 
-Data (as in ``tests/test_audit.py``): 40 rows; 3 features with the last one
-0 for every row (the canary's direction), binary classes 20/20 (public group
-sizes) or targets ``clip(x1 - x2, -1, 1)``; for the synthesizer 3 columns of
-3 categories on a public domain. delta = 1e-6.
+Data and per-solver parameters are those of the tests (``tests/_audit_cases.py``:
+``ESTIMATORS``, ``SOLVER_PARAMS``, with the reasons there): 40 rows; 3
+features with the last one 0 for every row (the canary's direction), binary
+classes 20/20 (public group sizes) or targets ``clip(x1 - x2, -1, 1)``; for the
+synthesizer 3 columns of 3 categories on a public domain. delta = 1e-6. Pairs
+the tests list in ``LOW_POWER`` (the broken variant not caught with the tests'
+fits) are marked ``(low power)``.
 
 Columns: ``eps_lb`` (the bound), its counts (TP/FP on the evaluation fits),
 ``mu_hat`` = (mean_in - mean_out) / pooled sd of the statistic, and
@@ -29,47 +33,28 @@ audit can report with that many fits (a perfect test).
 
 import argparse
 import math
+import os
 import sys
 import time
 import warnings
 
 import numpy as np
 
-from skdp import minimax, regression, synthesizer
 from skdp.audit import audit_estimator, epsilon_lower_bound, weakened_noise
-from skdp.minimax import PrivateMinimaxClassifier
 from skdp.privacy.accounting import approx_dp_to_gdp, gdp_to_approx_dp
-from skdp.regression import KLAdaptiveRegressor
-from skdp.synthesizer import SaddlePointSynthesizer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from _audit_cases import LOW_POWER, PAIRS, make_case  # noqa: E402  (shared with the tests)
 
 DELTA = 1e-6
 SPLIT = 0.3
 
 
-def data():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 3)) / 3
-    X[:, -1] = 0.0
-    y_class = np.repeat([0, 1], 20)
-    y_reg = np.clip(X @ np.array([1.0, -1.0, 0.0]), -1, 1)
-    table = rng.integers(0, 3, size=(40, 3))
-    return X, y_class, y_reg, table
-
-
 def cases():
-    X, y_class, y_reg, table = data()
-    domain = {j: [0, 1, 2] for j in range(3)}
-    extra = {("regression", "spider"): dict(alpha=0.01)}
-    for solver in sorted(minimax.SOLVERS):
-        yield ("PrivateMinimaxClassifier", solver,
-               PrivateMinimaxClassifier(solver=solver, group_sizes=[20, 20]), X, y_class)
-    for solver in sorted(regression.SOLVERS):
-        yield ("KLAdaptiveRegressor", solver,
-               KLAdaptiveRegressor(solver=solver, **extra.get(("regression", solver), {})),
-               X, y_reg)
-    for solver in sorted(synthesizer._SOLVERS):
-        yield ("SaddlePointSynthesizer", solver,
-               SaddlePointSynthesizer(solver=solver, domain=domain), table, None)
+    """``(estimator name, solver, estimator, X, y, low power)`` for every audited pair."""
+    for name, solver in PAIRS:
+        est, X, y = make_case(name, solver, 1.0)
+        yield type(est).__name__, solver, est, X, y, (name, solver) in LOW_POWER
 
 
 def mu_hat(result):
@@ -87,7 +72,7 @@ def run(trials, broken_trials, epsilons, out):
               "eps(mu_hat) | broken eps_lb | broken TP/FP | s/audit |")
     lines = [header, "|" + "---|" * 11]
     print(header, flush=True)
-    for est_name, solver, est, X, y in cases():
+    for est_name, solver, est, X, y, low_power in cases():
         for eps in epsilons:
             est.set_params(epsilon=eps, delta=DELTA)
             t0 = time.perf_counter()
@@ -103,7 +88,8 @@ def run(trials, broken_trials, epsilons, out):
             line = (f"| {est_name} | {solver} | {eps:g} | {res.epsilon_lower_bound:.2f} | "
                     f"{res.true_positives}/{res.false_positives} | "
                     f"{approx_dp_to_gdp(eps, DELTA):.3f} | {mh:.3f} | {eps_mh:.2f} | "
-                    f"{bad.epsilon_lower_bound:.2f}{' (caught)' if bad.violation else ''} | "
+                    f"{bad.epsilon_lower_bound:.2f}{' (caught)' if bad.violation else ''}"
+                    f"{' (low power)' if low_power else ''} | "
                     f"{bad.true_positives}/{bad.false_positives} | {seconds:.1f} |")
             lines.append(line)
             print(line, flush=True)

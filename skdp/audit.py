@@ -774,7 +774,7 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
 NOISE_DRAWS = ("standard_normal", "normal", "gumbel", "laplace", "multinomial")
 """Generator methods :func:`weakened_noise` weakens (every privacy noise of skdp)."""
 PASS_THROUGH = ("permutation", "integers", "choice", "geometric", "random", "shuffle", "uniform",
-                "bit_generator", "spawn")
+                "bit_generator")
 """Generator methods it leaves alone: data-independent sampling (batches, levels)."""
 
 
@@ -807,6 +807,12 @@ class _WeakenedGenerator:
         logp = self._factor * np.log(np.maximum(np.asarray(pvals, dtype=float), 1e-300))
         p = special.softmax(np.where(np.asarray(pvals) > 0, logp, -np.inf))
         return self._rng.multinomial(n, p, size)
+
+    def spawn(self, n_children):
+        # children draw the noise of the solvers that split their stream (paper 001's)
+        self._record.append("spawn")
+        return [_WeakenedGenerator(child, self._factor, self._record)
+                for child in self._rng.spawn(n_children)]
 
     def __getattr__(self, name):
         if name in PASS_THROUGH:

@@ -7,7 +7,9 @@ must stay below the claim, and with every noise source divided by 10
 (:func:`skdp.audit.weakened_noise`) the audit must catch it (lower bound above
 the claim), unless it is listed in ``LOW_POWER`` with the reason. A new solver
 that needs parameters (or is slow with its defaults on 40 rows) gets them in
-``SOLVER_PARAMS``. Budget: about 2 s per solver.
+``SOLVER_PARAMS``, and more broken-variant fits in ``BROKEN_TRIALS`` (all in
+tests/_audit_cases.py, shared with benchmarks/audit.py). Budget: about 2 s per
+solver.
 """
 
 import math
@@ -21,7 +23,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from skdp import minimax, regression, synthesizer
+from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, LOW_POWER, PAIRS, X_LIN, X_TABLE,
+                          Y_CLASS, make_case)
 from skdp._backend import Backend
 from skdp._base import PrivacyMixin
 from skdp._validation import ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT
@@ -29,7 +32,6 @@ from skdp.audit import (NOISE_DRAWS, AuditResult, Canary, audit_estimator, audit
                         clopper_pearson, epsilon_lower_bound, make_canary, weakened_noise)
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
-from skdp.regression import KLAdaptiveRegressor
 from skdp.synthesizer import SaddlePointSynthesizer
 
 
@@ -202,48 +204,14 @@ def test_bad_arguments():
 # ---------------------------------------------------------------------------
 # Every estimator and solver, from the registries
 # ---------------------------------------------------------------------------
-_rng = np.random.default_rng(0)
-X_LIN = _rng.normal(size=(40, 3)) / 3
-X_LIN[:, -1] = 0.0  # the canary's direction: no other record moves the model along it
-Y_CLASS = np.repeat([0, 1], 20)
-Y_REG = np.clip(X_LIN @ np.array([1.0, -1.0, 0.0]), -1, 1)
-X_TABLE = _rng.integers(0, 3, size=(40, 3))
-DOMAIN = {j: [0, 1, 2] for j in range(3)}
-
-ESTIMATORS = {
-    "minimax": (PrivateMinimaxClassifier, dict(group_sizes=[20, 20]), minimax.SOLVERS,
-                X_LIN, Y_CLASS),
-    "regression": (KLAdaptiveRegressor, {}, regression.SOLVERS, X_LIN, Y_REG),
-    "synthesizer": (SaddlePointSynthesizer, dict(domain=DOMAIN), synthesizer._SOLVERS,
-                    X_TABLE, None),
-}
-# spider needs the KL constants (alpha > 0 makes them public); with alpha = 0.1 the weakened
-# noise leaves its gradient estimate below the round threshold here: it never steps
-# the 'smd' solves are post-processing of one measurement: their mirror-prox cap only saves time
-SOLVER_PARAMS = {("regression", "spider"): dict(alpha=0.01),
-                 ("synthesizer", "smd"): dict(n_iter=50),
-                 ("synthesizer", "smd_linf"): dict(n_iter=50)}
-LOW_POWER = {  # the broken variant is not caught with 200 fits per side on 40 rows
-    ("minimax", "mlmc"): "its MLMC copies' internal randomness swamps the canary at n=40",
-    ("minimax", "smd"): "vertex samples of an l1 ball: one sampled batch sees the canary",
-    ("minimax", "smd_bias_reduced"): "stops after one step at n=40 (privacy filter)",
-    ("synthesizer", "smd_private_game"): "the histogram player never reads the data; the "
-    "canary only tilts a few exponential-mechanism draws",
-    ("synthesizer", "smd_vertex"): "vertex samples: the canary only tilts the draws",
-}
-PAIRS = [(name, solver) for name, spec in ESTIMATORS.items() for solver in sorted(spec[2])]
-
-
-def _case(name, solver, epsilon):
-    cls, params, _, X, y = ESTIMATORS[name]
-    est = cls(epsilon=epsilon, solver=solver, **params, **SOLVER_PARAMS.get((name, solver), {}))
-    return est, X, y
+# the pairs, their data and audit parameters: tests/_audit_cases.py (shared with
+# benchmarks/audit.py)
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
 @pytest.mark.parametrize("name, solver", PAIRS)
 def test_audited_bound_below_claim(name, solver, epsilon):
-    est, X, y = _case(name, solver, epsilon)
+    est, X, y = make_case(name, solver, epsilon)
     res = audit_estimator(est, X, y, n_trials=50, random_state=0)
     assert res.claimed_epsilon == epsilon
     assert res.epsilon_lower_bound <= epsilon, res.summary()
@@ -253,7 +221,7 @@ def test_audited_bound_below_claim(name, solver, epsilon):
 def test_noise_flows_through_the_weakened_generator(name, solver):
     """Every solver's noise comes from the patched generator (which raises on a method
     it does not cover), and the patch at factor 1 changes nothing."""
-    est, X, y = _case(name, solver, 1.0)
+    est, X, y = make_case(name, solver, 1.0)
     fit = (lambda e: e.fit(X)) if y is None else (lambda e: e.fit(X, y))
     plain = _release(fit(est.set_params(random_state=0)))
     with weakened_noise(1.0) as draws:
@@ -272,10 +240,11 @@ def _release(est):
 def test_broken_variant_is_caught(name, solver):
     if (name, solver) in LOW_POWER:
         pytest.skip(LOW_POWER[(name, solver)])
-    est, X, y = _case(name, solver, 2.0)
+    est, X, y = make_case(name, solver, 2.0)
     with warnings.catch_warnings(), weakened_noise(10.0):
         warnings.simplefilter("ignore")
-        res = audit_estimator(est, X, y, n_trials=200, split=0.3, random_state=0)
+        res = audit_estimator(est, X, y, n_trials=BROKEN_TRIALS.get((name, solver), 200),
+                              split=0.3, random_state=0)
     assert res.epsilon_lower_bound > 2.0, res.summary()
 
 

@@ -151,11 +151,15 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         003 Thm 4.10, 001 Thm 6.1 / 3.1 / 4.1) instead of the benchmarked
         practical defaults (l1, MLMC, ``srgd`` and Goldstein solvers).
     solver_options : dict, default=None
-        Knobs of the streaming solvers (ignored by the others):
-        ``batch_size`` (``ceil(2 sqrt(n))``), ``learning_rate``, ``momentum``
-        (0.9), ``decay`` (``exp(-2.5)``), ``clip``, ``band`` (64),
-        ``workload`` (``'true'`` or ``'ones'``), ``beta_scale``
-        (see :mod:`skdp.solvers.srgd`).
+        Knobs of the streaming solvers: ``batch_size`` (``ceil(2 sqrt(n))``),
+        ``learning_rate``, ``momentum`` (0.9), ``decay`` (``exp(-2.5)``),
+        ``clip``, ``band`` (64), ``workload`` (``'true'`` or ``'ones'``),
+        ``beta_scale`` (see :mod:`skdp.solvers.srgd`); and of the Goldstein
+        solvers: any key of :data:`skdp.solvers.goldstein.PRACTICAL` or
+        ``max_step``, ``window``, ``period``, ``anchor_batch``,
+        ``diff_batch``, ``anchor_directions``, ``diff_directions``,
+        ``diff_clip``, ``target_beta``, ``output`` (as for
+        :class:`KLAdaptiveRegressor`). Ignored by the other solvers.
     goldstein_radius : float, default=None
         Smoothing radius ``alpha`` of the paper-001 solvers (guarantee at
         ``2 alpha``); None: ``0.1 Phi / L``. Ignored by the other solvers.
@@ -365,7 +369,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
             result = goldstein_classifier(
                 self.solver_, data, sizes, epsilon=epsilon, delta=delta, ledger=ledger,
                 backend=backend, goldstein_radius=self.goldstein_radius, n_iter=self.n_iter,
-                theory=self.theory, verbose=self.verbose)
+                theory=self.theory, options=self.solver_options, verbose=self.verbose)
             self.goldstein_certificate_ = result["certificate"]
             self.clip_fraction_ = result["clip_fraction"]
             self.goldstein_config_ = result["config"]

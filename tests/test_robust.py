@@ -265,6 +265,7 @@ def test_bad_parameters_regressor(kwargs, match):
     (dict(loss="ramp", solver="noisy_gd"), "paper-001"),
     (dict(solver="fo_single_pass"), "ramp"),
     (dict(loss="ramp", goldstein_radius=0.0), "goldstein_radius"),
+    (dict(loss="ramp", solver_options={"bogus": 1}), "unknown option"),
 ])
 def test_bad_parameters_classifier(kwargs, match):
     X, y, _ = robust_data(n=200, d=3)

@@ -30,7 +30,7 @@ from .solvers.minimax_mlmc import MLMC_SOLVERS
 from .solvers.goldstein import GOLDSTEIN_SOLVERS
 from .solvers.minimax_goldstein import goldstein_classifier
 from .solvers.minimax_stream import STREAM_SOLVERS
-from .solvers.srgd import STREAMING_SOLVERS
+from .solvers.srgd import STREAMING_SOLVERS, require_streaming
 
 __all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "resolve_solver"]
 
@@ -293,11 +293,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         return self._fit_atomically(X, y, groups)
 
     def _streaming(self):
-        if self.solver not in STREAMING_SOLVERS:
-            raise AttributeError(
-                f"partial_fit needs a streaming solver ({', '.join(STREAMING_SOLVERS)}); "
-                f"got solver={self.solver!r}.")
-        return True
+        return require_streaming(self.solver)
 
     @available_if(_streaming)
     def partial_fit(self, X, y, classes=None, groups=None):

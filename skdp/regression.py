@@ -25,6 +25,7 @@ from .solvers.kl_spider import spider
 from .solvers.goldstein import (GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap,
                                 record_spend)
 from .solvers.kl_stream import STREAMING_SOLVERS, stream_fit
+from .solvers.srgd import require_streaming
 
 __all__ = ["KLAdaptiveRegressor"]
 
@@ -494,11 +495,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         return self._fit_atomically(X, y)
 
     def _streaming(self):
-        if self.solver not in STREAMING_SOLVERS:
-            raise AttributeError(
-                f"partial_fit needs a streaming solver ({', '.join(STREAMING_SOLVERS)}); "
-                f"got solver={self.solver!r}.")
-        return True
+        return require_streaming(self.solver)
 
     @available_if(_streaming)
     def partial_fit(self, X, y):

@@ -61,10 +61,24 @@ from .._backend import Backend
 from ..privacy.matrix import BandedToeplitzNoise, column_norm, sqrt_toeplitz_coefficients
 from ..privacy.tree import TreeAggregator, max_nodes_per_leaf
 
-__all__ = ["STREAMING_SOLVERS", "StreamOptions", "StreamState", "run_stream",
+__all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "run_stream",
            "theory_constants"]
 
 STREAMING_SOLVERS = ("srgd", "srg_memf", "memf", "dpsgd")
+
+
+def require_streaming(solver):
+    """True if ``solver`` streams (``partial_fit`` exists), else AttributeError.
+
+    Examples
+    --------
+    >>> require_streaming("srg_memf")
+    True
+    """
+    if solver not in STREAMING_SOLVERS:
+        raise AttributeError(f"partial_fit needs a streaming solver "
+                             f"({', '.join(STREAMING_SOLVERS)}); got solver={solver!r}.")
+    return True
 
 # Practical defaults (benchmarks/srgd.py; chosen on validation splits of the
 # training data, see benchmarks/RESULTS.md, streaming section).

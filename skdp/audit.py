@@ -355,7 +355,8 @@ def audit_scores(scores_out, scores_in, *, delta=0.0, alpha=0.05, threshold="spl
         tpr=tp / n1, fpr=fp / n0, tpr_interval=tpr_int, fpr_interval=fpr_int,
         true_positives=tp, false_positives=fp, n_positive=n1, n_negative=n0,
         threshold=thr, direction=direction, statistic=statistic,
-        scores_out=np.asarray(scores_out, dtype=float), scores_in=np.asarray(scores_in, dtype=float),
+        scores_out=np.asarray(scores_out, dtype=float),
+        scores_in=np.asarray(scores_in, dtype=float),
         threshold_chosen_on=chosen)
 
 
@@ -764,7 +765,8 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
                           fit_params, progress)
     params = estimator.get_params(deep=False)
     return audit_scores(out, inn, delta=float(params.get("delta", 0.0) or 0.0), alpha=alpha,
-                        threshold=threshold, split=split, claimed_epsilon=float(params.get("epsilon", math.nan)),
+                        threshold=threshold, split=split,
+                        claimed_epsilon=float(params.get("epsilon", math.nan)),
                         statistic=getattr(statistic, "__name__", "statistic"), random_state=rng)
 
 

@@ -26,7 +26,8 @@ import math
 
 import numpy as np
 
-__all__ = ["LinearData", "row_norms", "loss_and_residual", "lipschitz", "smoothness", "curvature_at_zero",
+__all__ = ["LinearData", "row_norms", "loss_and_residual", "lipschitz", "smoothness",
+           "curvature_at_zero",
            "loss_bound",
            "LOSSES", "ramp_loss"]
 

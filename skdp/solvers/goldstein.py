@@ -290,7 +290,8 @@ def theory_max_step(n_iter, d, epsilon, radius, lipschitz, loss_bound):
     0.001081
     """
     T, a, L, P, e = n_iter, radius, lipschitz, loss_bound, epsilon
-    terms = [(P**2 * a / (L**2 * T**2)) ** (1 / 3), (P**2 * a / (L**2 * T**2 * math.sqrt(d))) ** (1 / 3)]
+    terms = [(P**2 * a / (L**2 * T**2)) ** (1 / 3),
+             (P**2 * a / (L**2 * T**2 * math.sqrt(d))) ** (1 / 3)]
     if math.isfinite(e):
         terms += [(P * a * e / (d * L * T)) ** 0.5,
                   (P**3 * a**2 * e / (d**1.5 * L**3 * T**3)) ** 0.2]
@@ -602,7 +603,8 @@ def o2nc(oracle, w0, cfg, backend):
 
 
 def _name(cfg):
-    return ("fo" if cfg.first_order else "zo") + ("_multi_pass" if cfg.multi_pass else "_single_pass")
+    passes = "_multi_pass" if cfg.multi_pass else "_single_pass"
+    return ("fo" if cfg.first_order else "zo") + passes
 
 
 # ------------------------------------------------------------------ solvers

@@ -13,9 +13,9 @@ replacing one record (features, label, group), so ``n`` is public.
     ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest groups: a replaced
     record leaves one group and joins another), sets the weights
     ``p = softmax(mean_t L~ / tau_t)`` by post-processing (the running mean of
-    the noisy losses, with ``tau_t`` at least TEMPERATURE_NOISE times its noise level), and releases the clipped
-    gradient of ``sum_g p_g L_g`` with Gaussian noise (l2-sensitivity
-    ``2 C max_g p_g / N_g``: the removed and the added record each contribute
+    the noisy losses, with ``tau_t`` at least TEMPERATURE_NOISE times its noise
+    level), and releases the clipped gradient of ``sum_g p_g L_g`` with
+    Gaussian noise (l2-sensitivity ``2 C max_g p_g / N_g``: the removed and the added record each contribute
     at most ``C p_g / N_g``). With one group (average risk) no loss is
     released: this is DP full-batch gradient descent.
 ``sgda``

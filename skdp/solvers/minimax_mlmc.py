@@ -241,8 +241,8 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
         noisy = outs.mean(axis=0) + rng.standard_normal(theta.shape) * sigma_model
         theta = _project_ball(noisy[None], np.zeros_like(noisy)[None], radius)[0]
         if verbose:
-            print(f"[mlmc] phase {i + 1}/{phases} copies={copies} participation={participation:.0f} "
-                  f"sigma={sigma_model:.3g}")
+            print(f"[mlmc] phase {i + 1}/{phases} copies={copies} "
+                  f"participation={participation:.0f} sigma={sigma_model:.3g}")
     # one record sits in one phase: parallel composition over phases
     if m_groups > 1:
         ledger.gaussian(loss_sens, _sig(loss_sens, mu_loss), label="phase group losses")

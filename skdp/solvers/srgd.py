@@ -58,8 +58,8 @@ import math
 import numpy as np
 
 from .._backend import Backend
-from ..privacy.matrix import BandedToeplitzNoise, column_norm, sqrt_toeplitz_coefficients
-from ..privacy.tree import TreeAggregator, max_nodes_per_leaf
+from ..privacy.matrix import BandedToeplitzNoise, column_norm, mf_sigma, sqrt_toeplitz_coefficients
+from ..privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
 
 __all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "run_stream",
            "theory_constants"]
@@ -245,7 +245,7 @@ def _start(problem, opts, n, mu, epsilon, delta, rng, xp):
                         learning_rate=lr, beta=beta)
     if opts.solver != "srgd":
         state.coef = _mf_coefficients(opts, opts.decay if opts.solver == "srg_memf" else 0.0)
-        state.sigma = 0.0 if math.isinf(mu) else 2.0 * clip / B * column_norm(state.coef) / mu
+        state.sigma = mf_sigma(_sensitivity(state), mu, state.coef)
         state.noise_past = deque(maxlen=state.coef.shape[0] - 1)
     state.current = theta
     return state
@@ -300,17 +300,28 @@ def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng
     return state
 
 
+def _sensitivity(state):
+    """l2-sensitivity of one stream element: a replaced record moves its batch's clipped sum
+    by at most ``2G``, divided by the public batch size."""
+    return 2.0 * state.clip / state.batch_size
+
+
+def _tree_node_sigma(state, n_batches):
+    """Per-node sigma making a chunk's tree ``mu``-GDP (``rho = mu**2 / 2``, Lemma 4.3)."""
+    return tree_sigma(_sensitivity(state), state.mu**2 / 2.0, max(1, n_batches))
+
+
 def _record(ledger, opts, state, n):
     if math.isinf(state.mu):
         return
-    sens = 2.0 * state.clip / state.batch_size
+    sens = _sensitivity(state)
     if opts.solver == "srgd":
-        h = max_nodes_per_leaf(max(1, math.ceil(n / state.batch_size)))
-        label = "srgd: binary-tree prefix sums (paper 003 Lemma 4.3)"
-        ledger.gaussian(sens * math.sqrt(h), sens * math.sqrt(h) / state.mu, label=label)
+        n_batches = math.ceil(n / state.batch_size)
+        h = max_nodes_per_leaf(max(1, n_batches))
+        ledger.gaussian(sens * math.sqrt(h), _tree_node_sigma(state, n_batches),
+                        label="srgd: binary-tree prefix sums (paper 003 Lemma 4.3)")
     else:
-        norm = column_norm(state.coef)
-        ledger.gaussian(sens * norm, state.sigma,
+        ledger.gaussian(sens * column_norm(state.coef), state.sigma,
                         label=f"{opts.solver}: MF noise (Denisov et al. 2022 Thm 2.1)")
 
 
@@ -349,9 +360,7 @@ def _srgd_chunk(problem, opts, state, batches, backend):
     """Accelerated-DP-SRGD (paper 003 Alg. 1), eta_t = t + 1 over the whole stream."""
     xp = backend.xp
     B, R = state.batch_size, (opts.radius if opts.radius is not None else SRGD_RADIUS)
-    h = max_nodes_per_leaf(max(1, len(batches)))
-    sens = 2.0 * state.clip / B
-    sigma = 0.0 if math.isinf(state.mu) else sens * math.sqrt(h) / state.mu
+    sigma = _tree_node_sigma(state, len(batches))
     tree = TreeAggregator(problem.shape, sigma, len(batches), backend)
     if state.z is None:
         state.z = state.current

@@ -11,7 +11,7 @@ from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
 
 __all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta", "check_bound",
-           "clip_rows", "warn_privacy_leak"]
+           "clip_factors", "clip_rows", "warn_privacy_leak"]
 
 # epsilon in (0, 1e10] or inf (inf: no privacy, for reference fits; finite values
 # beyond 1e10 mean no privacy either and overflow the conversions); delta in [0, 1).
@@ -77,6 +77,20 @@ def check_bound(value, name):
     return value
 
 
+def clip_factors(norms, bound, xp=np):
+    """Per-row factors ``min(1, bound / norm)`` that scale rows of these norms into the ball.
+
+    A zero norm gives 1 (no division by zero, in any float dtype).
+
+    Examples
+    --------
+    >>> clip_factors(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
+    [0.2, 1.0, 1.0]
+    """
+    tiny = xp.full_like(norms, xp.finfo(norms.dtype).smallest_normal)
+    return xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, tiny))
+
+
 def clip_rows(X, bound, xp=np):
     """Scale each row of ``X`` to l2 norm at most ``bound`` (privacy by clipping).
 
@@ -89,8 +103,7 @@ def clip_rows(X, bound, xp=np):
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     else:
         norms = xp.sqrt(xp.sum(X * X, axis=1))
-    scale = xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, xp.full_like(norms, 1e-300)))
-    return X * scale[:, None]
+    return X * clip_factors(norms, bound, xp)[:, None]
 
 
 def warn_privacy_leak(what, fix):

@@ -65,6 +65,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from .._backend import Backend, to_numpy
+from .._validation import clip_factors
 from ..privacy.accounting import gaussian_rho
 from ..privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
 
@@ -202,8 +203,8 @@ def _ball(backend, shape, d, radius, dtype):
 def _clip(V, bound, xp):
     """Rows of ``V`` projected onto the ball of radius ``bound``; and how many moved."""
     norms = xp.sqrt(xp.sum(V * V, axis=1))
-    scale = xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, xp.full_like(norms, 1e-300)))
-    return V * scale[:, None], int(xp.sum(xp.astype(norms > bound, xp.int64)))
+    moved = int(xp.sum(xp.astype(norms > bound, xp.int64)))
+    return V * clip_factors(norms, bound, xp)[:, None], moved
 
 
 # --------------------------------------------------------------- estimators

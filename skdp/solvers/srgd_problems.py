@@ -16,15 +16,11 @@ example is evaluated: tests count its calls.
 """
 
 from .._backend import array_api_compat
+from .._validation import clip_factors
 from .classification_losses import (curvature_at_zero, lipschitz, loss_and_residual,
                                     smoothness)
 
 __all__ = ["ClassificationProblem", "RegressionProblem"]
-
-
-def _clip_factors(norms, clip, xp):
-    tiny = xp.full_like(norms, xp.finfo(norms.dtype).smallest_normal)
-    return xp.minimum(xp.ones_like(norms), clip / xp.maximum(norms, tiny))
 
 
 class ClassificationProblem:
@@ -74,7 +70,7 @@ class ClassificationProblem:
         xp = self.xp
         U = a * res1 if res0 is None or c == 0 else a * res1 - c * res0
         norms = xp.sqrt(xp.sum(U * U, axis=1)) * batch.row_norm
-        gw, gb = batch.gradient(U * _clip_factors(norms, clip, xp)[:, None])
+        gw, gb = batch.gradient(U * clip_factors(norms, clip, xp)[:, None])
         return xp.concat([gw, gb[:, None]], axis=1)
 
     def penalty(self, theta):
@@ -144,12 +140,12 @@ class RegressionProblem:
         r1, c1 = res1
         if res0 is None or c == 0:
             norms = xp.abs(a * r1) * xp.sqrt(m.jac_sq_norms(c1, sq, xp))
-            return m.vjp(c1, a * r1 * _clip_factors(norms, clip, xp), X, xp)
+            return m.vjp(c1, a * r1 * clip_factors(norms, clip, xp), X, xp)
         r0, c0 = res0
         u1, u0 = a * r1, c * r0
         sq_norm = (u1 * u1 * m.jac_sq_norms(c1, sq, xp) + u0 * u0 * m.jac_sq_norms(c0, sq, xp)
                    - 2.0 * u1 * u0 * m.jac_inner(c1, c0, sq, xp))
-        f = _clip_factors(xp.sqrt(xp.maximum(sq_norm, xp.zeros_like(sq_norm))), clip, xp)
+        f = clip_factors(xp.sqrt(xp.maximum(sq_norm, xp.zeros_like(sq_norm))), clip, xp)
         return m.vjp(c1, u1 * f, X, xp) - m.vjp(c0, u0 * f, X, xp)
 
     def penalty(self, w):

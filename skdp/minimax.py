@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._backend import Backend, get_namespace, to_numpy
 from ._base import PrivacyMixin
+from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_privacy_leak)
@@ -30,7 +31,7 @@ from .solvers.minimax_mlmc import MLMC_SOLVERS
 from .solvers.goldstein import GOLDSTEIN_SOLVERS
 from .solvers.minimax_goldstein import goldstein_classifier
 from .solvers.minimax_stream import STREAM_SOLVERS
-from .solvers.srgd import STREAMING_SOLVERS, require_streaming
+from .solvers.srgd import STREAMING_SOLVERS
 
 __all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "resolve_solver"]
 
@@ -59,7 +60,7 @@ def resolve_solver(n_samples, n_features, epsilon):
     return "noisy_gd" if n_samples * n_features <= 2e8 else "sgda"
 
 
-class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
+class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, BaseEstimator):
     """Linear classifier minimising the worst group's risk under differential privacy.
 
     Solves ``min_theta max_g L_g(theta)``, where ``L_g`` is the mean logistic
@@ -292,10 +293,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         """
         return self._fit_atomically(X, y, groups)
 
-    def _streaming(self):
-        return require_streaming(self.solver)
-
-    @available_if(_streaming)
+    @available_if(has_streaming_solver)
     def partial_fit(self, X, y, classes=None, groups=None):
         """Continue the private stream with a new chunk of records.
 
@@ -337,7 +335,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
-        state = self._stream_to_continue(partial, epsilon, delta)
+        state = self._stream_to_continue(partial)
         solver = self._resolve_loss_solver()
         accountant = self._check_budget() if state is None else None
         X, y, xp = self._validate_fit_data(X, y, reset=state is None)
@@ -384,11 +382,7 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
         self.group_weights_ = np.asarray(result["group_weights"], dtype=float)
         self.group_sizes_ = np.asarray(sizes, dtype=float)
         self.n_iter_ = int(result["n_iter"])
-        if self.solver_ in STREAMING_SOLVERS:
-            self.stream_state_ = result["state"]
-            self._stream_key = self._stream_params()
-        else:
-            self.__dict__.pop("stream_state_", None)
+        self._keep_stream(result["state"] if self.solver_ in STREAMING_SOLVERS else None)
         if state is None:
             self._record_spend(accountant, ledger)
         return self
@@ -397,15 +391,6 @@ class PrivateMinimaxClassifier(PrivacyMixin, ClassifierMixin, BaseEstimator):
     def _stream_params(self):
         return (self.solver, self.loss, float(self.epsilon), float(self.delta), self.feature_bound,
                 self.fit_intercept, self.radius, self.theory, repr(self.solver_options))
-
-    def _stream_to_continue(self, partial, epsilon, delta):
-        """The stream a partial_fit continues (None: start one)."""
-        state = getattr(self, "stream_state_", None) if partial else None
-        if state is not None and self._stream_params() != getattr(self, "_stream_key", None):
-            raise ValueError("The parameters changed since this stream started (solver, "
-                             "epsilon, delta, bounds or solver_options): call fit to start a "
-                             "new stream.")
-        return state
 
     def _class_codes(self, y):
         codes = np.searchsorted(self.classes_, y)

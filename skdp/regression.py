@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
+from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, clip_rows, warn_privacy_leak)
 from .losses import LOSSES, ROBUST_LOSSES, make_loss
@@ -25,7 +26,6 @@ from .solvers.kl_spider import spider
 from .solvers.goldstein import (GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap,
                                 record_spend)
 from .solvers.kl_stream import STREAMING_SOLVERS, stream_fit
-from .solvers.srgd import require_streaming
 
 __all__ = ["KLAdaptiveRegressor"]
 
@@ -61,7 +61,7 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
 
 
-class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
+class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEstimator):
     """Differentially private regression by noisy gradient methods under the KL condition.
 
     Minimises ``(1/n) sum_i loss(z_i, y_i) + alpha/2 ||w||**2`` with the
@@ -494,10 +494,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         """
         return self._fit_atomically(X, y)
 
-    def _streaming(self):
-        return require_streaming(self.solver)
-
-    @available_if(_streaming)
+    @available_if(has_streaming_solver)
     def partial_fit(self, X, y):
         """Continue the private stream with a new chunk of records.
 
@@ -576,17 +573,13 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         self.n_iter_ = int(result.n_iter)
         self.history_ = result.history
         self._set_coef(result.w, model, P, xp)
-        self.__dict__.pop("stream_state_", None)
+        self._keep_stream(None)
         self._record_spend(accountant, ledger)
         return self
 
     def _fit_stream(self, X, y, loss, solver, partial):
         """Start (``fit``) or continue (``partial_fit``) a streaming solver's pass."""
-        state = getattr(self, "stream_state_", None) if partial else None
-        if state is not None and self._stream_params() != getattr(self, "_stream_key", None):
-            raise ValueError("The parameters changed since this stream started (solver, "
-                             "epsilon, delta, loss, bounds or solver_options): call fit to "
-                             "start a new stream.")
+        state = self._stream_to_continue(partial)
         accountant = self._check_budget() if state is None else None
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
                              reset=state is None)
@@ -620,8 +613,7 @@ class KLAdaptiveRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
         self.n_iter_ = int(state.step)
         self.history_ = []
         self._set_coef(state.theta, model, None, xp)
-        self.stream_state_ = state
-        self._stream_key = self._stream_params()
+        self._keep_stream(state)
         if accountant is not None:
             self._record_spend(accountant, ledger)
         return self

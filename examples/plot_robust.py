@@ -79,8 +79,7 @@ fig.tight_layout()
 # private convergence proxy. ``goldstein_gap`` certifies stationarity
 # exactly, but reads the data: here the (non-private) training data.
 print("solver:", robust.solver_, "| privacy spent:", robust.privacy_spent_)
-print("private certificate:", round(robust.goldstein_certificate_, 3),
-      "| clipped share:", round(robust.clip_fraction_, 3))
+print("private certificate:", round(robust.goldstein_certificate_, 3))
 print("Goldstein gap at radius 2 alpha (non-private):",
       round(robust.goldstein_gap(X, yc, random_state=0), 3))
 plt.show()

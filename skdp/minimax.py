@@ -185,8 +185,6 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     goldstein_certificate_ : float
         Paper-001 solvers only: norm of the mean noisy gradient over the
         released window (a private proxy for the Goldstein gap).
-    clip_fraction_ : float
-        Paper-001 solvers only: share of per-sample terms clipped.
     goldstein_config_ : dict
         Paper-001 solvers only: the resolved public constants.
     group_sizes_ : ndarray of shape (n_groups,)
@@ -365,7 +363,6 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                 backend=backend, goldstein_radius=self.goldstein_radius, n_iter=self.n_iter,
                 theory=self.theory, options=self.solver_options, verbose=self.verbose)
             self.goldstein_certificate_ = result["certificate"]
-            self.clip_fraction_ = result["clip_fraction"]
             self.goldstein_config_ = result["config"]
         else:
             if self.solver_ in STREAMING_SOLVERS:

@@ -223,8 +223,6 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     goldstein_certificate_ : float
         Goldstein solvers only: ``||mean of the noisy gradients||`` over the
         released window, a private proxy for the Goldstein gap.
-    clip_fraction_ : float
-        Goldstein solvers only: share of per-sample terms that were clipped.
     goldstein_config_ : dict
         Goldstein solvers only: the resolved public constants (``D``, ``M``,
         ``Sigma``, noise, ...).
@@ -347,7 +345,6 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, backend)
         budget.spent += record_spend(cfg, budget.ledger, solver)
         self.goldstein_certificate_ = result.certificate
-        self.clip_fraction_ = result.clip_fraction
         self.goldstein_config_ = {k: v for k, v in vars(cfg).items() if k != "dtype"}
         return result
 

@@ -201,10 +201,13 @@ def _ball(backend, shape, d, radius, dtype):
 
 
 def _clip(V, bound, xp):
-    """Rows of ``V`` projected onto the ball of radius ``bound``; and how many moved."""
+    """Rows of ``V`` projected onto the ball of radius ``bound``.
+
+    How many rows moved is not counted: that count depends on the private
+    rows with no noise, so it must not leave the fit (issue 15).
+    """
     norms = xp.sqrt(xp.sum(V * V, axis=1))
-    moved = int(xp.sum(xp.astype(norms > bound, xp.int64)))
-    return V * clip_factors(norms, bound, xp)[:, None], moved
+    return V * clip_factors(norms, bound, xp)[:, None]
 
 
 # --------------------------------------------------------------- estimators
@@ -499,8 +502,6 @@ class _SinglePassOracle:
         self.problem, self.cfg, self.est = problem, cfg, estimator
         self.order, self.noise = order, noise_backend
         self.used, self.t, self.tree = 0, 0, None
-        self.clipped = 0
-        self.terms = 0
 
     def _take(self, size):
         idx = self.order[self.used:self.used + size]
@@ -515,12 +516,10 @@ class _SinglePassOracle:
             horizon = min(cfg.period, cfg.n_iter - self.t + 1)
             self.tree = TreeAggregator((self.problem.d,), cfg.sigma, horizon, self.noise)
             idx = self._take(cfg.anchor_batch)
-            V, c = _clip(self.est.anchor(z, idx), cfg.clip, xp)
+            V = _clip(self.est.anchor(z, idx), cfg.clip, xp)
         else:
             idx = self._take(cfg.diff_batch)
-            V, c = _clip(self.est.difference(z, z_prev, idx), cfg.diff_clip, xp)
-        self.clipped += c
-        self.terms += int(V.shape[0])
+            V = _clip(self.est.difference(z, z_prev, idx), cfg.diff_clip, xp)
         return self.tree.add(xp.mean(V, axis=0))
 
 
@@ -532,17 +531,13 @@ class _MultiPassOracle:
     def __init__(self, problem, cfg, estimator, noise_backend, chunk):
         self.problem, self.cfg, self.est, self.noise = problem, cfg, estimator, noise_backend
         self.t, self.g, self.chunk = 0, None, chunk
-        self.clipped = 0
-        self.terms = 0
 
     def _mean(self, fn, bound):
         xp, n = self.noise.xp, self.problem.n
         total = None
         for start in range(0, n, self.chunk):
             idx = self.noise.asarray(np.arange(start, min(start + self.chunk, n)))
-            V, c = _clip(fn(idx), bound, xp)
-            self.clipped += c
-            self.terms += int(V.shape[0])
+            V = _clip(fn(idx), bound, xp)
             s = xp.sum(V, axis=0)
             total = s if total is None else total + s
         return total / n
@@ -616,7 +611,6 @@ class GoldsteinResult:
     w: object
     n_iter: int
     certificate: float
-    clip_fraction: float
     n_samples_used: int
     config: GoldsteinConfig
     history: list = field(default_factory=list)
@@ -638,8 +632,7 @@ def _single_pass(problem, w0, cfg, backend):
     order = order_rng.permutation(problem.n)
     oracle = _SinglePassOracle(problem, cfg, _Estimator(problem, cfg, dirs), order, noise)
     w, cert, history = o2nc(oracle, w0, cfg, loop)
-    return GoldsteinResult(w, oracle.t, cert, oracle.clipped / max(oracle.terms, 1),
-                           oracle.used, cfg, history)
+    return GoldsteinResult(w, oracle.t, cert, oracle.used, cfg, history)
 
 
 def fo_single_pass(problem, w0, cfg, backend):
@@ -691,8 +684,7 @@ def zo_multi_pass(problem, w0, cfg, backend, chunk=2048):
     _, dirs, loop, noise = _streams(backend)
     oracle = _MultiPassOracle(problem, cfg, _Estimator(problem, cfg, dirs), noise, chunk)
     w, cert, history = o2nc(oracle, w0, cfg, loop)
-    return GoldsteinResult(w, oracle.t, cert, oracle.clipped / max(oracle.terms, 1),
-                           problem.n, cfg, history)
+    return GoldsteinResult(w, oracle.t, cert, problem.n, cfg, history)
 
 
 GOLDSTEIN_SOLVERS = {"fo_single_pass": fo_single_pass, "zo_single_pass": zo_single_pass,

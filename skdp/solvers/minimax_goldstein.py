@@ -49,7 +49,7 @@ def goldstein_classifier(solver, data, sizes, *, epsilon, delta, ledger, backend
     """Fit ``W`` (k, p [+1]) by a paper-001 solver on the balanced ramp risk.
 
     Returns a :class:`~skdp.solvers.minimax_common.SolverResult` with the
-    certificate, the clipped share and the resolved configuration.
+    certificate and the resolved configuration.
     """
     xp = backend.xp
     m, k = data.n_groups, data.k
@@ -75,6 +75,5 @@ def goldstein_classifier(solver, data, sizes, *, epsilon, delta, ledger, backend
                  else xp.zeros(k, dtype=A.dtype))
     return SolverResult(coef=coef, intercept=intercept, group_weights=np.full(m, 1.0 / m),
                         n_iter=result.n_iter, certificate=result.certificate,
-                        clip_fraction=result.clip_fraction,
                         config={k_: v for k_, v in vars(cfg).items() if k_ != "dtype"},
                         problem=problem, w=result.w)

@@ -15,8 +15,8 @@ from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT, check_epsilon_delta, clip_rows, row_norms,
-                          warn_privacy_leak)
+                          EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, clip_rows,
+                          row_norms, warn_privacy_leak)
 from .losses import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
@@ -425,7 +425,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if self.feature_bound == "data":
             warn_privacy_leak("feature_bound", "Pass a public feature_bound (a float).")
             fb = float(xp.max(row_norms(X, xp)))
-            fb = fb if fb > 0 else 1.0
+            fb = check_bound(fb, "feature_bound='data' (the largest row norm of X)") if fb > 0 else 1.0
         else:
             fb = float(self.feature_bound)
         if self.loss == "sigmoid":
@@ -433,7 +433,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if self.target_bound == "data":
             warn_privacy_leak("target_bound", "Pass a public target_bound (a float).")
             tb = float(xp.max(xp.abs(y)))
-            tb = tb if tb > 0 else 1.0
+            tb = check_bound(tb, "target_bound='data' (the largest |y|)") if tb > 0 else 1.0
         else:
             tb = float(self.target_bound)
         return fb, tb

@@ -637,6 +637,17 @@ def test_overflowing_rows_are_clipped_like_large_rows(kind):
     np.testing.assert_allclose(b.predict(X * 1e300), a.predict(X * 1e100), rtol=1e-9)
 
 
+@pytest.mark.parametrize("param", ["feature_bound", "target_bound"])
+def test_regressor_bound_from_data_beyond_the_bound_range_is_refused(param):
+    """A bound taken from the data must be a valid bound: rows (or targets)
+    of 1e300 gave an overflow warning, then an OverflowError or scipy's
+    'Optimization bounds must be finite scalars' deep in the fit."""
+    X, y = data(REG)
+    X, y = (X * 1e300, y) if param == "feature_bound" else (X, y * 1e300)
+    est, acc = fresh(REG, **{param: "data"})
+    assert_refused(est, acc, X, y, f"{param}='data'.*1e-100, 1e100")
+
+
 @pytest.mark.parametrize("dtype, big", [(np.float64, 1e300), (np.float64, 1e308),
                                         (np.float32, 1e30), (np.float32, 2.4e38)])
 @pytest.mark.parametrize("namespace", ["numpy", "array_api_strict"])

@@ -11,7 +11,7 @@ from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
 
 __all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta", "check_bound",
-           "clip_factors", "clip_rows", "warn_privacy_leak"]
+           "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms", "warn_privacy_leak"]
 
 # epsilon in (0, 1e10] or inf (inf: no privacy, for reference fits; finite values
 # beyond 1e10 mean no privacy either and overflow the conversions); delta in [0, 1).
@@ -80,30 +80,97 @@ def check_bound(value, name):
 def clip_factors(norms, bound, xp=np):
     """Per-row factors ``min(1, bound / norm)`` that scale rows of these norms into the ball.
 
-    A zero norm gives 1 (no division by zero, in any float dtype).
+    ``bound / max(norm, bound)``: a norm within the bound (zero included) gives
+    exactly 1, and nothing divides by zero or overflows, in any float dtype (a
+    bound beyond the dtype's range is taken as its largest value).
 
     Examples
     --------
     >>> clip_factors(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
     [0.2, 1.0, 1.0]
     """
-    tiny = xp.full_like(norms, xp.finfo(norms.dtype).smallest_normal)
-    return xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, tiny))
+    limit = xp.full_like(norms, min(float(bound), float(xp.finfo(norms.dtype).max)))
+    return limit / xp.maximum(norms, limit)
+
+
+def row_norms(X, xp=np):
+    """l2 norm of each row of ``X``, without overflow.
+
+    The squared norms are summed directly (no (n, p) temporary on the host);
+    a row whose squared norm overflows (entries near 1e154 and up) is divided
+    by its largest ``|entry|`` first, so its norm is finite whenever it is
+    representable.
+
+    Examples
+    --------
+    >>> (row_norms(np.array([[3.0, 4.0], [3e300, 4e300]])) / [1.0, 1e300]).round(12).tolist()
+    [5.0, 5.0]
+    """
+    sq = _squared_row_norms(X, xp)
+    huge = xp.isinf(sq)
+    norms = xp.sqrt(sq)
+    if not bool(xp.any(huge)):
+        return norms
+    scaled, peak = _peak_scaled(X, huge, xp)
+    with np.errstate(over="ignore"):  # a norm beyond the float range is inf
+        return xp.where(huge, peak * xp.sqrt(_squared_row_norms(scaled, xp)), norms)
+
+
+def clip_overflowing_rows(X, bound, xp=np):
+    """``X`` with each row whose squared l2 norm overflows replaced by its clipped value.
+
+    Such a row (entries near 1e154 and up) becomes its direction at norm
+    ``bound``, as :func:`clip_rows` would make it; other rows are untouched.
+    Without this, the clipping factor ``bound / inf = 0`` would zero the row.
+
+    Examples
+    --------
+    >>> clip_overflowing_rows(np.array([[3e300, 4e300], [3.0, 4.0]]), 1.0).round(3).tolist()
+    [[0.6, 0.8], [3.0, 4.0]]
+    """
+    return _clip_overflowing_rows(X, bound, xp)[0]
 
 
 def clip_rows(X, bound, xp=np):
     """Scale each row of ``X`` to l2 norm at most ``bound`` (privacy by clipping).
 
+    Rows of any finite magnitude keep their direction (no overflow, see
+    :func:`clip_overflowing_rows`).
+
     Examples
     --------
-    >>> clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0).round(3).tolist()
-    [[0.6, 0.8], [0.3, 0.4]]
+    >>> clip_rows(np.array([[3.0, 4.0], [0.3, 0.4], [3e300, 4e300]]), 1.0).round(3).tolist()
+    [[0.6, 0.8], [0.3, 0.4], [0.6, 0.8]]
     """
-    if isinstance(X, np.ndarray):  # no (n, p) temporary on the host
-        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    else:
-        norms = xp.sqrt(xp.sum(X * X, axis=1))
+    X, norms = _clip_overflowing_rows(X, bound, xp)
     return X * clip_factors(norms, bound, xp)[:, None]
+
+
+def _squared_row_norms(X, xp):
+    """``sum_j X_ij**2`` per row; inf where it overflows (silently)."""
+    with np.errstate(over="ignore"):
+        if isinstance(X, np.ndarray):  # no (n, p) temporary on the host
+            return np.einsum("ij,ij->i", X, X)
+        return xp.sum(X * X, axis=1)
+
+
+def _peak_scaled(X, rows, xp):
+    """``X`` with each row in the mask ``rows`` divided by its largest ``|entry|``; the divisors."""
+    peak = xp.where(rows, xp.max(xp.abs(X), axis=1), xp.ones_like(rows, dtype=X.dtype))
+    return X / peak[:, None], peak
+
+
+def _clip_overflowing_rows(X, bound, xp):
+    """:func:`clip_overflowing_rows`, and the row norms of the result (``bound`` on the rows replaced)."""
+    sq = _squared_row_norms(X, xp)
+    huge = xp.isinf(sq)
+    if not bool(xp.any(huge)):
+        return X, xp.sqrt(sq)
+    scaled, _ = _peak_scaled(X, huge, xp)
+    scaled_norms = xp.sqrt(_squared_row_norms(scaled, xp))  # in [1, sqrt(p)] on those rows
+    unit = scaled / xp.where(huge, scaled_norms, xp.ones_like(scaled_norms))[:, None]
+    X = xp.where(huge[:, None], unit * bound, X)
+    return X, xp.where(huge, xp.full_like(sq, bound), xp.sqrt(sq))
 
 
 def warn_privacy_leak(what, fix):

@@ -38,6 +38,7 @@ from sklearn.base import clone, is_classifier, is_regressor
 
 from . import _backend
 from ._backend import make_rng, to_numpy
+from ._validation import row_norms
 from .privacy.accountant import BudgetAccountant
 
 __all__ = ["AuditResult", "Canary", "audit_estimator", "audit_scores", "clopper_pearson",
@@ -409,6 +410,7 @@ class Canary:
 def _quiet_direction(X, index):
     """Unit vector of least energy of the other rows (an orthogonal direction when n <= p)."""
     rest = np.delete(np.asarray(X, dtype=float), index, axis=0)
+    rest = rest / (np.max(np.abs(rest), initial=0.0) or 1.0)  # the same directions, no overflow
     _, vecs = np.linalg.eigh(rest.T @ rest)
     v = vecs[:, 0]
     return v * (1.0 if v[np.argmax(np.abs(v))] > 0 else -1.0)
@@ -439,7 +441,7 @@ def _row(X, index):
 def _linear_canary(estimator, X, y, index, kind):
     X = np.asarray(X, dtype=float)
     scale = _numeric_bound(getattr(estimator, "feature_bound", None),
-                           float(np.max(np.linalg.norm(X, axis=1))) or 1.0)
+                           float(np.max(row_norms(X))) or 1.0)
     x = scale * _quiet_direction(X, index)
     y = np.asarray(y)
     if kind == "classifier":

@@ -21,10 +21,10 @@ from ._backend import Backend, get_namespace, to_numpy
 from ._base import PrivacyMixin
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT,
+                          EPSILON_CONSTRAINT, clip_factors, clip_overflowing_rows, row_norms,
                           check_epsilon_delta, warn_privacy_leak)
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
-from .solvers.classification_losses import LOSSES, LinearData, row_norms
+from .solvers.classification_losses import LOSSES, LinearData
 from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
 from .solvers.minimax_mirror import MIRROR_SOLVERS
 from .solvers.minimax_mlmc import MLMC_SOLVERS
@@ -337,7 +337,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         solver = self._resolve_loss_solver()
         accountant = self._check_budget() if state is None else None
         X, y, xp = self._validate_fit_data(X, y, reset=state is None)
-        X = _finite_norm_rows(X, self.feature_bound, xp)
+        X = clip_overflowing_rows(X, self.feature_bound, xp)
         n = X.shape[0]
         if state is None:
             self.classes_ = _sorted_labels(y if classes is None else classes, "classes")
@@ -494,10 +494,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.n_features_in_} features as input.")
-        X = _finite_norm_rows(X, self.feature_bound, xp)
-        norms = row_norms(X, xp)
-        scale = xp.minimum(xp.ones_like(norms),
-                           self.feature_bound / xp.maximum(norms, xp.full_like(norms, 1e-300)))
+        X = clip_overflowing_rows(X, self.feature_bound, xp)
+        scale = clip_factors(row_norms(X, xp), self.feature_bound, xp)
         Z = scale[:, None] * (X @ xp.astype(self.coef_, X.dtype).T) + xp.astype(self.intercept_, X.dtype)
         return Z[:, 0] if Z.shape[1] == 1 else Z
 
@@ -575,23 +573,6 @@ def _sorted_labels(labels, name):
     except TypeError as e:
         raise TypeError(f"{name} mixes label types that cannot be sorted ({e}); use labels "
                         "of one type, without None.") from e
-
-
-def _finite_norm_rows(X, bound, xp):
-    """``X`` with every row whose l2 norm overflows (entries near 1e155 and up)
-    replaced by its clipped value: the same direction, norm ``bound``.
-
-    Without it the clipping scale is ``bound / inf = 0`` and ``0 * inf`` gives
-    NaN. Rows of finite norm are untouched (the solvers clip them).
-    """
-    norms = row_norms(X, xp)
-    bad = ~xp.isfinite(norms)
-    if not bool(xp.any(bad)):
-        return X
-    peak = xp.max(xp.abs(X), axis=1, keepdims=True)
-    unit = X / xp.where(bad[:, None], peak, xp.ones_like(peak))
-    unit = unit / xp.where(bad, row_norms(unit, xp), xp.ones_like(norms))[:, None]
-    return xp.where(bad[:, None], unit * bound, X)
 
 
 def _public_sizes(group_sizes, labels):

@@ -15,7 +15,8 @@ from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT, check_epsilon_delta, clip_rows, warn_privacy_leak)
+                          EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, clip_rows,
+                          row_norms, warn_privacy_leak)
 from .losses import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
@@ -420,8 +421,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     def _bounds(self, X, y, xp):
         if self.feature_bound == "data":
             warn_privacy_leak("feature_bound", "Pass a public feature_bound (a float).")
-            fb = float(xp.max(xp.sqrt(xp.sum(X * X, axis=1))))
-            fb = fb if fb > 0 else 1.0
+            fb = float(xp.max(row_norms(X, xp)))
+            fb = check_bound(fb, "feature_bound='data' (the largest row norm of X)") if fb > 0 else 1.0
         else:
             fb = float(self.feature_bound)
         if self.loss == "sigmoid":
@@ -429,14 +430,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if self.target_bound == "data":
             warn_privacy_leak("target_bound", "Pass a public target_bound (a float).")
             tb = float(xp.max(xp.abs(y)))
-            tb = tb if tb > 0 else 1.0
+            tb = check_bound(tb, "target_bound='data' (the largest |y|)") if tb > 0 else 1.0
         else:
             tb = float(self.target_bound)
         return fb, tb
 
     def _design(self, X, xp):
         """Clipped features, plus the constant column for a linear intercept."""
-        X = _clip_rows(X, self.feature_bound_, xp)
+        X = clip_rows(X, self.feature_bound_, xp)
         if self.fit_intercept and self.model == "linear":
             ones = xp.full((X.shape[0], 1), self.feature_bound_, dtype=X.dtype,
                            device=array_api_compat.device(X))
@@ -653,7 +654,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                                  "to fit().")
         X = validate_data(self, X, reset=False, dtype=self._float_dtypes(X))
         xp = get_namespace(X)
-        X = _clip_rows(X, self.feature_bound_, xp)
+        X = clip_rows(X, self.feature_bound_, xp)
         if self.model == "mlp":
             if self._precond is not None:
                 X = X @ xp.astype(self._precond, X.dtype)
@@ -682,24 +683,6 @@ def _glm_problem(obj):
         return loss.value(Z[..., 0], T[..., 0], xp), loss.derivative(Z, T, xp)
 
     return GLMProblem(obj.X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
-
-
-def _clip_rows(X, bound, xp):
-    """:func:`~skdp._validation.clip_rows`, also for rows whose l2 norm overflows.
-
-    A row with entries near 1e155 and up has ``sum(x**2) = inf``, which
-    ``clip_rows`` scales by ``bound / inf = 0``; such a row is replaced by its
-    clipped value (its direction, norm ``bound``). Other rows are untouched.
-    """
-    norms = xp.sqrt(xp.sum(X * X, axis=1))
-    bad = ~xp.isfinite(norms)
-    if bool(xp.any(bad)):
-        peak = xp.max(xp.abs(X), axis=1, keepdims=True)
-        unit = X / xp.where(bad[:, None], peak, xp.ones_like(peak))
-        unit_norm = xp.sqrt(xp.sum(unit * unit, axis=1))
-        unit = unit / xp.where(bad, unit_norm, xp.ones_like(norms))[:, None]
-        X = xp.where(bad[:, None], unit * bound, X)
-    return clip_rows(X, bound, xp)
 
 
 def _is_numpy(xp):

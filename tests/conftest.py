@@ -1,3 +1,16 @@
+"""Shared test settings.
+
+Floats on any machine: results computed through BLAS (matmul, solve, norms,
+long sums) may differ in the last bits with the memory layout, the alignment,
+the CPU (OpenBLAS and MKL pick kernels per CPU) and the thread count. Compare
+them with a tolerance (``np.testing.assert_allclose``, or
+``test_hostile.assert_close``); keep exact equality for copies (pickle round
+trips, a state kept after a refused fit), for labels and counts, and for two
+same-seed fits of the same code on the same array in one process. To find a
+comparison that would break elsewhere, run the suite on another OpenBLAS
+kernel and thread count, e.g. ``OPENBLAS_CORETYPE=Sandybridge pytest`` or
+``OPENBLAS_NUM_THREADS=1 pytest``.
+"""
 import os
 
 # scipy's array-API support must be switched on before scipy is imported

@@ -26,7 +26,9 @@ import math
 
 import numpy as np
 
-__all__ = ["LinearData", "row_norms", "loss_and_residual", "lipschitz", "smoothness",
+from .._validation import clip_factors, row_norms
+
+__all__ = ["LinearData", "loss_and_residual", "lipschitz", "smoothness",
            "curvature_at_zero",
            "loss_bound",
            "LOSSES", "ramp_loss"]
@@ -110,8 +112,7 @@ class LinearData:
         self.intercept_scale = float(intercept_scale)
         self.feature_bound = float(feature_bound)
         norms = row_norms(X, xp)
-        tiny = xp.full_like(norms, 1e-300)
-        self.scale = xp.minimum(xp.ones_like(norms), feature_bound / xp.maximum(norms, tiny))
+        self.scale = clip_factors(norms, self.feature_bound, xp)
         self.center = center
         self.row_norm = self._row_norm(norms)
         dtype = X.dtype
@@ -173,22 +174,6 @@ class LinearData:
         if self.center is not None:
             gw = gw - total[:, None] * self.center[None, :]
         return gw, self.intercept_scale * total
-
-
-def row_norms(X, xp):
-    """l2 norm of each row, without an (n, p) temporary.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> row_norms(np.array([[3.0, 4.0]]), np).tolist()
-    [5.0]
-    """
-    import numpy as np
-
-    if isinstance(X, np.ndarray):
-        return np.sqrt(np.einsum("ij,ij->i", X, X))
-    return xp.linalg.vector_norm(X, axis=1)
 
 
 def loss_and_residual(Z, targets, xp):

@@ -17,6 +17,7 @@ mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
 from dataclasses import dataclass, field
 import math
 
+from .._validation import clip_factors
 from ..privacy.accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
 from ..privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 
@@ -147,8 +148,7 @@ class Objective:
         xp = self.xp
         if math.isinf(bound):
             return xp.ones_like(norms)
-        tiny = xp.full_like(norms, xp.finfo(norms.dtype).smallest_normal)
-        return xp.minimum(xp.ones_like(norms), bound / xp.maximum(norms, tiny))
+        return clip_factors(norms, bound, xp)
 
     def clipped_grad(self, w, clip):
         """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""

@@ -42,6 +42,7 @@ import math
 
 import numpy as np
 
+from .._validation import clip_factors
 from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
 from .minimax_common import SolverResult, remaining_gdp, softmax_np
 
@@ -97,8 +98,7 @@ def _clipped_residual(data, r, clip):
     """``r`` with each per-sample gradient ``r_i a_i^T`` scaled to norm <= clip."""
     xp = data.xp
     gnorm = xp.sqrt(xp.sum(r * r, axis=1)) * data.row_norm
-    factor = xp.minimum(xp.ones_like(gnorm), clip / xp.maximum(gnorm, xp.full_like(gnorm, 1e-300)))
-    return r * factor[:, None]
+    return r * clip_factors(gnorm, clip, xp)[:, None]
 
 
 def _group_losses(data, loss, loss_clip, sizes):

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from .._validation import clip_factors
 from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
 from .minimax_common import SolverResult, remaining_gdp, softmax_np
 from .minimax_euclidean import (LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity,
@@ -110,7 +111,7 @@ class _Phase:
         Z = np.einsum("cbp,ckp->cbk", A.reshape(c, b, -1), theta).reshape(c * b, -1)
         _, r = loss_and_residual(Z, self.targets[idx.ravel()], np)
         norm = np.linalg.norm(r, axis=1) * np.linalg.norm(A, axis=1)
-        factor = np.minimum(1.0, self.clip / np.maximum(norm, 1e-300)) * self.weight[idx.ravel()]
+        factor = clip_factors(norm, self.clip) * self.weight[idx.ravel()]
         R = (factor[:, None] * r).reshape(c, b, -1)
         return np.einsum("cbk,cbp->ckp", R, A.reshape(c, b, -1)) / b
 
@@ -118,7 +119,7 @@ class _Phase:
 def _project_ball(theta, centre, radius):
     diff = theta - centre
     norm = np.sqrt(np.sum(diff**2, axis=tuple(range(1, diff.ndim)), keepdims=True))
-    return centre + diff * np.minimum(1.0, radius / np.maximum(norm, 1e-300))
+    return centre + diff * clip_factors(norm, radius)
 
 
 def _mlmc_copies(phase, centre, mu, radius, levels, max_level, rng, eta_cap=math.inf, batch=1):

@@ -24,12 +24,13 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, LOW_POWER, PAIRS, X_LIN, X_TABLE,
-                          Y_CLASS, make_case)
+                          Y_CLASS, class_count_and_margin, lone_label_case, make_case)
 from skdp._backend import Backend
 from skdp._base import PrivacyMixin
 from skdp._validation import ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT
 from skdp.audit import (NOISE_DRAWS, AuditResult, Canary, audit_estimator, audit_scores,
                         clopper_pearson, epsilon_lower_bound, make_canary, weakened_noise)
+from skdp.exceptions import PrivacyLeakWarning
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
 from skdp.synthesizer import SaddlePointSynthesizer
@@ -276,3 +277,27 @@ def test_table_canary_on_a_dataframe():
     assert list(c.X_in.columns) == ["city", "age"] and (c.X_in.iloc[1:] == df.iloc[1:]).all().all()
     res = audit_estimator(est, df, n_trials=4, random_state=0)
     assert res.statistic == "mass_in_canary_cells"
+
+
+# ---------------------------------------------------------------------------
+# The review's canaries (issue 15)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_lone_label_row_with_public_classes(epsilon):
+    """A row alone in its class: with classes given, the audit stays below the claim."""
+    est, canary, fit_params = lone_label_case(epsilon)
+    res = audit_estimator(est, canary.X_out, canary.y_out, n_trials=50, canary=canary,
+                          statistic=class_count_and_margin, fit_params=fit_params,
+                          random_state=0)
+    assert res.epsilon_lower_bound <= epsilon, res.summary()
+
+
+def test_lone_label_row_caught_when_classes_come_from_y():
+    """The same audit without classes (the code before issue 15, now warned) tells the
+    neighbours apart every time: the most 25 evaluation fits per side can show."""
+    est, canary, _ = lone_label_case(1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        res = audit_estimator(est, canary.X_out, canary.y_out, n_trials=50, canary=canary,
+                              statistic=class_count_and_margin, random_state=0)
+    assert any(issubclass(w.category, PrivacyLeakWarning) for w in caught)
+    assert res.epsilon_lower_bound > 1.0 and res.tpr == 1.0 and res.fpr == 0.0, res.summary()

@@ -23,7 +23,8 @@ from skdp.solvers.srgd import STREAMING_SOLVERS
 ALL_SOLVERS = sorted(set(SOLVERS) - set(STREAMING_SOLVERS))
 
 # most tests fit toy data without the public classes; the warning is tested below
-pytestmark = pytest.mark.filterwarnings("ignore:The set of classes:skdp.exceptions.PrivacyLeakWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:The set of classes:skdp.exceptions.PrivacyLeakWarning")
 
 
 # ---------------------------------------------------------------------------

@@ -460,8 +460,11 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                        if key.rsplit("__", 1)[-1] in ("random_state", *hidden)]
 
     def _run_fit(self, params, rng, X, y, rows, fit_params, fit_rho):
-        """Fit one run with its own throw-away accountant and seed (independent runs)."""
-        est = clone(self.estimator).set_params(**params)
+        """Fit one run with its own throw-away accountant and seed (independent runs).
+
+        Estimators among the sampled values are cloned too: a run never fits (nor
+        leaves its traces on) an object of ``param_distributions``."""
+        est = clone(self.estimator).set_params(**clone(params, safe=False))
         overrides = {}
         for key in self._run_keys(est):
             name = key.rsplit("__", 1)[-1]

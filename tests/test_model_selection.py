@@ -273,6 +273,19 @@ def test_best_step_of_a_pipeline_gets_the_users_parameters_back():
     assert step.accountant is None and step.random_state is None
 
 
+def test_sampled_estimators_are_not_fitted_in_place():
+    """An estimator among the candidates is cloned for each run. The old search fitted
+    the object itself: it ended up holding whichever run fitted it last (a losing one,
+    maybe), with that run's accountant, and best_estimator_ shared it."""
+    candidate = _clf()
+    pipe = Pipeline([("scale", FunctionTransformer()), ("clf", _clf())])
+    search = PrivateHyperparameterSearch(pipe, {"clf": [candidate]}, mean_runs=6,
+                                         random_state=1).fit(*_data(200), clf__classes=[0, 1])
+    assert not hasattr(candidate, "coef_") and candidate.accountant is None
+    step = search.best_estimator_.named_steps["clf"]
+    assert step is not candidate and step.accountant is None and hasattr(step, "coef_")
+
+
 def test_n_runs_only_behind_the_opt_in():
     """The old search always set n_runs_ = K."""
     search = _search(0)

@@ -101,6 +101,8 @@ LOW_POWER = {  # the broken variant is not caught with 200 fits per side on 40 r
     ("synthesizer", "smd_vertex"): "vertex samples: the canary only tilts the draws",
 }
 PAIRS = [(name, solver) for name, spec in ESTIMATORS.items() for solver in sorted(spec[2])]
+# public metadata passed to every fit of a pair's audit (the classifier's classes)
+FIT_PARAMS = {"minimax": {"classes": [0, 1]}}
 
 
 def make_case(name, solver, epsilon):

@@ -23,8 +23,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, LOW_POWER, PAIRS, X_LIN, X_TABLE,
-                          Y_CLASS, class_count_and_margin, lone_label_case, make_case)
+from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, FIT_PARAMS, LOW_POWER, PAIRS, X_LIN,
+                          X_TABLE, Y_CLASS, class_count_and_margin, lone_label_case, make_case)
 from skdp._backend import Backend
 from skdp._base import PrivacyMixin
 from skdp._validation import ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT
@@ -213,7 +213,8 @@ def test_bad_arguments():
 @pytest.mark.parametrize("name, solver", PAIRS)
 def test_audited_bound_below_claim(name, solver, epsilon):
     est, X, y = make_case(name, solver, epsilon)
-    res = audit_estimator(est, X, y, n_trials=50, random_state=0)
+    res = audit_estimator(est, X, y, n_trials=50, fit_params=FIT_PARAMS.get(name),
+                          random_state=0)
     assert res.claimed_epsilon == epsilon
     assert res.epsilon_lower_bound <= epsilon, res.summary()
 
@@ -223,7 +224,8 @@ def test_noise_flows_through_the_weakened_generator(name, solver):
     """Every solver's noise comes from the patched generator (which raises on a method
     it does not cover), and the patch at factor 1 changes nothing."""
     est, X, y = make_case(name, solver, 1.0)
-    fit = (lambda e: e.fit(X)) if y is None else (lambda e: e.fit(X, y))
+    params = FIT_PARAMS.get(name, {})
+    fit = (lambda e: e.fit(X)) if y is None else (lambda e: e.fit(X, y, **params))
     plain = _release(fit(est.set_params(random_state=0)))
     with weakened_noise(1.0) as draws:
         same = _release(fit(est.set_params(random_state=0)))
@@ -245,7 +247,7 @@ def test_broken_variant_is_caught(name, solver):
     with warnings.catch_warnings(), weakened_noise(10.0):
         warnings.simplefilter("ignore")
         res = audit_estimator(est, X, y, n_trials=BROKEN_TRIALS.get((name, solver), 200),
-                              split=0.3, random_state=0)
+                              split=0.3, fit_params=FIT_PARAMS.get(name), random_state=0)
     assert res.epsilon_lower_bound > 2.0, res.summary()
 
 

@@ -33,13 +33,22 @@ from .solvers.minimax_goldstein import goldstein_classifier
 from .solvers.minimax_stream import STREAM_SOLVERS
 from .solvers.srgd import STREAMING_SOLVERS
 
-__all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "resolve_solver"]
+__all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE",
+           "resolve_solver"]
 
 SOLVERS = {**EUCLIDEAN_SOLVERS, **MIRROR_SOLVERS, **MLMC_SOLVERS, **STREAM_SOLVERS}
 # loss='ramp' uses the paper-001 solvers of their own registry, GOLDSTEIN_SOLVERS
 
 GROUP_SIZE_SHARE = 0.15
 """Share of the zCDP budget spent on the group sizes when they are not public."""
+
+UNKNOWN_LABEL_MESSAGE = ("y contains a label that is not in classes_ (the public classes). "
+                         "Every label must be one of them; this message shows neither which "
+                         "labels nor how many (they are private data).")
+"""The one error a label outside the public classes gets, whatever the data."""
+UNKNOWN_GROUP_MESSAGE = ("groups contains a label that is not in group_sizes. Every group must "
+                         "be a key of group_sizes; this message shows neither which labels nor "
+                         "how many (they are private data).")
 
 
 def resolve_solver(n_samples, n_features, epsilon):
@@ -75,10 +84,18 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     **Privacy.** (epsilon, delta)-DP with respect to replacing one record
     ``(x, y, group)`` (so ``n`` is public). Rows of ``X`` are scaled to l2
     norm at most the public ``feature_bound`` (in ``fit`` and in ``predict``).
-    The classes are treated as public metadata (as in every scikit-learn
-    classifier); the set of groups is public when ``group_sizes`` is a dict,
-    and a :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it is read
-    from the ``groups`` passed to ``fit``. The group *sizes* are not public: pass them in ``group_sizes``, or they are released with
+    The set of classes is public: pass it to ``fit(X, y, classes=...)`` (as to
+    :meth:`partial_fit`); read from ``y`` instead, it depends on the data (a
+    row alone in its class adds a class and a row of ``coef_``) and a
+    :class:`~skdp.exceptions.PrivacyLeakWarning` says so. A label of ``y``
+    outside ``classes`` is refused before any noise is drawn, with one fixed
+    message that shows neither the label nor how many there are (the
+    guarantee is over data whose labels are in ``classes``). The set of groups
+    is public when ``group_sizes`` is a dict (a group outside it is refused
+    the same way), and a :class:`~skdp.exceptions.PrivacyLeakWarning` says so
+    when it is read from the ``groups`` passed to ``fit``. The shapes of the
+    fitted attributes depend only on ``classes``, the groups and ``X``'s
+    width. The group *sizes* are not public: pass them in ``group_sizes``, or they are released with
     the Gaussian mechanism (l2-sensitivity ``sqrt 2``) at a
     ``GROUP_SIZE_SHARE = 15%`` share of the zCDP budget (Bun–Steinke 2016,
     Prop. 1.6) and floored at ``n / (4 m)``. Each solver's docstring names the theorems behind its
@@ -221,7 +238,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     >>> from skdp.minimax import PrivateMinimaxClassifier
     >>> X, y = make_classification(n_samples=2000, n_features=5, random_state=0)
     >>> clf = PrivateMinimaxClassifier(epsilon=1.0, group_sizes=[1000, 1000],
-    ...                                random_state=0).fit(X / 5, y)
+    ...                                random_state=0).fit(X / 5, y, classes=[0, 1])
     >>> clf.solver_
     'noisy_gd'
     >>> clf.score(X / 5, y) > 0.8
@@ -270,7 +287,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, classes=None):
         """Fit the private worst-group classifier.
 
         Parameters
@@ -283,13 +300,19 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         groups : array-like of shape (n_samples,), default=None
             Group of each sample; overrides ``group_by``. Routed by sklearn
             metadata routing (``set_fit_request(groups=True)``).
+        classes : array-like of shape (n_classes,), default=None
+            All the classes (public labels, at least 2), which fix
+            ``classes_`` and the shape of ``coef_`` whatever the data. A
+            label of ``y`` not in ``classes`` raises ``ValueError`` with a
+            fixed message (:data:`UNKNOWN_LABEL_MESSAGE`). None: the classes
+            of ``y``, with a :class:`~skdp.exceptions.PrivacyLeakWarning`.
 
         Returns
         -------
         self : object
             The fitted classifier.
         """
-        return self._fit_atomically(X, y, groups)
+        return self._fit_atomically(X, y, groups, classes=classes)
 
     @available_if(has_streaming_solver)
     def partial_fit(self, X, y, classes=None, groups=None):
@@ -317,8 +340,11 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         y : array-like of shape (n_samples,)
             Their class labels.
         classes : array-like of shape (n_classes,), default=None
-            All the classes (public), needed on the first call when a chunk
-            may miss some; None there: the classes of the first chunk.
+            All the classes (public), read on the call that starts the
+            stream (ignored on the next ones). None there: the classes of
+            the first chunk, with a :class:`~skdp.exceptions.PrivacyLeakWarning`.
+            A label not in ``classes_`` raises ``ValueError`` with a fixed
+            message (:data:`UNKNOWN_LABEL_MESSAGE`).
         groups : array-like of shape (n_samples,), default=None
             Must be None or a single group (the streaming solvers need one).
 
@@ -336,16 +362,14 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         state = self._stream_to_continue(partial)
         solver = self._resolve_loss_solver()
         accountant = self._check_budget() if state is None else None
-        X, y, xp = self._validate_fit_data(X, y, reset=state is None)
+        public = classes is not None or state is not None
+        X, y, xp = self._validate_fit_data(X, y, reset=state is None, check_y=not public)
         X = clip_overflowing_rows(X, self.feature_bound, xp)
         n = X.shape[0]
         if state is None:
-            self.classes_ = _sorted_labels(y if classes is None else classes, "classes")
-        y_codes = self._class_codes(y)
-        if self.classes_.shape[0] < 2:
-            raise ValueError("PrivateMinimaxClassifier needs samples of at least 2 classes; "
-                             f"got 1 class ({self.classes_[0]!r}).")
-        group_codes, labels = self._group_codes(y, groups, n)
+            self.classes_ = _fit_classes(y, classes)
+        y_codes = _label_codes(self.classes_, y, UNKNOWN_LABEL_MESSAGE)
+        group_codes, labels = self._group_codes(y_codes, groups, n)
         if self.solver in STREAMING_SOLVERS and labels.shape[0] > 1:
             raise ValueError(f"solver={self.solver!r} minimises the average risk (one group): "
                              f"got {labels.shape[0]} groups. Set group_by=None and pass no "
@@ -389,15 +413,6 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return (self.solver, self.loss, float(self.epsilon), float(self.delta), self.feature_bound,
                 self.fit_intercept, self.radius, self.theory, repr(self.solver_options))
 
-    def _class_codes(self, y):
-        codes = np.searchsorted(self.classes_, y)
-        codes = np.clip(codes, 0, self.classes_.shape[0] - 1)
-        unknown = self.classes_[codes] != y
-        if np.any(unknown):
-            raise ValueError(f"y contains labels not in classes_ {self.classes_[:10]!r}: "
-                             f"{np.unique(np.asarray(y)[unknown])[:5]!r}.")
-        return codes
-
     def _resolve_loss_solver(self):
         """``'auto'`` is ``fo_single_pass`` for the ramp loss; check loss and solver match."""
         if self.loss == "ramp":
@@ -412,11 +427,16 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return self.solver
 
     # -- validation ----------------------------------------------------------
-    def _validate_fit_data(self, X, y, reset=True):
+    def _validate_fit_data(self, X, y, reset=True, check_y=True):
+        """Checked ``X`` and ``y``; ``check_y=False`` (public classes) leaves the labels'
+        values to the membership test, whose message is the same whatever they are."""
         xp = get_namespace(X)
-        if _is_numpy(xp):
+        if _is_numpy(xp) and check_y:
             X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=reset)
             y = column_or_1d(y, warn=True)
+        elif _is_numpy(xp):
+            X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
+            y = _labels_1d(y, X.shape[0])
         else:
             X = _check_array_api_X(X, xp)
             if reset:
@@ -424,31 +444,27 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             elif X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.n_features_in_} features as input.")
-            y = column_or_1d(to_numpy(y), warn=True)
-            if y.shape[0] != X.shape[0]:
-                raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}.")
-        check_classification_targets(y)
+            y = _labels_1d(to_numpy(y), X.shape[0])
+        if check_y:
+            check_classification_targets(y)
         return X, y, xp
 
-    def _group_codes(self, y, groups, n):
+    def _group_codes(self, y_codes, groups, n):
         if groups is not None:
             groups = column_or_1d(to_numpy(groups))
             if groups.shape[0] != n:
                 raise ValueError(f"groups has {groups.shape[0]} entries but X has {n} samples.")
             if isinstance(self.group_sizes, dict):
-                labels = np.asarray(sorted(self.group_sizes))
-                unknown = np.setdiff1d(np.unique(groups), labels)
-                if unknown.size:
-                    raise ValueError(f"groups contains labels not in group_sizes: {unknown[:5]!r}.")
-            else:
-                labels = _sorted_labels(groups, "groups")
-                warn_privacy_leak("The set of group labels",
-                                  "Pass group_sizes as a dict {group: size} to fix the groups "
-                                  "publicly.")
+                labels = _sorted_labels(list(self.group_sizes), "group_sizes")
+                return _label_codes(labels, groups, UNKNOWN_GROUP_MESSAGE), labels
+            labels = _sorted_labels(groups, "groups")
+            warn_privacy_leak("The set of group labels",
+                              "Pass group_sizes as a dict {group: size} to fix the groups "
+                              "publicly.")
             return np.searchsorted(labels, groups), labels
         if self.group_by is None:
             return np.zeros(n, dtype=np.int64), np.asarray([0])
-        return np.searchsorted(self.classes_, y), self.classes_
+        return y_codes, self.classes_
 
     def _group_sizes(self, codes, labels, n, epsilon, delta, backend, ledger):
         m = labels.shape[0]
@@ -563,6 +579,46 @@ def _check_array_api_X(X, xp):
     if not bool(xp.all(xp.isfinite(X))):
         raise ValueError("Input X contains NaN or infinity.")
     return X
+
+
+def _labels_1d(y, n):
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n:
+        raise ValueError(f"X has {n} samples but y has {y.shape[0]}.")
+    return y
+
+
+def _fit_classes(y, classes):
+    """The public ``classes`` (sorted), or those of ``y`` with a PrivacyLeakWarning."""
+    if classes is None:
+        warn_privacy_leak("The set of classes",
+                          "Pass the public classes to fit: fit(X, y, classes=[...]).")
+        found = _sorted_labels(y, "y")
+        if found.shape[0] < 2:
+            raise ValueError("PrivateMinimaxClassifier needs samples of at least 2 classes; "
+                             "y has 1 class. Pass the public classes to fit (classes=[...]).")
+        return found
+    found = _sorted_labels(classes, "classes")
+    check_classification_targets(found)
+    if found.shape[0] < 2:
+        raise ValueError(f"classes must hold at least 2 classes, got {found!r}.")
+    return found
+
+
+def _label_codes(labels, values, message):
+    """Index of each value in the sorted public ``labels``.
+
+    A value not among them raises ``ValueError(message)``: one fixed message,
+    whatever the values are and however many (they are private).
+    """
+    try:
+        codes = np.clip(np.searchsorted(labels, values), 0, labels.shape[0] - 1)
+        known = np.all(labels[codes] == values)
+    except (TypeError, ValueError):
+        known = False
+    if not known:
+        raise ValueError(message)
+    return codes
 
 
 def _sorted_labels(labels, name):

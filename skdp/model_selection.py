@@ -9,6 +9,7 @@ number of private runs, whose total cost Papernot and Steinke 2022 bound by
 little more than one run's (see :mod:`skdp.privacy.selection`).
 """
 
+from contextlib import contextmanager
 from copy import deepcopy
 import math
 from numbers import Real
@@ -130,14 +131,25 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     ``(epsilon, delta)`` with ``delta`` the ``delta`` parameter
     (Canonne–Kamath–Steinke 2020, Prop. 12). That total is computed and checked
     against the accountant **before the data are touched**, charged to it as
-    one spend after the search, and stated in ``privacy_spent_``. The inner
-    fits are charged to a private accountant of the search, never to yours.
+    one spend after the search, and stated in ``privacy_spent_``.
 
-    The guarantee covers ``best_estimator_``, ``best_params_`` and
-    ``best_score_``. It does **not** cover ``n_runs_``: PS22's bounds are for
-    the best output alone, with ``K`` hidden; publishing ``K`` (or the search's
-    running time, which reveals it) is outside them. The other runs' models and
-    scores are discarded.
+    **What is released.** PS22's bounds are for the best run's output alone,
+    with ``K`` hidden and the other runs discarded, so the search exposes
+    nothing else: ``best_estimator_``, ``best_params_`` and ``best_score_``
+    (the best run), and ``run_rho_``, ``score_sigma_``, ``privacy_spent_``,
+    ``privacy_method_`` (functions of the public parameters and ``n``). Each
+    run (and the refit) is charged to its own throw-away accountant and drawn
+    its own seed, both discarded with the run: ``best_estimator_`` has the
+    parameters of ``estimator`` with ``best_params_`` set (its ``accountant``,
+    ``random_state`` and ``verbose`` are yours, not the run's: a released seed
+    would let anyone replay the fit's noise), and its ``privacy_ledger_`` and
+    ``privacy_spent_`` are its own fit's. The losing runs' models, scores and
+    ledgers are dropped; the inner fits print nothing, and their warnings
+    are collected and each distinct one re-emitted once after the search
+    (their number would count the runs). Not covered: the search's running
+    time (which grows with ``K``), and a warning or error that depends on a
+    losing run's data. ``reveal_n_runs=True`` publishes ``K`` as ``n_runs_``
+    (with per-run verbose lines and warnings), which voids the guarantee.
 
     Parameters
     ----------
@@ -185,7 +197,15 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         each run's estimator (its ``random_state`` parameters are overridden so
         that the runs are independent, as the theorems require).
     verbose : int, default=0
-        Print one line per run when > 0.
+        When > 0, print one line after the search (the best noisy score and
+        the spend), and nothing per run unless ``reveal_n_runs=True``.
+    reveal_n_runs : bool, default=False
+        Release the number of runs ``K`` as ``n_runs_``, print one line per
+        run (with ``verbose``) and let the inner fits print and warn as they
+        go. For studying the search (benchmarks, tests) only: the
+        Papernot–Steinke bound needs ``K`` hidden, so with it
+        ``privacy_spent_`` no longer bounds what is released, and ``fit``
+        warns with a :class:`~skdp.PrivacyLeakWarning`.
 
     Attributes
     ----------
@@ -196,7 +216,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     best_score_ : float or None
         Its noisy validation score.
     n_runs_ : int
-        The number ``K`` of runs drawn (see above: not covered by the guarantee).
+        Only with ``reveal_n_runs=True``: the number ``K`` of runs drawn (not
+        covered by the guarantee).
     run_rho_ : float
         zCDP of one run (fit and score).
     score_sigma_ : float
@@ -234,8 +255,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     >>> acc = BudgetAccountant(epsilon=5.0, delta=1e-5)
     >>> search = PrivateHyperparameterSearch(
     ...     PrivateMinimaxClassifier(epsilon=0.5, group_sizes=[800, 800]),
-    ...     {"loss": ["logistic", "hinge"], "n_iter": [10, 50]}, mean_runs=3,
-    ...     accountant=acc, random_state=0).fit(X / 5, y)
+    ...     {"solver": ["noisy_gd", "sgda"], "n_iter": [10, 50]}, mean_runs=3,
+    ...     accountant=acc, random_state=0).fit(X / 5, y, classes=[0, 1])
     >>> eps, delta = search.privacy_spent_
     >>> round(eps, 3), delta
     (0.805, 1e-06)
@@ -258,12 +279,14 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "reveal_n_runs": ["boolean"],
     }
 
     def __init__(self, estimator, param_distributions, *, mean_runs=10.0,
                  distribution="truncated_negative_binomial", eta=0.0, scoring=None,
                  score_bound=1.0, score_rho=None, validation_fraction=0.2, refit=False,
-                 delta=1e-6, accountant=None, random_state=None, verbose=0):
+                 delta=1e-6, accountant=None, random_state=None, verbose=0,
+                 reveal_n_runs=False):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.mean_runs = mean_runs
@@ -278,6 +301,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
+        self.reveal_n_runs = reveal_n_runs
 
     # -- privacy, all before the data ----------------------------------------
     def _candidate_list(self):
@@ -367,6 +391,11 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         accountant = BudgetAccountant.resolve(self.accountant)
         spaces, fit_rho, score_rho, run_rho, eps, theorem = self._privacy_plan()
         accountant.check(eps, float(self.delta))  # before the data are touched
+        if self.reveal_n_runs:
+            warnings.warn("reveal_n_runs=True releases the number of runs K (n_runs_, per-run "
+                          "output): the Papernot-Steinke bound holds only with K hidden, so "
+                          "privacy_spent_ does not bound this release.",
+                          PrivacyLeakWarning, stacklevel=3)
         X, y = indexable(X, y)
         if y is None:
             raise ValueError("PrivateHyperparameterSearch requires y to be passed, but the "
@@ -385,22 +414,24 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         sigma = sensitivity / math.sqrt(2.0 * score_rho)
         eta = 0.0 if self.distribution == "poisson" else float(self.eta)
         n_runs = sample_repetitions(rng, float(self.mean_runs), eta, self.distribution)
-        inner = BudgetAccountant()  # the runs' spends stay inside the search
         train_params = _split_params(fit_params, train, n)
-        best = (None, None, None)
-        for run in range(n_runs):
-            params = _sample(spaces, rng)
-            est = self._run_fit(params, inner, rng, X, y, train, train_params, fit_rho)
-            raw = _score(est, _safe_indexing(X, val), _safe_indexing(y, val), scoring,
-                         float(self.score_bound))
-            noisy = raw + sigma * rng.standard_normal()
-            if self.verbose:
-                print(f"[PrivateHyperparameterSearch] run {run + 1}: noisy score {noisy:.4g}")
-            if best[0] is None or noisy > best[0]:
-                best = (noisy, params, est)
-        score, params, est = best
-        if self.refit and est is not None:
-            est = self._run_fit(params, inner, rng, X, y, np.arange(n), fit_params, fit_rho)
+        with _runs_warnings(hidden=not self.reveal_n_runs):
+            best = (None, None, None)
+            for run in range(n_runs):
+                params = _sample(spaces, rng)
+                est = self._run_fit(params, rng, X, y, train, train_params, fit_rho)
+                raw = _score(est, _safe_indexing(X, val), _safe_indexing(y, val), scoring,
+                             float(self.score_bound))
+                noisy = raw + sigma * rng.standard_normal()
+                if self.verbose and self.reveal_n_runs:
+                    print(f"[PrivateHyperparameterSearch] run {run + 1}: noisy score {noisy:.4g}")
+                if best[0] is None or noisy > best[0]:
+                    best = (noisy, params, est)
+            score, params, est = best
+            if self.refit and est is not None:
+                est = self._run_fit(params, rng, X, y, np.arange(n), fit_params, fit_rho)
+        if est is not None:
+            self._drop_run_traces(est, params)
         accountant.spend(eps, float(self.delta), label=type(self).__name__)
         if n_runs == 0:
             warnings.warn("K = 0 runs were drawn (Poisson): the search released nothing.",
@@ -408,19 +439,41 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         self.best_estimator_ = est
         self.best_params_ = params
         self.best_score_ = None if score is None else float(score)
-        self.n_runs_ = int(n_runs)
+        self.__dict__.pop("n_runs_", None)
+        if self.reveal_n_runs:
+            self.n_runs_ = int(n_runs)
         self.run_rho_ = float(run_rho)
         self.score_sigma_ = float(sigma)
         self.privacy_spent_ = (eps, float(self.delta))
         self.privacy_method_ = theorem
+        if self.verbose:
+            print(f"[PrivateHyperparameterSearch] done: best noisy score {self.best_score_}, "
+                  f"privacy spent {self.privacy_spent_}")
         return self
 
-    def _run_fit(self, params, inner, rng, X, y, rows, fit_params, fit_rho):
-        est = clone(self.estimator).set_params(**params)
-        overrides = {p + "accountant": inner for p, _ in _private_parts(est)}
-        overrides.update({key: int(rng.integers(2**31 - 1))
-                          for key in est.get_params(deep=True)
-                          if key.rsplit("__", 1)[-1] == "random_state"})
+    def _run_keys(self, est):
+        """The parameters the search sets for each run: every private part's
+        accountant, every seed and, with K hidden, every ``verbose``."""
+        hidden = () if self.reveal_n_runs else ("verbose",)
+        keys = [prefix + "accountant" for prefix, _ in _private_parts(est)]
+        return keys + [key for key in est.get_params(deep=True)
+                       if key.rsplit("__", 1)[-1] in ("random_state", *hidden)]
+
+    def _run_fit(self, params, rng, X, y, rows, fit_params, fit_rho):
+        """Fit one run with its own throw-away accountant and seed (independent runs).
+
+        Estimators among the sampled values are cloned too: a run never fits (nor
+        leaves its traces on) an object of ``param_distributions``."""
+        est = clone(self.estimator).set_params(**clone(params, safe=False))
+        overrides = {}
+        for key in self._run_keys(est):
+            name = key.rsplit("__", 1)[-1]
+            if name == "accountant":
+                overrides[key] = BudgetAccountant()  # discarded with the run
+            elif name == "random_state":
+                overrides[key] = int(rng.integers(2**31 - 1))
+            else:
+                overrides[key] = False  # verbose: a fit's output per run would count them
         est.set_params(**overrides)
         est.fit(_safe_indexing(X, rows), _safe_indexing(y, rows), **fit_params)
         used = 0.0
@@ -433,6 +486,13 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         if used > fit_rho * (1 + 1e-9):
             raise RuntimeError(f"internal error: a fit spent rho={used} > the planned {fit_rho}.")
         return est
+
+    def _drop_run_traces(self, est, params):
+        """Give the released model the user's accountant, seeds and verbosity back: the
+        run's accountant and seed must not leave the search (they reveal K, and the seed
+        the fit's noise)."""
+        user = clone(self.estimator).set_params(**params).get_params(deep=True)
+        est.set_params(**{key: user.get(key) for key in self._run_keys(est)})
 
     # -- the released model --------------------------------------------------------
     def _best(self):
@@ -529,6 +589,24 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     def _expected_failed_checks(self):
         inner = getattr(self.estimator, "_expected_failed_checks", dict)()
         return dict(inner)
+
+
+@contextmanager
+def _runs_warnings(hidden):
+    """While the runs fit: with K hidden, collect their warnings and re-emit each
+    distinct one once at the end (how many there are would count the runs)."""
+    if not hidden:
+        yield
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen = set()
+    for w in caught:
+        key = (w.category, str(w.message))
+        if key not in seen:
+            seen.add(key)
+            warnings.warn(w.message, stacklevel=5)
 
 
 def _sample(spaces, rng):

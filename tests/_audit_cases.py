@@ -14,6 +14,7 @@ estimator's own.
 import numpy as np
 
 from skdp import minimax, regression, synthesizer
+from skdp.audit import Canary, default_statistic
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.regression import KLAdaptiveRegressor
 from skdp.solvers.goldstein import GOLDSTEIN_SOLVERS
@@ -100,6 +101,8 @@ LOW_POWER = {  # the broken variant is not caught with 200 fits per side on 40 r
     ("synthesizer", "smd_vertex"): "vertex samples: the canary only tilts the draws",
 }
 PAIRS = [(name, solver) for name, spec in ESTIMATORS.items() for solver in sorted(spec[2])]
+# public metadata passed to every fit of a pair's audit (the classifier's classes)
+FIT_PARAMS = {"minimax": {"classes": [0, 1]}}
 
 
 def make_case(name, solver, epsilon):
@@ -108,3 +111,41 @@ def make_case(name, solver, epsilon):
     params = {**params, **SOLVER_PARAMS.get((name, solver), {})}
     est = cls(epsilon=epsilon, solver=solver, **params)
     return est, X, y
+
+
+# ---------------------------------------------------------------------------
+# The review's purpose-built canaries (issue 15): one neighbour pair per former leak
+# ---------------------------------------------------------------------------
+LONE_LABEL_CLASSES = [0, 1, 2]
+
+
+def lone_label_case(epsilon):
+    """The canary "a lone-label row" (issue 15, item 1), with the classes given.
+
+    ``D0`` is the classifier's data with row 0 moved to the quiet direction
+    (as :func:`skdp.audit.make_canary` does) and labelled 0; ``D1`` relabels it
+    2, a class no other row has. Read from ``y``, the classes (and the shape
+    of ``coef_``) tell the two apart every time; given as ``fit(...,
+    classes=LONE_LABEL_CLASSES)`` they are the same, and only the noisy model
+    can. Default parameters: worst-class groups, their sizes released
+    privately. Returns the estimator, the canary and the fit parameters.
+    """
+    est = PrivateMinimaxClassifier(epsilon=epsilon)
+    X = X_LIN.copy()
+    X[0] = [0.0, 0.0, est.feature_bound]
+    y_in = Y_CLASS.copy()
+    y_in[0] = 2
+    canary = Canary(X, Y_CLASS.copy(), X.copy(), y_in, (X[:1], Y_CLASS[0]), (X[:1], 2), 0,
+                    "classifier")
+    return est, canary, {"classes": LONE_LABEL_CLASSES}
+
+
+def class_count_and_margin(fitted, canary):
+    """100 times the number of classes (a shape that depends on the data shows at
+    once) plus, when the canary's class is one of them, the default margin statistic."""
+    lone = canary.record_in[1]
+    margin = _MARGIN(fitted, canary) if lone in list(fitted.classes_) else 0.0
+    return 100.0 * len(fitted.classes_) + margin
+
+
+_MARGIN = default_statistic(PrivateMinimaxClassifier())

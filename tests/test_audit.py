@@ -23,13 +23,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, LOW_POWER, PAIRS, X_LIN, X_TABLE,
-                          Y_CLASS, make_case)
+from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, FIT_PARAMS, LOW_POWER, PAIRS, X_LIN,
+                          X_TABLE, Y_CLASS, class_count_and_margin, lone_label_case, make_case)
 from skdp._backend import Backend
 from skdp._base import PrivacyMixin
 from skdp._validation import ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT
 from skdp.audit import (NOISE_DRAWS, AuditResult, Canary, audit_estimator, audit_scores,
                         clopper_pearson, epsilon_lower_bound, make_canary, weakened_noise)
+from skdp.exceptions import PrivacyLeakWarning
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
 from skdp.synthesizer import SaddlePointSynthesizer
@@ -212,7 +213,8 @@ def test_bad_arguments():
 @pytest.mark.parametrize("name, solver", PAIRS)
 def test_audited_bound_below_claim(name, solver, epsilon):
     est, X, y = make_case(name, solver, epsilon)
-    res = audit_estimator(est, X, y, n_trials=50, random_state=0)
+    res = audit_estimator(est, X, y, n_trials=50, fit_params=FIT_PARAMS.get(name),
+                          random_state=0)
     assert res.claimed_epsilon == epsilon
     assert res.epsilon_lower_bound <= epsilon, res.summary()
 
@@ -222,7 +224,8 @@ def test_noise_flows_through_the_weakened_generator(name, solver):
     """Every solver's noise comes from the patched generator (which raises on a method
     it does not cover), and the patch at factor 1 changes nothing."""
     est, X, y = make_case(name, solver, 1.0)
-    fit = (lambda e: e.fit(X)) if y is None else (lambda e: e.fit(X, y))
+    params = FIT_PARAMS.get(name, {})
+    fit = (lambda e: e.fit(X)) if y is None else (lambda e: e.fit(X, y, **params))
     plain = _release(fit(est.set_params(random_state=0)))
     with weakened_noise(1.0) as draws:
         same = _release(fit(est.set_params(random_state=0)))
@@ -244,7 +247,7 @@ def test_broken_variant_is_caught(name, solver):
     with warnings.catch_warnings(), weakened_noise(10.0):
         warnings.simplefilter("ignore")
         res = audit_estimator(est, X, y, n_trials=BROKEN_TRIALS.get((name, solver), 200),
-                              split=0.3, random_state=0)
+                              split=0.3, fit_params=FIT_PARAMS.get(name), random_state=0)
     assert res.epsilon_lower_bound > 2.0, res.summary()
 
 
@@ -276,3 +279,27 @@ def test_table_canary_on_a_dataframe():
     assert list(c.X_in.columns) == ["city", "age"] and (c.X_in.iloc[1:] == df.iloc[1:]).all().all()
     res = audit_estimator(est, df, n_trials=4, random_state=0)
     assert res.statistic == "mass_in_canary_cells"
+
+
+# ---------------------------------------------------------------------------
+# The review's canaries (issue 15)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_lone_label_row_with_public_classes(epsilon):
+    """A row alone in its class: with classes given, the audit stays below the claim."""
+    est, canary, fit_params = lone_label_case(epsilon)
+    res = audit_estimator(est, canary.X_out, canary.y_out, n_trials=50, canary=canary,
+                          statistic=class_count_and_margin, fit_params=fit_params,
+                          random_state=0)
+    assert res.epsilon_lower_bound <= epsilon, res.summary()
+
+
+def test_lone_label_row_caught_when_classes_come_from_y():
+    """The same audit without classes (the code before issue 15, now warned) tells the
+    neighbours apart every time: the most 25 evaluation fits per side can show."""
+    est, canary, _ = lone_label_case(1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        res = audit_estimator(est, canary.X_out, canary.y_out, n_trials=50, canary=canary,
+                              statistic=class_count_and_margin, random_state=0)
+    assert any(issubclass(w.category, PrivacyLeakWarning) for w in caught)
+    assert res.epsilon_lower_bound > 1.0 and res.tpr == 1.0 and res.fpr == 0.0, res.summary()

@@ -1,6 +1,7 @@
 """Tests of PrivateMinimaxClassifier and its solvers (issue 4)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -11,13 +12,19 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skdp.minimax import PrivateMinimaxClassifier, SOLVERS, resolve_solver
+from skdp import BudgetAccountant
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.minimax import PrivateMinimaxClassifier, SOLVERS, UNKNOWN_LABEL_MESSAGE, resolve_solver
 from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
 from skdp.solvers import minimax_euclidean
 from skdp.solvers.srgd import STREAMING_SOLVERS
 
 # the worst-group solvers; the single-pass streaming ones need one group (tests/test_srgd.py)
 ALL_SOLVERS = sorted(set(SOLVERS) - set(STREAMING_SOLVERS))
+
+# most tests fit toy data without the public classes; the warning is tested below
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:The set of classes:skdp.exceptions.PrivacyLeakWarning")
 
 
 # ---------------------------------------------------------------------------
@@ -326,12 +333,101 @@ def test_bad_parameters(params, match):
 
 
 def test_group_labels_from_data_warn():
-    from skdp.exceptions import PrivacyLeakWarning
-
     X, y = _bc()
     groups = np.arange(len(y)) % 2
     with pytest.warns(PrivacyLeakWarning, match="group labels"):
         PrivateMinimaxClassifier(n_iter=2, random_state=0).fit(X, y, groups=groups)
+
+
+# ---------------------------------------------------------------------------
+# Public classes (issue 15, item 1)
+# ---------------------------------------------------------------------------
+def _lone_label_neighbours():
+    """Neighbours differing in row 0, whose label in D1 is the only one of its class."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) / 3
+    y0 = np.repeat([0, 1], 20)
+    y1 = y0.copy()
+    y1[0] = 2
+    return X, y0, y1
+
+
+def _shapes(clf):
+    return {name: np.shape(value) for name, value in vars(clf).items() if name.endswith("_")}
+
+
+def test_classes_from_y_warn_and_leak_the_lone_label():
+    """Without classes the lone row adds a class and a row of coef_: a certain
+    distinguisher, which the PrivacyLeakWarning owns up to."""
+    X, y0, y1 = _lone_label_neighbours()
+    fits = []
+    for y in (y0, y1):
+        with pytest.warns(PrivacyLeakWarning, match="set of classes"):
+            fits.append(PrivateMinimaxClassifier(n_iter=2, random_state=0).fit(X, y))
+    assert fits[0].coef_.shape == (1, 3) and fits[1].coef_.shape == (3, 3)
+
+
+@pytest.mark.parametrize("solver", ["noisy_gd", "sgda", "smd", "mlmc", "fo_single_pass"])
+def test_public_classes_fix_every_shape(solver):
+    """With classes given, the lone-label neighbours give the same classes_ and the same
+    shape of every fitted attribute (on the old code fit had no classes parameter)."""
+    X, y0, y1 = _lone_label_neighbours()
+    kw = dict(solver=solver, loss="ramp" if solver == "fo_single_pass" else "logistic",
+              n_iter=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        a, b = (PrivateMinimaxClassifier(**kw).fit(X, y, classes=[2, 0, 1]) for y in (y0, y1))
+    np.testing.assert_array_equal(a.classes_, [0, 1, 2])
+    np.testing.assert_array_equal(b.classes_, [0, 1, 2])
+    assert _shapes(a) == _shapes(b) and a.coef_.shape == (3, 3)
+    assert a.predict_proba(X).shape == (40, 3)
+
+
+@pytest.mark.parametrize("bad", [[7], [7, 8, 9], ["a"], [None], [np.nan], [0.5]])
+def test_unknown_labels_get_one_fixed_message(bad):
+    """A label outside classes is refused with the same message whatever it is and
+    however many there are, in fit and partial_fit, before anything is charged
+    (the old partial_fit echoed the labels)."""
+    X, y0, _ = _lone_label_neighbours()
+    y = y0.astype(object)
+    y[:len(bad)] = bad
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError) as fit_error:
+        PrivateMinimaxClassifier(accountant=acc).fit(X, y, classes=[0, 1, 2])
+    stream = PrivateMinimaxClassifier(solver="dpsgd", group_by=None, accountant=acc)
+    with pytest.raises(ValueError) as first_chunk:
+        stream.partial_fit(X, y, classes=[0, 1, 2])
+    stream.partial_fit(X, y0, classes=[0, 1, 2])
+    with pytest.raises(ValueError) as next_chunk:
+        stream.partial_fit(X, y)
+    for error in (fit_error, first_chunk, next_chunk):
+        assert str(error.value) == UNKNOWN_LABEL_MESSAGE
+    assert len(acc.spends) == 1  # the successful chunk only
+
+
+def test_one_class_message_does_not_echo_the_label():
+    X, y0, _ = _lone_label_neighbours()
+    messages = set()
+    for label in (3, "secret"):
+        with pytest.raises(ValueError, match="1 class") as error:
+            PrivateMinimaxClassifier().fit(X, np.full(40, label))
+        messages.add(str(error.value))
+    assert len(messages) == 1
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        PrivateMinimaxClassifier().fit(X, y0, classes=[0])
+
+
+def test_unknown_groups_get_one_fixed_message():
+    X, y0, _ = _lone_label_neighbours()
+    clf = PrivateMinimaxClassifier(group_sizes={"a": 20, "b": 20})
+    messages = set()
+    for bad in (["zebra"], ["xenon", "yak", "zebra"], [None]):
+        groups = np.where(y0 == 1, "a", "b").astype(object)
+        groups[:len(bad)] = bad
+        with pytest.raises(ValueError, match="not in group_sizes") as error:
+            clf.fit(X, y0, groups=groups, classes=[0, 1])
+        messages.add(str(error.value))
+    assert len(messages) == 1 and "zebra" not in messages.pop()
 
 
 def test_bad_data():

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy import special, stats
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
@@ -25,6 +26,10 @@ from skdp.privacy.selection import (repeat_and_select_epsilon, repeat_and_select
 from _toy import NoisyMeanRegressor
 
 TNB = "truncated_negative_binomial"
+
+# most searches fit toy data without the public classes (tests/test_minimax.py tests the warning)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:The set of classes:skdp.exceptions.PrivacyLeakWarning")
 
 
 # -- accounting -----------------------------------------------------------------
@@ -140,7 +145,7 @@ def test_total_is_the_theorem_and_is_charged_once():
     assert search.run_rho_ == pytest.approx(fit_rho)
     assert "Thm 2" in search.privacy_method_
     assert len(acc.spends) == 1 and acc.total()[0] == pytest.approx(expected)
-    assert search.n_runs_ >= 1 and search.best_params_["epsilon"] in (0.5, 1.0)
+    assert not hasattr(search, "n_runs_") and search.best_params_["epsilon"] in (0.5, 1.0)
     assert search.best_estimator_.privacy_spent_[0] <= search.best_params_["epsilon"] + 1e-9
     # a refit on all rows composes one more fit
     refit = PrivateHyperparameterSearch(_clf(), {"n_iter": [5]}, mean_runs=4,
@@ -163,7 +168,9 @@ def test_score_noise_has_the_stated_scale():
         s = PrivateHyperparameterSearch(est, {"target_bound": [1e-90]}, mean_runs=2,
                                         score_rho=score_rho, score_bound=bound,
                                         validation_fraction=frac, accountant=BudgetAccountant(),
-                                        random_state=seed).fit(X, y)
+                                        random_state=seed, reveal_n_runs=True)
+        with pytest.warns(PrivacyLeakWarning, match="reveal_n_runs"):
+            s.fit(X, y)
         assert s.score_sigma_ == pytest.approx(sigma)
         u.append(stats.norm.cdf(s.best_score_ / sigma) ** s.n_runs_)
     assert stats.kstest(u, "uniform").pvalue > 1e-3
@@ -187,9 +194,8 @@ def test_same_seed_same_search():
     a, b, c = (PrivateHyperparameterSearch(_clf(), space, mean_runs=3, random_state=s).fit(X, y)
                for s in (1, 1, 2))
     assert a.best_params_ == b.best_params_ and a.best_score_ == b.best_score_
-    assert a.n_runs_ == b.n_runs_
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
-    assert (a.best_score_, a.n_runs_) != (c.best_score_, c.n_runs_)
+    assert a.best_score_ != c.best_score_
 
 
 def test_pipeline_of_skdp_steps():
@@ -208,6 +214,113 @@ def test_pipeline_of_skdp_steps():
     with pytest.warns(PrivacyLeakWarning, match="scale"):
         PrivateHyperparameterSearch(leaky, {"clf__n_iter": [5]}, mean_runs=2,
                                     random_state=0).fit(X, y)
+
+
+# -- what the search releases: nothing about K or the losing runs (issue 15, item 4) ------
+class _Spy(PrivateMinimaxClassifier):
+    """Records the accountant (and its spends so far) and the seed of every fit."""
+
+    fits = []
+
+    def fit(self, X, y, groups=None, classes=None):
+        _Spy.fits.append((self.accountant, len(self.accountant.spends), self.random_state))
+        return super().fit(X, y, groups=groups, classes=classes)
+
+
+def _revealed_k(seed, **kw):
+    with pytest.warns(PrivacyLeakWarning, match="reveal_n_runs"):
+        return _search(seed, reveal_n_runs=True, **kw).n_runs_
+
+
+def _search(seed, estimator=None, **kw):
+    X, y = _data(200)
+    est = estimator if estimator is not None else _clf()
+    search = PrivateHyperparameterSearch(est, {"n_iter": [2, 3]}, mean_runs=5,
+                                         random_state=seed, **kw)
+    return search.fit(X, y, classes=[0, 1])
+
+
+@pytest.mark.parametrize("refit", [False, True])
+def test_best_estimator_carries_no_trace_of_other_runs(refit):
+    """Each run (and the refit) has its own throw-away accountant and seed; the released
+    model gets the user's back. The old code gave every run one accountant, so
+    best_estimator_.accountant.spends counted K (and held every losing run's ledger),
+    and best_estimator_.random_state was the seed of its noise."""
+    seed = next(s for s in range(20) if _revealed_k(s) > 1)
+    mine = BudgetAccountant()
+    _Spy.fits = []
+    user = _Spy(epsilon=1.0, n_iter=3, solver="noisy_gd", group_sizes=[80, 80], accountant=mine,
+                random_state=7, verbose=0)
+    search = _search(seed, user, refit=refit)
+    assert len(_Spy.fits) == _revealed_k(seed) + refit > 2
+    accountants = [a for a, _, _ in _Spy.fits]
+    assert len({id(a) for a in accountants}) == len(accountants)  # one each, kept alive here
+    assert all(spent == 0 for _, spent, _ in _Spy.fits) and mine not in accountants
+    assert len({state for _, _, state in _Spy.fits}) == len(_Spy.fits) and 7 not in {
+        state for _, _, state in _Spy.fits}
+    best = search.best_estimator_
+    assert best.accountant is mine and mine.spends == [] and best.random_state == 7
+    assert best.get_params() == clone(user).set_params(**search.best_params_).get_params()
+
+
+def test_best_step_of_a_pipeline_gets_the_users_parameters_back():
+    pipe = Pipeline([("scale", FunctionTransformer(lambda Z: Z / 2)),
+                     ("clf", _clf(accountant=None, random_state=None))])
+    X, y = _data(200)
+    search = PrivateHyperparameterSearch(pipe, {"clf__n_iter": [2, 3]}, mean_runs=4,
+                                         random_state=0).fit(X, y, clf__classes=[0, 1])
+    step = search.best_estimator_.named_steps["clf"]
+    assert step.accountant is None and step.random_state is None
+
+
+def test_sampled_estimators_are_not_fitted_in_place():
+    """An estimator among the candidates is cloned for each run. The old search fitted
+    the object itself: it ended up holding whichever run fitted it last (a losing one,
+    maybe), with that run's accountant, and best_estimator_ shared it."""
+    candidate = _clf()
+    pipe = Pipeline([("scale", FunctionTransformer()), ("clf", _clf())])
+    search = PrivateHyperparameterSearch(pipe, {"clf": [candidate]}, mean_runs=6,
+                                         random_state=1).fit(*_data(200), clf__classes=[0, 1])
+    assert not hasattr(candidate, "coef_") and candidate.accountant is None
+    step = search.best_estimator_.named_steps["clf"]
+    assert step is not candidate and step.accountant is None and hasattr(step, "coef_")
+
+
+def test_n_runs_only_behind_the_opt_in():
+    """The old search always set n_runs_ = K."""
+    search = _search(0)
+    assert not hasattr(search, "n_runs_")
+    with pytest.warns(PrivacyLeakWarning, match="K hidden"):
+        search.set_params(reveal_n_runs=True).fit(*_data(200), classes=[0, 1])
+    assert search.n_runs_ >= 1
+    search.set_params(reveal_n_runs=False).fit(*_data(200), classes=[0, 1])
+    assert not hasattr(search, "n_runs_")  # not left over from the previous fit
+
+
+def test_verbose_and_warnings_do_not_count_the_runs(capsys):
+    """One printed line and one warning of each kind, whatever K (the old search printed
+    a line per run, and every run's fit printed and warned)."""
+    seeds = [s for s in range(30) if _revealed_k(s) > 1][:2]
+    chatty = _clf(verbose=1)
+    for seed in seeds:
+        capsys.readouterr()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            X, y = _data(200)
+            PrivateHyperparameterSearch(chatty, {"n_iter": [2, 3]}, mean_runs=5, verbose=1,
+                                        random_state=seed).fit(X, y)  # classes from y: warns
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 1 and "best noisy score" in lines[0]
+        assert sum("set of classes" in str(w.message) for w in caught) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search = PrivateHyperparameterSearch(chatty, {"n_iter": [2, 3]}, mean_runs=5,
+                                             verbose=1, random_state=seeds[0],
+                                             reveal_n_runs=True).fit(*_data(200))
+    lines = capsys.readouterr().out.splitlines()
+    k = search.n_runs_
+    assert sum(line.startswith("[PrivateHyperparameterSearch] run") for line in lines) == k
+    assert sum("set of classes" in str(w.message) for w in caught) == k
 
 
 def test_row_indexed_fit_params_are_split():
@@ -238,7 +351,7 @@ def test_poisson_can_run_nothing():
     with pytest.warns(UserWarning, match="K = 0"):
         s = PrivateHyperparameterSearch(_clf(), {"n_iter": [5]}, mean_runs=1.5,
                                         distribution="poisson", random_state=seed).fit(X, y)
-    assert s.n_runs_ == 0 and s.best_estimator_ is None
+    assert s.best_estimator_ is None
     assert "Thm 6" in s.privacy_method_
     with pytest.raises(NotFittedError, match="K = 0"):
         s.predict(X)

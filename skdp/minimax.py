@@ -23,6 +23,7 @@ from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_privacy_leak)
+from ._validation import warn_large_delta
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
 from .solvers.classification_losses import LOSSES, LinearData, row_norms
 from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
@@ -342,6 +343,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         X = _finite_norm_rows(X, self.feature_bound, xp)
         n = X.shape[0]
         if state is None:
+            warn_large_delta(delta, n)
             self.classes_ = _sorted_labels(y if classes is None else classes, "classes")
         y_codes = self._class_codes(y)
         if self.classes_.shape[0] < 2:

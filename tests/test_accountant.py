@@ -133,6 +133,13 @@ def test_infinite_epsilon_fit_is_allowed_only_by_an_unlimited_accountant():
         NoisyMeanRegressor(epsilon=math.inf, accountant=BudgetAccountant(10.0)).fit(X, y)
 
 
+def test_an_infinite_spend_is_infinite_whatever_its_ledger_says():
+    acc = BudgetAccountant()
+    acc.spend(0.5, 1e-6, ledger=PrivacyLedger())
+    acc.spend(math.inf, 1e-6, ledger=PrivacyLedger())  # no mechanism recorded: 0 before
+    assert acc.total() == (math.inf, 2e-6)
+
+
 def test_a_check_without_a_ledger_still_uses_the_earlier_fits_ledgers():
     acc = BudgetAccountant(epsilon=3.2, delta=1e-3)
     for seed in range(3):

@@ -165,6 +165,19 @@ def test_infinite_epsilon_with_preconditioning_is_ols():
     assert reg.intercept_ == pytest.approx(intercept, abs=1e-6)
 
 
+@pytest.mark.parametrize("solver", ["adaptive_gd", "noisy_gd", "ppm", "srgd", "fo_single_pass"])
+def test_infinite_epsilon_is_recorded_as_an_infinite_spend(solver):
+    """epsilon=inf releases the exact fit: privacy_spent_ and the accountant say inf, not 0."""
+    X, y = make_data(n=100, d=2)
+    acc = BudgetAccountant()
+    reg = KLAdaptiveRegressor(epsilon=np.inf, solver=solver, max_iter=3, accountant=acc,
+                              random_state=0).fit(X, y)
+    assert reg.privacy_spent_ == (math.inf, 1e-6)
+    assert reg.privacy_method_ != "none"
+    assert reg.privacy_ledger_.epsilon(1e-6) == math.inf
+    assert acc.total() == (math.inf, 1e-6)
+
+
 def test_default_is_close_to_non_private_on_20k_rows():
     X, y = make_data(n=20000, d=5, noise=0.2)
     Xt, yt = make_data(n=5000, d=5, seed=1, noise=0.2)

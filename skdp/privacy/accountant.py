@@ -218,9 +218,9 @@ class BudgetAccountant:
         label : str, default=''
             What spent it (the estimator's name).
         seed : str, default=None
-            What makes the spend's noise reproducible (e.g.
-            ``'random_state=0'``, see :func:`skdp._base.noise_seed`); None for
-            fresh noise. A seed already recorded here warns
+            What makes the spend's noise reproducible (the estimators pass
+            ``'random_state=<int>'`` for an int seed, or a digest of a
+            ``RandomState``'s state); None for fresh noise. A seed already recorded here warns
             :class:`~skdp.exceptions.PrivacyLeakWarning`: the two spends share
             their noise, and the composed total does not bound them.
 

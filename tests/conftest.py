@@ -28,11 +28,18 @@ def fresh_default_accountant():
         yield
 
 
+def _is_sklearn_check(item):
+    callspec = getattr(item, "callspec", None)
+    check = callspec.params.get("check") if callspec else None
+    return getattr(getattr(check, "func", check), "__module__", "") == \
+        "sklearn.utils.estimator_checks"
+
+
 def pytest_collection_modifyitems(items):
-    """sklearn's checks refit one estimator with one seed on purpose (determinism):
-    the shared-noise warning is expected there."""
+    """sklearn's estimator checks refit one estimator with one seed on purpose
+    (determinism): the shared-noise warning is expected there."""
     shared_noise = pytest.mark.filterwarnings(
         "ignore:.*drew the same noise:skdp.exceptions.PrivacyLeakWarning")
     for item in items:
-        if item.path.name == "test_common.py":
+        if _is_sklearn_check(item):
             item.add_marker(shared_noise)

@@ -110,3 +110,11 @@ def test_hyperparameter_search_seed_is_recorded():
     search.fit(Xc / 5, yc)
     with pytest.warns(PrivacyLeakWarning, match="random_state=1"):
         search.fit(Xc / 5, yc)
+
+
+def test_infinite_spends_share_no_claim(no_leak_warning):
+    """epsilon=inf claims no bound (and adds no noise): its seed is not compared."""
+    acc = BudgetAccountant()
+    NoisyMeanRegressor(epsilon=np.inf, accountant=acc, random_state=0).fit(X, y)
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
+    NoisyMeanRegressor(epsilon=np.inf, accountant=acc, random_state=0).fit(X, y)

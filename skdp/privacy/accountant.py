@@ -243,12 +243,21 @@ class BudgetAccountant:
                 PrivacyLeakWarning, stacklevel=2)
         with self._lock:
             self.check(epsilon, delta, ledger)
-            earlier = next((s for s in self.spends
-                            if seed is not None and s.get("seed") == seed), None)
+            earlier = self._noise_shared_with(seed, epsilon)
             self.spends.append(dict(epsilon=float(epsilon), delta=float(delta),
                                     ledger=ledger, label=str(label), seed=seed))
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"])
+
+    def _noise_shared_with(self, seed, epsilon):
+        """The earlier spend whose noise a spend with this seed repeats, or None.
+
+        Infinite spends claim no bound, so they neither warn nor are warned about.
+        """
+        if seed is None or math.isinf(epsilon):
+            return None
+        return next((s for s in self.spends
+                     if s.get("seed") == seed and math.isfinite(s["epsilon"])), None)
 
     # the process-wide default -------------------------------------------------
     @classmethod

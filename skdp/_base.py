@@ -5,7 +5,6 @@ import math
 from numbers import Integral
 import pickle
 
-
 from .privacy.accountant import BudgetAccountant
 
 __all__ = ["PrivacyMixin", "noise_seed"]

@@ -1,4 +1,4 @@
-"""Noise reused across fits: fits charged to one accountant that share a seed warn (issue 15, item 5)."""
+"""Noise reused across fits: fits on one accountant that share a seed warn (issue 15, item 5)."""
 
 import warnings
 

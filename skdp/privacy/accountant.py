@@ -220,7 +220,8 @@ class BudgetAccountant:
         seed : str, default=None
             What makes the spend's noise reproducible (the estimators pass
             ``'random_state=<int>'`` for an int seed, or a digest of a
-            ``RandomState``'s state); None for fresh noise. A seed already recorded here warns
+            ``RandomState``'s state); None for fresh noise. A seed already
+            recorded here (by a finite spend) warns
             :class:`~skdp.exceptions.PrivacyLeakWarning`: the two spends share
             their noise, and the composed total does not bound them.
 
@@ -315,8 +316,8 @@ class BudgetAccountant:
 
 def _warn_shared_noise(seed, label, earlier_label):
     warnings.warn(
-        f"{label or 'A spend'} used {seed}, as did an earlier fit ({earlier_label or 'unlabelled'}) "
-        "charged to this accountant: the two drew the same noise, which cancels when their "
+        f"{label or 'A spend'} used {seed}, as did an earlier fit "
+        f"({earlier_label or 'unlabelled'}) charged to this accountant: the two drew the same noise, which cancels when their "
         "outputs are compared, so the accountant's composed total does not bound what they "
         "release. A fixed seed is for tests and reproducible figures only: for a release use "
         "random_state=None (fresh noise), or a secret seed used once.",

@@ -176,8 +176,8 @@ class NoisyMeanRegressor(RegressorMixin, BaseEstimator):
 
 X, y = load_diabetes(return_X_y=True)
 accountant = BudgetAccountant()  # unlimited: only records
-search = GridSearchCV(
-    NoisyMeanRegressor(accountant=accountant, random_state=0),
+search = GridSearchCV(  # random_state=None: a seed would give every fold the same noise
+    NoisyMeanRegressor(accountant=accountant, random_state=None),
     {"target_bound": [200.0, 300.0, 400.0]}, cv=5,
 )
 search.fit(X, y)
@@ -213,7 +213,7 @@ ax.legend()
 # fit spends nothing, and the search stops.
 limited = BudgetAccountant(epsilon=1.5, delta=1e-4)
 search = GridSearchCV(
-    NoisyMeanRegressor(accountant=limited, random_state=0),
+    NoisyMeanRegressor(accountant=limited, random_state=None),
     {"target_bound": [200.0, 300.0, 400.0]}, cv=5, error_score="raise",
 )
 try:

@@ -26,16 +26,19 @@ X, y = make_classification(n_samples=20000, n_features=20, n_informative=12, n_c
                            n_clusters_per_class=1, class_sep=1.5, random_state=0)
 X = normalize(X)
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+# One generator seeds every fit's noise: the figure is reproducible and each
+# fit still draws fresh noise (the generator advances). For a figure only: a
+# release keeps random_state=None, as a fixed or reused seed makes its noise known.
+noise = np.random.RandomState(0)
 
 # %%
-# Test accuracy against epsilon (delta = 1e-6), mean of 3 seeds.
+# Test accuracy against epsilon (delta = 1e-6), mean of 3 fits.
 epsilons = [0.1, 0.3, 1.0, 3.0, 8.0]
-seeds = range(3)
 
 
 def accuracy(solver, epsilon):
     models = (PrivateMinimaxClassifier(epsilon=epsilon, solver=solver, group_by=None,
-                                       random_state=seed) for seed in seeds)
+                                       random_state=noise) for _ in range(3))
     # the 10 classes are public: passed to fit, not read from the private labels
     return np.mean([m.fit(X_train, y_train, classes=range(10)).score(X_test, y_test)
                     for m in models])

@@ -1,24 +1,67 @@
 """Privacy plumbing shared by the estimators."""
 
+import hashlib
 import math
+from numbers import Integral
+import pickle
 
 from .privacy.accountant import BudgetAccountant
 
-__all__ = ["PrivacyMixin"]
+__all__ = ["PrivacyMixin", "noise_seed"]
+
+
+def noise_seed(random_state):
+    """What makes a fit's noise reproducible, as a string; None for fresh noise.
+
+    An int seeds the same noise on every fit. A ``RandomState`` gives the
+    noise of its current state: a shared instance advances from fit to fit
+    (fresh noise), but copies of one instance made before either is drawn
+    from (:func:`sklearn.base.clone` deep-copies ``random_state``) draw the
+    same noise, so its state is what identifies the noise. None is fresh
+    entropy.
+
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+        An estimator's (validated) ``random_state``, read before the fit
+        draws from it.
+
+    Returns
+    -------
+    seed : str or None
+        ``'random_state=<int>'``, ``'random_state=<RandomState in state
+        <digest>>'``, or None.
+
+    Examples
+    --------
+    >>> noise_seed(0), noise_seed(None)
+    ('random_state=0', None)
+    >>> import numpy as np
+    >>> noise_seed(np.random.RandomState(0)) == noise_seed(np.random.RandomState(0))
+    True
+    """
+    if random_state is None:
+        return None
+    if isinstance(random_state, Integral):
+        return f"random_state={int(random_state)}"
+    digest = hashlib.sha256(pickle.dumps(random_state.get_state())).hexdigest()[:12]
+    return f"random_state=<RandomState in state {digest}>"
 
 
 class PrivacyMixin:
     """Budget check before the data are touched, and the spend recorded after.
 
     Estimators with ``epsilon``, ``delta`` and ``accountant`` parameters call
-    :meth:`_check_budget` at the top of ``fit`` (before reading ``X``) and
-    :meth:`_record_spend` once the fit has succeeded. The fitted attributes it
-    sets are ``privacy_spent_`` (the composed (epsilon, delta) of what the fit
-    released, never above the parameters), ``privacy_method_`` (the
+    :meth:`_check_budget` at the top of ``fit`` (before reading ``X`` or
+    drawing from ``random_state``) and :meth:`_record_spend` once the fit has
+    succeeded. The fitted attributes it sets are ``privacy_spent_`` (the
+    composed (epsilon, delta) of what the fit released, never above the
+    parameters; ``inf`` for ``epsilon=inf``), ``privacy_method_`` (the
     composition rule that gave it) and ``privacy_ledger_`` (every mechanism,
     for the per-step log). The accountant is charged the parameters
     (epsilon, delta) with the ledger attached, so that it can compose several
-    fits tightly.
+    fits tightly, and the fit's :func:`noise_seed`, so that it can warn when
+    two fits share their noise.
     """
 
     def _fit_atomically(self, *args, **kwargs):
@@ -39,14 +82,18 @@ class PrivacyMixin:
     def _check_budget(self):
         accountant = BudgetAccountant.resolve(getattr(self, "accountant", None))
         accountant.check(self.epsilon, self.delta)
+        self._noise_seed = noise_seed(getattr(self, "random_state", None))
         return accountant
 
     def _record_spend(self, accountant, ledger):
+        if math.isinf(self.epsilon) and math.isfinite(ledger.epsilon(self.delta)):
+            ledger.zcdp(math.inf, label="exact fit (epsilon = inf): no privacy")
         eps_used, method = ledger.spent(self.delta)
         if eps_used > self.epsilon * (1 + 1e-9) and not math.isinf(self.epsilon):
             raise RuntimeError(  # a bug: the solver overspent its budget
                 f"internal error: the fit composed to epsilon={eps_used} > {self.epsilon}.")
-        accountant.spend(self.epsilon, self.delta, ledger=ledger, label=type(self).__name__)
+        accountant.spend(self.epsilon, self.delta, ledger=ledger, label=type(self).__name__,
+                         seed=self._noise_seed)
         self.privacy_spent_ = (float(eps_used), float(self.delta))
         self.privacy_method_ = method
         self.privacy_ledger_ = ledger

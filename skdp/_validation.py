@@ -5,20 +5,46 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, Options
+from sklearn.utils._param_validation import Interval, InvalidParameterError, Options
 
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
 
 __all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta", "check_bound",
-           "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms", "warn_privacy_leak"]
+           "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms", "warn_large_delta",
+           "warn_privacy_leak"]
+
+
+class RealInterval(Interval):
+    """An interval of real numbers that excludes booleans.
+
+    sklearn's ``Interval(Real, ...)`` accepts ``True`` as 1 and ``False`` as 0
+    (``bool`` is an ``int``); a privacy budget given as a boolean is a mistake.
+
+    Examples
+    --------
+    >>> RealInterval(0, 1, closed="right").is_satisfied_by(True)
+    False
+    >>> RealInterval(0, 1, closed="right").is_satisfied_by(1)
+    True
+    """
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Real, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+    def __str__(self):
+        return f"{super().__str__()} (not a bool)"
+
 
 # epsilon in (0, 1e10] or inf (inf: no privacy, for reference fits; finite values
 # beyond 1e10 mean no privacy either and overflow the conversions); delta in [0, 1).
 MAX_FINITE_EPSILON = 1e10
-EPSILON_CONSTRAINT = [Interval(Real, 0, MAX_FINITE_EPSILON, closed="right"),
+EPSILON_CONSTRAINT = [RealInterval(0, MAX_FINITE_EPSILON, closed="right"),
                       Options(Real, {math.inf})]
-DELTA_CONSTRAINT = [Interval(Real, 0, 1, closed="left")]
+DELTA_CONSTRAINT = [RealInterval(0, 1, closed="left")]
 # public bounds: squared and inverted by the solvers, so kept well inside float range
 BOUND_CONSTRAINT = [Interval(Real, 1e-100, 1e100, closed="both")]
 ACCOUNTANT_CONSTRAINT = [None, BudgetAccountant]
@@ -30,9 +56,10 @@ def check_epsilon_delta(epsilon, delta, *, need_delta=False):
     Parameters
     ----------
     epsilon : float
-        Must be > 0 (``inf`` allowed: no privacy).
+        Must be > 0 (``inf`` allowed: no privacy); not a bool.
     delta : float
-        Must be in [0, 1); > 0 when ``need_delta`` (Gaussian mechanisms).
+        Must be in [0, 1); > 0 when ``need_delta`` (Gaussian mechanisms);
+        not a bool.
     need_delta : bool, default=False
         The mechanism has no pure-DP guarantee.
 
@@ -41,6 +68,10 @@ def check_epsilon_delta(epsilon, delta, *, need_delta=False):
     >>> check_epsilon_delta(1, 1e-6)
     (1.0, 1e-06)
     """
+    for name, value in (("epsilon", epsilon), ("delta", delta)):
+        if isinstance(value, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"The {name!r} parameter must be a real number, not a bool. Got {value!r} instead.")
     try:
         epsilon, delta = float(epsilon), float(delta)
     except (TypeError, ValueError):
@@ -171,6 +202,38 @@ def _clip_overflowing_rows(X, bound, xp):
     unit = scaled / xp.where(huge, scaled_norms, xp.ones_like(scaled_norms))[:, None]
     X = xp.where(huge[:, None], unit * bound, X)
     return X, xp.where(huge, xp.full_like(sq, bound), xp.sqrt(sq))
+def warn_large_delta(delta, n_samples):
+    """Warn (:class:`~skdp.PrivacyLeakWarning`) when ``delta`` is not below ``1 / n_samples``.
+
+    An (epsilon, delta)-DP guarantee with ``delta >= 1/n`` allows publishing
+    a row in the clear: the mechanism that outputs each row with probability
+    delta is (0, delta)-DP and releases about ``delta * n >= 1`` rows. Every
+    estimator calls this once it knows n (public under replace-one adjacency:
+    the fit's number of rows; for a stream, its first chunk's).
+
+    Parameters
+    ----------
+    delta : float
+        The fit's delta.
+    n_samples : int
+        The number of rows (records) the fit is private for.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_large_delta(0.01, 1000)
+    ...     warn_large_delta(1e-6, 1000)
+    >>> len(caught)
+    1
+    """
+    if n_samples > 0 and float(delta) >= 1.0 / n_samples:
+        warnings.warn(f"delta={float(delta):g} is not below 1/n = 1/{n_samples}: the guarantee "
+                      "then allows publishing some rows in the clear (outputting each row with "
+                      "probability delta is (0, delta)-DP). Use delta well below 1/n, e.g. "
+                      f"1/n**2 = {1.0 / n_samples**2:.1g} or smaller.",
+                      PrivacyLeakWarning, stacklevel=3)
 
 
 def warn_privacy_leak(what, fix):

@@ -22,7 +22,7 @@ from ._base import PrivacyMixin
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, clip_factors, clip_overflowing_rows, row_norms,
-                          check_epsilon_delta, warn_privacy_leak)
+                          check_epsilon_delta, warn_large_delta, warn_privacy_leak)
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
 from .solvers.classification_losses import LOSSES, LinearData
 from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
@@ -367,6 +367,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         X = clip_overflowing_rows(X, self.feature_bound, xp)
         n = X.shape[0]
         if state is None:
+            warn_large_delta(delta, n)
             self.classes_ = _fit_classes(y, classes)
         y_codes = _label_codes(self.classes_, y, UNKNOWN_LABEL_MESSAGE)
         group_codes, labels = self._group_codes(y_codes, groups, n)

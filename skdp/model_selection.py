@@ -25,8 +25,9 @@ from sklearn.utils import _safe_indexing, get_tags, indexable
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._backend import make_rng, to_numpy
-from ._base import PrivacyMixin
+from ._base import PrivacyMixin, noise_seed
 from ._validation import ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT
+from ._validation import warn_large_delta
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
 from .privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho
@@ -401,10 +402,12 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
             raise ValueError("PrivateHyperparameterSearch requires y to be passed, but the "
                              "target y is None (it scores predictions).")
         n = _num_samples(X)
+        warn_large_delta(self.delta, n)
         n_val = int(round(self.validation_fraction * n))
         if n_val < 1 or n - n_val < 1:
             raise ValueError(f"validation_fraction={self.validation_fraction} of n={n} samples "
                              "leaves no training or no validation rows.")
+        seed = noise_seed(self.random_state)  # before rng draws from a RandomState
         rng = make_rng(self.random_state)
         perm = rng.permutation(n)  # independent of the rows' values
         val, train = perm[:n_val], perm[n_val:]
@@ -432,7 +435,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                 est = self._run_fit(params, rng, X, y, np.arange(n), fit_params, fit_rho)
         if est is not None:
             self._drop_run_traces(est, params)
-        accountant.spend(eps, float(self.delta), label=type(self).__name__)
+        accountant.spend(eps, float(self.delta), label=type(self).__name__, seed=seed)
         if n_runs == 0:
             warnings.warn("K = 0 runs were drawn (Poisson): the search released nothing.",
                           UserWarning, stacklevel=3)

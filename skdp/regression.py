@@ -16,7 +16,7 @@ from ._base import PrivacyMixin
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, clip_rows,
-                          row_norms, warn_privacy_leak)
+                          row_norms, warn_large_delta, warn_privacy_leak)
 from .losses import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
@@ -90,9 +90,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     Parameters
     ----------
     epsilon : float, default=1.0
-        Privacy parameter; ``inf`` gives the non-private fit (no noise).
+        Privacy parameter; ``inf`` gives the non-private fit (no noise),
+        recorded as an infinite spend (``privacy_spent_[0] = inf``, and in the
+        accountant).
     delta : float, default=1e-6
-        Privacy parameter, in (0, 1).
+        Privacy parameter, in (0, 1); should be well below ``1/n``
+        (``PrivacyLeakWarning`` otherwise).
     solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'spider', 'ppm', 'srgd', \
             'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
             'zo_multi_pass'}, default='auto'
@@ -201,7 +204,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     accountant : BudgetAccountant, default=None
         Charged ``(epsilon, delta)``; None uses the default accountant.
     random_state : int, RandomState instance or None, default=None
-        Seeds all noise. See :term:`Glossary <random_state>`.
+        Seeds all noise. See :term:`Glossary <random_state>`. A fixed seed is
+        for tests and reproducible figures: a release is differentially
+        private only if its seed is secret and never reused, so leave it None
+        for a release. Fits charged to one accountant with the same seed
+        share their noise and warn ``PrivacyLeakWarning``.
     verbose : int, default=0
         Print solver progress.
 
@@ -541,6 +548,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         accountant = self._check_budget()
 
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
+        warn_large_delta(self.delta, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
         xp = backend.xp
         y = xp.astype(y, X.dtype)
@@ -581,6 +589,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         accountant = self._check_budget() if state is None else None
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
                              reset=state is None)
+        if state is None:
+            warn_large_delta(self.delta, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state if state is None
                                       else state.rng)
         xp = backend.xp

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, make_rng, to_numpy
 from ._base import PrivacyMixin
+from ._validation import warn_large_delta
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta,
                           warn_privacy_leak)
 from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
@@ -400,6 +401,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self._marginal_index = marginals
         self.n_records_ = int(round(result.n_estimate)) if math.isfinite(result.n_estimate) \
             else len(records)
+        warn_large_delta(delta, self.n_records_)  # n public, or released (add_remove)
         self.n_iter_ = int(result.n_iter)
         self.duality_gap_ = float(result.gap)
         self.step_rule_ = result.info.get("step_rule")

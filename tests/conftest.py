@@ -18,9 +18,41 @@ import os
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 from hypothesis import settings  # noqa: E402
+import pytest  # noqa: E402
+
+from skdp import BudgetAccountant  # noqa: E402
 
 # Property tests explore the same examples on every run (reproducible CI);
 # set HYPOTHESIS_PROFILE=explore to search afresh.
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def fresh_default_accountant():
+    """Each test charges a fresh default accountant.
+
+    The accountant warns when two fits charged to it share a seed (their
+    noise is the same); the tests fit many estimators with
+    ``random_state=0`` for reproducibility, each test on its own data.
+    """
+    with BudgetAccountant():
+        yield
+
+
+def _is_sklearn_check(item):
+    callspec = getattr(item, "callspec", None)
+    check = callspec.params.get("check") if callspec else None
+    return getattr(getattr(check, "func", check), "__module__", "") == \
+        "sklearn.utils.estimator_checks"
+
+
+def pytest_collection_modifyitems(items):
+    """sklearn's estimator checks refit one estimator with one seed on purpose
+    (determinism): the shared-noise warning is expected there."""
+    shared_noise = pytest.mark.filterwarnings(
+        "ignore:.*drew the same noise:skdp.exceptions.PrivacyLeakWarning")
+    for item in items:
+        if _is_sklearn_check(item):
+            item.add_marker(shared_noise)

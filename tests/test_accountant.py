@@ -77,7 +77,7 @@ def test_copies_and_clones_share_the_accountant():
 
 def test_grid_search_spends_are_all_recorded():
     acc = BudgetAccountant()
-    pipe = make_pipeline(StandardScaler(), NoisyMeanRegressor(accountant=acc, random_state=0))
+    pipe = make_pipeline(StandardScaler(), NoisyMeanRegressor(accountant=acc))
     search = GridSearchCV(pipe, {"noisymeanregressor__epsilon": [0.5, 1.0]}, cv=3)
     search.fit(X, y)
     assert len(acc.spends) == 2 * 3 + 1  # every fold of every candidate, and the refit
@@ -86,7 +86,7 @@ def test_grid_search_spends_are_all_recorded():
 
 def test_default_accountant_records_cross_validation():
     with BudgetAccountant() as acc:
-        cross_val_score(NoisyMeanRegressor(random_state=0), X, y, cv=4)
+        cross_val_score(NoisyMeanRegressor(), X, y, cv=4)
     assert len(acc.spends) == 4
 
 
@@ -131,6 +131,13 @@ def test_infinite_epsilon_fit_is_allowed_only_by_an_unlimited_accountant():
         NoisyMeanRegressor(epsilon=math.inf, accountant=BudgetAccountant()).fit(X, y)
     with pytest.raises(BudgetExceededError):
         NoisyMeanRegressor(epsilon=math.inf, accountant=BudgetAccountant(10.0)).fit(X, y)
+
+
+def test_an_infinite_spend_is_infinite_whatever_its_ledger_says():
+    acc = BudgetAccountant()
+    acc.spend(0.5, 1e-6, ledger=PrivacyLedger())
+    acc.spend(math.inf, 1e-6, ledger=PrivacyLedger())  # no mechanism recorded: 0 before
+    assert acc.total() == (math.inf, 2e-6)
 
 
 def test_a_check_without_a_ledger_still_uses_the_earlier_fits_ledgers():

@@ -14,6 +14,18 @@ diffprivlib's loses spends:
   mechanisms, their :class:`~skdp.privacy.accounting.PrivacyLedger` merged and
   converted at the same total delta (zCDP / GDP composition).
 
+Fits that share their noise break composition: two fits seeded with the
+same ``random_state`` (``GridSearchCV`` over an estimator with an integer
+seed gives every fold the same one) draw the same noise, which cancels when
+their outputs are compared, so the composed total no longer bounds what they
+release. The accountant remembers each spend's seed and warns
+(:class:`~skdp.exceptions.PrivacyLeakWarning`) when one repeats. A fixed seed
+is for tests and reproducible figures; a release is differentially private
+only if its noise is fresh (``random_state=None``) or its seed is secret and
+never reused. Seeds are compared within one accountant (one dataset):
+reusing a seed on another table, e.g. the next version of the same one, is
+not detected and leaks the rows that changed.
+
 Fits run in other processes (``n_jobs > 1`` with a process-based joblib
 backend) spend on a copy of the accountant that the parent never sees: a
 :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it happens.
@@ -22,6 +34,7 @@ backend) spend on a copy of the accountant that the parent never sees: a
 import math
 import os
 import threading
+import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .accounting import PrivacyLedger, Spend
@@ -48,8 +61,9 @@ class BudgetAccountant:
     Attributes
     ----------
     spends : list of dict
-        One record per reported spend: ``epsilon``, ``delta``, ``label`` and
-        ``ledger`` (a :class:`~skdp.privacy.accounting.PrivacyLedger` or None).
+        One record per reported spend: ``epsilon``, ``delta``, ``label``,
+        ``ledger`` (a :class:`~skdp.privacy.accounting.PrivacyLedger` or None)
+        and ``seed`` (what made its noise reproducible, or None).
 
     Examples
     --------
@@ -67,6 +81,9 @@ class BudgetAccountant:
     _lock = threading.RLock()
 
     def __init__(self, epsilon=math.inf, delta=1.0):
+        if isinstance(epsilon, bool) or isinstance(delta, bool):
+            raise TypeError(f"epsilon and delta must be real numbers, not bools; got "
+                            f"{epsilon!r}, {delta!r}.")
         if not epsilon > 0:
             raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
         if not 0 <= delta <= 1:
@@ -112,9 +129,9 @@ class BudgetAccountant:
         for s in spends:
             eps_basic += s["epsilon"]
             delta += s["delta"]
-            if s["ledger"] is not None:
+            if s["ledger"] is not None and math.isfinite(s["epsilon"]):
                 merged.extend(s["ledger"])
-            else:  # mechanisms unknown: the claimed guarantee, composed basically
+            else:  # mechanisms unknown, or no privacy claimed: the claim, composed basically
                 merged.approx(s["epsilon"], s["delta"])
         return eps_basic, delta, _compact(merged)
 
@@ -188,20 +205,38 @@ class BudgetAccountant:
                 f"accountant's total (epsilon={self.epsilon}, delta={self.delta}).")
         return True
 
-    def spend(self, epsilon, delta, ledger=None, label=""):
+    def spend(self, epsilon, delta, ledger=None, label="", seed=None):
         """Record a spend; raise :class:`~skdp.exceptions.BudgetExceededError` if it overspends.
 
         Parameters
         ----------
         epsilon, delta : float
-            The spend's claimed guarantee.
+            The spend's claimed guarantee (``epsilon = inf`` is recorded as
+            infinite whatever the ledger says).
         ledger : PrivacyLedger, default=None
             The mechanisms behind it, for tighter composition.
         label : str, default=''
             What spent it (the estimator's name).
+        seed : str, default=None
+            What makes the spend's noise reproducible (the estimators pass
+            ``'random_state=<int>'`` for an int seed, or a digest of a
+            ``RandomState``'s state); None for fresh noise. A seed already
+            recorded here (by a finite spend) warns
+            :class:`~skdp.exceptions.PrivacyLeakWarning`: the two spends share
+            their noise, and the composed total does not bound them.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> acc = BudgetAccountant()
+        >>> acc.spend(1.0, 1e-6, label="fold 1", seed="random_state=0")
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     acc.spend(1.0, 1e-6, label="fold 2", seed="random_state=0")
+        >>> caught[0].category.__name__
+        'PrivacyLeakWarning'
         """
         if os.getpid() != self._pid:
-            import warnings
             warnings.warn(
                 "A privacy spend was recorded in a worker process: the parent's "
                 "BudgetAccountant will not see it. Use n_jobs=1 (or a thread-based "
@@ -209,8 +244,21 @@ class BudgetAccountant:
                 PrivacyLeakWarning, stacklevel=2)
         with self._lock:
             self.check(epsilon, delta, ledger)
+            earlier = self._noise_shared_with(seed, epsilon)
             self.spends.append(dict(epsilon=float(epsilon), delta=float(delta),
-                                    ledger=ledger, label=str(label)))
+                                    ledger=ledger, label=str(label), seed=seed))
+        if earlier is not None:
+            _warn_shared_noise(seed, label, earlier["label"])
+
+    def _noise_shared_with(self, seed, epsilon):
+        """The earlier spend whose noise a spend with this seed repeats, or None.
+
+        Infinite spends claim no bound, so they neither warn nor are warned about.
+        """
+        if seed is None or math.isinf(epsilon):
+            return None
+        return next((s for s in self.spends
+                     if s.get("seed") == seed and math.isfinite(s["epsilon"])), None)
 
     # the process-wide default -------------------------------------------------
     @classmethod
@@ -264,6 +312,16 @@ class BudgetAccountant:
         with self._lock:
             BudgetAccountant._default = BudgetAccountant._default_stack.pop()
         return False
+
+
+def _warn_shared_noise(seed, label, earlier_label):
+    warnings.warn(
+        f"{label or 'A spend'} used {seed}, as did an earlier fit "
+        f"({earlier_label or 'unlabelled'}) charged to this accountant: the two drew the same noise, which cancels when their "
+        "outputs are compared, so the accountant's composed total does not bound what they "
+        "release. A fixed seed is for tests and reproducible figures only: for a release use "
+        "random_state=None (fresh noise), or a secret seed used once.",
+        PrivacyLeakWarning, stacklevel=3)
 
 
 def _compact(ledger):

@@ -216,7 +216,7 @@ def test_private_game_beats_uniform_at_large_n_epsilon():
 # --------------------------------------------------------------------------- tables
 def test_dataframe_roundtrip_dtypes_and_categories():
     X = _table()
-    est = SaddlePointSynthesizer(domain=DOMAIN, random_state=0).fit(X)
+    est = SaddlePointSynthesizer(domain=DOMAIN, missing="error", random_state=0).fit(X)
     out = est.sample(50)
     assert list(out.columns) == list(X.columns) and len(out) == 50
     assert (out.dtypes == X.dtypes).all()
@@ -245,7 +245,10 @@ def test_json_domain_and_workload_list(tmp_path):
                                 "c": {"low": -4, "high": 6}, "s": ["u", "v", "w"]}))
     est = SaddlePointSynthesizer(domain=str(path), workload=[("a", "c"), ("b", "s", "flag")],
                                  n_bins=5, random_state=0).fit(X)
-    assert est.domain_["c"] == (-4.0, 6.0) and est.domain_["flag"] == [False, True]
+    assert est.domain_["c"] == {"low": -4.0, "high": 6.0, "n_bins": 5, "integer": False,
+                                "missing": True}
+    assert est.domain_["flag"] == {"categories": [False, True], "missing": False}
+    assert est.domain_["b"] == {"categories": [0, 1, 2], "missing": False}  # int64: no NA
     assert est.marginals_ == [("a", "c"), ("b", "flag", "s")]
     assert set(est.workload_error(X)) == set(est.marginals_)
 
@@ -261,7 +264,8 @@ def test_missing_domain_warns_and_private_domain_does_not():
     labels = [e.label for e in est.privacy_ledger_.entries]
     assert any("domain" in lab for lab in labels)
     assert est.privacy_spent_[0] <= 1.0 * (1 + 1e-9)
-    assert est.domain_["s"][-1] == "<other>" and est.domain_["a"] == ["x", "y", "z"]
+    assert est.domain_["s"]["categories"][-1] == "<other>"
+    assert est.domain_["a"] == {"categories": ["x", "y", "z"], "missing": True}
     domain_rho = est.privacy_ledger_.entries[0].rho
     assert domain_rho == pytest.approx(0.2 * approx_dp_to_zcdp(1.0, 0.5e-6))
 
@@ -281,17 +285,20 @@ def test_bad_input_errors():
     X = _table()
     bad = X.copy()
     bad.loc[3, "c"] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        SaddlePointSynthesizer(domain=DOMAIN).fit(bad)
-    with pytest.raises(ValueError, match="NaN"):
-        SaddlePointSynthesizer(domain={0: [0, 1]}).fit(np.array([[0.0], [np.nan]]))
+    with pytest.raises(ValueError, match="column 'c' has missing values and missing='error'"):
+        SaddlePointSynthesizer(domain=DOMAIN, missing="error").fit(bad)
+    with pytest.raises(ValueError, match="column 0 has missing values"):
+        SaddlePointSynthesizer(domain={0: [0, 1]}, missing="error").fit(
+            np.array([[0.0], [np.nan]]))
     est = SaddlePointSynthesizer(domain=DOMAIN, random_state=0).fit(X)
     unseen = X.copy()
     unseen["s"] = unseen["s"].replace("u", "new")
-    with pytest.raises(ValueError, match="'new', which is not among"):
+    with pytest.raises(ValueError, match="column 's' has a value that is not among") as err:
         est.score(unseen)
-    with pytest.raises(ValueError, match="not among"):
+    assert "new" not in str(err.value)  # private values are never echoed
+    with pytest.raises(ValueError, match="column 's' has a value that is not among") as err:
         SaddlePointSynthesizer(domain={**DOMAIN, "s": ["u", "v"]}).fit(X)
+    assert "'w'" not in str(err.value)
     wide = np.random.default_rng(0).normal(size=(50, 8))
     with pytest.raises(ValueError, match="cells.*fewer bins"):
         SaddlePointSynthesizer(domain={j: (-5, 5) for j in range(8)}).fit(wide)

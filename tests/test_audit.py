@@ -23,8 +23,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, LOW_POWER, PAIRS, X_LIN, X_TABLE,
-                          Y_CLASS, make_case)
+from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, LOW_POWER, PAIRS,
+                          SYNTH_KIND_CANARIES, X_LIN, X_TABLE, Y_CLASS, make_case)
 from skdp._backend import Backend
 from skdp._base import PrivacyMixin
 from skdp._validation import ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT
@@ -276,3 +276,14 @@ def test_table_canary_on_a_dataframe():
     assert list(c.X_in.columns) == ["city", "age"] and (c.X_in.iloc[1:] == df.iloc[1:]).all().all()
     res = audit_estimator(est, df, n_trials=4, random_state=0)
     assert res.statistic == "mass_in_canary_cells"
+
+
+@pytest.mark.parametrize("name", sorted(SYNTH_KIND_CANARIES))
+def test_synthesizer_kind_canaries_stay_below_the_claim(name):
+    """Issue 15, item 2: the column kind and integer flag no longer read the values."""
+    est, canary, statistic = SYNTH_KIND_CANARIES[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = audit_estimator(est, canary.X_out, canary=canary, statistic=statistic,
+                              n_trials=100, random_state=0)
+    assert res.epsilon_lower_bound <= est.epsilon, res.summary()

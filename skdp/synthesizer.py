@@ -308,20 +308,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                               "private, or missing='keep'.")
         values = self._complete(columns, values)
         self._derive(columns, values, how)
-        find = [j for j, h in enumerate(how) if h == "private"]
         ledger = PrivacyLedger()
-        # the kinds are public (entry or dtype): so is whether delta is split
-        delta_main = delta / 2.0 if any(columns[j].categorical for j in find) else delta
-        rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
-        if find:
-            rho_domain = self.domain_share * rho
-            self._private_domain([columns[j] for j in find], [values[j] for j in find],
-                                 rho_domain, delta - delta_main, backend.rng, ledger)
-            rest = rho if math.isinf(rho) else rho - rho_domain
-            budget = Budget(rest, epsilon, delta, exclusive=False)
-        else:
-            mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
-            budget = Budget(rho, epsilon, delta, exclusive=True, mu=mu)
+        budget = self._budget(columns, values, how, epsilon, delta, backend.rng, ledger)
         shape = tuple(c.cardinality for c in columns)
         _check_size(columns, shape, self.n_bins)
         marginals = self._marginals(columns)
@@ -351,6 +339,21 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.solver_info_ = dict(result.info)
         self._record_spend(accountant, ledger)  # last: fit is atomic (see fit)
         return self
+
+    def _budget(self, columns, values, how, epsilon, delta, rng, ledger):
+        """Find the private domains, if any column needs one; the solver's budget."""
+        find = [j for j, h in enumerate(how) if h == "private"]
+        # the kinds are public (entry or dtype): so is whether delta is split
+        delta_main = delta / 2.0 if any(columns[j].categorical for j in find) else delta
+        rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
+        if not find:
+            mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
+            return Budget(rho, epsilon, delta, exclusive=True, mu=mu)
+        rho_domain = self.domain_share * rho
+        self._private_domain([columns[j] for j in find], [values[j] for j in find], rho_domain,
+                             delta - delta_main, rng, ledger)
+        rest = rho if math.isinf(rho) else rho - rho_domain
+        return Budget(rest, epsilon, delta, exclusive=False)
 
     def _progress(self, t, total, gap):
         msg = f"\r[{self.solver}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
@@ -433,12 +436,11 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                 for j, c in enumerate(columns)]
 
     def _derive(self, columns, values, how):
-        derived = [c for c, h in zip(columns, how) if h == "data"]
-        for col, v in zip(columns, values):
-            if col in derived:
-                derive(col, v[~missing_mask(v)], self.n_bins)
+        derived = [(c, v) for c, v, h in zip(columns, values, how) if h == "data"]
+        for col, v in derived:
+            derive(col, v[~missing_mask(v)], self.n_bins)
         if derived:
-            warn_privacy_leak(f"The domain of column(s) {[c.name for c in derived]}",
+            warn_privacy_leak(f"The domain of column(s) {[c.name for c, _ in derived]}",
                               "Pass the public categories or bounds of every column as "
                               "`domain` (or use domain='private').")
 

@@ -1,6 +1,5 @@
 """Differentially private synthetic data as a saddle-point game (paper 002)."""
 
-from dataclasses import dataclass, field, replace
 from itertools import combinations
 import json
 import math
@@ -16,6 +15,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, make_rng, to_numpy
+from ._domain import (OTHER, Column as _Column, derive, missing_mask, parse_entry, plan_column,
+                      private_categories, private_range)
 from ._base import PrivacyMixin
 from ._validation import warn_large_delta
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta,
@@ -37,113 +38,6 @@ _SOLVERS = {
 }
 """Solver registry: name -> function(problem, budget, backend, ledger, *, n_iter,
 progress[, tol]) -> SolverResult (``tol`` for the 'smd' family only)."""
-
-OTHER = "<other>"
-_POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k
-
-
-# ---------------------------------------------------------------------------
-# Columns: public description, encoding to bin indices and decoding back
-# ---------------------------------------------------------------------------
-@dataclass
-class _Column:
-    """One column's public domain: categories, or bounds cut into bins."""
-
-    name: object
-    dtype: object
-    categories: list = None
-    low: float = 0.0
-    high: float = 1.0
-    n_bins: int = 1
-    integer: bool = False
-    public: bool = True
-    source: str = "given"
-    index: dict = field(default=None, repr=False)
-
-    @property
-    def categorical(self):
-        return self.categories is not None
-
-    @property
-    def cardinality(self):
-        return len(self.categories) if self.categorical else self.n_bins
-
-    def describe(self):
-        if self.categorical:
-            return list(self.categories)
-        return (self.low, self.high)
-
-    def encode(self, values):
-        """Bin index of every value; unknown categories raise a ValueError."""
-        if self.categorical:
-            if self.index is None:
-                self.index = {_key(c): i for i, c in enumerate(self.categories)}
-            codes = np.empty(len(values), dtype=np.int64)
-            other = self.index.get(_key(OTHER))
-            for i, v in enumerate(values):
-                code = self.index.get(_key(v), other)
-                if code is None:
-                    shown = self.categories[:10]
-                    raise ValueError(
-                        f"column {self.name!r} has the value {v!r}, which is not among its "
-                        f"{len(self.categories)} domain categories {shown}"
-                        f"{'...' if len(self.categories) > 10 else ''}; add it to `domain`.")
-                codes[i] = code
-            return codes
-        v = np.asarray(values, dtype=np.float64)
-        if self.n_bins == 1 or self.high <= self.low:
-            return np.zeros(len(v), dtype=np.int64)
-        low, high = self.low, self.high
-        if not math.isfinite(high - low):  # the span overflows: the same bins, halved
-            v, low, high = v / 2, low / 2, high / 2
-        pos = np.floor((v - low) / (high - low) * self.n_bins)
-        return np.clip(pos, 0, self.n_bins - 1).astype(np.int64)
-
-    def decode(self, codes, rng):
-        """Values for bin indices: the category, or a uniform draw in the bin."""
-        if self.categorical:
-            cats = np.empty(len(self.categories), dtype=object)
-            cats[:] = self.categories
-            return cats[codes]
-        if not math.isfinite(self.high - self.low):  # the span overflows: decode halved
-            return 2 * replace(self, low=self.low / 2, high=self.high / 2).decode(codes, rng)
-        width = (self.high - self.low) / self.n_bins
-        left = self.low + codes * width
-        if not self.integer:
-            return left + rng.uniform(size=len(codes)) * width
-        lo = np.ceil(left)
-        hi = np.where(codes == self.n_bins - 1, np.floor(self.high), np.ceil(left + width) - 1)
-        mid = np.round(left + width / 2)
-        ok = hi >= lo
-        draw = lo + np.floor(rng.uniform(size=len(codes)) * np.maximum(hi - lo + 1, 1))
-        return np.where(ok, draw, mid)
-
-
-def _key(v):
-    """Hashable comparison key: numbers compare by value, everything else by itself."""
-    if isinstance(v, (bool, np.bool_)):
-        return ("b", bool(v))
-    if isinstance(v, (Integral, Real, np.number)):
-        return ("n", float(v))
-    return ("o", v)
-
-
-def _is_frame(X):
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
-
-
-def _is_missing(v):
-    if v is None:
-        return True
-    try:
-        return bool(v != v)
-    except (TypeError, ValueError):
-        return False
-
-
-def _is_number(v):
-    return isinstance(v, (Integral, Real, np.number)) and not isinstance(v, (bool, np.bool_))
-
 
 # ---------------------------------------------------------------------------
 # The estimator
@@ -197,18 +91,52 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         columns); or an explicit list of column tuples (names or indices).
     domain : dict, str or None, default=None
         Public description of the columns: a dict mapping each column (name,
-        or index for arrays) to its list of categories, or to ``(low, high)``
-        bounds (a JSON file may write ``{"low": l, "high": h}``) for a numeric
-        column cut into ``n_bins`` equal bins; or the path of such a JSON
-        file. Values outside numeric bounds are clipped to the end bins;
-        values outside a category list are an error. Boolean columns and
-        pandas categorical columns take their domain from the dtype.
-        ``None`` derives the missing columns from the data, which is not
-        private (:class:`~skdp.exceptions.PrivacyLeakWarning`). ``'private'``
-        spends ``domain_share`` of the zCDP budget on a DP domain: numeric
-        ranges from noisy counts on a fixed log-scale grid, categories from
-        noisy counts released above a threshold (half of ``delta`` goes to the
-        threshold), with an ``'<other>'`` category for the rest.
+        or index for arrays without ``feature_names``) to its entry, or the
+        path of a JSON file of such a dict. Entries:
+
+        - a list: the categories (always; strings, numbers or booleans, which
+          compare by value: ``1 == 1.0``, but ``True`` is not ``1``);
+        - an int ``k``: the integer codes ``0 .. k-1`` (private-pgm's domain
+          files);
+        - a tuple ``(low, high)``: numeric bounds cut into ``n_bins`` equal
+          bins (values outside are clipped to the end bins);
+        - a dict: ``{"categories": [...]}``; ``{"low": l, "high": h}`` with
+          optional ``"n_bins": k`` and ``"integer": true`` (values sampled back
+          as integers); or ``{"kind": "numeric"}`` (optional ``"integer"``,
+          ``"n_bins"``) / ``{"kind": "categorical"}``: the kind is public and
+          the bounds or categories are found privately, as with
+          ``'private'``. Any dict may add ``"missing": true|false`` (whether
+          the column has a missing-value cell; see ``missing``).
+
+        Malformed entries raise a ValueError or TypeError naming the column.
+        A value outside a column's categories is an error that names the
+        column but never shows the value (it is private). Columns of bool
+        and pandas ``category`` dtypes not in the dict take their domain from
+        the dtype; other columns not in the dict are derived from the data,
+        which is not private (:class:`~skdp.exceptions.PrivacyLeakWarning`).
+        ``'private'`` finds every other column's domain privately, spending
+        ``domain_share`` of the zCDP budget: numeric ranges from noisy counts
+        on a fixed log-scale grid, categories from noisy counts released
+        above a threshold (half of ``delta`` goes to the threshold), with an
+        ``'<other>'`` category for the rest. Whether a column is numeric or
+        categorical, and whether it is integer, comes from the entry or the
+        dtype (numeric numpy/pandas dtypes are numeric, integer dtypes
+        integer; object and string columns categorical), never from the
+        values.
+    missing : {'keep', 'drop', 'error'}, default='keep'
+        Missing values (None, NaN, pandas NA / NaT). ``'keep'``: a missing
+        value is a value of its own: every column whose dtype can hold one
+        (float, object, string, pandas nullable and category dtypes; not
+        numpy int or bool) gets one more cell in its domain, decided by the
+        dtype and the entry's ``"missing"`` key, never by the data; it is
+        sampled back as NaN in float columns, None in object columns of
+        arrays and the dtype's NA in DataFrames. ``'drop'``: rows with a
+        missing value are dropped before the fit; the number of complete
+        rows is then data-dependent, which is private under
+        ``neighbouring='add_remove'`` (dropping is a per-row transformation)
+        but not under ``'replace_one'``, where ``n`` must be public
+        (:class:`~skdp.exceptions.PrivacyLeakWarning`). ``'error'``: a missing
+        value raises a ValueError naming its column.
     n_bins : int, default=10
         Bins per numeric column.
     n_iter : int or 'auto', default='auto'
@@ -222,7 +150,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         discrepancy principle: solving the noisy game further fits the noise;
         measured in ``benchmarks/RESULTS.md``).
     domain_share : float, default=0.1
-        Share of the zCDP budget spent on the domain when ``domain='private'``.
+        Share of the zCDP budget spent on the domain when some column's domain is
+        found privately (``domain='private'`` or a ``"kind"`` entry).
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -241,7 +170,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         The released synthetic distribution over ``Z`` (probabilities), in the
         input's array namespace.
     domain_ : dict
-        Column -> categories list or ``(low, high)`` bounds used.
+        Column name -> its domain entry in the JSON-serialisable dict form,
+        e.g. ``{"low": 0.0, "high": 90.0, "n_bins": 10, "integer": True,
+        "missing": False}`` or ``{"categories": [...], "missing": True}``: a
+        curator can save it and reuse it as ``domain``.
     domain_shape_ : tuple of int
         Column cardinalities.
     marginals_ : list of tuple
@@ -304,6 +236,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "solver": [StrOptions(set(_SOLVERS))],
         "workload": [Interval(Integral, 1, None, closed="left"), list, tuple],
         "domain": [None, dict, str, os.PathLike],
+        "missing": [StrOptions({"keep", "drop", "error"})],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
@@ -315,13 +248,14 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, solver="smd", workload=2, domain=None,
-                 n_bins=10, n_iter="auto", tol="auto", domain_share=0.1,
+                 missing="keep", n_bins=10, n_iter="auto", tol="auto", domain_share=0.1,
                  neighbouring="replace_one", accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.solver = solver
         self.workload = workload
         self.domain = domain
+        self.missing = missing
         self.n_bins = n_bins
         self.n_iter = n_iter
         self.tol = tol
@@ -332,25 +266,31 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, feature_names=None):
         """Release a synthetic distribution of ``X``.
 
         Parameters
         ----------
         X : pandas DataFrame or array-like of shape (n_samples, n_features)
-            The private table (categorical, object, bool, integer and float
-            columns). NaN or missing values are an error.
+            The private table (categorical, object, string, bool, integer and
+            float columns, pandas nullable dtypes). Missing values follow
+            ``missing``.
         y : None
             Ignored.
+        feature_names : list of str, default=None
+            Public names of the columns of an array ``X``: ``domain`` keys,
+            ``domain_``, ``marginals_``, warnings and errors use them. A
+            DataFrame carries its own names (``feature_names`` must then be
+            None or equal to them).
 
         Returns
         -------
         self : SaddlePointSynthesizer
             The fitted synthesizer.
         """
-        return self._fit_atomically(X, y)
+        return self._fit_atomically(X, y, feature_names)
 
-    def _fit(self, X, y=None):
+    def _fit(self, X, y=None, feature_names=None):
         self._validate_params()
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if self.solver != "smd" and self.neighbouring != "replace_one":
@@ -361,23 +301,16 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
         backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
                                       random_state=self.random_state)
-        columns, values = self._read(X, reset=True)
-        private_domain = isinstance(self.domain, str) and self.domain == "private"
+        columns, values = self._read(X, reset=True, feature_names=feature_names)
+        how = self._plan(columns)
+        if self.missing == "drop" and self.neighbouring == "replace_one":
+            warn_privacy_leak("The number of rows (missing='drop' keeps the complete rows)",
+                              "Use neighbouring='add_remove', under which dropping rows is "
+                              "private, or missing='keep'.")
+        values = self._complete(columns, values)
+        self._derive(columns, values, how)
         ledger = PrivacyLedger()
-        need_threshold = private_domain and any(
-            _needs_threshold(c, v) for c, v in zip(columns, values))
-        delta_main = delta / 2.0 if need_threshold else delta
-        rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
-        if private_domain:
-            rho_domain = self.domain_share * rho
-            self._private_domain(columns, values, rho_domain, delta - delta_main,
-                                 backend.rng, ledger)
-            rest = rho if math.isinf(rho) else rho - rho_domain
-            budget = Budget(rest, epsilon, delta, exclusive=False)
-        else:
-            self._public_domain(columns, values)
-            mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
-            budget = Budget(rho, epsilon, delta, exclusive=True, mu=mu)
+        budget = self._budget(columns, values, how, epsilon, delta, backend.rng, ledger)
         shape = tuple(c.cardinality for c in columns)
         _check_size(columns, shape, self.n_bins)
         marginals = self._marginals(columns)
@@ -409,47 +342,71 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self._record_spend(accountant, ledger)  # last: fit is atomic (see fit)
         return self
 
+    def _budget(self, columns, values, how, epsilon, delta, rng, ledger):
+        """Find the private domains, if any column needs one; the solver's budget."""
+        find = [j for j, h in enumerate(how) if h == "private"]
+        # the kinds are public (entry or dtype): so is whether delta is split
+        delta_main = delta / 2.0 if any(columns[j].categorical for j in find) else delta
+        rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
+        if not find:
+            mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
+            return Budget(rho, epsilon, delta, exclusive=True, mu=mu)
+        rho_domain = self.domain_share * rho
+        self._private_domain([columns[j] for j in find], [values[j] for j in find], rho_domain,
+                             delta - delta_main, rng, ledger)
+        rest = rho if math.isinf(rho) else rho - rho_domain
+        return Budget(rest, epsilon, delta, exclusive=False)
+
     def _progress(self, t, total, gap):
         msg = f"\r[{self.solver}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
         print(msg, end="", file=sys.stderr, flush=True)
 
     # -------------------------------------------------------------- reading
-    def _read(self, X, reset):
+    def _read(self, X, reset, feature_names=None):
         """Columns (name, dtype) and per-column host values of a table."""
-        if _is_frame(X):
-            names = list(X.columns)
-            if len(set(map(str, names))) != len(names):
-                raise ValueError(f"X has duplicate column names: {names}.")
-            dtypes = list(X.dtypes)
-            for name in names:
-                if X[name].isna().any():
-                    raise ValueError(f"Input X contains NaN or missing values in column {name!r}.")
-            frame = X
+        frame = X if _is_frame(X) else None
+        if frame is not None:
+            names = _frame_names(frame, feature_names)
             X = X.astype(object)
+        elif hasattr(X, "__array_namespace__") and not isinstance(X, np.ndarray):
+            X = to_numpy(X)  # array-API input: discretised on the host
+        arr = validate_data(self, X, reset=reset, dtype=None, ensure_min_samples=1,
+                            ensure_all_finite="allow-nan")
+        if frame is not None:
+            values = [frame[name].to_numpy() for name in names]
+            dtypes = list(frame.dtypes)
         else:
-            frame = None
-            if hasattr(X, "__array_namespace__") and not isinstance(X, np.ndarray):
-                X = to_numpy(X)  # array-API input: discretised on the host
-        arr = validate_data(self, X, reset=reset, dtype=None, ensure_min_samples=1)
-        if frame is None:
             arr = np.asarray(arr)
             if arr.dtype.kind == "c":
                 raise ValueError("Complex data not supported.")
-            names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") \
-                else list(range(arr.shape[1]))
-            dtypes = [arr.dtype] * arr.shape[1]
             values = [arr[:, j] for j in range(arr.shape[1])]
-            for name, v in zip(names, values):
-                if v.dtype == object and any(_is_missing(e) for e in v):
-                    raise ValueError(f"Input X contains NaN or missing values in column {name!r}.")
-        else:
-            values = [frame[name].to_numpy() for name in names]
-        if reset:
-            self._output = dict(kind="frame" if frame is not None else "array",
-                                dtype=None if frame is not None else np.asarray(arr).dtype)
-            columns = [_Column(name=n, dtype=d) for n, d in zip(names, dtypes)]
-            return columns, values
-        return None, values
+            names = _array_names(arr.shape[1], feature_names) if reset else None
+            dtypes = [arr.dtype] * arr.shape[1]
+        if not reset:
+            return None, values
+        self._output = dict(kind="frame" if frame is not None else "array",
+                            dtype=None if frame is not None else arr.dtype)
+        return [_Column(name=n, dtype=d) for n, d in zip(names, dtypes)], values
+
+    def _complete(self, columns, values):
+        """Values after the ``missing`` rule: unchanged, refused, or complete rows only."""
+        if self.missing == "keep" or not values:
+            return values
+        masks = [missing_mask(v) for v in values]
+        if self.missing == "error":
+            for name, mask in zip(self._names(columns), masks):
+                if mask.any():
+                    raise ValueError(f"column {name!r} has missing values (None/NaN/NA) and "
+                                     "missing='error'; "
+                                     "use missing='keep' (a missing cell) or 'drop'.")
+            return values
+        complete = ~np.logical_or.reduce(masks)
+        if not complete.any():
+            raise ValueError("every row has a missing value: missing='drop' leaves no row.")
+        return [v[complete] for v in values]
+
+    def _names(self, columns):
+        return [c.name for c in (columns if columns is not None else self._columns)]
 
     # --------------------------------------------------------------- domain
     def _given(self):
@@ -464,49 +421,56 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             raise TypeError(f"domain must be a dict or a JSON file of one, got {type(domain)}.")
         return domain
 
-    def _public_domain(self, columns, values):
+    def _plan(self, columns):
+        """Public part of every column's domain (entries, dtypes); how the rest is found."""
         given = self._given()
-        names = {_norm(c.name): c for c in columns}
-        unknown = [k for k in given if _norm(k) not in names]
+        names = {str(c.name): j for j, c in enumerate(columns)}
+        unknown = [k for k in given if str(k) not in names]
         if unknown:
             raise ValueError(f"domain names columns that X does not have: {unknown}; X has "
                              f"{[c.name for c in columns]}.")
-        lookup = {_norm(k): v for k, v in given.items()}
-        derived = []
-        for col, v in zip(columns, values):
-            spec = lookup.get(_norm(col.name))
-            if spec is not None:
-                _apply_spec(col, spec, self.n_bins, v)
-            elif not _dtype_domain(col):
-                _derive(col, v, self.n_bins)
-                derived.append(col.name)
+        if len({str(k) for k in given}) != len(given):
+            raise ValueError(f"domain names a column twice: {list(given)}.")
+        entries = {names[str(k)]: parse_entry(columns[names[str(k)]].name, spec)
+                   for k, spec in given.items()}
+        private = isinstance(self.domain, str) and self.domain == "private"
+        return [plan_column(c, entries.get(j), self.n_bins, private, self.missing == "keep")
+                for j, c in enumerate(columns)]
+
+    def _derive(self, columns, values, how):
+        derived = [(c, v) for c, v, h in zip(columns, values, how) if h == "data"]
+        for col, v in derived:
+            derive(col, v[~missing_mask(v)], self.n_bins)
         if derived:
-            warn_privacy_leak(f"The domain of column(s) {derived}",
+            warn_privacy_leak(f"The domain of column(s) {[c.name for c, _ in derived]}",
                               "Pass the public categories or bounds of every column as "
                               "`domain` (or use domain='private').")
 
     def _private_domain(self, columns, values, rho, delta_thr, rng, ledger):
-        """DP domain (budget ``rho``-zCDP plus ``delta_thr`` for thresholding)."""
-        todo = [(c, v) for c, v in zip(columns, values) if not _dtype_domain(c)]
-        if not todo:
-            return
-        sens = math.sqrt(2.0 * len(todo))  # replace-one: each column's histogram moves 2 counts
-        if self.neighbouring == "add_remove":
-            sens = math.sqrt(len(todo))
+        """DP domain (budget ``rho``-zCDP plus ``delta_thr`` for thresholding).
+
+        One Gaussian histogram per column (Bun–Steinke 2016 Prop. 1.6): a row
+        moves at most two counts of each (replace-one; one under add/remove),
+        so the stacked histograms have l2-sensitivity ``sqrt(2 d)`` (``sqrt(d)``);
+        a missing value counts in no histogram. Categories are released above
+        a threshold (stability-based histogram): a category held by one row
+        passes with probability ``delta_thr / #categorical columns``.
+        """
+        sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(columns))
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
-        ledger.gaussian(sens, sigma, label=f"domain counts of {len(todo)} columns")
-        n_thr = sum(_needs_threshold(c, v) for c, v in todo)
+        ledger.gaussian(sens, sigma, label=f"domain counts of {len(columns)} columns")
+        n_thr = sum(c.categorical for c in columns)
         threshold = 0.0
         if n_thr:
-            per_col = delta_thr / n_thr
             # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
-            threshold = 1.0 + sigma * float(special.ndtri(1.0 - per_col))
+            threshold = 1.0 + sigma * float(special.ndtri(1.0 - delta_thr / n_thr))
             ledger.approx(0.0, delta_thr, label="category thresholding")
-        for col, v in todo:
-            if _needs_threshold(col, v):
-                _private_categories(col, v, sigma, threshold, rng)
+        for col, v in zip(columns, values):
+            present = v[~missing_mask(v)]
+            if col.categorical:
+                private_categories(col, present, sigma, threshold, rng)
             else:
-                _private_range(col, v, sigma, self.n_bins, rng)
+                private_range(col, present, sigma, rng)
 
     def _marginals(self, columns):
         d = len(columns)
@@ -514,13 +478,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             k = min(int(self.workload), d)
             return [tuple(m) for m in combinations(range(d), k)]
         out = []
-        names = [_norm(c.name) for c in columns]
+        names = [str(c.name) for c in columns]
         for tup in self.workload:
             tup = (tup,) if not isinstance(tup, (list, tuple)) else tup
             idx = []
             for name in tup:
-                if _norm(name) in names:
-                    idx.append(names.index(_norm(name)))
+                if str(name) in names:
+                    idx.append(names.index(str(name)))
                 elif isinstance(name, Integral) and 0 <= int(name) < d:
                     idx.append(int(name))
                 else:
@@ -539,13 +503,16 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         Cell counts are ``n_samples * histogram_`` rounded by randomised
         rounding (the integer parts, plus the remaining rows drawn without
         replacement in proportion to the fractional parts); rows are shuffled;
-        numeric values are drawn uniformly within their bin. Post-processing:
+        numeric values are drawn uniformly within their bin (integers within
+        it for integer columns). The table is built in batches
+        (:meth:`iter_sample`), and a request whose output cannot fit in the
+        available memory is refused before anything is drawn. Post-processing:
         no privacy cost.
 
         Parameters
         ----------
         n_samples : int, default=None
-            Number of rows; ``None`` gives ``n_records_``.
+            Number of rows (below ``10**9``); ``None`` gives ``n_records_``.
         random_state : int, Generator, RandomState or None, default=None
             Sampling randomness; ``None`` uses the estimator's ``random_state``.
 
@@ -555,10 +522,67 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             Same kind, columns and dtypes as the fitted ``X``.
         """
         check_is_fitted(self)
-        n = self.n_records_ if n_samples is None else int(n_samples)
-        if n < 0:
-            raise ValueError(f"n_samples must be >= 0, got {n_samples!r}.")
+        n = self._n_rows(n_samples)
+        _check_memory(n, self._row_bytes(), math.prod(self.domain_shape_))
+        _check_limit(n)
         rng = make_rng(self.random_state if random_state is None else random_state)
+        parts = list(self._host_batches(n, _SAMPLE_BATCH, rng))
+        return self._to_namespace(self._concat(parts, rng))
+
+    def iter_sample(self, n_samples=None, *, batch_size=100_000, random_state=None):
+        """Draw a synthetic table in batches, as a generator.
+
+        The concatenated batches are distributed exactly as one
+        ``sample(n_samples)``: the cell counts of the whole request are
+        rounded once (see :meth:`sample`), then split into batches by
+        successive multivariate hypergeometric draws (the composition of the
+        first rows of a uniformly random order), and each batch is shuffled.
+        Memory is ``O(batch_size + number of cells)``. Post-processing: no
+        privacy cost.
+
+        Parameters
+        ----------
+        n_samples : int, default=None
+            Number of rows in all (below ``10**9`` when above ``batch_size``);
+            ``None`` gives ``n_records_``.
+        batch_size : int, default=100_000
+            Rows per batch (the last batch has fewer; ``n_samples=0`` yields
+            no batch).
+        random_state : int, Generator, RandomState or None, default=None
+            Sampling randomness; ``None`` uses the estimator's ``random_state``.
+
+        Returns
+        -------
+        batches : generator of DataFrame or ndarray
+            Tables of the same kind, columns and dtypes as the fitted ``X``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdp.synthesizer import SaddlePointSynthesizer
+        >>> X = np.random.default_rng(0).integers(0, 3, size=(200, 2))
+        >>> synth = SaddlePointSynthesizer(domain={0: 3, 1: 3}).fit(X)
+        >>> [len(b) for b in synth.iter_sample(250, batch_size=100)]
+        [100, 100, 50]
+        """
+        check_is_fitted(self)
+        n = self._n_rows(n_samples)
+        if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, Integral) \
+                or batch_size < 1:
+            raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}.")
+        if n > batch_size:
+            _check_limit(n)
+        rng = make_rng(self.random_state if random_state is None else random_state)
+        return (self._to_namespace(t) for t in self._host_batches(n, int(batch_size), rng))
+
+    def _n_rows(self, n_samples):
+        n = self.n_records_ if n_samples is None else n_samples
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, Integral) or n < 0:
+            raise ValueError(f"n_samples must be an int >= 0 or None, got {n_samples!r}.")
+        return int(n)
+
+    def _cell_counts(self, n, rng):
+        """Randomised rounding of ``n * histogram_`` to integer counts summing to ``n``."""
         p = np.clip(to_numpy(self.histogram_).reshape(-1).astype(np.float64), 0, None)
         p = p / p.sum()
         counts = np.floor(n * p).astype(np.int64)
@@ -567,38 +591,61 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             frac = n * p - counts
             extra = rng.choice(p.size, size=rest, replace=False, p=frac / frac.sum())
             counts[extra] += 1
-        flat = rng.permutation(np.repeat(np.arange(p.size), counts))
+        return counts
+
+    def _host_batches(self, n, batch_size, rng):
+        """Host tables of successive batches of one sample of ``n`` rows."""
+        counts = self._cell_counts(n, rng)
+        cells = np.flatnonzero(counts)
+        for batch_cells, batch_counts in _batches(cells, counts[cells], batch_size, rng):
+            flat = rng.permutation(np.repeat(batch_cells, batch_counts))
+            yield self._decode(flat, rng)
+
+    def _decode(self, flat, rng):
         codes = np.unravel_index(flat, self.domain_shape_)
-        cols = [c.decode(code, rng) for c, code in zip(self._columns, codes)]
-        return self._table(cols)
+        return self._table([c.decode(code, rng) for c, code in zip(self._columns, codes)])
+
+    def _concat(self, parts, rng):
+        if not parts:
+            return self._decode(np.zeros(0, dtype=np.int64), rng)
+        if self._output["kind"] == "frame":
+            import pandas as pd
+
+            return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def _table(self, cols):
         if self._output["kind"] == "frame":
             import pandas as pd
 
-            data = {}
-            for c, v in zip(self._columns, cols):
-                data[c.name] = _cast_series(pd, v, c.dtype)
+            data = {c.name: _series(pd, v, c) for c, v in zip(self._columns, cols)}
             return pd.DataFrame(data, columns=[c.name for c in self._columns])
         dtype = self._output["dtype"]
         out = np.empty((len(cols[0]) if cols else 0, len(cols)), dtype=dtype)
         for j, (c, v) in enumerate(zip(self._columns, cols)):
-            if dtype.kind in "iu" and not c.categorical:
-                v = np.round(v)
-            elif c.integer and dtype == object:
-                v = np.array([int(e) for e in np.round(v)], dtype=object)
-            out[:, j] = v
-        if not isinstance(self.histogram_, np.ndarray):
-            import array_api_compat
-
-            xp = array_api_compat.array_namespace(self.histogram_)
-            return xp.asarray(out, device=array_api_compat.device(self.histogram_))
+            out[:, j] = _array_column(v, c, dtype)
         return out
+
+    def _to_namespace(self, table):
+        if isinstance(self.histogram_, np.ndarray) or self._output["kind"] == "frame":
+            return table
+        import array_api_compat
+
+        xp = array_api_compat.array_namespace(self.histogram_)
+        return xp.asarray(table, device=array_api_compat.device(self.histogram_))
+
+    def _row_bytes(self):
+        """Bytes per output row (an estimate: 40 per object or extension-dtype cell)."""
+        dtypes = [c.dtype for c in self._columns] if self._output["kind"] == "frame" \
+            else [self._output["dtype"]] * len(self._columns)
+        return sum(d.itemsize if isinstance(d, np.dtype) and d.kind != "O" else 40
+                   for d in dtypes)
 
     def _marginals_of(self, X):
         """Workload marginals (host probability vectors) of a table ``X``."""
         check_is_fitted(self)
         _, values = self._read(X, reset=False)
+        values = self._complete(None, values)
         codes = [c.encode(v) for c, v in zip(self._columns, values)]
         records = np.ravel_multi_index(codes, self.domain_shape_)
         problem = MarginalProblem(self.domain_shape_, self._marginal_index, records)
@@ -650,143 +697,44 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
         tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
         tags.array_api_support = True
         return tags
 
     def _expected_failed_checks(self):
-        big = ("its 10-column table of small integers has a derived domain of 1.15e7 cells, "
-               "above the 1e7 dense-histogram limit (refused by design); the array-API path "
-               "is tested on a smaller table in tests/test_synthesizer.py")
+        big = ("its table of 10+ float columns has a derived domain (10 bins and a missing "
+               "cell per column) far above the 1e7-cell dense-histogram limit (refused by "
+               "design); the array-API path is tested on a smaller table in "
+               "tests/test_synthesizer.py")
         return {"check_array_api_input": big, "check_array_api_same_namespace": big}
 
 
 # ---------------------------------------------------------------------------
-# Domain helpers
+# Reading helpers
 # ---------------------------------------------------------------------------
-def _norm(name):
-    return str(name)
+def _is_frame(X):
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
 
 
-def _dtype_domain(col):
-    """Domain from the dtype (public): bool -> [False, True]; pandas categorical."""
-    dtype = col.dtype
-    if getattr(dtype, "name", "") == "category":
-        col.categories = list(dtype.categories)
-        col.source = "dtype"
-        return True
-    if np.dtype(dtype).kind == "b" if _np_dtype(dtype) else str(dtype) == "boolean":
-        col.categories = [False, True]
-        col.source = "dtype"
-        return True
-    return False
+def _frame_names(frame, feature_names):
+    names = list(frame.columns)
+    if len(set(map(str, names))) != len(names):
+        raise ValueError(f"X has duplicate column names: {names}.")
+    if feature_names is not None and list(map(str, feature_names)) != list(map(str, names)):
+        raise ValueError(f"feature_names must be None for a DataFrame or equal its columns "
+                         f"{names}, got {list(feature_names)}.")
+    return names
 
 
-def _np_dtype(dtype):
-    try:
-        np.dtype(dtype)
-        return True
-    except TypeError:
-        return False
-
-
-def _kind(col, values):
-    """'numeric' or 'categorical' from the dtype, or from the values for objects."""
-    if _np_dtype(col.dtype) and np.dtype(col.dtype).kind in "iuf":
-        return "numeric"
-    if all(_is_number(v) for v in values):
-        return "numeric"
-    return "categorical"
-
-
-def _integer(col, values):
-    if _np_dtype(col.dtype) and np.dtype(col.dtype).kind in "iu":
-        return True
-    if _np_dtype(col.dtype) and np.dtype(col.dtype).kind == "f":
-        return False
-    return all(isinstance(v, (Integral, np.integer)) for v in values)
-
-
-def _apply_spec(col, spec, n_bins, values):
-    if isinstance(spec, dict) and "categories" in spec:
-        spec = list(spec["categories"])
-    if isinstance(spec, dict):
-        n_bins = int(spec.get("n_bins", n_bins))
-        spec = (spec["low"], spec["high"])
-    if isinstance(spec, tuple):
-        low, high = float(spec[0]), float(spec[1])
-        if not (math.isfinite(low) and math.isfinite(high) and high >= low):
-            raise ValueError(f"bounds of column {col.name!r} must be finite with low <= high, "
-                             f"got {spec!r}.")
-        col.low, col.high = low, high
-        col.n_bins = 1 if high == low else n_bins
-        col.integer = _integer(col, values)
-    elif isinstance(spec, (list, np.ndarray)):
-        cats = list(spec)
-        if not cats:
-            raise ValueError(f"column {col.name!r} has an empty category list.")
-        col.categories = cats
-    else:
-        raise TypeError(f"domain of column {col.name!r} must be a list of categories or "
-                        f"(low, high) bounds, got {spec!r}.")
-
-
-def _derive(col, values, n_bins):
-    """Domain taken from the data (not private; the caller warns)."""
-    col.source = "data"
-    col.public = False
-    if _kind(col, values) == "numeric":
-        v = np.asarray(values, dtype=np.float64)
-        if not np.all(np.isfinite(v)):
-            raise ValueError(f"Input X contains infinity or NaN in column {col.name!r}.")
-        integer = _integer(col, values)
-        if integer:  # the exact integers: float64 rounds those beyond 2**53
-            exact = np.unique(np.asarray(values))
-            if len(exact) <= n_bins:
-                col.categories = [int(u) for u in exact]
-                return
-        col.low, col.high = float(v.min()), float(v.max())
-        col.n_bins = 1 if col.high == col.low else n_bins
-        col.integer = integer
-        return
-    distinct = {}  # by _key, as encode() looks them up: a set() would merge True and 1
-    for v in values:
-        distinct.setdefault(_key(v), v)
-    col.categories = sorted(distinct.values(), key=lambda v: (str(type(v)), str(v)))
-
-
-def _needs_threshold(col, values):
-    return not _dtype_domain(col) and _kind(col, values) == "categorical"
-
-
-def _private_categories(col, values, sigma, threshold, rng):
-    """Categories whose Gaussian-noised count exceeds the threshold, plus '<other>'."""
-    cats, counts = np.unique(np.asarray(values, dtype=object).astype(str), return_counts=True)
-    first = {}
-    for v in values:
-        first.setdefault(str(v), v)
-    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
-    keep = [first[c] for c, s in zip(cats, noisy) if s > threshold]
-    col.categories = keep + [OTHER]
-    col.source = "private"
-
-
-def _private_range(col, values, sigma, n_bins, rng):
-    """Bounds from Gaussian-noised counts on a fixed grid of +-2**k bins."""
-    edges = np.concatenate([-(2.0 ** np.arange(_POW_MAX, _POW_MIN - 1, -1)), [0.0],
-                            2.0 ** np.arange(_POW_MIN, _POW_MAX + 1)])
-    v = np.clip(np.asarray(values, dtype=np.float64), edges[0], edges[-1])
-    counts = np.histogram(v, bins=edges)[0].astype(np.float64)
-    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
-    # a bin is kept when its noisy count clears the noise: a false positive
-    # among the empty bins has probability about 1% in all
-    kept = np.flatnonzero(noisy > sigma * float(special.ndtri(1.0 - 0.01 / counts.size)) + 0.5)
-    if kept.size == 0:
-        low, high = 0.0, 1.0
-    else:
-        low, high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
-    col.low, col.high, col.n_bins = low, high, n_bins
-    col.integer = _integer(col, values)
-    col.source = "private"
+def _array_names(n_columns, feature_names):
+    if feature_names is None:
+        return list(range(n_columns))
+    names = list(feature_names)
+    if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names) \
+            or len(names) != n_columns:
+        raise ValueError(f"feature_names must be {n_columns} distinct strings (one per column "
+                         f"of X), got {names!r}.")
+    return names
 
 
 def _check_size(columns, shape, n_bins):
@@ -799,13 +747,119 @@ def _check_size(columns, shape, n_bins):
             "columns, or merge categories in `domain`.")
 
 
-def _cast_series(pd, values, dtype):
+# ---------------------------------------------------------------------------
+# Sampling helpers
+# ---------------------------------------------------------------------------
+_SAMPLE_BATCH = 100_000
+_MAX_SAMPLES = 10**9  # NumPy's multivariate hypergeometric sampler needs totals below 1e9
+
+
+def _check_limit(n):
+    if n >= _MAX_SAMPLES:
+        raise ValueError(f"n_samples must be below {_MAX_SAMPLES:.0e} per request (NumPy's "
+                         f"hypergeometric sampler), got {n}.")
+
+
+def _check_memory(n, row_bytes, n_cells):
+    """Refuse a ``sample`` whose output (twice: batches and their concatenation) cannot fit."""
+    need = 2 * n * row_bytes + 24 * n_cells
+    avail = _available_memory()
+    if avail is not None and need > avail:
+        raise ValueError(
+            f"sample({n}) needs about {need / 2**30:.3g} GiB of memory, more than the "
+            f"{avail / 2**30:.3g} GiB available: draw it in batches with "
+            "iter_sample(n_samples, batch_size=...) and write each batch out (the CLI does).")
+
+
+def _available_memory():
+    """Bytes of memory available to this process (MemAvailable, capped by a cgroup limit)."""
+    avail = _meminfo_available()
+    limit, used = _read_int("/sys/fs/cgroup/memory.max"), _read_int("/sys/fs/cgroup/memory.current")
+    if limit is not None and used is not None:
+        avail = limit - used if avail is None else min(avail, limit - used)
+    return avail
+
+
+def _meminfo_available():
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _read_int(path):
+    try:
+        with open(path) as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):  # absent, or "max" (no limit)
+        return None
+
+
+def _batches(cells, counts, batch_size, rng):
+    """Split a multiset, in uniformly random order, into successive batches.
+
+    The multiset holds ``counts[i]`` copies of ``cells[i]``; yields the
+    ``(cells, counts)`` of batches of ``batch_size`` rows (the last fewer).
+    The first ``h`` rows of a uniformly random order hold a multivariate
+    hypergeometric draw of ``h`` from the multiset, and given it both parts are
+    uniformly random orders of their own multisets: so a part is split again
+    until it fits one batch. ``h`` is a whole number of batches, half of them
+    but at most about the number of cells: each split draws once per cell, so
+    the time is ``O(n log(n_cells / batch_size))`` and the parts waiting on
+    the stack hold ``O(batch_size + n_cells)`` entries.
+    """
+    stack = [(cells, counts)]
+    while stack:
+        cells, counts = stack.pop()
+        total = int(counts.sum())
+        if total <= batch_size:
+            if total:
+                yield cells, counts
+            continue
+        head_batches = min(-(-total // batch_size) // 2, max(1, -(-len(cells) // batch_size)))
+        head = rng.multivariate_hypergeometric(counts, head_batches * batch_size,
+                                               method="marginals")
+        tail = counts - head
+        stack.append((cells[tail > 0], tail[tail > 0]))
+        stack.append((cells[head > 0], head[head > 0]))
+
+
+def _objects(values, integer):
+    """Numeric values as Python objects: ints for integer columns, None where missing."""
+    out = np.empty(len(values), dtype=object)
+    ok = ~np.isnan(values)
+    out[ok] = [int(v) for v in values[ok]] if integer else values[ok]
+    out[~ok] = None
+    return out
+
+
+def _array_column(values, col, dtype):
+    if col.categorical:
+        return values
+    if dtype.kind in "iu":
+        return np.round(values)
+    if dtype.kind == "O":
+        return _objects(values, col.integer)
+    return values
+
+
+def _series(pd, values, col):
+    """One output column of a DataFrame, in the fitted dtype (object when it cannot hold it)."""
+    dtype = col.dtype
     if getattr(dtype, "name", "") == "category":
         return pd.Categorical(values, categories=dtype.categories)
+    if isinstance(dtype, np.dtype) and dtype.kind == "O" and not col.categorical:
+        return pd.Series(_objects(values, col.integer), dtype=object)
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu" and not col.categorical:
+        values = np.round(values)
     try:
-        if _np_dtype(dtype) and np.dtype(dtype).kind in "iub":
-            values = np.round(values.astype(np.float64)) if np.dtype(dtype).kind != "b" \
-                else values.astype(bool)
         return pd.Series(values).astype(dtype)
     except (TypeError, ValueError):
         return pd.Series(values, dtype=object)

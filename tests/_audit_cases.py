@@ -149,3 +149,40 @@ def class_count_and_margin(fitted, canary):
 
 
 _MARGIN = default_statistic(PrivateMinimaxClassifier())
+# Issue 15, item 2: the review's canaries of the synthesizer's column kind, read from the
+# private values before the fix. Each case gives the estimator, a Canary and a statistic that
+# reads what the leak flipped; the audited lower bound must stay below the claimed epsilon (on
+# the old code every fit was told apart: the bound of a perfect test on these fits, about 2.6).
+_X_CODES = np.empty((40, 1), dtype=object)
+_X_CODES[:, 0] = [int(v) for v in _rng.integers(0, 10, 40)]
+
+
+def _one_row_changed(value):
+    """D0: an object column of integers; D1: its row 0 replaced by ``value``."""
+    from skdp.audit import Canary
+
+    X_in = _X_CODES.copy()
+    X_in[0, 0] = value
+    return Canary(_X_CODES, None, X_in, None, (_X_CODES[:1], None), (X_in[:1], None), 0, "user")
+
+
+def _non_integer_share(fitted, canary):
+    """Share of non-integer values among the column's samples (post-processing)."""
+    values = np.array([v for v in fitted.sample(100, random_state=0)[:, 0] if v is not None],
+                      dtype=float)
+    return float(np.mean(values != np.round(values))) if values.size else 0.0
+
+
+def _cells(fitted, canary):
+    """Cells of the column: its bins when numeric, its released categories when categorical."""
+    return float(fitted.domain_shape_[0])
+
+
+SYNTH_KIND_CANARIES = {
+    # a single non-integer value under public bounds turned integer output into floats
+    "non_integer_value": lambda: (SaddlePointSynthesizer(domain={0: (0, 10)}, n_iter=50),
+                                  _one_row_changed(2.5), _non_integer_share),
+    # with domain='private', a single string made a column of numbers categorical
+    "string_in_numbers": lambda: (SaddlePointSynthesizer(domain="private", n_iter=50),
+                                  _one_row_changed("a string"), _cells),
+}

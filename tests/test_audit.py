@@ -23,8 +23,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, FIT_PARAMS, LOW_POWER, PAIRS, X_LIN,
-                          X_TABLE, Y_CLASS, class_count_and_margin, lone_label_case, make_case)
+from _audit_cases import (BROKEN_TRIALS, DOMAIN, ESTIMATORS, FIT_PARAMS, LOW_POWER, PAIRS,
+                          SYNTH_KIND_CANARIES, X_LIN, X_TABLE, Y_CLASS, class_count_and_margin,
+                          lone_label_case, make_case)
 from skdp._backend import Backend
 from skdp._base import PrivacyMixin
 from skdp._validation import ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT
@@ -303,3 +304,12 @@ def test_lone_label_row_caught_when_classes_come_from_y():
                               statistic=class_count_and_margin, random_state=0)
     assert any(issubclass(w.category, PrivacyLeakWarning) for w in caught)
     assert res.epsilon_lower_bound > 1.0 and res.tpr == 1.0 and res.fpr == 0.0, res.summary()
+@pytest.mark.parametrize("name", sorted(SYNTH_KIND_CANARIES))
+def test_synthesizer_kind_canaries_stay_below_the_claim(name):
+    """Issue 15, item 2: the column kind and integer flag no longer read the values."""
+    est, canary, statistic = SYNTH_KIND_CANARIES[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = audit_estimator(est, canary.X_out, canary=canary, statistic=statistic,
+                              n_trials=100, random_state=0)
+    assert res.epsilon_lower_bound <= est.epsilon, res.summary()

@@ -141,8 +141,10 @@ def assert_ok(est, acc, X):
         assert h.sum() == pytest.approx(1.0)
         s = np.asarray(est.sample(10))
         assert s.shape == (10, est.n_features_in_)
-        if s.dtype.kind == "f":
-            assert np.all(np.isfinite(s))
+        if s.dtype.kind == "f":  # NaN only in columns with a missing-value cell
+            assert not np.any(np.isinf(s))
+            has_cell = np.array([e["missing"] for e in est.domain_.values()])
+            assert not np.any(np.isnan(s[:, ~has_cell]))
         return
     assert np.all(np.isfinite(np.asarray(est.coef_)))
     assert np.all(np.isfinite(np.asarray(est.intercept_)))
@@ -175,6 +177,10 @@ def test_non_finite_X_is_refused(kind, bad):
     X, y = data(kind)
     X[3, 1] = bad
     est, acc = fresh(kind)
+    if kind == SYNTH and np.isnan(bad):  # missing='keep': NaN is a value of its own
+        fit(est, X, y)
+        assert_ok(est, acc, X)
+        est, acc = fresh(kind, missing="error")
     assert_refused(est, acc, X, y, "(?i)nan|inf")
 
 
@@ -190,8 +196,8 @@ def test_non_finite_y_is_refused(kind, bad):
 
 def test_non_finite_object_column_is_refused():
     X = np.array([["a", 1.0], ["b", np.nan], ["a", 2.0]], dtype=object)
-    est, acc = fresh(SYNTH, domain=None)
-    assert_refused(est, acc, X, None, "(?i)nan|missing")
+    est, acc = fresh(SYNTH, domain=None, missing="error")
+    assert_refused(est, acc, X, None, "column 1 has missing values")
 
 
 # ---------------------------------------------------------------------------
@@ -240,7 +246,7 @@ def test_constant_columns(kind):
 def test_synthesizer_constant_column_derived_domain():
     X, _ = data(SYNTH)
     X[:, 0] = 7.5
-    est, acc = fresh(SYNTH, domain=None)
+    est, acc = fresh(SYNTH, domain=None, missing="error")  # no missing cell
     fit(est, X, None)
     assert_ok(est, acc, X)
     assert np.all(est.sample(20)[:, 0] == 7.5)
@@ -340,18 +346,18 @@ def test_classifier_non_finite_groups_labels_fit_or_refuse():
 def test_synthesizer_category_outside_domain_is_refused():
     X = np.array([["a", "x"], ["b", "y"], ["zzz", "x"]], dtype=object)
     est, acc = fresh(SYNTH, domain={0: ["a", "b"], 1: ["x", "y"]})
-    assert_refused(est, acc, X, None, "zzz")
+    assert_refused(est, acc, X, None, "column 0 has a value that is not among its 2")
 
 
 def test_synthesizer_unseen_category_at_conversion_is_refused():
     X = np.array([["a", "x"], ["b", "y"], ["a", "x"]] * 5, dtype=object)
-    est, acc = fresh(SYNTH, domain={0: ["a", "b"], 1: ["x", "y"]})
+    est, acc = fresh(SYNTH, domain={0: ["a", "b"], 1: ["x", "y"]}, missing="error")
     est.fit(X)
     assert_ok(est, acc, X)
     new = np.array([["a", "x"], ["c", "y"]], dtype=object)
-    with pytest.raises(ValueError, match="'c'"):
+    with pytest.raises(ValueError, match="column 0 has a value that is not among"):
         est.score(new)
-    with pytest.raises(ValueError, match="'c'"):
+    with pytest.raises(ValueError, match="column 0 has a value that is not among"):
         est.workload_error(new)
     assert len(acc.spends) == 1
     out = est.sample(40)
@@ -363,7 +369,7 @@ def test_synthesizer_private_domain_maps_unseen_to_other():
     est, acc = fresh(SYNTH, domain="private", epsilon=50.0)
     est.fit(X)
     assert_ok(est, acc, X)
-    assert synthesizer.OTHER in est.domain_[0]
+    assert synthesizer.OTHER in est.domain_[0]["categories"]
     score = est.score(np.array([["never-seen", 1]], dtype=object))
     assert np.isfinite(score)
 
@@ -374,10 +380,11 @@ def test_synthesizer_pandas_unseen_category_and_missing():
     est, acc = fresh(SYNTH, domain={"c": ["a", "b"], "v": (0.0, 1.0)})
     est.fit(frame)
     assert_ok(est, acc, frame)
-    with pytest.raises(ValueError, match="'q'"):
+    with pytest.raises(ValueError, match="column 'c' has a value that is not among"):
         est.score(frame.assign(c=["q"] * 20))
-    est2, acc2 = fresh(SYNTH, domain={"c": ["a", "b"], "v": (0.0, 1.0)})
-    assert_refused(est2, acc2, frame.assign(c=[None] + ["a"] * 19), None, "(?i)missing|nan")
+    est2, acc2 = fresh(SYNTH, domain={"c": ["a", "b"], "v": (0.0, 1.0)}, missing="error")
+    assert_refused(est2, acc2, frame.assign(c=[None] + ["a"] * 19), None,
+                   "column 'c' has missing values")
 
 
 # ---------------------------------------------------------------------------
@@ -488,7 +495,8 @@ def test_any_float_table_fits_or_is_refused_cleanly(kind, X, seed):
         y = np.random.default_rng(seed).uniform(-1, 1, n)
     params = {"domain": None} if kind == SYNTH and seed % 2 else {}
     est, acc = fresh(kind, **params)
-    if not np.all(np.isfinite(X)) or (kind == CLF and n < 2):
+    refused = np.isinf(X) if kind == SYNTH else ~np.isfinite(X)  # synth: NaN is missing
+    if np.any(refused) or (kind == CLF and n < 2):
         assert_refused(est, acc, X, y, "(?i)nan|inf|class")
         return
     fit(est, X, y)
@@ -569,8 +577,8 @@ def test_refused_refit_keeps_the_previous_fit(kind):
     est, acc = fresh(kind)
     fit(est, X, y)
     old_state = fitted_attrs(est)
-    X[0, 0] = np.nan
-    with pytest.raises(ValueError, match="(?i)nan"):
+    X[0, 0] = np.inf if kind == SYNTH else np.nan  # synth: NaN is a value (missing='keep')
+    with pytest.raises(ValueError, match="(?i)nan|inf"):
         fit(est, X, y)
     assert len(acc.spends) == 1
     assert_same(fitted_attrs(est), old_state)
@@ -801,29 +809,21 @@ _cells = st.one_of(st.sampled_from(["a", "b", "", "é", None, "nan"]), st.intege
 
 @settings(max_examples=40, deadline=None)
 @given(cells=st.lists(st.lists(_cells, min_size=2, max_size=2), min_size=1, max_size=6))
-def test_any_object_table_synthesizes_or_is_refused_cleanly(cells):
+def test_any_object_table_synthesizes(cells):
+    """Object columns are categorical (by dtype), missing values a cell of their own and
+    +-inf one more category (a label): every object table fits, and samples its values."""
+    from skdp._domain import value_key
+
     X = np.empty((len(cells), 2), dtype=object)
     X[:] = cells
     est, acc = fresh(SYNTH, domain=None)
-    missing = any(v is None or (isinstance(v, float) and np.isnan(v))
-                  for row in cells for v in row)
-    infinite = [j for j in range(2) if any(isinstance(v, float) and np.isinf(v) for v in X[:, j])]
-    try:
-        est.fit(X)
-    except (ValueError, TypeError) as e:
-        assert missing or infinite, f"refused a clean table: {e}"
-        assert acc.spends == [] and fitted_attrs(est) == {}
-        assert "nan" in str(e).lower() or "inf" in str(e).lower() or "missing" in str(e)
-        return
-    assert not missing
-    # +-inf in a mixed object column is one more category (a label, not a number)
-    for j in infinite:
-        assert isinstance(est.domain_[j], list)
+    est.fit(X)
     assert_ok(est, acc, X)
     out = est.sample(8)
     for j in range(2):
-        assert {str(v) for v in out[:, j]} <= {str(v) for v in X[:, j]} or all(
-            isinstance(v, (int, float)) for v in X[:, j])
+        assert est.domain_[j]["missing"]
+        seen = {value_key(v) for v in X[:, j]}
+        assert all(v is None or value_key(v) in seen for v in out[:, j])
 
 
 @settings(max_examples=30, deadline=None)
@@ -848,7 +848,7 @@ def test_synthesizer_derived_categories_keep_true_and_one_apart():
     est, acc = fresh(SYNTH, domain=None)
     est.fit(X)
     assert_ok(est, acc, X)
-    assert len(est.domain_[1]) == 4
+    assert len(est.domain_[1]["categories"]) == 4
 
 
 def test_synthesizer_bins_spanning_more_than_the_float_range():
@@ -857,7 +857,7 @@ def test_synthesizer_bins_spanning_more_than_the_float_range():
     garbage index (crash in ravel_multi_index) and samples were NaN."""
     X = np.array([[0.0, -np.finfo(float).max], [1.0, 1e300], [0.5, 0.0]] * 4)
     for domain in (None, {1: (-np.finfo(float).max, np.finfo(float).max)}):
-        est, acc = fresh(SYNTH, domain=domain)
+        est, acc = fresh(SYNTH, domain=domain, missing="error")
         est.fit(X)
         assert_ok(est, acc, X)
         s = est.sample(50)
@@ -871,10 +871,10 @@ def test_synthesizer_integers_beyond_float_precision(dtype):
     big = np.iinfo(np.int64).max if dtype is not np.uint64 else np.iinfo(np.uint64).max
     small = 0 if dtype is np.uint64 else np.iinfo(np.int64).min
     X = np.array([[big], [small], [big - 1]] * 4, dtype=dtype)
-    est, acc = fresh(SYNTH, domain=None)
+    est, acc = fresh(SYNTH, domain=None, missing="error")
     est.fit(X)
     assert_ok(est, acc, X)
-    assert set(est.domain_[0]) == {int(big), int(small), int(big) - 1}
+    assert set(est.domain_[0]["categories"]) == {int(big), int(small), int(big) - 1}
     assert set(est.sample(30)[:, 0]) <= {big, small, big - 1}
 
 
@@ -893,11 +893,16 @@ def test_synthesizer_pandas_nullable_and_extension_dtypes():
     est, acc = fresh(SYNTH, domain=None)
     est.fit(ok)
     assert_ok(est, acc, ok)
-    assert est.domain_["c"] == ["u", "v", "w"]
+    assert est.domain_["c"] == {"categories": ["u", "v", "w"], "missing": True}
     for col, arr in [("i", pd.array([1, None, 3, 1, 2], dtype="Int64")),
                      ("b", pd.array([True, None, False, True, True], dtype="boolean"))]:
+        frame = ok.assign(**{col: arr})
         est, acc = fresh(SYNTH, domain=None)
-        assert_refused(est, acc, ok.assign(**{col: arr}), None, "(?i)missing")
+        est.fit(frame)  # missing='keep': the nullable dtypes get a missing cell
+        assert_ok(est, acc, frame)
+        assert est.domain_[col]["missing"] and est.sample(20)[col].dtype == frame[col].dtype
+        est, acc = fresh(SYNTH, domain=None, missing="error")
+        assert_refused(est, acc, frame, None, f"column '{col}' has missing values")
 
 
 @pytest.mark.parametrize("where", ["y", "groups"])

@@ -197,8 +197,8 @@ def test_vertex_schedule_matches_prop_3_3():
 # --------------------------------------------------------------------------- utility
 def test_huge_epsilon_matches_data_marginals():
     X = _table(n=3000)
-    est = SaddlePointSynthesizer(epsilon=1e8, domain=DOMAIN, n_bins=4, tol=1e-5,
-                                 n_iter=3000, random_state=0).fit(X)
+    est = SaddlePointSynthesizer(epsilon=1e8, domain=DOMAIN, n_bins=4, tol=1e-5, n_iter=3000,
+                                 missing="error", random_state=0).fit(X)
     assert est.score(X) > -0.01
     syn = est.sample(random_state=1)
     assert est.score(syn) > -0.05  # sampling error of 3000 rows
@@ -216,7 +216,7 @@ def test_private_game_beats_uniform_at_large_n_epsilon():
 # --------------------------------------------------------------------------- tables
 def test_dataframe_roundtrip_dtypes_and_categories():
     X = _table()
-    est = SaddlePointSynthesizer(domain=DOMAIN, random_state=0).fit(X)
+    est = SaddlePointSynthesizer(domain=DOMAIN, missing="error", random_state=0).fit(X)
     out = est.sample(50)
     assert list(out.columns) == list(X.columns) and len(out) == 50
     assert (out.dtypes == X.dtypes).all()
@@ -245,7 +245,10 @@ def test_json_domain_and_workload_list(tmp_path):
                                 "c": {"low": -4, "high": 6}, "s": ["u", "v", "w"]}))
     est = SaddlePointSynthesizer(domain=str(path), workload=[("a", "c"), ("b", "s", "flag")],
                                  n_bins=5, random_state=0).fit(X)
-    assert est.domain_["c"] == (-4.0, 6.0) and est.domain_["flag"] == [False, True]
+    assert est.domain_["c"] == {"low": -4.0, "high": 6.0, "n_bins": 5, "integer": False,
+                                "missing": True}
+    assert est.domain_["flag"] == {"categories": [False, True], "missing": False}
+    assert est.domain_["b"] == {"categories": [0, 1, 2], "missing": False}  # int64: no NA
     assert est.marginals_ == [("a", "c"), ("b", "flag", "s")]
     assert set(est.workload_error(X)) == set(est.marginals_)
 
@@ -261,7 +264,8 @@ def test_missing_domain_warns_and_private_domain_does_not():
     labels = [e.label for e in est.privacy_ledger_.entries]
     assert any("domain" in lab for lab in labels)
     assert est.privacy_spent_[0] <= 1.0 * (1 + 1e-9)
-    assert est.domain_["s"][-1] == "<other>" and est.domain_["a"] == ["x", "y", "z"]
+    assert est.domain_["s"]["categories"][-1] == "<other>"
+    assert est.domain_["a"] == {"categories": ["x", "y", "z"], "missing": True}
     domain_rho = est.privacy_ledger_.entries[0].rho
     assert domain_rho == pytest.approx(0.2 * approx_dp_to_zcdp(1.0, 0.5e-6))
 
@@ -281,17 +285,20 @@ def test_bad_input_errors():
     X = _table()
     bad = X.copy()
     bad.loc[3, "c"] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        SaddlePointSynthesizer(domain=DOMAIN).fit(bad)
-    with pytest.raises(ValueError, match="NaN"):
-        SaddlePointSynthesizer(domain={0: [0, 1]}).fit(np.array([[0.0], [np.nan]]))
+    with pytest.raises(ValueError, match="column 'c' has missing values .* missing='error'"):
+        SaddlePointSynthesizer(domain=DOMAIN, missing="error").fit(bad)
+    with pytest.raises(ValueError, match="column 0 has missing values"):
+        SaddlePointSynthesizer(domain={0: [0, 1]}, missing="error").fit(
+            np.array([[0.0], [np.nan]]))
     est = SaddlePointSynthesizer(domain=DOMAIN, random_state=0).fit(X)
     unseen = X.copy()
     unseen["s"] = unseen["s"].replace("u", "new")
-    with pytest.raises(ValueError, match="'new', which is not among"):
+    with pytest.raises(ValueError, match="column 's' has a value that is not among") as err:
         est.score(unseen)
-    with pytest.raises(ValueError, match="not among"):
+    assert "new" not in str(err.value)  # private values are never echoed
+    with pytest.raises(ValueError, match="column 's' has a value that is not among") as err:
         SaddlePointSynthesizer(domain={**DOMAIN, "s": ["u", "v"]}).fit(X)
+    assert "'w'" not in str(err.value)
     wide = np.random.default_rng(0).normal(size=(50, 8))
     with pytest.raises(ValueError, match="cells.*fewer bins"):
         SaddlePointSynthesizer(domain={j: (-5, 5) for j in range(8)}).fit(wide)
@@ -336,3 +343,243 @@ def test_parameter_constraints_are_validated():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         check_param_validation("SaddlePointSynthesizer", SaddlePointSynthesizer(random_state=0))
+
+
+# --------------------------------------------------------------------------- issue 15, item 2
+def _neighbours(value):
+    """Two object tables differing in one row: all integers, or one ``value`` in column 0."""
+    rng = np.random.default_rng(0)
+    X0 = np.empty((60, 2), dtype=object)
+    X0[:, 0] = [int(v) for v in rng.integers(0, 10, 60)]
+    X0[:, 1] = [str(v) for v in rng.choice(["u", "v"], 60)]
+    X1 = X0.copy()
+    X1[0, 0] = value
+    return X0, X1
+
+
+def test_integer_output_does_not_read_the_values():
+    """One non-integer value under public bounds flipped the column to float output
+    (integers read from the values): now the dtype or the entry decides, never the values."""
+    X0, X1 = _neighbours(2.5)
+    domain = {0: (0, 10), 1: ["u", "v"]}
+    params = dict(domain=domain, random_state=0)
+    fits = [SaddlePointSynthesizer(**params).fit(X) for X in (X0, X1)]
+    kinds = [{type(v) for v in est.sample(200, random_state=1)[:, 0] if v is not None}
+             for est in fits]  # None: the missing cell
+    assert kinds[0] == kinds[1] == {float}
+    assert fits[0].domain_ == fits[1].domain_ and not fits[0].domain_[0]["integer"]
+    domain[0] = {"low": 0, "high": 10, "integer": True}
+    fits = [SaddlePointSynthesizer(**params).fit(X) for X in (X0, X1)]
+    assert fits[0].domain_ == fits[1].domain_ and fits[0].domain_[0]["integer"]
+    assert {type(v) for v in fits[1].sample(200, random_state=1)[:, 0] if v is not None} == {int}
+
+
+def test_private_domain_kind_does_not_read_the_values():
+    """With domain='private', one string in a column of numbers turned it categorical (and
+    split delta for a threshold): the kind now comes from the dtype, the same for both."""
+    X0, X1 = _neighbours("a string")
+    fits = [SaddlePointSynthesizer(domain="private", epsilon=5.0, random_state=0).fit(X[:, :1])
+            for X in (X0, X1)]
+    entries = [[(e.kind, e.label, e.rho, e.delta) for e in est.privacy_ledger_.entries]
+               for est in fits]
+    assert entries[0] == entries[1]
+    assert all(set(est.domain_[0]) == {"categories", "missing"} for est in fits)
+    # the kind is public: {"kind": "numeric"} makes the same column numeric, bounds private
+    est = SaddlePointSynthesizer(domain={0: {"kind": "numeric", "integer": True},
+                                         1: {"kind": "categorical"}},
+                                 epsilon=5.0, random_state=0).fit(X0)
+    assert est.domain_[0]["integer"] and "low" in est.domain_[0]
+    assert est.domain_[1]["categories"][-1] == "<other>"
+    with pytest.raises(ValueError, match="column 0 has a value that is not a number") as err:
+        SaddlePointSynthesizer(domain={0: {"kind": "numeric"}, 1: ["u", "v"]}).fit(X1)
+    assert "a string" not in str(err.value)
+
+
+def test_value_outside_the_domain_is_not_echoed():
+    X0, X1 = _neighbours("secret-7")
+    with pytest.raises(ValueError, match="column 0 has a value that is not a number") as err:
+        SaddlePointSynthesizer(domain={0: (0, 10), 1: ["u", "v"]}).fit(X1)
+    assert "secret" not in str(err.value)
+    with pytest.raises(ValueError, match="column 0 has a value that is not among its 10") as err:
+        SaddlePointSynthesizer(domain={0: 10, 1: ["u", "v"]}).fit(X1)
+    assert "secret" not in str(err.value)
+
+
+# --------------------------------------------------------------------------- issue 15, item 11
+def test_domain_entry_forms():
+    X = pd.DataFrame({"code": np.arange(40) % 5, "flag": np.array([True, False] * 20, object),
+                      "x": np.linspace(0, 1, 40), "city": ["Lyon", "Rome"] * 20})
+    domain = {"code": 5, "flag": [True, False], "x": {"low": 0, "high": 1, "n_bins": 4},
+              "city": {"categories": ["Lyon", "Paris", "Rome"], "missing": False}}
+    est = SaddlePointSynthesizer(domain=domain, random_state=0).fit(X)
+    assert est.domain_ == {
+        "code": {"categories": [0, 1, 2, 3, 4], "missing": False},  # int64: no missing cell
+        "flag": {"categories": [True, False], "missing": True},     # object: one
+        "x": {"low": 0.0, "high": 1.0, "n_bins": 4, "integer": False, "missing": True},
+        "city": {"categories": ["Lyon", "Paris", "Rome"], "missing": False}}
+    assert est.domain_shape_ == (5, 3, 5, 3)
+    # True is not 1: a list of 0/1 does not hold booleans
+    with pytest.raises(ValueError, match="column 'flag' has a value that is not among its 2"):
+        SaddlePointSynthesizer(domain={**domain, "flag": [0, 1]}).fit(X)
+
+
+@pytest.mark.parametrize("entry, match", [
+    ({"categories": ["a"], "low": 0}, "column 'x'.*keys"),
+    ({"low": 0, "high": 1, "colour": 2}, "column 'x'.*keys"),
+    ({"kind": "ordinal"}, "column 'x'.*'kind'"),
+    ({"kind": "categorical", "integer": True}, "column 'x'.*'kind'"),
+    ({"low": 0}, "bounds of column 'x' need both"),
+    ({"low": 0, "high": 1, "n_bins": 0}, "column 'x'.*n_bins"),
+    ({"low": 0, "high": 1, "integer": 1}, "column 'x'.*'integer' must be true or false"),
+    ({"categories": ["a"], "missing": "yes"}, "column 'x'.*'missing' must be true or false"),
+    ({"low": True, "high": 2}, "bounds of column 'x'"),
+    ((0, 1, 2), "bounds of column 'x'"),
+    ([], "column 'x' has an empty category list"),
+    (["a", None], "categories of column 'x' contain a missing value"),
+    ([1, 1.0], "categories of column 'x' repeat a value"),
+    (0, "domain of column 'x'.*>= 1"),
+    (None, "domain of column 'x' must be"),
+    ("private", "domain of column 'x' must be"),
+])
+def test_malformed_domain_entries_name_the_column(entry, match):
+    X = pd.DataFrame({"x": [0.5, 0.25], "k": [1, 2]})
+    with pytest.raises((ValueError, TypeError), match=match):
+        SaddlePointSynthesizer(domain={"x": entry, "k": [1, 2]}).fit(X)
+
+
+def test_missing_true_on_a_dtype_without_missing_values_is_refused():
+    X = np.array([[0], [1]])
+    with pytest.raises(ValueError, match="column 0 has dtype int64, which cannot hold"):
+        SaddlePointSynthesizer(domain={0: {"categories": [0, 1], "missing": True}}).fit(X)
+
+
+def test_domain_is_reported_in_a_reusable_json_form(tmp_path):
+    X = _table(n=300)
+    X.loc[::7, "c"] = np.nan
+    est = SaddlePointSynthesizer(domain="private", epsilon=20.0, random_state=0).fit(X)
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps(est.domain_))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        again = SaddlePointSynthesizer(domain=str(path), random_state=0).fit(X)
+    assert again.domain_ == est.domain_ and again.domain_shape_ == est.domain_shape_
+    assert est.domain_["c"]["missing"] and not est.domain_["b"]["missing"]
+    assert est.domain_["b"]["integer"] and not est.domain_["c"]["integer"]
+
+
+# --------------------------------------------------------------------------- issue 15, item 9
+def _with_missing():
+    X = _table(n=400)
+    X["c"] = X["c"].where(np.arange(400) % 4 != 0)  # a quarter missing
+    X["s"] = X["s"].astype(object).where(np.arange(400) % 5 != 1, None)
+    X["a"] = X["a"].where(np.arange(400) % 10 != 2)
+    X["i"] = pd.array(np.where(np.arange(400) % 8 == 3, None, np.arange(400) % 3), dtype="Int64")
+    return X
+
+
+def test_missing_keep_is_a_value_of_its_own():
+    X = _with_missing()
+    domain = {**DOMAIN, "i": [0, 1, 2]}
+    est = SaddlePointSynthesizer(epsilon=1e6, domain=domain, random_state=0).fit(X)
+    assert [e["missing"] for e in est.domain_.values()] == [True, False, True, False, True, True]
+    out = est.sample(4000, random_state=1)
+    assert (out.dtypes == X.dtypes).all()
+    for col, rate in [("c", 0.25), ("s", 0.2), ("a", 0.1), ("i", 0.125), ("b", 0.0)]:
+        assert out[col].isna().mean() == pytest.approx(rate, abs=0.04), col
+    # the cells do not depend on whether the data has missing values
+    clean = SaddlePointSynthesizer(domain=domain, random_state=0).fit(X.fillna({"c": 0.0}))
+    assert clean.domain_ == SaddlePointSynthesizer(domain=domain, random_state=0).fit(X).domain_
+
+
+def test_missing_keep_on_arrays():
+    X = np.array([[0.5, "a"], [np.nan, None], [0.25, "b"]] * 20, dtype=object)
+    est = SaddlePointSynthesizer(epsilon=1e6, domain={0: (0, 1), 1: ["a", "b"]},
+                                 random_state=0).fit(X)
+    out = est.sample(300, random_state=0)
+    assert {type(v) for v in out[:, 0]} == {float, type(None)}
+    assert sum(v is None for v in out[:, 1]) == pytest.approx(100, abs=30)
+    F = np.array([[0.5], [np.nan], [0.25]] * 20)
+    out = SaddlePointSynthesizer(epsilon=1e6, domain={0: (0, 1)}, random_state=0).fit(F).sample(300)
+    assert out.dtype == np.float64 and np.isnan(out).sum() == pytest.approx(100, abs=30)
+
+
+def test_missing_drop_and_error():
+    X = _with_missing()
+    domain = {**DOMAIN, "i": [0, 1, 2]}
+    complete = int(X.notna().all(axis=1).sum())
+    with pytest.warns(PrivacyLeakWarning, match="missing='drop'"):
+        est = SaddlePointSynthesizer(domain=domain, missing="drop", random_state=0).fit(X)
+    assert est.n_records_ == complete and not any(e["missing"] for e in est.domain_.values())
+    assert not est.sample(200).isna().any().any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # private under add/remove
+        SaddlePointSynthesizer(domain=domain, missing="drop", neighbouring="add_remove",
+                               random_state=0).fit(X)
+    with pytest.raises(ValueError, match="column 'a' has missing values"):  # the first
+        SaddlePointSynthesizer(domain=domain, missing="error").fit(X)
+
+
+# --------------------------------------------------------------------------- issue 15, item 10
+def test_feature_names_name_the_columns_of_an_array():
+    X = np.random.default_rng(0).integers(0, 3, size=(100, 3)).astype(float)
+    names = ["age", "sex", "zip"]
+    with pytest.warns(PrivacyLeakWarning, match=r"\['zip'\]"):
+        est = SaddlePointSynthesizer(domain={"age": (0, 3), "sex": [0, 1, 2]}, workload=1,
+                                     random_state=0).fit(X, feature_names=names)
+    assert list(est.domain_) == names and est.marginals_ == [("age",), ("sex",), ("zip",)]
+    assert np.isfinite(est.score(X)) and not hasattr(est, "feature_names_in_")
+    with pytest.raises(ValueError, match="does not have: \\[0\\]"):
+        SaddlePointSynthesizer(domain={0: (0, 3)}).fit(X, feature_names=names)
+    with pytest.raises(ValueError, match="feature_names must be 3 distinct strings"):
+        SaddlePointSynthesizer().fit(X, feature_names=["a", "a", "b"])
+    with pytest.raises(ValueError, match="feature_names must be None for a DataFrame"):
+        SaddlePointSynthesizer().fit(pd.DataFrame(X, columns=names), feature_names=["x"] * 3)
+
+
+# --------------------------------------------------------------------------- issue 15, item 13
+def test_iter_sample_batches_are_one_sample():
+    X = np.random.default_rng(0).integers(0, 4, size=(300, 2))
+    est = SaddlePointSynthesizer(domain={0: 4, 1: 4}, random_state=0).fit(X)
+    batches = list(est.iter_sample(1050, batch_size=100, random_state=3))
+    assert [len(b) for b in batches] == [100] * 10 + [50]
+    whole = est.sample(1050, random_state=3)  # the same rounded counts, split differently
+    np.testing.assert_array_equal(np.sort(np.concatenate(batches), axis=0), np.sort(whole, axis=0))
+    assert list(est.iter_sample(0)) == [] and est.sample(0).shape == (0, 2)
+    with pytest.raises(ValueError, match="batch_size"):
+        est.iter_sample(10, batch_size=0)
+    with pytest.raises(ValueError, match="below"):
+        est.iter_sample(10**9, batch_size=10)
+
+
+def test_batches_split_a_uniform_random_order():
+    """Each batch's composition is the hypergeometric law of its rows in a random order."""
+    from skdp.synthesizer import _batches
+
+    cells, counts = np.array([3, 7, 9]), np.array([500, 300, 201])
+    draws = []
+    for seed in range(200):
+        parts = list(_batches(cells, counts, 100, np.random.default_rng(seed)))
+        assert [int(c.sum()) for _, c in parts] == [100] * 10 + [1]
+        full = [np.bincount(np.searchsorted(cells, c_), weights=k, minlength=3)
+                for c_, k in parts]
+        np.testing.assert_array_equal(np.sum(full, axis=0), counts)
+        draws.append(full[:10])
+    mean = np.mean(draws, axis=0)  # 200 x 10 batches x 3 cells
+    np.testing.assert_allclose(mean, np.tile(counts / 10.01, (10, 1)), atol=2.5)
+    var = np.var(np.asarray(draws)[:, :, 0], axis=0)
+    p = 500 / 1001
+    expected = 100 * p * (1 - p) * (1001 - 100) / (1001 - 1)
+    assert np.all(np.abs(var / expected - 1) < 0.5)
+
+
+def test_sample_refuses_what_cannot_fit_in_memory(monkeypatch):
+    from skdp import synthesizer
+
+    X = np.random.default_rng(0).integers(0, 4, size=(100, 2))
+    est = SaddlePointSynthesizer(domain={0: 4, 1: 4}, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="GiB.*iter_sample"):
+        est.sample(10**15)
+    monkeypatch.setattr(synthesizer, "_available_memory", lambda: 10_000)
+    with pytest.raises(ValueError, match="sample\\(1000\\) needs"):
+        est.sample(1000)
+    assert sum(len(b) for b in est.iter_sample(1000, batch_size=200)) == 1000

@@ -1,0 +1,442 @@
+"""Column domains of :class:`~skdp.synthesizer.SaddlePointSynthesizer`.
+
+A column's domain is public: its kind (categorical or numeric), its
+categories or its bounds and bins, whether its values are integers and
+whether it has a missing-value cell. All of these come from the column's
+``domain`` entry or its dtype, never from its values: one private value must
+not change the shape or the type of the release (issue 15, item 2). Only the
+columns whose domain is found privately (a Gaussian-noised histogram) or
+derived from the data (a warned leak) read values, and only for their
+categories or bounds.
+
+Entry forms (each validated by :func:`parse_entry`, errors name the column):
+
+- a list: categories; an int ``k``: the codes ``0 .. k-1``; a tuple
+  ``(low, high)``: numeric bounds;
+- ``{"categories": [...]}``; ``{"low": l, "high": h}`` with optional
+  ``"n_bins"`` and ``"integer"``; ``{"kind": "numeric"}`` (optional
+  ``"integer"``, ``"n_bins"``) or ``{"kind": "categorical"}``: kind public,
+  categories or bounds found privately; any dict may add ``"missing"``.
+
+Categories compare by value (:func:`value_key`): numbers by their exact
+value (``1 == 1.0``), booleans by themselves (``True`` is not ``1``), other
+objects by equality. Error messages name columns, never values: a value
+outside a public domain gives a fixed message naming its column.
+"""
+
+from dataclasses import dataclass, field, replace
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import special
+
+__all__ = ["Column", "OTHER", "derive", "missing_mask", "parse_entry", "plan_column",
+           "private_categories", "private_range", "value_key"]
+
+OTHER = "<other>"
+_POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k
+_KINDS = ("numeric", "categorical")
+_FORMS = ("a list of categories, an int k (codes 0..k-1), (low, high) bounds, or a dict "
+          "{'categories': [...]}, {'low': l, 'high': h[, 'n_bins': k][, 'integer': bool]} or "
+          "{'kind': 'numeric'|'categorical'}, each with an optional 'missing': bool")
+_FORM_KEYS = {"categories": {"categories", "missing"},
+              "bounds": {"low", "high", "n_bins", "integer", "missing"},
+              "kind": {"kind", "integer", "n_bins", "missing"}}
+
+
+# ---------------------------------------------------------------------------
+# Values: comparison keys, missing values
+# ---------------------------------------------------------------------------
+def value_key(v):
+    """Hashable comparison key: numbers by exact value, booleans apart, others by themselves."""
+    if isinstance(v, (bool, np.bool_)):
+        return ("b", bool(v))
+    if isinstance(v, Integral):
+        return ("n", int(v))
+    if isinstance(v, Real):
+        return ("n", float(v))
+    if isinstance(v, str):
+        return ("o", str(v))
+    return ("o", v)
+
+
+def _canonical(key):
+    """The released value of a key: a function of the key alone (not of the data's spelling)."""
+    tag, v = key
+    if tag == "n" and isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def _order(key):
+    tag, v = key
+    return (tag, v if tag in "bn" else (type(v).__name__, str(v)))
+
+
+def _is_missing(v):
+    if v is None or type(v).__name__ == "NAType":
+        return True
+    try:
+        return bool(v != v)
+    except (TypeError, ValueError):
+        return False
+
+
+def missing_mask(values):
+    """Boolean mask of the missing values (None, NaN, pandas NA / NaT) of a 1-D array."""
+    values = np.asarray(values)
+    if values.dtype.kind in "fc":
+        return np.isnan(values)
+    if values.dtype.kind in "mM":
+        return np.isnat(values)
+    if values.dtype.kind != "O":
+        return np.zeros(len(values), dtype=bool)
+    return np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
+
+
+def _as_float(values, name):
+    """Values of a numeric column as float64; a non-number raises without echoing it."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"column {name!r} has a value that is not a number, but its domain is "
+                         "numeric (bounds or kind 'numeric'); the value is not shown: it is "
+                         "private.") from None
+
+
+# ---------------------------------------------------------------------------
+# Dtypes: what the dtype alone says (public)
+# ---------------------------------------------------------------------------
+def _kind_letter(dtype):
+    return getattr(dtype, "kind", "O")
+
+
+def _is_category(dtype):
+    return getattr(dtype, "name", "") == "category"
+
+
+def dtype_categories(dtype):
+    """Categories fixed by the dtype: bool (also pandas 'boolean') and pandas category."""
+    if _is_category(dtype):
+        return list(dtype.categories)
+    if _kind_letter(dtype) == "b":
+        return [False, True]
+    return None
+
+
+def holds_missing(dtype):
+    """Whether a column of this dtype can hold a missing value (numpy int/bool/str cannot)."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "fcOMm"
+    return True  # pandas extension dtypes: nullable, category, string
+
+
+def is_numeric(dtype):
+    return _kind_letter(dtype) in "iuf" and not _is_category(dtype)
+
+
+def is_integer(dtype):
+    return _kind_letter(dtype) in "iu" and not _is_category(dtype)
+
+
+# ---------------------------------------------------------------------------
+# Domain entries
+# ---------------------------------------------------------------------------
+def parse_entry(name, spec):
+    """A domain entry in its dict form, checked; ValueError/TypeError naming the column."""
+    if isinstance(spec, (list, np.ndarray)):
+        return {"categories": _categories(name, list(spec))}
+    if isinstance(spec, Integral) and not isinstance(spec, (bool, np.bool_)):
+        if spec < 1:
+            raise ValueError(f"domain of column {name!r}: an int entry is a number of integer "
+                             f"codes and must be >= 1, got {spec!r}.")
+        return {"categories": list(range(int(spec)))}
+    if isinstance(spec, tuple):
+        if len(spec) != 2:
+            raise ValueError(f"bounds of column {name!r} must be a (low, high) pair, got {spec!r}.")
+        return _bounds(name, {"low": spec[0], "high": spec[1]})
+    if isinstance(spec, dict):
+        return _parse_dict(name, spec)
+    raise TypeError(f"domain of column {name!r} must be {_FORMS}; got {spec!r}.")
+
+
+def _parse_dict(name, spec):
+    keys = set(spec)
+    form = ("categories" if "categories" in keys else "bounds" if keys & {"low", "high"}
+            else "kind" if "kind" in keys else None)
+    if form is None or not keys <= _FORM_KEYS[form]:
+        raise ValueError(f"domain entry of column {name!r} has the keys {sorted(keys)}; it must "
+                         f"be {_FORMS}.")
+    entry = {k: _flag(name, k, spec[k]) for k in ("integer", "missing") if k in spec}
+    if "n_bins" in spec:
+        entry["n_bins"] = _n_bins(name, spec["n_bins"])
+    if form == "categories":
+        cats = spec["categories"]
+        if not isinstance(cats, (list, tuple, np.ndarray)):
+            raise TypeError(f"categories of column {name!r} must be a list, got {cats!r}.")
+        return {**entry, "categories": _categories(name, list(cats))}
+    if form == "bounds":
+        return {**entry, **_bounds(name, spec)}
+    if spec["kind"] not in _KINDS or (spec["kind"] == "categorical" and keys - {"kind", "missing"}):
+        raise ValueError(f"domain entry of column {name!r}: 'kind' must be 'numeric' (optional "
+                         f"'integer', 'n_bins') or 'categorical', got {spec!r}.")
+    return {**entry, "kind": spec["kind"]}
+
+
+def _flag(name, key, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"domain entry of column {name!r}: {key!r} must be true or false, got "
+                        f"{value!r}.")
+    return bool(value)
+
+
+def _n_bins(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"domain entry of column {name!r}: 'n_bins' must be an int >= 1, got "
+                         f"{value!r}.")
+    return int(value)
+
+
+def _bounds(name, spec):
+    if "low" not in spec or "high" not in spec:
+        raise ValueError(f"bounds of column {name!r} need both 'low' and 'high', got {spec!r}.")
+    low, high = spec["low"], spec["high"]
+    numbers = all(isinstance(b, Real) and not isinstance(b, (bool, np.bool_)) for b in (low, high))
+    if not (numbers and math.isfinite(low) and math.isfinite(high) and high >= low):
+        raise ValueError(f"bounds of column {name!r} must be finite numbers with low <= high, "
+                         f"got low={low!r}, high={high!r}.")
+    return {"low": float(low), "high": float(high)}
+
+
+def _categories(name, cats):
+    if not cats:
+        raise ValueError(f"column {name!r} has an empty category list.")
+    keys = []
+    for c in cats:
+        if _is_missing(c):
+            raise ValueError(f"categories of column {name!r} contain a missing value (null/NaN): "
+                             "write \"missing\": true in a dict entry instead.")
+        try:
+            keys.append(value_key(c))
+            hash(keys[-1])
+        except TypeError:
+            raise TypeError(f"categories of column {name!r} must be strings, numbers or "
+                            f"booleans, got {c!r}.") from None
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"categories of column {name!r} repeat a value (numbers compare by "
+                         f"value: 1 and 1.0 are the same category): {cats!r}.")
+    return cats
+
+
+# ---------------------------------------------------------------------------
+# A column's domain
+# ---------------------------------------------------------------------------
+@dataclass
+class Column:
+    """One column's domain: categories, or bounds cut into bins; plus a missing cell (last)."""
+
+    name: object
+    dtype: object
+    kind: str = "categorical"
+    categories: list = None
+    low: float = 0.0
+    high: float = 1.0
+    n_bins: int = 1
+    integer: bool = False
+    missing: bool = False
+    source: str = "given"
+    index: dict = field(default=None, repr=False)
+
+    @property
+    def categorical(self):
+        return self.kind == "categorical"
+
+    @property
+    def cardinality(self):
+        size = len(self.categories) if self.categorical else self.n_bins
+        return size + int(self.missing)
+
+    def describe(self):
+        """The entry in its JSON-serialisable dict form (reusable as a domain entry)."""
+        if self.categorical:
+            return {"categories": [_plain(c) for c in self.categories], "missing": self.missing}
+        return {"low": self.low, "high": self.high, "n_bins": self.n_bins,
+                "integer": self.integer, "missing": self.missing}
+
+    def encode(self, values):
+        """Cell index of every value; a value outside the domain raises (column named only)."""
+        if self.categorical:
+            return self._encode_categories(values)
+        miss = missing_mask(values)
+        codes = self._encode_bins(_as_float(np.where(miss, 0.0, values) if miss.any() else values,
+                                            self.name))
+        if miss.any():
+            codes[miss] = self._missing_code()
+        return codes
+
+    def _encode_categories(self, values):
+        if self.index is None:
+            self.index = {value_key(c): i for i, c in enumerate(self.categories)}
+        other = self.index.get(value_key(OTHER))
+        codes = np.empty(len(values), dtype=np.int64)
+        for i, v in enumerate(values):
+            code = self.index.get(value_key(v))
+            if code is None:
+                code = self._unlisted(v, other)
+            codes[i] = code
+        return codes
+
+    def _unlisted(self, v, other):
+        if _is_missing(v):
+            return self._missing_code()
+        if other is not None:
+            return other
+        raise ValueError(f"column {self.name!r} has a value that is not among its "
+                         f"{len(self.categories)} domain categories (the value is not shown: it "
+                         "is private); add the column's public categories to `domain`.")
+
+    def _missing_code(self):
+        if not self.missing:
+            raise ValueError(f"column {self.name!r} has a missing value, but its domain has no "
+                             "missing-value cell (its dtype cannot hold one, missing= is not "
+                             "'keep', or its entry says \"missing\": false); pass missing='drop' "
+                             "or \"missing\": true.")
+        return self.cardinality - 1
+
+    def _encode_bins(self, v):
+        if self.n_bins == 1 or self.high <= self.low:
+            return np.zeros(len(v), dtype=np.int64)
+        low, high = self.low, self.high
+        if not math.isfinite(high - low):  # the span overflows: the same bins, halved
+            v, low, high = v / 2, low / 2, high / 2
+        pos = np.floor((v - low) / (high - low) * self.n_bins)
+        return np.clip(pos, 0, self.n_bins - 1).astype(np.int64)
+
+    def decode(self, codes, rng):
+        """Values of cell indices: the category or a uniform draw in the bin; the missing
+        cell gives None (categories) or NaN (numeric)."""
+        if self.categorical:
+            cats = np.empty(self.cardinality, dtype=object)
+            cats[:len(self.categories)] = self.categories
+            return cats[codes]
+        na = codes == self.n_bins if self.missing else None
+        values = self._decode_bins(np.minimum(codes, self.n_bins - 1), rng)
+        if na is not None:
+            values[na] = np.nan
+        return values
+
+    def _decode_bins(self, codes, rng):
+        if not math.isfinite(self.high - self.low):  # the span overflows: decode halved
+            return 2 * replace(self, low=self.low / 2, high=self.high / 2)._decode_bins(codes, rng)
+        width = (self.high - self.low) / self.n_bins
+        left = self.low + codes * width
+        if not self.integer:
+            return left + rng.uniform(size=len(codes)) * width
+        lo = np.ceil(left)
+        hi = np.where(codes == self.n_bins - 1, np.floor(self.high), np.ceil(left + width) - 1)
+        mid = np.round(left + width / 2)
+        draw = lo + np.floor(rng.uniform(size=len(codes)) * np.maximum(hi - lo + 1, 1))
+        return np.where(hi >= lo, draw, mid)
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def plan_column(col, entry, n_bins, find_privately, keep_missing):
+    """Set a column's public domain from its entry, else its dtype; no value is read.
+
+    Returns how the rest is found: ``'public'`` (nothing left), ``'private'``
+    (categories or bounds from noisy counts) or ``'data'`` (derived: a leak).
+    """
+    entry = entry or {}
+    col.missing = _missing_cell(col, entry, keep_missing)
+    col.integer = is_integer(col.dtype) or entry.get("integer", False)
+    col.n_bins = entry.get("n_bins", n_bins)
+    if "categories" in entry:
+        col.kind, col.categories = "categorical", entry["categories"]
+        return "public"
+    if "low" in entry:
+        col.kind, col.low, col.high = "numeric", entry["low"], entry["high"]
+        col.n_bins = 1 if col.high == col.low else col.n_bins
+        return "public"
+    if "kind" in entry:
+        col.kind = entry["kind"]
+        return "private"
+    cats = dtype_categories(col.dtype)
+    if cats is not None:
+        col.kind, col.categories, col.source = "categorical", cats, "dtype"
+        return "public"
+    col.kind = "numeric" if is_numeric(col.dtype) else "categorical"
+    return "private" if find_privately else "data"
+
+
+def _missing_cell(col, entry, keep_missing):
+    if "missing" not in entry:
+        return keep_missing and holds_missing(col.dtype)
+    if entry["missing"] and not holds_missing(col.dtype):
+        raise ValueError(f"column {col.name!r} has dtype {col.dtype}, which cannot hold a missing "
+                         "value: its domain entry cannot say \"missing\": true.")
+    return entry["missing"]
+
+
+# ---------------------------------------------------------------------------
+# Domains read from values: derived (a leak, warned by the caller) or private
+# ---------------------------------------------------------------------------
+def _counts(values):
+    """Count of each distinct value, by :func:`value_key`, in a fixed order."""
+    counts = {}
+    for v in values:
+        k = value_key(v)
+        counts[k] = counts.get(k, 0) + 1
+    keys = sorted(counts, key=_order)
+    return keys, np.array([counts[k] for k in keys], dtype=np.float64)
+
+
+def derive(col, values, n_bins):
+    """Domain taken from the (non-missing) values: not private, the caller warns."""
+    col.source = "data"
+    if col.categorical:
+        col.categories = [_canonical(k) for k in _counts(values)[0]]
+        return
+    v = _as_float(values, col.name)
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"Input X contains infinity in column {col.name!r}: its derived domain "
+                         "needs finite bounds (give them in `domain`).")
+    if is_integer(col.dtype):  # the exact integers: float64 rounds beyond 2**53
+        exact = np.unique(np.asarray(values))
+        if len(exact) <= n_bins:
+            col.kind, col.categories = "categorical", [int(u) for u in exact]
+            return
+    col.low, col.high = (float(v.min()), float(v.max())) if v.size else (0.0, 0.0)
+    col.n_bins = 1 if col.high == col.low else n_bins
+
+
+def private_categories(col, values, sigma, threshold, rng):
+    """Categories whose Gaussian-noised count exceeds the threshold, plus '<other>'.
+
+    The released categories are canonical values of the comparison keys
+    (:func:`value_key`), so they do not depend on how the data spells them.
+    """
+    keys, counts = _counts(values)
+    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
+    col.categories = [_canonical(k) for k, s in zip(keys, noisy) if s > threshold] + [OTHER]
+    col.source = "private"
+
+
+def private_range(col, values, sigma, rng):
+    """Bounds from Gaussian-noised counts on a fixed grid of +-2**k bins."""
+    edges = np.concatenate([-(2.0 ** np.arange(_POW_MAX, _POW_MIN - 1, -1)), [0.0],
+                            2.0 ** np.arange(_POW_MIN, _POW_MAX + 1)])
+    v = np.clip(_as_float(values, col.name), edges[0], edges[-1])
+    counts = np.histogram(v, bins=edges)[0].astype(np.float64)
+    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
+    # a bin is kept when its noisy count clears the noise: a false positive
+    # among the empty bins has probability about 1% in all
+    kept = np.flatnonzero(noisy > sigma * float(special.ndtri(1.0 - 0.01 / counts.size)) + 0.5)
+    if kept.size == 0:
+        col.low, col.high = 0.0, 1.0
+    else:
+        col.low, col.high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
+    col.source = "private"

@@ -176,12 +176,15 @@ def _read(path, header, na_values, columns):
 
 
 # ---------------------------------------------------------------- jobs
-def synthesize(args, make_estimator=None):
-    """Run ``python -m skdp synthesize``; return the exit status.
+def estimator_class():
+    """The estimator the CLI runs (a seam for the tests of the CLI's own logic)."""
+    from ..synthesizer import SaddlePointSynthesizer
 
-    ``make_estimator(**params)`` builds the estimator (default:
-    :class:`~skdp.synthesizer.SaddlePointSynthesizer`).
-    """
+    return SaddlePointSynthesizer
+
+
+def synthesize(args):
+    """Run ``python -m skdp synthesize``; return the exit status."""
     header, domain = check_synthesize(args)
     n_bins = args.n_bins or (DEMO_BINS if args.input is None else 10)
     say(args, f"reading {args.input or 'the bundled table'}")
@@ -192,7 +195,7 @@ def synthesize(args, make_estimator=None):
     del cells
     holdout = None if args.holdout is None else \
         _read(args.holdout, header, args.na_values, columns)
-    est = _estimator(args, entries, n_bins, make_estimator)
+    est = _estimator(args, entries, n_bins)
     say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
               f"{len(header)} columns")
     est.fit(X, feature_names=header)
@@ -201,11 +204,9 @@ def synthesize(args, make_estimator=None):
     return 0
 
 
-def _estimator(args, entries, n_bins, make_estimator):
-    if make_estimator is None:
-        from ..synthesizer import SaddlePointSynthesizer as make_estimator
+def _estimator(args, entries, n_bins):
     verbose = 0 if args.quiet or not sys.stderr.isatty() else 1  # \r progress on a terminal only
-    return make_estimator(
+    return estimator_class()(
         epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
         domain=entries, n_bins=n_bins, missing=args.missing, random_state=args.seed,
         verbose=verbose)

@@ -191,7 +191,7 @@ class Column:
         else:  # a float, or categories found privately: a typical width
             self.width = 18 if self.form != "categorical" else 1
 
-    def parse(self, cell, where):
+    def parse(self, cell, where="CSV"):
         """The value of a non-missing CSV cell (``where`` locates it in errors)."""
         if self.form == "categorical":
             return cell

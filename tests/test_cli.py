@@ -262,6 +262,19 @@ def test_draft_entries():
     assert draft_entry(["b", "a", None], 10) == {"categories": ["a", "b"], "missing": True}
 
 
+def test_plot_marginals_bin_on_the_fitted_domain():
+    from skdp._cli.plot import Marginals
+
+    domain = {"a": {"categories": ["x", "y"], "missing": True},
+              "b": {"low": 0.0, "high": 10.0, "n_bins": 2}, "c": 3}
+    m = Marginals(domain, ["a", "b", "c"], 10)
+    m.add(np.array([["x", 1.0, 0], [None, 7.0, np.int64(2)], ["y", np.nan, 2]], dtype=object))
+    a, b, c = m.shares()
+    assert a.tolist() == pytest.approx([1 / 3] * 3) and b.tolist() == pytest.approx([1 / 3] * 3)
+    assert c.tolist() == pytest.approx([1 / 3, 0, 2 / 3, 0])
+    assert m.bins[1].labels == ["0", "5", "NA"]
+
+
 # ------------------------------------------------------------------- end to end
 def test_main_job_on_bundled_table(tmp_path, capsys):
     out = tmp_path / "synthetic.csv"

@@ -191,7 +191,7 @@ def synthesize(args):
     cells, lines = _cells(args, header)
     entries = resolve_domain(domain, header, cells, n_bins)
     columns = [Column(name, entries[name]) for name in header]
-    X = typed_table(args.input, cells, lines, columns)
+    X = typed_table(args.input or "bundled table", cells, lines, columns)
     del cells
     holdout = None if args.holdout is None else \
         _read(args.holdout, header, args.na_values, columns)

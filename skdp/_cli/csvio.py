@@ -23,7 +23,7 @@ def read_header(path):
     >>> read_header(path)
     ['a', 'b']
     """
-    with open(path, newline="") as fh:
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         try:
             header = next(csv.reader(fh))
         except StopIteration:
@@ -44,7 +44,7 @@ def read_cells(path, header, na_values=NA_VALUES):
     """
     missing = set(na_values) | {""}
     rows, lines = [], []
-    with open(path, newline="") as fh:
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh)
         next(reader, None)
         for row in reader:

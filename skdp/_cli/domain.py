@@ -22,8 +22,9 @@ domain file (JSON): an object, column name -> entry, one of
                           bounds (n_bins defaults to --n-bins, integer to false:
                           integer columns are written as integers)
   {"kind": "numeric", "integer": true} or {"kind": "categorical"}
-                          only the kind is public: the bounds or categories are
-                          found privately, as --domain private does for every column
+                          only the kind is public: the bounds (cut into n_bins bins)
+                          or categories are found privately, as --domain private
+                          does for every column
 Any object entry may add "missing": true|false: whether the column keeps a
 missing-value cell (default true). Columns the file does not name are described
 from the data, with a PrivacyLeakWarning."""
@@ -31,7 +32,7 @@ from the data, with a PrivacyLeakWarning."""
 _KEYS = {
     "categories": {"categories", "missing"},
     "bounds": {"low", "high", "n_bins", "integer", "missing"},
-    "numeric": {"kind", "integer", "missing"},
+    "numeric": {"kind", "integer", "n_bins", "missing"},
     "categorical": {"kind", "missing"},
 }
 

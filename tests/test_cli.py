@@ -215,10 +215,11 @@ def test_epsilon_inf_warns_that_nothing_is_private(tmp_path, fake, capsys):
 
 def test_rows_are_streamed_in_chunks(tmp_path, fake, monkeypatch, capsys):
     monkeypatch.setattr(commands, "BATCH", 7)
+    monkeypatch.setattr(commands, "PART", 60)
     src = _write(tmp_path / "in.csv", HEADER, ROWS)
     out = tmp_path / "o.csv"
     assert main(["synthesize", src, "-o", str(out), "--n-samples", "100"]) == 0
-    assert FakeSynth.last.batches == [7] * 14 + [2] and len(_rows(out)) == 101
+    assert FakeSynth.last.batches == [7] * 8 + [4] + [7] * 5 + [5] and len(_rows(out)) == 101
     err = capsys.readouterr().err
     assert "\r" not in err and "fitting" in err  # progress: one line per stage
 

@@ -22,6 +22,10 @@ __all__ = ["synthesize", "draft_domain"]
 
 BATCH = 100_000
 """Rows per synthetic chunk written to the CSV."""
+PART = 10**8
+"""Rows per ``iter_sample`` request: a larger output is drawn as several samples
+(NumPy's hypergeometric sampler, which splits a request into batches, needs
+totals below 1e9)."""
 
 # public round bounds chosen for the demo (not read from the data)
 DEMO_COLUMNS = {
@@ -217,7 +221,7 @@ def _write(args, est, header, columns, holdout, n_bins):
 
     n = est.n_records_ if args.n_samples is None else args.n_samples
     plot = Marginals(est.domain_, header, n_bins) if args.plot else None
-    chunks = est.iter_sample(n, batch_size=BATCH)
+    chunks = _chunks(est, n)
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
     say(args, f"writing {n} synthetic rows to {args.output}")
@@ -246,6 +250,12 @@ def _write(args, est, header, columns, holdout, n_bins):
             label = "holdout"
         plot_marginals(args.plot, header, reference, plot, label)
         print(f"plot: {args.plot}")
+
+
+def _chunks(est, n):
+    """The synthetic rows in chunks of at most ``BATCH``, drawn in requests of at most ``PART``."""
+    for start in range(0, n, PART):
+        yield from est.iter_sample(min(PART, n - start), batch_size=BATCH)
 
 
 def _progress(args, chunks, n):

@@ -342,7 +342,8 @@ def test_missing_values_are_kept_end_to_end(tmp_path, capsys):
 def test_integer_flag_never_read_from_values(tmp_path, capsys):
     # item 3 (privacy): one non-integer row must not change how the column is written
     domain = tmp_path / "d.json"
-    domain.write_text(json.dumps({"x": {"low": 0, "high": 10, "integer": True}, "c": ["a"]}))
+    domain.write_text(json.dumps({"x": {"low": 0, "high": 10, "integer": True, "missing": False},
+                                  "c": ["a"]}))
     for last in ("2", "2.5"):
         rows = [[i % 9, "a"] for i in range(99)] + [[last, "a"]]
         src = _write(tmp_path / "in.csv", ["x", "c"], rows)

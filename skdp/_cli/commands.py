@@ -50,8 +50,9 @@ def demo_table():
     labels = np.asarray(data.target_names)[data.target]
     rows = [[repr(float(v)) for v in data.data[i, idx]] + [str(labels[i])]
             for i in range(data.data.shape[0])]
-    domain = {c: {"low": lo, "high": hi} for c, (lo, hi) in DEMO_COLUMNS.items()}
-    domain["diagnosis"] = [str(c) for c in data.target_names]
+    # the table is public and complete: no missing-value cells
+    domain = {c: {"low": lo, "high": hi, "missing": False} for c, (lo, hi) in DEMO_COLUMNS.items()}
+    domain["diagnosis"] = {"categories": [str(c) for c in data.target_names], "missing": False}
     return list(DEMO_COLUMNS) + ["diagnosis"], rows, domain
 
 

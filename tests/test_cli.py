@@ -1,13 +1,29 @@
-"""Tests of ``python -m skdp synthesize``."""
+"""Tests of ``python -m skdp`` (``synthesize`` and ``domain``).
+
+The first part tests the CLI's own logic (arguments, CSV reading and typing by
+domain, drafts, writing, messages) on a stand-in estimator; the second runs the
+real :class:`~skdp.synthesizer.SaddlePointSynthesizer` end to end.
+"""
 
 import csv
 import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+from skdp._cli import commands
+from skdp._cli.domain import Column, check_domain, draft_entry
 from skdp.__main__ import main
+
+
+def _write(path, header, rows):
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return str(path)
 
 
 def _rows(path):
@@ -15,6 +31,252 @@ def _rows(path):
         return list(csv.reader(fh))
 
 
+class FakeSynth:
+    """Stand-in for SaddlePointSynthesizer: the contract's surface, resampling the input rows."""
+
+    last = None
+
+    def __init__(self, **params):
+        self.params = params
+        FakeSynth.last = self
+
+    def fit(self, X, y=None, feature_names=None):
+        self.X, self.feature_names = X, feature_names
+        self.n_records_ = len(X)
+        self.domain_ = {k: v for k, v in self.params["domain"].items()}
+        self.privacy_spent_, self.privacy_method_ = (1.0, 1e-6), "fake"
+        self.marginals_, self.domain_shape_, self.n_iter_ = [], (1,), 0
+        self.batches = []
+        return self
+
+    def iter_sample(self, n_samples=None, *, batch_size=100_000, random_state=None):
+        rng = np.random.default_rng(0)
+        left = self.n_records_ if n_samples is None else n_samples
+        while left > 0:
+            k = min(left, batch_size)
+            self.batches.append(k)
+            yield self.X[rng.integers(0, len(self.X), k)]
+            left -= k
+
+    def workload_error(self, X):
+        return {(self.feature_names[0],): 0.0}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setattr(commands, "estimator_class", lambda: FakeSynth)
+    return FakeSynth
+
+
+HEADER = ["age", "smoker", "city", "score"]
+ROWS = [[30 + i % 40, ["TRUE", "FALSE"][i % 2], ["Lyon", "Paris", ""][i % 3],
+         ["1.5", "NA", "2"][i % 3]] for i in range(60)]
+
+
+# ------------------------------------------------------------ the CLI's own logic
+def test_help_is_plain_text_with_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["synthesize", "--help"])
+    text = capsys.readouterr().out
+    assert "``" not in text and ":class:" not in text
+    assert "(default: 1.0)" in text and "(default: keep)" in text
+    assert '{"low": 0, "high": 90' in text and "private-pgm" in text
+
+
+@pytest.mark.parametrize("option", [["--n-bins", "0"], ["--n-samples", "-1"],
+                                    ["--workload", "0"], ["--epsilon", "nan"],
+                                    ["--missing", "fill"]])
+def test_bad_numbers_are_refused_by_the_parser(tmp_path, option, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["synthesize", "-o", str(tmp_path / "o.csv")] + option)
+    assert exc.value.code == 2 and option[0] in capsys.readouterr().err
+
+
+def test_arguments_are_checked_before_the_data_is_read(tmp_path, fake, capsys):
+    # the data rows are broken: each error below must come from the arguments, not the rows
+    src = tmp_path / "in.csv"
+    src.write_text("a,b\n1,2,3\n")
+    _write(tmp_path / "hold.csv", ["a", "c"], [[1, 2]])
+    out = str(tmp_path / "o.csv")
+    cases = [
+        (["--holdout", str(tmp_path / "hold.csv")], "holdout"),
+        (["--epsilon", "0"], "epsilon"),
+        (["--delta", "1"], "delta"),
+        (["--domain", str(tmp_path / "nope.json")], "nope.json"),
+        (["-o", str(tmp_path / "no" / "o.csv")], "does not exist"),
+        (["-o", str(src)], "overwrite the input"),
+        (["--n-samples", str(10 ** 16)], "GB"),
+    ]
+    for extra, expected in cases:
+        assert main(["synthesize", str(src), "-o", out] + extra) == 2
+        err = capsys.readouterr().err
+        assert expected in err and "fields" not in err, (extra, err)
+    assert FakeSynth.last is None and not (tmp_path / "o.csv").exists()
+
+
+def test_domain_file_errors_name_the_column(tmp_path, fake, capsys):
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    bad = [({"age": [0, 90]}, None),  # a list is categories: 31 is not one of them
+           ({"agee": {"low": 0, "high": 1}}, "agee"),
+           ({"age": {"low": 0, "high": 90, "bins": 3}}, "'bins'"),
+           ({"age": {"kind": "number"}}, "'number'"),
+           ({"age": 0}, ">= 1"),
+           ({"smoker": [True, 1.0, 1]}, "twice"),
+           ({"age": {"low": 9, "high": 1}}, "low <= high")]
+    for domain, expected in bad:
+        (tmp_path / "d.json").write_text(json.dumps(domain))
+        assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                     "--domain", str(tmp_path / "d.json")]) == 2
+        err = capsys.readouterr().err
+        assert ("'agee'" if expected == "agee" else "'age'" if "age" in str(domain) else
+                "'smoker'") in err, err
+        if expected:
+            assert expected in err, err
+    # the message names the column and the line, never the private value
+    (tmp_path / "d.json").write_text(json.dumps({"city": ["Lyon"]}))
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--domain", str(tmp_path / "d.json")]) == 2
+    err = capsys.readouterr().err
+    assert "line 3" in err and "'city'" in err and "Paris" not in err
+
+
+def test_cells_are_read_by_the_domain_entry():
+    assert Column("b", [True, False]).parse("true", "") is True
+    assert Column("b", [True, False]).parse("FALSE", "") is False
+    assert Column("n", [1, 2.5, "x"]).parse("1.0", "") == 1
+    assert Column("n", [1, 2.5, "x"]).parse("2.50", "") == 2.5
+    assert Column("n", [1, 2.5, "x"]).parse("x", "") == "x"
+    assert Column("k", 5).parse("4", "") == 4
+    with pytest.raises(ValueError, match="codes 0..4"):
+        Column("k", 5).parse("5", "")
+    with pytest.raises(ValueError, match="'b'.*categories"):
+        Column("b", [True, False]).parse("1", "")  # True is not 1
+    with pytest.raises(ValueError, match="'x' is numeric"):
+        Column("x", {"low": 0, "high": 1}).parse("abc", "")
+    assert Column("c", {"kind": "categorical"}).parse("007", "") == "007"
+
+
+def test_values_are_written_by_the_domain_entry():
+    assert Column("x", {"low": 0, "high": 9, "integer": True}).format(3.6) == "4"
+    assert Column("x", {"low": 0, "high": 9}).format(3.0) == "3.0"
+    assert Column("x", {"kind": "numeric", "integer": True}).format(np.float64(2.2)) == "2"
+    assert Column("k", 5).format(np.int64(3)) == "3"
+    assert Column("b", [False, True]).format(np.bool_(True)) == "True"
+    for missing in (None, float("nan"), np.nan):
+        assert Column("x", {"low": 0, "high": 9}).format(missing) == ""
+
+
+def test_integer_output_comes_from_the_domain_not_the_values(tmp_path, fake, capsys):
+    # item 3: the old CLI wrote integer columns when the first 100 private rows were integers
+    src = _write(tmp_path / "in.csv", ["x", "c"], [[i % 7, "a"] for i in range(50)])
+    (tmp_path / "d.json").write_text(json.dumps({"x": {"low": 0, "high": 9}, "c": ["a", "b"]}))
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--domain", str(tmp_path / "d.json")]) == 0
+    assert all("." in r[0] for r in _rows(tmp_path / "o.csv")[1:])
+    assert "PrivacyLeakWarning" not in capsys.readouterr().err
+    assert FakeSynth.last.params["domain"] == {"x": {"low": 0, "high": 9}, "c": ["a", "b"]}
+
+
+def test_missing_cells_are_kept_and_written_empty(tmp_path, fake, capsys):
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    out = tmp_path / "o.csv"
+    assert main(["synthesize", src, "-o", str(out), "--quiet", "--missing", "drop"]) == 0
+    est = FakeSynth.last
+    assert est.params["missing"] == "drop" and est.feature_names == HEADER
+    assert est.X[2, 2] is None and est.X[1, 3] is None  # "" and "NA"
+    got = _rows(out)
+    assert got[0] == HEADER and len(got) == 61
+    assert {r[2] for r in got[1:]} == {"Lyon", "Paris", ""}
+    assert {r[3] for r in got[1:]} <= {"1.5", "2.0", ""} and "" in {r[3] for r in got[1:]}
+    err = capsys.readouterr().err
+    assert "PrivacyLeakWarning" in err and "['age', 'smoker', 'city', 'score']" in err
+    # --na-values replaces the spellings: "NA" is then a category
+    assert main(["synthesize", src, "-o", str(out), "--quiet", "--na-values", "null"]) == 0
+    assert FakeSynth.last.params["domain"]["score"]["categories"] == ["1.5", "2", "NA"]
+
+
+def test_domain_private_reads_only_the_kinds(tmp_path, fake, capsys):
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--domain", "private"]) == 0
+    assert FakeSynth.last.params["domain"] == {
+        "age": {"kind": "numeric", "integer": True}, "smoker": {"kind": "categorical"},
+        "city": {"kind": "categorical"}, "score": {"kind": "numeric", "integer": False}}
+    err = capsys.readouterr().err
+    assert "The kind" in err and '{"kind": "categorical"}' in err
+
+
+def test_epsilon_inf_warns_that_nothing_is_private(tmp_path, fake, capsys):
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--epsilon", "inf"]) == 0
+    assert "nothing is private" in capsys.readouterr().err
+
+
+def test_rows_are_streamed_in_chunks(tmp_path, fake, monkeypatch, capsys):
+    monkeypatch.setattr(commands, "BATCH", 7)
+    monkeypatch.setattr(commands, "PART", 60)
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    out = tmp_path / "o.csv"
+    assert main(["synthesize", src, "-o", str(out), "--n-samples", "100"]) == 0
+    assert FakeSynth.last.batches == [7] * 8 + [4] + [7] * 5 + [5] and len(_rows(out)) == 101
+    err = capsys.readouterr().err
+    assert "\r" not in err and "fitting" in err  # progress: one line per stage
+
+
+def test_a_failure_while_writing_leaves_no_output(tmp_path, fake, monkeypatch, capsys):
+    def broken(self, n_samples=None, *, batch_size=100_000, random_state=None):
+        yield self.X[:2]
+        raise ValueError("sampling failed")
+
+    monkeypatch.setattr(FakeSynth, "iter_sample", broken)
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet"]) == 2
+    assert "sampling failed" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+
+
+def test_domain_command_drafts_a_reusable_file(tmp_path, fake, capsys):
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    out = tmp_path / "d.json"
+    assert main(["domain", src, "-o", str(out), "--n-bins", "4"]) == 0
+    err = capsys.readouterr().err
+    assert "PrivacyLeakWarning" in err and "review every entry" in err
+    draft = json.loads(out.read_text())
+    assert draft == {
+        "age": {"low": 30, "high": 69, "n_bins": 4, "integer": True, "missing": False},
+        "smoker": {"categories": [False, True], "missing": False},
+        "city": {"categories": ["Lyon", "Paris"], "missing": True},
+        "score": {"low": 1.5, "high": 2.0, "n_bins": 4, "integer": False, "missing": True}}
+    check_domain(draft, HEADER)
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--domain", str(out)]) == 0
+    assert "PrivacyLeakWarning" not in capsys.readouterr().err
+    got = _rows(tmp_path / "o.csv")
+    assert {r[1] for r in got[1:]} == {"True", "False"}
+    assert all(r[0].isdigit() for r in got[1:])
+
+
+def test_draft_entries():
+    assert draft_entry(["1", "2", "2"], 10) == {"categories": [1, 2], "missing": False}
+    assert draft_entry([None, None], 10)["missing"]
+    assert draft_entry(["b", "a", None], 10) == {"categories": ["a", "b"], "missing": True}
+
+
+def test_plot_marginals_bin_on_the_fitted_domain():
+    from skdp._cli.plot import Marginals
+
+    domain = {"a": {"categories": ["x", "y"], "missing": True},
+              "b": {"low": 0.0, "high": 10.0, "n_bins": 2}, "c": 3}
+    m = Marginals(domain, ["a", "b", "c"], 10)
+    m.add(np.array([["x", 1.0, 0], [None, 7.0, np.int64(2)], ["y", np.nan, 2]], dtype=object))
+    a, b, c = m.shares()
+    assert a.tolist() == pytest.approx([1 / 3] * 3) and b.tolist() == pytest.approx([1 / 3] * 3)
+    assert c.tolist() == pytest.approx([1 / 3, 0, 2 / 3, 0])
+    assert m.bins[1].labels == ["0", "5", "NA"]
+
+
+# ------------------------------------------------------------------- end to end
 def test_main_job_on_bundled_table(tmp_path, capsys):
     out = tmp_path / "synthetic.csv"
     assert main(["synthesize", "-o", str(out), "--seed", "0", "--quiet"]) == 0
@@ -28,17 +290,11 @@ def test_main_job_on_bundled_table(tmp_path, capsys):
 def test_module_entry_point_runs(tmp_path):
     out = tmp_path / "s.csv"
     proc = subprocess.run([sys.executable, "-m", "skdp", "synthesize", "-o", str(out),
-                           "--seed", "1", "--quiet", "--n-samples", "20"],
+                           "--seed", "1", "--n-samples", "20"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert len(_rows(out)) == 21
-
-
-def _write(path, header, rows):
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
+    assert "\r" not in proc.stderr and "fitting" in proc.stderr  # a pipe: line per stage
 
 
 def test_csv_with_domain_holdout_and_plot(tmp_path, capsys):
@@ -48,12 +304,13 @@ def test_csv_with_domain_holdout_and_plot(tmp_path, capsys):
     _write(tmp_path / "in.csv", header, rows[:200])
     _write(tmp_path / "hold.csv", header, rows[200:])
     (tmp_path / "d.json").write_text(json.dumps(
-        {"age": {"low": 18, "high": 90}, "city": ["a", "b", "c"], "visits": [0, 1, 2, 3, 4]}))
+        {"age": {"low": 18, "high": 90, "integer": True}, "city": ["a", "b", "c"],
+         "visits": 5}))
     out, png = tmp_path / "o.csv", tmp_path / "p.png"
     code = main(["synthesize", str(tmp_path / "in.csv"), "-o", str(out), "--epsilon", "2",
                  "--domain", str(tmp_path / "d.json"), "--holdout", str(tmp_path / "hold.csv"),
                  "--plot", str(png), "--seed", "0", "--n-bins", "5", "--quiet"])
-    assert code == 0
+    assert code == 0, capsys.readouterr().err
     text = capsys.readouterr().out
     assert "holdout marginal error" in text and png.exists()
     got = _rows(out)
@@ -61,13 +318,47 @@ def test_csv_with_domain_holdout_and_plot(tmp_path, capsys):
     assert all(18 <= int(r[0]) <= 90 and r[1] in "abc" and 0 <= int(r[2]) <= 4 for r in got[1:])
 
 
-def test_missing_domain_warns_and_bad_csv_errors(tmp_path, capsys):
-    _write(tmp_path / "in.csv", ["x", "y"], [[1.5, "a"], [2.5, "b"], [0.5, "a"]])
-    assert main(["synthesize", str(tmp_path / "in.csv"), "-o", str(tmp_path / "o.csv"),
-                 "--seed", "0", "--quiet"]) == 0
-    assert "derived from the private data" in capsys.readouterr().err
-    _write(tmp_path / "bad.csv", ["x", "y"], [[1.5, "a"], ["", "b"]])
-    assert main(["synthesize", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "o.csv"),
-                 "--quiet"]) == 2
-    assert "missing value" in capsys.readouterr().err
-    assert main(["synthesize", "-o", str(tmp_path / "o.csv"), "--epsilon", "0", "--quiet"]) == 2
+def test_missing_values_are_kept_end_to_end(tmp_path, capsys):
+    rows = [[["x", "y", ""][i % 3], ["1.5", "", "3"][i % 3], ["TRUE", "FALSE", "NA"][i % 3]]
+            for i in range(300)]
+    src = _write(tmp_path / "in.csv", ["a", "b", "c"], rows)
+    (tmp_path / "d.json").write_text(json.dumps(
+        {"a": ["x", "y"], "b": {"low": 0, "high": 4}, "c": [True, False]}))
+    out = tmp_path / "o.csv"
+    assert main(["synthesize", src, "-o", str(out), "--epsilon", "5", "--seed", "0",
+                 "--quiet", "--domain", str(tmp_path / "d.json")]) == 0, \
+        capsys.readouterr().err
+    got = _rows(out)
+    assert got[0] == ["a", "b", "c"] and len(got) == 301
+    for j in range(3):
+        assert "" in {r[j] for r in got[1:]}  # sampled back as missing
+    assert {r[2] for r in got[1:]} <= {"True", "False", ""}
+    assert main(["synthesize", src, "-o", str(out), "--quiet", "--missing", "error",
+                 "--domain", str(tmp_path / "d.json")]) == 2
+    err = capsys.readouterr().err
+    assert "'a'" in err and "x" not in err.replace("'a'", "")  # names the column, no value
+
+
+def test_integer_flag_never_read_from_values(tmp_path, capsys):
+    # item 3 (privacy): one non-integer row must not change how the column is written
+    domain = tmp_path / "d.json"
+    domain.write_text(json.dumps({"x": {"low": 0, "high": 10, "integer": True, "missing": False},
+                                  "c": ["a"]}))
+    for last in ("2", "2.5"):
+        rows = [[i % 9, "a"] for i in range(99)] + [[last, "a"]]
+        src = _write(tmp_path / "in.csv", ["x", "c"], rows)
+        out = tmp_path / "o.csv"
+        assert main(["synthesize", src, "-o", str(out), "--seed", "0", "--quiet",
+                     "--domain", str(domain)]) == 0, capsys.readouterr().err
+        assert all(r[0].isdigit() for r in _rows(out)[1:]), last
+
+
+def test_estimator_messages_name_columns_by_header(tmp_path, capsys):
+    header = [f"col{j}" for j in range(8)]
+    rows = [[(i * (j + 1)) % 10 for j in range(8)] for i in range(50)]
+    src = _write(tmp_path / "in.csv", header, rows)
+    (tmp_path / "d.json").write_text(json.dumps({h: 10 for h in header}))
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--domain", str(tmp_path / "d.json")]) == 2
+    err = capsys.readouterr().err
+    assert "'col0'" in err and "'col7'" in err, err

@@ -1,0 +1,290 @@
+"""The two jobs of ``python -m skdp``: ``synthesize`` and ``domain``.
+
+Every argument is checked (files, header, domain file, ranges, disk space) before
+a single data row is read; the synthetic rows are streamed to the output.
+"""
+
+import json
+import math
+import os
+import shutil
+import sys
+import warnings
+
+import numpy as np
+
+from .._validation import check_epsilon_delta, warn_privacy_leak
+from ..exceptions import PrivacyLeakWarning
+from .csvio import read_cells, read_header, typed_table, write_rows
+from .domain import Column, check_domain, draft_entry, kind_entry
+
+__all__ = ["synthesize", "draft_domain"]
+
+BATCH = 100_000
+"""Rows per synthetic chunk written to the CSV."""
+PART = 10**8
+"""Rows per ``iter_sample`` request: a larger output is drawn as several samples
+(NumPy's hypergeometric sampler, which splits a request into batches, needs
+totals below 1e9)."""
+
+# public round bounds chosen for the demo (not read from the data)
+DEMO_COLUMNS = {
+    "mean radius": (5.0, 30.0),
+    "mean texture": (5.0, 40.0),
+    "mean perimeter": (40.0, 200.0),
+    "mean area": (100.0, 2600.0),
+    "mean smoothness": (0.05, 0.17),
+    "mean concavity": (0.0, 0.45),
+}
+DEMO_BINS = 6
+DEMO_SOURCE = "bundled table: scikit-learn breast cancer (569 rows, 7 columns)"
+
+
+def demo_table():
+    """The bundled table: header, rows of cells (text) and its public domain."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    names = list(data.feature_names)
+    idx = [names.index(c) for c in DEMO_COLUMNS]
+    labels = np.asarray(data.target_names)[data.target]
+    rows = [[repr(float(v)) for v in data.data[i, idx]] + [str(labels[i])]
+            for i in range(data.data.shape[0])]
+    # the table is public and complete: no missing-value cells
+    domain = {c: {"low": lo, "high": hi, "missing": False} for c, (lo, hi) in DEMO_COLUMNS.items()}
+    domain["diagnosis"] = {"categories": [str(c) for c in data.target_names], "missing": False}
+    return list(DEMO_COLUMNS) + ["diagnosis"], rows, domain
+
+
+def say(args, message):
+    """One progress line on stderr (none with --quiet)."""
+    if not getattr(args, "quiet", False):
+        print(message, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------- checks
+def _check_output(path, *inputs):
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"the output {path} is a directory; give a file name.")
+    if not os.path.isdir(folder):
+        raise ValueError(f"the output's directory {folder} does not exist.")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write to the output's directory {folder}.")
+    for other in inputs:
+        if other and os.path.exists(path) and os.path.samefile(path, other):
+            raise ValueError(f"the output {path} would overwrite the input {other}.")
+
+
+def _load_domain(path, header):
+    try:
+        with open(path) as fh:
+            domain = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the domain file {path} is not valid JSON: {exc}.") from None
+    check_domain(domain, header)
+    return domain
+
+
+def _check_plot(path):
+    _check_output(path)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ValueError("--plot needs matplotlib (pip install matplotlib).") from None
+
+
+def _row_bytes(header, domain):
+    """Typical bytes of one output row, from the public domain entries (1 per unknown cell)."""
+    widths = [Column(name, domain[name]).width if name in domain else 1 for name in header]
+    return sum(widths) + len(header)
+
+
+def _check_disk(args, header, domain):
+    """Refuse up front an output that cannot fit on the output's disk."""
+    if args.n_samples is None:
+        need = os.path.getsize(args.input) if args.input else 0  # about the input's size
+    else:
+        need = args.n_samples * _row_bytes(header, domain)
+    free = shutil.disk_usage(os.path.dirname(os.path.abspath(args.output))).free
+    if need > free:
+        raise ValueError(f"the output would take about {need / 1e9:.3g} GB and its disk has "
+                         f"{free / 1e9:.3g} GB free: ask for fewer rows (--n-samples).")
+
+
+def check_synthesize(args):
+    """Check every argument of ``synthesize`` before any data is read; return (header, domain)."""
+    epsilon, _ = check_epsilon_delta(args.epsilon, args.delta, need_delta=True)
+    if math.isinf(epsilon):
+        print("warning: --epsilon inf: nothing is private: the synthetic table may reveal "
+              "the private rows; use a finite epsilon for a release.", file=sys.stderr)
+    if args.input is None:
+        header, _, domain = demo_table()
+    else:
+        header = read_header(args.input)
+        domain = {}
+    _check_output(args.output, args.input, args.holdout)
+    if args.holdout is not None and read_header(args.holdout) != header:
+        raise ValueError(f"the holdout {args.holdout} has the columns {read_header(args.holdout)}, "
+                         f"the input {header}.")
+    if args.domain == "private":
+        domain = "private"
+    elif args.domain is not None:
+        domain = _load_domain(args.domain, header)
+    if args.plot is not None:
+        _check_plot(args.plot)
+    _check_disk(args, header, domain if isinstance(domain, dict) else {})
+    return header, domain
+
+
+# ---------------------------------------------------------- the domain
+def resolve_domain(domain, header, cells, n_bins):
+    """Every column's entry: from the domain file, else read from the data (warned).
+
+    ``domain`` is the checked domain file (a dict) or ``'private'``; ``cells``
+    the rows of text cells (``None`` for missing).
+    """
+    given = {} if domain == "private" else domain
+    todo = [j for j, name in enumerate(header) if name not in given]
+    entries = dict(given)
+    for j in todo:
+        column = [row[j] for row in cells]
+        entries[header[j]] = kind_entry(column) if domain == "private" \
+            else draft_entry(column, n_bins)
+    names = [header[j] for j in todo]
+    if todo and domain == "private":
+        warn_privacy_leak(
+            f"The kind (numeric, integer or categorical) of column(s) {names}",
+            "Their bounds and categories are found privately; declare the kinds in a domain "
+            'file with {"kind": "numeric", "integer": true} or {"kind": "categorical"} '
+            "entries.")
+    elif todo:
+        warn_privacy_leak(
+            f"The domain (kind, categories or bounds) of column(s) {names}",
+            "Pass the public categories or bounds of every column in a domain file "
+            "(--domain FILE; `python -m skdp domain` drafts one to review), or use "
+            "--domain private.")
+    return {name: entries[name] for name in header}
+
+
+def _cells(args, header):
+    """Text cells of the input (or of the bundled table) and their line numbers."""
+    if args.input is None:
+        cells = demo_table()[1]
+        return cells, range(2, len(cells) + 2)
+    return read_cells(args.input, header, args.na_values)
+
+
+def _read(path, header, na_values, columns):
+    cells, lines = read_cells(path, header, na_values)
+    return typed_table(path, cells, lines, columns)
+
+
+# ---------------------------------------------------------------- jobs
+def estimator_class():
+    """The estimator the CLI runs (a seam for the tests of the CLI's own logic)."""
+    from ..synthesizer import SaddlePointSynthesizer
+
+    return SaddlePointSynthesizer
+
+
+def synthesize(args):
+    """Run ``python -m skdp synthesize``; return the exit status."""
+    header, domain = check_synthesize(args)
+    n_bins = args.n_bins or (DEMO_BINS if args.input is None else 10)
+    say(args, f"reading {args.input or 'the bundled table'}")
+    cells, lines = _cells(args, header)
+    entries = resolve_domain(domain, header, cells, n_bins)
+    columns = [Column(name, entries[name]) for name in header]
+    X = typed_table(args.input or "bundled table", cells, lines, columns)
+    del cells
+    holdout = None if args.holdout is None else \
+        _read(args.holdout, header, args.na_values, columns)
+    est = _estimator(args, entries, n_bins)
+    say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
+              f"{len(header)} columns")
+    est.fit(X, feature_names=header)
+    del X
+    _write(args, est, header, columns, holdout, n_bins)
+    return 0
+
+
+def _estimator(args, entries, n_bins):
+    verbose = 0 if args.quiet or not sys.stderr.isatty() else 1  # \r progress on a terminal only
+    return estimator_class()(
+        epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
+        domain=entries, n_bins=n_bins, missing=args.missing, random_state=args.seed,
+        verbose=verbose)
+
+
+def _write(args, est, header, columns, holdout, n_bins):
+    from .plot import Marginals, plot_marginals
+
+    n = est.n_records_ if args.n_samples is None else args.n_samples
+    plot = Marginals(est.domain_, header, n_bins) if args.plot else None
+    chunks = _chunks(est, n)
+    if plot is not None:
+        chunks = (plot.add(chunk) for chunk in chunks)
+    say(args, f"writing {n} synthetic rows to {args.output}")
+    written = write_rows(args.output, header, columns, _progress(args, chunks, n))
+    eps, delta = est.privacy_spent_
+    print(f"input: {args.input or DEMO_SOURCE}")
+    print(f"wrote {written} synthetic rows to {args.output}")
+    print(f"privacy spent: epsilon={eps:.4f}, delta={delta:g} "
+          f"(composition: {est.privacy_method_}; budget epsilon={args.epsilon:g})")
+    print(f"solver: {args.solver}, {len(est.marginals_)} marginals, "
+          f"{math.prod(est.domain_shape_)} cells, {est.n_iter_} iterations")
+    if holdout is not None:
+        values = np.array(list(est.workload_error(holdout).values()))
+        print(f"holdout marginal error (total variation): mean={values.mean():.4f}, "
+              f"max={values.max():.4f} over {len(values)} marginals")
+    if plot is not None:
+        reference = Marginals(est.domain_, header, n_bins)
+        if holdout is None:
+            print("note: without --holdout the plot shows the private training data; "
+                  "do not publish it.")
+            cells, lines = _cells(args, header)
+            reference.add(typed_table(args.input, cells, lines, columns))
+            label = "training (private: do not publish)"
+        else:
+            reference.add(holdout)
+            label = "holdout"
+        plot_marginals(args.plot, header, reference, plot, label)
+        print(f"plot: {args.plot}")
+
+
+def _chunks(est, n):
+    """The synthetic rows in chunks of at most ``BATCH``, drawn in requests of at most ``PART``."""
+    for start in range(0, n, PART):
+        yield from est.iter_sample(min(PART, n - start), batch_size=BATCH)
+
+
+def _progress(args, chunks, n):
+    """Pass the chunks through, with a progress line every tenth of a long output."""
+    done, step = 0, max(n // 10, BATCH * 5)
+    for chunk in chunks:
+        yield chunk
+        if done // step != (done + len(chunk)) // step:
+            say(args, f"  {done + len(chunk)}/{n} rows")
+        done += len(chunk)
+
+
+def draft_domain(args):
+    """Run ``python -m skdp domain``: write a draft domain file; return the exit status."""
+    header = read_header(args.input)
+    _check_output(args.output, args.input)
+    cells, _ = read_cells(args.input, header, args.na_values)
+    n_bins = args.n_bins or 10
+    draft = {name: draft_entry([row[j] for row in cells], n_bins)
+             for j, name in enumerate(header)}
+    warnings.warn(
+        f"the draft domain {args.output} is derived from the private data in {args.input}: "
+        "review every entry and replace it by public knowledge (the categories a column can "
+        "take, bounds known without the data) before a release; a release that uses it "
+        "unchanged is not differentially private.", PrivacyLeakWarning, stacklevel=2)
+    text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
+                      for name, entry in draft.items())
+    with open(args.output, "w") as fh:
+        fh.write("{\n" + text + "\n}\n")
+    print(f"wrote the draft domain of {len(header)} columns to {args.output}")
+    return 0

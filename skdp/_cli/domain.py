@@ -1,0 +1,300 @@
+"""Domain files of the command line: checking, reading cells by domain, drafting from data.
+
+A domain file is a JSON object, column name -> entry (the forms of
+``SaddlePointSynthesizer(domain=...)``, see ``DOMAIN_FORMAT``). Each column's entry
+alone decides how its CSV cells are read and how the synthetic values are written.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["DOMAIN_FORMAT", "Column", "check_domain", "draft_entry", "kind_entry"]
+
+DOMAIN_FORMAT = """\
+domain file (JSON): an object, column name -> entry, one of
+  ["a", "b", 3, true]     a list is always categories (strings, numbers, booleans;
+                          a cell "true"/"True" matches true, "1" or "1.0" matches 1)
+  {"categories": [...]}   the same as a list
+  85                      an integer k: the codes 0..k-1 (private-pgm domain files)
+  {"low": 0, "high": 90, "n_bins": 9, "integer": true}
+                          a numeric column cut into n_bins equal bins on public
+                          bounds (n_bins defaults to --n-bins, integer to false:
+                          integer columns are written as integers)
+  {"kind": "numeric", "integer": true} or {"kind": "categorical"}
+                          only the kind is public: the bounds (cut into n_bins bins)
+                          or categories are found privately, as --domain private
+                          does for every column
+Any object entry may add "missing": true|false: whether the column keeps a
+missing-value cell (default true). Columns the file does not name are described
+from the data, with a PrivacyLeakWarning."""
+
+_KEYS = {
+    "categories": {"categories", "missing"},
+    "bounds": {"low", "high", "n_bins", "integer", "missing"},
+    "numeric": {"kind", "integer", "n_bins", "missing"},
+    "categorical": {"kind", "missing"},
+}
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _entry_form(name, entry):
+    """The form of one domain entry ('categories', 'codes', 'bounds', 'numeric'...)."""
+    if isinstance(entry, list):
+        return "categories"
+    if _is_int(entry):
+        if entry < 1:
+            raise ValueError(f"domain of column {name!r}: an integer entry counts the codes "
+                             f"0..k-1 and must be >= 1, got {entry}.")
+        return "codes"
+    if not isinstance(entry, dict):
+        raise ValueError(f"domain of column {name!r} must be a list of categories, an integer "
+                         f"count of codes or an object, got {entry!r}. {_HINT}")
+    if "categories" in entry:
+        form = "categories"
+    elif "low" in entry or "high" in entry:
+        form = "bounds"
+    elif entry.get("kind") in ("numeric", "categorical"):
+        form = entry["kind"]
+    elif "kind" in entry:
+        raise ValueError(f"domain of column {name!r}: unknown kind {entry['kind']!r} "
+                         "(use 'numeric' or 'categorical').")
+    else:
+        raise ValueError(f"domain of column {name!r}: an object entry needs 'categories', "
+                         f"'low' and 'high', or 'kind', got {entry!r}. {_HINT}")
+    unknown = sorted(set(entry) - _KEYS[form])
+    if unknown:
+        raise ValueError(f"domain of column {name!r}: unknown key(s) {unknown} for a "
+                         f"{form} entry (allowed: {sorted(_KEYS[form])}).")
+    return form
+
+
+_HINT = "See `python -m skdp synthesize --help` for the domain file format."
+
+
+def _check_flags(name, entry):
+    for key in ("integer", "missing"):
+        if key in entry and not isinstance(entry[key], bool):
+            raise ValueError(f"domain of column {name!r}: {key!r} must be true or false, "
+                             f"got {entry[key]!r}.")
+
+
+def _check_categories(name, cats):
+    if not isinstance(cats, list) or not cats:
+        raise ValueError(f"domain of column {name!r}: the categories must be a non-empty list.")
+    seen = set()
+    for c in cats:
+        if not isinstance(c, (str, int, float, bool)) or (isinstance(c, float) and
+                                                          not math.isfinite(c)):
+            raise ValueError(f"domain of column {name!r}: category {c!r} is not a string, a "
+                             "finite number or a boolean.")
+        key = _key(c)
+        if key in seen:
+            raise ValueError(f"domain of column {name!r}: category {c!r} is listed twice "
+                             "(numbers compare by value).")
+        seen.add(key)
+
+
+def _check_bounds(name, entry):
+    low, high = entry.get("low"), entry.get("high")
+    if not (_is_number(low) and _is_number(high) and math.isfinite(low)
+            and math.isfinite(high) and low <= high):
+        raise ValueError(f"domain of column {name!r}: 'low' and 'high' must be finite numbers "
+                         f"with low <= high, got {low!r} and {high!r}.")
+    n_bins = entry.get("n_bins", 1)
+    if not _is_int(n_bins) or n_bins < 1:
+        raise ValueError(f"domain of column {name!r}: 'n_bins' must be an integer >= 1, "
+                         f"got {n_bins!r}.")
+
+
+def check_domain(domain, header):
+    """Check a loaded domain file against the CSV header; raise a ValueError naming the column.
+
+    Examples
+    --------
+    >>> check_domain({"age": {"low": 0, "high": 90}, "sex": ["F", "M"]}, ["age", "sex"])
+    """
+    if not isinstance(domain, dict):
+        raise ValueError(f"a domain file holds a JSON object (column name -> entry), got a "
+                         f"{type(domain).__name__}. {_HINT}")
+    unknown = [k for k in domain if k not in header]
+    if unknown:
+        raise ValueError(f"the domain names column(s) {unknown} that the CSV does not have; "
+                         f"its header is {header}.")
+    for name, entry in domain.items():
+        form = _entry_form(name, entry)
+        if isinstance(entry, dict):
+            _check_flags(name, entry)
+        if form == "categories":
+            _check_categories(name, entry if isinstance(entry, list) else entry["categories"])
+        elif form == "bounds":
+            _check_bounds(name, entry)
+
+
+def _key(v):
+    """Comparison key of a category: booleans by themselves, numbers by value."""
+    if isinstance(v, bool):
+        return ("b", v)
+    if isinstance(v, (int, float)):
+        return ("n", float(v))
+    return ("s", v)
+
+
+def _number(cell):
+    try:
+        v = float(cell)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+class Column:
+    """How one CSV column is read and written, decided by its domain entry alone.
+
+    Parameters
+    ----------
+    name : str
+        Column name (the CSV header).
+    entry : list, int or dict
+        Its domain entry (checked by :func:`check_domain`).
+
+    Examples
+    --------
+    >>> col = Column("smoker", [False, True])
+    >>> col.parse("true"), col.format(False)
+    (True, 'False')
+    >>> Column("age", {"low": 0, "high": 90, "integer": True}).format(41.7)
+    '42'
+    """
+
+    def __init__(self, name, entry):
+        self.name = name
+        self.entry = entry
+        self.form = _entry_form(name, entry)
+        self.integer = isinstance(entry, dict) and entry.get("integer", False)
+        if self.form == "categories":
+            cats = entry if isinstance(entry, list) else entry["categories"]
+            self._strings = {c: c for c in cats if isinstance(c, str)}
+            self._bools = {str(c).lower(): c for c in cats if isinstance(c, bool)}
+            self._numbers = {float(c): c for c in cats if _is_number(c)}
+            self.width = max(len(self.format(c)) for c in cats)
+        elif self.form == "codes":
+            self.width = len(str(entry - 1))
+        elif self.form == "bounds" and self.integer:
+            self.width = max(len(str(round(entry["low"]))), len(str(round(entry["high"]))))
+        else:  # a float, or categories found privately: a typical width
+            self.width = 18 if self.form != "categorical" else 1
+
+    def parse(self, cell, where="CSV"):
+        """The value of a non-missing CSV cell (``where`` locates it in errors)."""
+        if self.form == "categorical":
+            return cell
+        if self.form == "categories":
+            return self._category(cell, where)
+        v = _number(cell)
+        if v is None:
+            raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "
+                             "cell is not a finite number.")
+        if self.form == "codes":
+            if not (v.is_integer() and 0 <= v < self.entry):
+                raise ValueError(f"{where}: column {self.name!r} holds the codes "
+                                 f"0..{self.entry - 1} but the cell is not one of them.")
+            return int(v)
+        return v
+
+    def _category(self, cell, where):
+        if cell in self._strings:
+            return self._strings[cell]
+        if cell.lower() in self._bools:
+            return self._bools[cell.lower()]
+        v = _number(cell)
+        if v is not None and v in self._numbers:
+            return self._numbers[v]
+        cats = list(self._strings.values()) + list(self._bools.values()) + \
+            list(self._numbers.values())
+        shown = cats[:10] + (["..."] if len(cats) > 10 else [])
+        raise ValueError(f"{where}: the cell of column {self.name!r} is not among its "
+                         f"{len(cats)} domain categories {shown}; add it to the domain file.")
+
+    def format(self, value):
+        """The CSV text of a synthetic value (an empty cell for a missing one)."""
+        if value is None or (isinstance(value, float) and math.isnan(value)) or \
+                _is_na(value):
+            return ""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (bool, np.bool_)):
+            return str(bool(value))
+        if self.form == "codes" or self.integer or isinstance(value, (int, np.integer)):
+            return str(int(round(float(value))))
+        return repr(float(value))
+
+
+def _is_na(value):
+    try:
+        return value != value or type(value).__name__ in ("NAType", "NaTType")
+    except (TypeError, ValueError):
+        return True
+
+
+def _numeric_kind(cells):
+    """(numeric, integer) of a column's non-missing cells: read from the data (a leak)."""
+    numbers = [_number(c) for c in cells]
+    if not cells or any(v is None for v in numbers):
+        return False, False
+    return True, all(v.is_integer() for v in numbers)
+
+
+def kind_entry(cells):
+    """``{"kind": ...}`` entry read from a column's cells (only the kind: a leak the caller warns).
+
+    Examples
+    --------
+    >>> kind_entry(["1", "2", "3"])
+    {'kind': 'numeric', 'integer': True}
+    >>> kind_entry(["a", "1"])
+    {'kind': 'categorical'}
+    """
+    numeric, integer = _numeric_kind([c for c in cells if c is not None])
+    return {"kind": "numeric", "integer": integer} if numeric else {"kind": "categorical"}
+
+
+def draft_entry(cells, n_bins):
+    """A draft domain entry (the dict forms) derived from a column's cells (a leak).
+
+    ``cells`` are the column's CSV cells, ``None`` for missing ones. Integer
+    columns with at most ``n_bins`` distinct values become categories; other
+    numeric columns become bounds (min, max) cut into ``n_bins`` bins;
+    ``true``/``false`` columns become JSON booleans; the rest, string categories.
+
+    Examples
+    --------
+    >>> draft_entry(["1", "3", None], 10)
+    {'categories': [1, 3], 'missing': True}
+    >>> draft_entry(["0.5", "2"], 4)
+    {'low': 0.5, 'high': 2.0, 'n_bins': 4, 'integer': False, 'missing': False}
+    >>> draft_entry(["TRUE", "FALSE"], 4)
+    {'categories': [False, True], 'missing': False}
+    """
+    missing = any(c is None for c in cells)
+    present = [c for c in cells if c is not None]
+    if not present:
+        return {"categories": ["<none>"], "missing": True}
+    numeric, integer = _numeric_kind(present)
+    if numeric:
+        values = sorted({float(c) for c in present})
+        if integer and len(values) <= n_bins:
+            return {"categories": [int(v) for v in values], "missing": missing}
+        low, high = (int(values[0]), int(values[-1])) if integer else (values[0], values[-1])
+        return {"low": low, "high": high, "n_bins": n_bins if high > low else 1,
+                "integer": integer, "missing": missing}
+    if {c.lower() for c in present} <= {"true", "false"}:
+        return {"categories": sorted({c.lower() == "true" for c in present}), "missing": missing}
+    return {"categories": sorted(set(present)), "missing": missing}

@@ -1,0 +1,144 @@
+"""Arguments of ``python -m skdp``: plain-text help with defaults, ranges checked on parsing."""
+
+import argparse
+import math
+
+from .csvio import NA_VALUES
+from .domain import DOMAIN_FORMAT
+
+__all__ = ["build_parser"]
+
+SOLVERS = ["smd", "smd_linf", "smd_private_game", "smd_vertex", "mwem"]
+
+SYNTHESIZE = """\
+Release a differentially private synthetic copy of a CSV table with
+skdp.synthesizer.SaddlePointSynthesizer, streamed to OUTPUT.csv. Without INPUT it
+runs on a bundled real table (scikit-learn's breast-cancer data: six measurements
+cut into bins on public round bounds, and the diagnosis), so it works on a fresh
+machine with no download.
+
+With --domain FILE the domain file alone decides how each column is read and
+written. Without one, the columns' kinds, categories and bounds are read from the
+private data: the release is then not private with the stated budget, and a
+PrivacyLeakWarning says so (`python -m skdp domain INPUT.csv -o domain.json`
+drafts a file to review). --domain private finds every column's bounds or
+categories privately (spending part of the budget); only the columns' kinds are
+then read from the data, with a warning.
+
+Missing cells (empty, or one of --na-values) are by default a value of their own,
+sampled back as missing and written as empty cells (--missing).
+
+The report prints the privacy spent and how it composed. It never prints an error
+measured on the private table (that would leak); --holdout FILE prints the
+synthetic marginals' error against a held-out table instead. --seed is for tests:
+a release is private only if its randomness is secret and never reused."""
+
+DOMAIN = """\
+Write a draft domain file for INPUT.csv: every column in the domain file's object
+form (categories, or bounds cut into --n-bins bins, with "integer" and "missing").
+The draft is derived from the private data: review every entry and replace it by
+public knowledge (the categories a column can take, bounds known without looking
+at the data) before a release; a release that uses it unchanged is not private."""
+
+
+def _int_at_least(low):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+def _real(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError("must be a number, got nan")
+    return value
+
+
+def _na_values(text):
+    return tuple(v.strip() for v in text.split(",") if v.strip())
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the descriptions' line breaks; options show their defaults."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "(default" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
+def _common(p, bins_help):
+    p.add_argument("--n-bins", type=_int_at_least(1), default=None, help=bins_help)
+    p.add_argument("--na-values", type=_na_values, default=NA_VALUES, metavar="LIST",
+                   help="comma-separated spellings of a missing cell besides the empty cell "
+                        "(default: %s)" % ",".join(NA_VALUES))
+
+
+def _add_synthesize(sub):
+    p = sub.add_parser("synthesize", help="release a DP synthetic copy of a CSV table",
+                       description=SYNTHESIZE, epilog=DOMAIN_FORMAT, formatter_class=_Formatter)
+    p.add_argument("input", nargs="?", metavar="INPUT.csv",
+                   help="CSV with a header row (default: the bundled table)")
+    p.add_argument("-o", "--output", required=True, metavar="OUTPUT.csv",
+                   help="synthetic CSV to write (written only when the job succeeds)")
+    p.add_argument("--epsilon", type=_real, default=1.0,
+                   help="privacy budget epsilon > 0 (inf: no privacy at all)")
+    p.add_argument("--delta", type=_real, default=1e-6, help="privacy budget delta in (0, 1)")
+    p.add_argument("--domain", metavar="FILE|private",
+                   help="JSON domain file (format below), or 'private' (default: none: "
+                        "described from the data, with a PrivacyLeakWarning)")
+    p.add_argument("--workload", type=_int_at_least(1), default=2,
+                   help="marginals to preserve: all k-way marginals")
+    p.add_argument("--solver", default="smd", choices=SOLVERS, help="solver")
+    p.add_argument("--missing", default="keep", choices=["keep", "drop", "error"],
+                   help="missing cells: keep them as a value of their own, drop their rows "
+                        "before the fit, or stop with an error")
+    _common(p, "bins of a numeric column whose domain entry has no n_bins "
+               "(default: 10; 6 for the bundled table)")
+    p.add_argument("--n-samples", type=_int_at_least(0), default=None,
+                   help="rows to write (default: as many as the input)")
+    p.add_argument("--holdout", metavar="HOLDOUT.csv",
+                   help="held-out CSV with the same header: print the synthetic marginals' "
+                        "error on it")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="PNG of every column's 1-way marginal, synthetic against the holdout "
+                        "(needs matplotlib)")
+    p.add_argument("--seed", type=_int_at_least(0), default=None,
+                   help="random seed, for reproducible tests only (a release must omit it)")
+    p.add_argument("--quiet", action="store_true", help="print no progress")
+
+
+def _add_domain(sub):
+    p = sub.add_parser("domain", help="draft a domain file from a CSV (to review)",
+                       description=DOMAIN, epilog=DOMAIN_FORMAT, formatter_class=_Formatter)
+    p.add_argument("input", metavar="INPUT.csv", help="CSV with a header row")
+    p.add_argument("-o", "--output", required=True, metavar="DOMAIN.json",
+                   help="domain file to write")
+    _common(p, "bins of each numeric column of the draft (default: 10)")
+
+
+def build_parser():
+    """The parser of ``python -m skdp`` (subcommands ``synthesize`` and ``domain``).
+
+    Examples
+    --------
+    >>> build_parser().parse_args(["synthesize", "-o", "out.csv"]).epsilon
+    1.0
+    """
+    parser = argparse.ArgumentParser(prog="python -m skdp",
+                                     description="skdp: differentially private estimators.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_synthesize(sub)
+    _add_domain(sub)
+    return parser

@@ -180,9 +180,11 @@ def test_integer_output_comes_from_the_domain_not_the_values(tmp_path, fake, cap
 def test_missing_cells_are_kept_and_written_empty(tmp_path, fake, capsys):
     src = _write(tmp_path / "in.csv", HEADER, ROWS)
     out = tmp_path / "o.csv"
-    assert main(["synthesize", src, "-o", str(out), "--quiet", "--missing", "drop"]) == 0
+    assert main(["synthesize", src, "-o", str(out), "--quiet", "--missing", "drop",
+                 "--neighbouring", "add_remove"]) == 0
     est = FakeSynth.last
-    assert est.params["missing"] == "drop" and est.feature_names == HEADER
+    assert est.params["missing"] == "drop" and est.params["neighbouring"] == "add_remove"
+    assert est.feature_names == HEADER
     assert est.X[2, 2] is None and est.X[1, 3] is None  # "" and "NA"
     got = _rows(out)
     assert got[0] == HEADER and len(got) == 61

@@ -147,6 +147,10 @@ def test_cells_are_read_by_the_domain_entry():
     assert Column("n", [1, 2.5, "x"]).parse("2.50", "") == 2.5
     assert Column("n", [1, 2.5, "x"]).parse("x", "") == "x"
     assert Column("k", 5).parse("4", "") == 4
+    big = 2 ** 60 + 1  # compared exactly, not through a float
+    assert Column("n", [big]).parse(str(big), "") == big
+    with pytest.raises(ValueError, match="categories"):
+        Column("n", [big]).parse(str(big - 1), "")
     with pytest.raises(ValueError, match="codes 0..4"):
         Column("k", 5).parse("5", "")
     with pytest.raises(ValueError, match="'b'.*categories"):

@@ -41,18 +41,12 @@ def fresh_default_accountant():
         yield
 
 
-def _is_sklearn_check(item):
-    callspec = getattr(item, "callspec", None)
-    check = callspec.params.get("check") if callspec else None
-    return getattr(getattr(check, "func", check), "__module__", "") == \
-        "sklearn.utils.estimator_checks"
-
-
 def pytest_collection_modifyitems(items):
-    """sklearn's estimator checks refit one estimator with one seed on purpose
-    (determinism): the shared-noise warning is expected there."""
+    """The suite refits with fixed seeds on purpose (determinism checks, sklearn's
+    estimator checks): the shared-noise warning is expected there and ignored.
+    tests/test_seeds.py checks it with ``pytest.warns`` and error filters, which
+    take precedence over this one."""
     shared_noise = pytest.mark.filterwarnings(
         "ignore:.*drew the same noise:skdp.exceptions.PrivacyLeakWarning")
     for item in items:
-        if _is_sklearn_check(item):
-            item.add_marker(shared_noise)
+        item.add_marker(shared_noise)

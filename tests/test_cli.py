@@ -147,6 +147,10 @@ def test_cells_are_read_by_the_domain_entry():
     assert Column("n", [1, 2.5, "x"]).parse("2.50", "") == 2.5
     assert Column("n", [1, 2.5, "x"]).parse("x", "") == "x"
     assert Column("k", 5).parse("4", "") == 4
+    big = 2 ** 60 + 1  # compared exactly, not through a float
+    assert Column("n", [big]).parse(str(big), "") == big
+    with pytest.raises(ValueError, match="categories"):
+        Column("n", [big]).parse(str(big - 1), "")
     with pytest.raises(ValueError, match="codes 0..4"):
         Column("k", 5).parse("5", "")
     with pytest.raises(ValueError, match="'b'.*categories"):
@@ -180,9 +184,11 @@ def test_integer_output_comes_from_the_domain_not_the_values(tmp_path, fake, cap
 def test_missing_cells_are_kept_and_written_empty(tmp_path, fake, capsys):
     src = _write(tmp_path / "in.csv", HEADER, ROWS)
     out = tmp_path / "o.csv"
-    assert main(["synthesize", src, "-o", str(out), "--quiet", "--missing", "drop"]) == 0
+    assert main(["synthesize", src, "-o", str(out), "--quiet", "--missing", "drop",
+                 "--neighbouring", "add_remove"]) == 0
     est = FakeSynth.last
-    assert est.params["missing"] == "drop" and est.feature_names == HEADER
+    assert est.params["missing"] == "drop" and est.params["neighbouring"] == "add_remove"
+    assert est.feature_names == HEADER
     assert est.X[2, 2] is None and est.X[1, 3] is None  # "" and "NA"
     got = _rows(out)
     assert got[0] == HEADER and len(got) == 61
@@ -304,8 +310,8 @@ def test_csv_with_domain_holdout_and_plot(tmp_path, capsys):
     _write(tmp_path / "in.csv", header, rows[:200])
     _write(tmp_path / "hold.csv", header, rows[200:])
     (tmp_path / "d.json").write_text(json.dumps(
-        {"age": {"low": 18, "high": 90, "integer": True}, "city": ["a", "b", "c"],
-         "visits": 5}))
+        {"age": {"low": 18, "high": 90, "integer": True, "missing": False},
+         "city": {"categories": ["a", "b", "c"], "missing": False}, "visits": 5}))
     out, png = tmp_path / "o.csv", tmp_path / "p.png"
     code = main(["synthesize", str(tmp_path / "in.csv"), "-o", str(out), "--epsilon", "2",
                  "--domain", str(tmp_path / "d.json"), "--holdout", str(tmp_path / "hold.csv"),
@@ -315,7 +321,8 @@ def test_csv_with_domain_holdout_and_plot(tmp_path, capsys):
     assert "holdout marginal error" in text and png.exists()
     got = _rows(out)
     assert got[0] == header and len(got) == 201
-    assert all(18 <= int(r[0]) <= 90 and r[1] in "abc" and 0 <= int(r[2]) <= 4 for r in got[1:])
+    assert all(18 <= int(r[0]) <= 90 and r[1] in ("a", "b", "c") for r in got[1:])
+    assert {r[2] for r in got[1:]} <= {"", "0", "1", "2", "3", "4"}  # codes 0..4 or missing
 
 
 def test_missing_values_are_kept_end_to_end(tmp_path, capsys):

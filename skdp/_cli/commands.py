@@ -213,8 +213,8 @@ def _estimator(args, entries, n_bins):
     verbose = 0 if args.quiet or not sys.stderr.isatty() else 1  # \r progress on a terminal only
     return estimator_class()(
         epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
-        domain=entries, n_bins=n_bins, missing=args.missing, random_state=args.seed,
-        verbose=verbose)
+        domain=entries, n_bins=n_bins, missing=args.missing, neighbouring=args.neighbouring,
+        random_state=args.seed, verbose=verbose)
 
 
 def _write(args, est, header, columns, holdout, n_bins):

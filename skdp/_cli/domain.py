@@ -139,15 +139,20 @@ def check_domain(domain, header):
 
 
 def _key(v):
-    """Comparison key of a category: booleans by themselves, numbers by value."""
-    if isinstance(v, bool):
-        return ("b", v)
-    if isinstance(v, (int, float)):
-        return ("n", float(v))
+    """Comparison key of a category: booleans by themselves, numbers by exact value (1 == 1.0)."""
+    if isinstance(v, (bool, np.bool_)):
+        return ("b", bool(v))
+    if isinstance(v, (int, float, np.number)):
+        return ("n", v.item() if isinstance(v, np.number) else v)
     return ("s", v)
 
 
 def _number(cell):
+    """The finite number a cell spells (an exact int for an integer literal), else None."""
+    try:
+        return int(cell)
+    except ValueError:
+        pass
     try:
         v = float(cell)
     except ValueError:
@@ -183,7 +188,7 @@ class Column:
             cats = entry if isinstance(entry, list) else entry["categories"]
             self._strings = {c: c for c in cats if isinstance(c, str)}
             self._bools = {str(c).lower(): c for c in cats if isinstance(c, bool)}
-            self._numbers = {float(c): c for c in cats if _is_number(c)}
+            self._numbers = {c: c for c in cats if _is_number(c)}  # 1 and 1.0: one key
             self.width = max(len(self.format(c)) for c in cats)
         elif self.form == "codes":
             self.width = len(str(entry - 1))
@@ -203,11 +208,11 @@ class Column:
             raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "
                              "cell is not a finite number.")
         if self.form == "codes":
-            if not (v.is_integer() and 0 <= v < self.entry):
+            if not (float(v).is_integer() and 0 <= v < self.entry):
                 raise ValueError(f"{where}: column {self.name!r} holds the codes "
                                  f"0..{self.entry - 1} but the cell is not one of them.")
             return int(v)
-        return v
+        return float(v)
 
     def _category(self, cell, where):
         if cell in self._strings:
@@ -249,7 +254,7 @@ def _numeric_kind(cells):
     numbers = [_number(c) for c in cells]
     if not cells or any(v is None for v in numbers):
         return False, False
-    return True, all(v.is_integer() for v in numbers)
+    return True, all(float(v).is_integer() for v in numbers)
 
 
 def kind_entry(cells):
@@ -289,10 +294,11 @@ def draft_entry(cells, n_bins):
         return {"categories": ["<none>"], "missing": True}
     numeric, integer = _numeric_kind(present)
     if numeric:
-        values = sorted({float(c) for c in present})
+        values = sorted({_number(c) for c in present})
         if integer and len(values) <= n_bins:
             return {"categories": [int(v) for v in values], "missing": missing}
-        low, high = (int(values[0]), int(values[-1])) if integer else (values[0], values[-1])
+        low, high = (int(values[0]), int(values[-1])) if integer else \
+            (float(values[0]), float(values[-1]))
         return {"low": low, "high": high, "n_bins": n_bins if high > low else 1,
                 "integer": integer, "missing": missing}
     if {c.lower() for c in present} <= {"true", "false"}:

@@ -104,6 +104,9 @@ def _add_synthesize(sub):
     p.add_argument("--missing", default="keep", choices=["keep", "drop", "error"],
                    help="missing cells: keep them as a value of their own, drop their rows "
                         "before the fit, or stop with an error")
+    p.add_argument("--neighbouring", default="replace_one", choices=["replace_one", "add_remove"],
+                   help="neighbouring tables of the guarantee: one row replaced (the row count "
+                        "is public), or one row added or removed (solver smd only)")
     _common(p, "bins of a numeric column whose domain entry has no n_bins "
                "(default: 10; 6 for the bundled table)")
     p.add_argument("--n-samples", type=_int_at_least(0), default=None,

@@ -88,7 +88,7 @@ def test_hyperparameter_search_does_not_raise_a_false_alarm(no_leak_warning):
     acc = BudgetAccountant()
     est = PrivateMinimaxClassifier(n_iter=5, group_by=None, random_state=0)
     PrivateHyperparameterSearch(est, {"epsilon": [0.5, 1.0]}, mean_runs=3,
-                                accountant=acc).fit(Xc / 5, yc)
+                                accountant=acc).fit(Xc / 5, yc, classes=[0, 1])
     assert len(acc.spends) == 1
 
 

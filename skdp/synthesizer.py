@@ -15,8 +15,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, make_rng, to_numpy
-from ._domain import (OTHER, Column as _Column, derive, missing_mask, parse_entry, plan_column,
-                      private_categories, private_range)
+from ._domain import (OTHER, Column as _Column, derive, missing_mask, parse_entry,  # noqa: F401
+                      plan_column, private_categories, private_range)  # OTHER: re-exported
 from ._base import PrivacyMixin
 from ._validation import warn_large_delta
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta,

@@ -212,6 +212,11 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         Iterations run (streaming solvers: steps over the whole stream).
     stream_state_ : StreamState
         Streaming solvers only: the state :meth:`partial_fit` continues.
+        **Secret, not a release**: it holds the noise generator and the past
+        noise of the stream, from which the noise in ``coef_`` can be
+        recomputed. Delete it (``del model.stream_state_``) before publishing
+        the model object or a pickle of it; only ``coef_`` and
+        ``intercept_`` are covered by the guarantee.
     n_features_in_ : int
     privacy_spent_ : tuple of float
         (epsilon, delta) composed over the fit.

@@ -246,6 +246,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Number of features.
     stream_state_ : StreamState
         Streaming solvers only: the state :meth:`partial_fit` continues.
+        **Secret, not a release**: it holds the noise generator and the past
+        noise of the stream, from which the noise in ``coef_`` can be
+        recomputed. Delete it (``del model.stream_state_``) before publishing
+        the model object or a pickle of it; only ``coef_`` and
+        ``intercept_`` are covered by the guarantee.
 
     References
     ----------

@@ -263,6 +263,15 @@ def test_domain_command_drafts_a_reusable_file(tmp_path, fake, capsys):
     assert all(r[0].isdigit() for r in got[1:])
 
 
+def test_domain_command_without_n_bins_leaves_the_bins_to_synthesize(tmp_path, fake, capsys):
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    out = tmp_path / "d.json"
+    assert main(["domain", src, "-o", str(out)]) == 0
+    draft = json.loads(out.read_text())
+    assert "n_bins" not in draft["score"] and draft["score"]["low"] == 1.5
+    check_domain(draft, HEADER)
+
+
 def test_draft_entries():
     assert draft_entry(["1", "2", "2"], 10) == {"categories": [1, 2], "missing": False}
     assert draft_entry([None, None], 10)["missing"]

@@ -274,9 +274,12 @@ def draft_domain(args):
     header = read_header(args.input)
     _check_output(args.output, args.input)
     cells, _ = read_cells(args.input, header, args.na_values)
-    n_bins = args.n_bins or 10
-    draft = {name: draft_entry([row[j] for row in cells], n_bins)
+    draft = {name: draft_entry([row[j] for row in cells], args.n_bins or 10)
              for j, name in enumerate(header)}
+    if args.n_bins is None:  # leave the bins to `synthesize --n-bins`
+        for entry in draft.values():
+            if entry.get("n_bins", 1) > 1:
+                del entry["n_bins"]
     warnings.warn(
         f"the draft domain {args.output} is derived from the private data in {args.input}: "
         "review every entry and replace it by public knowledge (the categories a column can "

@@ -128,7 +128,9 @@ def _add_domain(sub):
     p.add_argument("input", metavar="INPUT.csv", help="CSV with a header row")
     p.add_argument("-o", "--output", required=True, metavar="DOMAIN.json",
                    help="domain file to write")
-    _common(p, "bins of each numeric column of the draft (default: 10)")
+    _common(p, "bins of each numeric column of the draft, written as its n_bins (default: "
+               "none written, so `synthesize --n-bins` decides; integer columns with at most "
+               "10 distinct values become categories)")
 
 
 def build_parser():

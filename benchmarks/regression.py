@@ -51,13 +51,13 @@ from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.model_selection import train_test_split
 
 from skdp._backend import Backend
-from skdp.losses import SquaredLoss
+from skdp.solvers.losses.regression import SquaredLoss
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from skdp.regression import KLAdaptiveRegressor
-from skdp.solvers.kl_gd import adaptive_gd
-from skdp.solvers.kl_models import Budget, LinearModel, Objective, SolverConfig
-from skdp.solvers.kl_ppm import ppm
-from skdp.solvers.kl_spider import spider
+from skdp.solvers.kl.gd import adaptive_gd
+from skdp.solvers.kl.models import Budget, LinearModel, Objective, SolverConfig
+from skdp.solvers.kl.ppm import ppm
+from skdp.solvers.kl.spider import spider
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, math.inf]
 RATE_MAX_ITER = 5000  # rate check: cap on gradient queries (the solvers' default is 1000-2000)

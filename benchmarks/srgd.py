@@ -15,7 +15,7 @@ options): ``srg_memf``, ``memf``, ``dpsgd`` and the theory algorithm
 (mean ± standard error of the test accuracy); non-private references:
 ``srg_memf`` at epsilon = inf (same single pass) and sklearn's
 ``LogisticRegression`` (to convergence). The practical defaults of
-:mod:`skdp.solvers.srgd` were chosen on a validation split of the training
+:mod:`skdp.solvers.streaming.srgd` were chosen on a validation split of the training
 part of both sets (never on the test split).
 
 Timing (``--timing``): one fit on ``n`` generated rows (50 features, 10

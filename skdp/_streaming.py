@@ -1,7 +1,7 @@
 """``partial_fit`` plumbing shared by the estimators whose streaming solvers (paper 003,
-:mod:`skdp.solvers.srgd`) continue one private stream across calls."""
+:mod:`skdp.solvers.streaming.srgd`) continue one private stream across calls."""
 
-from .solvers.srgd import require_streaming
+from .solvers.streaming.srgd import require_streaming
 
 __all__ = ["StreamingMixin", "has_streaming_solver"]
 

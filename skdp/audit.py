@@ -38,7 +38,7 @@ from sklearn.base import clone, is_classifier, is_regressor
 
 from . import _backend
 from ._backend import make_rng, to_numpy
-from ._validation import row_norms
+from .privacy.clipping import row_norms
 from .privacy.accountant import BudgetAccountant
 
 __all__ = ["AuditResult", "Canary", "audit_estimator", "audit_scores", "clopper_pearson",

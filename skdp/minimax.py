@@ -21,17 +21,18 @@ from ._backend import Backend, get_namespace, to_numpy
 from ._base import PrivacyMixin
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT, clip_factors, clip_overflowing_rows, row_norms,
-                          check_epsilon_delta, warn_large_delta, warn_privacy_leak)
+                          EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
+                          warn_privacy_leak)
+from .privacy.clipping import clip_factors, clip_overflowing_rows, row_norms
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
-from .solvers.classification_losses import LOSSES, LinearData
-from .solvers.minimax_euclidean import EUCLIDEAN_SOLVERS
-from .solvers.minimax_mirror import MIRROR_SOLVERS
-from .solvers.minimax_mlmc import MLMC_SOLVERS
-from .solvers.goldstein import GOLDSTEIN_SOLVERS
-from .solvers.minimax_goldstein import goldstein_classifier
-from .solvers.minimax_stream import STREAM_SOLVERS
-from .solvers.srgd import STREAMING_SOLVERS
+from .solvers.losses.classification import LOSSES, LinearData
+from .solvers.minimax.euclidean import EUCLIDEAN_SOLVERS
+from .solvers.minimax.mirror import MIRROR_SOLVERS
+from .solvers.minimax.mlmc import MLMC_SOLVERS
+from .solvers.goldstein.o2nc import GOLDSTEIN_SOLVERS
+from .solvers.minimax.goldstein import goldstein_classifier
+from .solvers.minimax.stream import STREAM_SOLVERS
+from .solvers.streaming.srgd import STREAMING_SOLVERS
 
 __all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE",
            "resolve_solver"]
@@ -131,7 +132,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         ===================== ============= ================= =======================================
 
         ``srgd`` to ``dpsgd`` are single-pass streaming solvers (each example
-        used once; :meth:`partial_fit`; see :mod:`skdp.solvers.srgd` and the
+        used once; :meth:`partial_fit`; see :mod:`skdp.solvers.streaming.srgd` and the
         :ref:`streaming <streaming>` user guide); they need one group
         (``group_by=None``). ``'auto'`` applies :func:`resolve_solver`
         (``fo_single_pass`` for ``loss='ramp'``); ``solver_`` says which ran.
@@ -143,7 +144,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         Crammer–Singer hinge for more than 2 classes): bounded, hence robust
         to mislabelled points, but nonconvex. With ``'ramp'`` the model
         minimises the group-balanced risk ``(1/m) sum_g L_g`` (fixed uniform
-        group weights, see :mod:`skdp.solvers.minimax_goldstein`) and returns
+        group weights, see :mod:`skdp.solvers.minimax.goldstein`) and returns
         an approximate Goldstein-stationary point (paper 001).
     radius : float, default=None
         Radius of the model's ball: l2 for the Euclidean solvers (None:
@@ -172,8 +173,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         Knobs of the streaming solvers: ``batch_size`` (``ceil(2 sqrt(n))``),
         ``learning_rate``, ``momentum`` (0.9), ``decay`` (``exp(-2.5)``),
         ``clip``, ``band`` (64), ``workload`` (``'true'`` or ``'ones'``),
-        ``beta_scale`` (see :mod:`skdp.solvers.srgd`); and of the Goldstein
-        solvers: any key of :data:`skdp.solvers.goldstein.PRACTICAL` or
+        ``beta_scale`` (see :mod:`skdp.solvers.streaming.srgd`); and of the Goldstein
+        solvers: any key of :data:`skdp.solvers.goldstein.o2nc.PRACTICAL` or
         ``max_step``, ``window``, ``period``, ``anchor_batch``,
         ``diff_batch``, ``anchor_directions``, ``diff_directions``,
         ``diff_clip``, ``target_beta``, ``output`` (as for
@@ -334,7 +335,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         neither split nor composed across chunks (the MF noise continues, its
         sensitivity does not depend on the stream's length; the tree restarts
         per chunk at the same GDP level, parallel composition over disjoint
-        chunks; see :mod:`skdp.solvers.srgd`). The accountant is charged
+        chunks; see :mod:`skdp.solvers.streaming.srgd`). The accountant is charged
         (epsilon, delta) once, by the call that starts the stream; the
         batch size and noise are calibrated then, from the first chunk's size.
 

@@ -15,24 +15,25 @@ from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, clip_rows,
-                          row_norms, warn_large_delta, warn_privacy_leak)
-from .losses import LOSSES, ROBUST_LOSSES, make_loss
+                          EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, warn_large_delta,
+                          warn_privacy_leak)
+from .privacy.clipping import clip_rows, row_norms
+from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
-from .solvers.kl_gd import adaptive_gd, noisy_gd, stationary_gd
-from .solvers.kl_models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
+from .solvers.kl.gd import adaptive_gd, noisy_gd, stationary_gd
+from .solvers.kl.models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
                                 private_preconditioner)
-from .solvers.kl_ppm import ppm
-from .solvers.kl_spider import spider
-from .solvers.goldstein import (GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap,
+from .solvers.kl.ppm import ppm
+from .solvers.kl.spider import spider
+from .solvers.goldstein.o2nc import (GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap,
                                 record_spend)
-from .solvers.kl_stream import STREAMING_SOLVERS, stream_fit
+from .solvers.kl.stream import STREAMING_SOLVERS, stream_fit
 
 __all__ = ["KLAdaptiveRegressor"]
 
 SOLVERS = {"noisy_gd": noisy_gd, "adaptive_gd": adaptive_gd, "stationary_gd": stationary_gd,
            "spider": spider, "ppm": ppm, **{name: stream_fit for name in STREAMING_SOLVERS}}
-# paper-001 solvers (skdp.solvers.goldstein) have their own registry: GOLDSTEIN_SOLVERS
+# paper-001 solvers (skdp.solvers.goldstein.o2nc) have their own registry: GOLDSTEIN_SOLVERS
 MODELS = ("linear", "mlp")
 
 
@@ -114,21 +115,21 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
           streaming solvers of paper 003 (Alg. 1, Alg. 3 corrected, Alg. 2,
           DP-SGD), each example used once, with :meth:`partial_fit`; they
           ignore ``precondition`` and ``max_iter`` (see
-          :mod:`skdp.solvers.srgd` and the :ref:`streaming <streaming>` user
+          :mod:`skdp.solvers.streaming.srgd` and the :ref:`streaming <streaming>` user
           guide). Privacy: the stream is one Gaussian mechanism of
           ``rho_``-zCDP (Bun–Steinke Prop. 1.6), like the other solvers.
         - ``'fo_single_pass'``, ``'zo_single_pass'``, ``'zo_multi_pass'``:
           paper 001 (Alg. 2 with Alg. 5, 3, 4; Thm 6.1, 3.1, 4.1): an
           (alpha, beta)-Goldstein-stationary point of a Lipschitz, nonsmooth,
           nonconvex loss (the robust losses); linear model only. See
-          :mod:`skdp.solvers.goldstein` and the :ref:`User Guide
+          :mod:`skdp.solvers.goldstein.o2nc` and the :ref:`User Guide
           <robust_regression>`.
         - ``'auto'``: ``fo_single_pass`` for the robust losses; else
           ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm`` for
           ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
     loss : {'squared', 'huber', 'lp', 'sigmoid', 'truncated_absolute', \
             'capped_huber'}, default='squared'
-        See :mod:`skdp.losses`. ``'truncated_absolute'`` (``min(|r|,
+        See :mod:`skdp.solvers.losses.regression`. ``'truncated_absolute'`` (``min(|r|,
         truncation)``) and ``'capped_huber'`` (``min(huber(r), truncation)``)
         are robust to gross outliers (Lipschitz, nonconvex).
     model : {'linear', 'mlp'}, default='linear'
@@ -177,7 +178,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Share of the budget spent on a private second-moment matrix ``S_hat``
         of the (clipped) design, used to reparametrise the model in the
         coordinates ``x P`` with ``P = (S_hat + lambda I)**(-1/2)`` (see
-        :func:`~skdp.solvers.kl_models.private_preconditioner`): the solvers
+        :func:`~skdp.solvers.kl.models.private_preconditioner`): the solvers
         then need far fewer steps on ill-conditioned data. 0 disables it.
         With it, ``alpha`` penalises the preconditioned coefficients.
     snr : float, default=1.0
@@ -195,9 +196,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         ``max_inner`` (10), ``norm_cost_scale`` (1), ``floor_frac`` (0.5);
         for the streaming solvers ``batch_size``, ``learning_rate``,
         ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
-        ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.srgd`);
+        ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.streaming.srgd`);
         for the Goldstein solvers any key of
-        :data:`skdp.solvers.goldstein.PRACTICAL` or ``max_step``, ``window``,
+        :data:`skdp.solvers.goldstein.o2nc.PRACTICAL` or ``max_step``, ``window``,
         ``period``, ``anchor_batch``, ``diff_batch``, ``anchor_directions``,
         ``diff_directions``, ``diff_clip``, ``target_beta``, ``output``
         (``'last'`` or ``'random'``).
@@ -369,7 +370,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         points of the ball of ``radius`` around them, in the solver's
         (clipped, preconditioned) coordinates: an upper bound on
         ``||grad-bar_radius F(w)||`` (paper 001 Def. 2.1;
-        :func:`~skdp.solvers.goldstein.goldstein_gap`). **Not private**: it
+        :func:`~skdp.solvers.goldstein.o2nc.goldstein_gap`). **Not private**: it
         reads ``X`` and ``y``; use it on data you may look at.
 
         Parameters
@@ -516,7 +517,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         **Privacy of the stream.** The chunks must hold different records.
         The whole stream is then one (epsilon, delta)-DP release, whatever
         the number of chunks: epsilon is neither split nor composed across
-        chunks (see :mod:`skdp.solvers.srgd`); the accountant is charged once,
+        chunks (see :mod:`skdp.solvers.streaming.srgd`); the accountant is charged once,
         by the call that starts the stream, and the noise and batch size are
         calibrated then from the first chunk's size (``feature_bound='data'``
         and ``target_bound='data'`` are read from the first chunk only).
@@ -691,7 +692,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
 
 def _glm_problem(obj):
-    """The regression objective as a :class:`~skdp.solvers.goldstein.GLMProblem` (k = 1)."""
+    """The regression objective as a :class:`~skdp.solvers.goldstein.o2nc.GLMProblem` (k = 1)."""
     loss, xp = obj.loss, obj.xp
 
     def phi(Z, T, xp):

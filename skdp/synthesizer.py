@@ -23,9 +23,9 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONST
                           warn_privacy_leak)
 from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
                                  gaussian_sigma)
-from .solvers.synth_marginals import MAX_CELLS, MarginalProblem, total_variation
-from .solvers.synth_mwem import solve_mwem
-from .solvers.synth_smd import Budget, solve_private_game, solve_smd, solve_vertex
+from .solvers.synth.marginals import MAX_CELLS, MarginalProblem, total_variation
+from .solvers.synth.mwem import solve_mwem
+from .solvers.synth.smd import Budget, solve_private_game, solve_smd, solve_vertex
 
 __all__ = ["SaddlePointSynthesizer"]
 

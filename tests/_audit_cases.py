@@ -17,8 +17,8 @@ from skdp import minimax, regression, synthesizer
 from skdp.audit import Canary, default_statistic
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.regression import KLAdaptiveRegressor
-from skdp.solvers.goldstein import GOLDSTEIN_SOLVERS
-from skdp.solvers.srgd import STREAMING_SOLVERS
+from skdp.solvers.goldstein.o2nc import GOLDSTEIN_SOLVERS
+from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
 from skdp.synthesizer import SaddlePointSynthesizer
 
 _rng = np.random.default_rng(0)

@@ -32,10 +32,10 @@ from hypothesis.extra import numpy as hnp
 
 import skdp
 from skdp import minimax, regression, synthesizer
-from skdp._validation import clip_factors, clip_rows, row_norms
+from skdp.privacy.clipping import clip_factors, clip_rows, row_norms
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.privacy.accounting import PrivacyLedger
-from skdp.solvers.srgd import STREAMING_SOLVERS
+from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
 
 # hostile input gets a clear error or a finite, correct result: never an
 # overflow (or any numerical) RuntimeWarning

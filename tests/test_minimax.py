@@ -16,8 +16,8 @@ from skdp import BudgetAccountant
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.minimax import PrivateMinimaxClassifier, SOLVERS, UNKNOWN_LABEL_MESSAGE, resolve_solver
 from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
-from skdp.solvers import minimax_euclidean
-from skdp.solvers.srgd import STREAMING_SOLVERS
+from skdp.solvers.minimax import euclidean as minimax_euclidean
+from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
 
 # the worst-group solvers; the single-pass streaming ones need one group (tests/test_srgd.py)
 ALL_SOLVERS = sorted(set(SOLVERS) - set(STREAMING_SOLVERS))
@@ -461,8 +461,8 @@ def test_bad_data():
 # ---------------------------------------------------------------------------
 # Paper 002 solvers: step-size caps, sensitivities, filter
 # ---------------------------------------------------------------------------
-from skdp.solvers import minimax_mirror  # noqa: E402
-from skdp.solvers.classification_losses import LinearData  # noqa: E402
+from skdp.solvers.minimax import mirror as minimax_mirror  # noqa: E402
+from skdp.solvers.losses.classification import LinearData  # noqa: E402
 from skdp._backend import Backend  # noqa: E402
 from skdp.privacy.accounting import (advanced_composition_step_epsilon,  # noqa: E402
                                      fully_adaptive_epsilon)

@@ -14,12 +14,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._backend import Backend
-from skdp.losses import LOSSES, make_loss
+from skdp.solvers.losses.regression import LOSSES, make_loss
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx_dp
 from skdp.regression import KLAdaptiveRegressor, SOLVERS, resolve_solver
-from skdp.solvers.srgd import STREAMING_SOLVERS
-from skdp.solvers.kl_gd import noisy_gd
-from skdp.solvers.kl_models import (Budget, LinearModel, MLPModel, Objective, SolverConfig)
+from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
+from skdp.solvers.kl.gd import noisy_gd
+from skdp.solvers.kl.models import (Budget, LinearModel, MLPModel, Objective, SolverConfig)
 
 ALL_SOLVERS = sorted(SOLVERS)
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from skdp._backend import Backend
-from skdp.losses import make_loss
+from skdp.solvers.losses.regression import make_loss
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_rho
 from skdp.privacy.tree import max_nodes_per_leaf
 from skdp.regression import KLAdaptiveRegressor
-from skdp.solvers import goldstein as G
-from skdp.solvers.classification_losses import ramp_loss
+from skdp.solvers.goldstein import o2nc as G
+from skdp.solvers.losses.classification import ramp_loss
 
 SOLVERS = sorted(G.GOLDSTEIN_SOLVERS)
 

@@ -1,4 +1,4 @@
-"""Streaming solvers of paper 003 (skdp.solvers.srgd) and the MF noise core (privacy.matrix)."""
+"""Streaming solvers of paper 003 (skdp.solvers.streaming.srgd) and the MF noise core (privacy.matrix)."""
 
 import math
 import warnings
@@ -12,15 +12,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor,
                   PrivateMinimaxClassifier)
 from skdp._backend import Backend
-from skdp.losses import make_loss
+from skdp.solvers.losses.regression import make_loss
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp
 from skdp.privacy.matrix import (BandedToeplitzNoise, column_norm, mf_sigma,
                                  sqrt_toeplitz_coefficients, toeplitz_matrix,
                                  workload_coefficients, workload_noise_variance)
-from skdp.solvers.classification_losses import LinearData
-from skdp.solvers.kl_models import LinearModel, MLPModel
-from skdp.solvers.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
-from skdp.solvers.srgd_problems import ClassificationProblem, RegressionProblem
+from skdp.solvers.losses.classification import LinearData
+from skdp.solvers.kl.models import LinearModel, MLPModel
+from skdp.solvers.streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
+from skdp.solvers.streaming.problems import ClassificationProblem, RegressionProblem
 
 EPS, DELTA = 1.0, 1e-6
 
@@ -400,7 +400,7 @@ def test_srg_memf_with_no_decay_is_memf():
 
 
 def test_srgd_theory_mode_uses_theorem_constants():
-    from skdp.solvers.srgd import theory_constants
+    from skdp.solvers.streaming.srgd import theory_constants
     X, y = make_classification(n_samples=2000, n_features=5, random_state=0)
     clf = PrivateMinimaxClassifier(epsilon=2.0, solver="srgd", theory=True, group_by=None,
                                    random_state=0).fit(X / 5, y)

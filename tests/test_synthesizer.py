@@ -15,8 +15,8 @@ from skdp.privacy.accounting import (PrivacyLedger, advanced_composition_step_ep
                                      approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_step_epsilon,
                                      fully_adaptive_step_epsilon, gaussian_sigma,
                                      zcdp_to_approx_dp)
-from skdp.solvers.synth_marginals import MarginalProblem, marginal_sensitivity
-from skdp.solvers.synth_smd import (Budget, measure, mirror_prox, private_game_schedule,
+from skdp.solvers.synth.marginals import MarginalProblem, marginal_sensitivity
+from skdp.solvers.synth.smd import (Budget, measure, mirror_prox, private_game_schedule,
                                     step_epsilon, vertex_schedule)
 from skdp.synthesizer import SaddlePointSynthesizer
 

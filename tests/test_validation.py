@@ -9,8 +9,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp import (BudgetAccountant, KLAdaptiveRegressor, PrivacyLeakWarning,
                   PrivateMinimaxClassifier, SaddlePointSynthesizer)
-from skdp._validation import (check_bound, check_epsilon_delta, clip_rows, warn_large_delta,
-                              warn_privacy_leak)
+from skdp._validation import (check_bound, check_epsilon_delta, warn_large_delta, warn_privacy_leak)
+from skdp.privacy.clipping import clip_rows
 from skdp.model_selection import PrivateHyperparameterSearch
 from _toy import NoisyMeanRegressor
 

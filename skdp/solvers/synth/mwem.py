@@ -24,9 +24,9 @@ backend's namespace.
 
 import math
 
-from ..privacy.mechanisms import exponential_mechanism, gaussian_mechanism
-from .synth_smd import SolverResult
-from .synth_marginals import softmax
+from ...privacy.mechanisms import exponential_mechanism, gaussian_mechanism
+from .smd import SolverResult
+from .marginals import softmax
 
 __all__ = ["solve_mwem"]
 

@@ -2,7 +2,7 @@
 
 import math
 
-from ..privacy.accounting import approx_dp_to_gdp
+from ...privacy.accounting import approx_dp_to_gdp
 
 __all__ = ["remaining_gdp", "largest_within", "SolverResult", "softmax_np"]
 

@@ -1,7 +1,7 @@
 """The paper-001 Goldstein solvers for PrivateMinimaxClassifier with ``loss='ramp'``.
 
 The ramp loss is Lipschitz but neither smooth nor convex, so the classifier
-fits it with the solvers of :mod:`skdp.solvers.goldstein` (paper 001 Alg. 2
+fits it with the solvers of :mod:`skdp.solvers.goldstein.o2nc` (paper 001 Alg. 2
 with Alg. 5, 3 or 4). They minimise the *group-balanced* risk
 ``(1/m) sum_g L_g(theta)``, i.e. per-sample losses weighted by
 ``c_i = n / (m N_g(i))`` with the public (or privately released) group sizes
@@ -13,16 +13,16 @@ uniform ``group_weights``). The per-sample loss is then
 
 Privacy: the budget left in the ledger (Gaussian mechanisms only, so exact
 mu-GDP composition, Dong–Roth–Su Cor. 3.3) is ``rho = mu**2 / 2``-zCDP for
-the solver, spent as :func:`skdp.solvers.goldstein.record_spend` describes.
+the solver, spent as :func:`skdp.solvers.goldstein.o2nc.record_spend` describes.
 """
 
 import math
 
 import numpy as np
 
-from .classification_losses import lipschitz, ramp_loss
-from .goldstein import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, record_spend
-from .minimax_common import SolverResult, remaining_gdp
+from ..losses.classification import lipschitz, ramp_loss
+from ..goldstein.o2nc import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, record_spend
+from .common import SolverResult, remaining_gdp
 
 __all__ = ["goldstein_classifier", "CLASSIFIER_OPTIONS"]
 
@@ -48,7 +48,7 @@ def goldstein_classifier(solver, data, sizes, *, epsilon, delta, ledger, backend
                          verbose=0):
     """Fit ``W`` (k, p [+1]) by a paper-001 solver on the balanced ramp risk.
 
-    Returns a :class:`~skdp.solvers.minimax_common.SolverResult` with the
+    Returns a :class:`~skdp.solvers.minimax.common.SolverResult` with the
     certificate and the resolved configuration.
     """
     xp = backend.xp

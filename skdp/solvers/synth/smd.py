@@ -11,7 +11,7 @@ so that the value at ``x`` is the worst query error of ``x``. Three solvers:
 ``smd`` (select-measure-solve; the default)
     Measure every workload marginal once with the Gaussian mechanism under
     zCDP (Bun–Steinke 2016, Prop. 1.6; sensitivity in
-    :func:`~skdp.solvers.synth_marginals.marginal_sensitivity`), then solve
+    :func:`~skdp.solvers.synth.marginals.marginal_sensitivity`), then solve
     the *same game on the noisy answers* ``q~`` by entropic mirror-prox on both
     players (Nemirovski 2004) until the duality gap is below ``tol``. The
     solve never reads the data: its privacy is the measurement's
@@ -50,10 +50,10 @@ import math
 
 import numpy as np
 
-from ..privacy.accounting import (advanced_composition_step_epsilon,
+from ...privacy.accounting import (advanced_composition_step_epsilon,
                                   bounded_range_step_epsilon, fully_adaptive_step_epsilon)
-from ..privacy.mechanisms import gaussian_mechanism
-from .synth_marginals import _device, marginal_sensitivity, softmax
+from ...privacy.mechanisms import gaussian_mechanism
+from .marginals import _device, marginal_sensitivity, softmax
 
 __all__ = ["Budget", "SolverResult", "solve_smd", "solve_private_game", "solve_vertex",
            "step_epsilon", "mirror_prox"]

@@ -37,10 +37,10 @@ import math
 
 import numpy as np
 
-from .._validation import clip_factors
-from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
-from .minimax_common import SolverResult, remaining_gdp, softmax_np
-from .minimax_euclidean import (LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity,
+from ...privacy.clipping import clip_factors
+from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
+from .common import SolverResult, remaining_gdp, softmax_np
+from .euclidean import (LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity,
                                 reference_logits)
 
 __all__ = ["mlmc", "MLMC_SOLVERS", "epochs_for_budget", "mlmc_weights"]
@@ -90,7 +90,7 @@ class _Phase:
     """Host arrays of one phase batch and its gradient oracle."""
 
     def __init__(self, data, idx, weights_per_group, clip):
-        from .._backend import to_numpy
+        from ..._backend import to_numpy
 
         take = data.subset(data.xp.asarray(idx) if not isinstance(data.X, np.ndarray) else idx)
         scale = np.asarray(to_numpy(take.scale), dtype=float)
@@ -251,7 +251,7 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     W, b = (theta[:, :-1], theta[:, -1]) if data.intercept_scale > 0 else (theta, np.zeros(k))
     b = b * data.intercept_scale
     if data.center is not None:
-        from .._backend import to_numpy
+        from ..._backend import to_numpy
 
         b = b - W @ np.asarray(to_numpy(data.center), dtype=float)
     return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
@@ -267,7 +267,7 @@ def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes,
                    theory, prior):
     if data.n_groups == 1:
         return np.ones(1)
-    from .._backend import to_numpy
+    from ..._backend import to_numpy
 
     take = data.subset(idx if isinstance(data.X, np.ndarray) else data.xp.asarray(idx))
     Wt = theta[:, :-1] if data.intercept_scale > 0 else theta

@@ -1,13 +1,13 @@
 """Streaming solvers of paper 003 for :class:`~skdp.regression.KLAdaptiveRegressor`.
 
 Thin adapter from the regressor's clipped design, loss and model to
-:func:`skdp.solvers.srgd.run_stream` (algorithms and privacy:
-:mod:`skdp.solvers.srgd`). Each example is used once, so the private
+:func:`skdp.solvers.streaming.srgd.run_stream` (algorithms and privacy:
+:mod:`skdp.solvers.streaming.srgd`). Each example is used once, so the private
 preconditioner (a second pass over the data) is not used.
 """
 
-from .srgd import STREAMING_SOLVERS, StreamOptions, run_stream
-from .srgd_problems import RegressionProblem
+from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
+from ..streaming.problems import RegressionProblem
 
 __all__ = ["stream_fit", "STREAMING_SOLVERS"]
 

@@ -1,7 +1,7 @@
 """Models, the clipped empirical objective and the zCDP budget filter (paper 004).
 
-The solvers of :mod:`skdp.solvers.kl_gd`, :mod:`skdp.solvers.kl_spider` and
-:mod:`skdp.solvers.kl_ppm` only see an :class:`Objective`: it returns the mean
+The solvers of :mod:`skdp.solvers.kl.gd`, :mod:`skdp.solvers.kl.spider` and
+:mod:`skdp.solvers.kl.ppm` only see an :class:`Objective`: it returns the mean
 of *clipped* per-sample gradients (and of clipped per-sample gradient
 differences, for Spider), which is what bounds the sensitivity whatever the
 data (notes 004 §5.4 item 1). Per-sample gradients are never materialised:
@@ -17,9 +17,9 @@ mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
 from dataclasses import dataclass, field
 import math
 
-from .._validation import clip_factors
-from ..privacy.accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
-from ..privacy.mechanisms import exponential_mechanism, gaussian_mechanism
+from ...privacy.clipping import clip_factors
+from ...privacy.accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
+from ...privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 
 __all__ = ["LinearModel", "MLPModel", "Objective", "Budget", "SolverConfig", "SolverResult",
            "private_preconditioner"]
@@ -128,7 +128,7 @@ class Objective:
     ----------
     X, y : arrays
         Public-bound-clipped data in the backend namespace.
-    loss : loss object from :mod:`skdp.losses`
+    loss : loss object from :mod:`skdp.solvers.losses.regression`
     model : LinearModel or MLPModel
     alpha : float
         Ridge strength (data-independent gradient ``alpha w``: no privacy cost).

@@ -1,7 +1,7 @@
 """Streaming solvers of paper 003 for the one-group (average-risk) classifier.
 
-Thin adapters from :class:`~skdp.solvers.classification_losses.LinearData` to
-:func:`skdp.solvers.srgd.run_stream` (see :mod:`skdp.solvers.srgd` for the
+Thin adapters from :class:`~skdp.solvers.losses.classification.LinearData` to
+:func:`skdp.solvers.streaming.srgd.run_stream` (see :mod:`skdp.solvers.streaming.srgd` for the
 algorithms and their privacy). They minimise the average logistic /
 multinomial loss, so they need one group: the worst-group objective would
 need private group weights (a max-player) that a single pass with one use per
@@ -10,9 +10,9 @@ example does not provide.
 
 import numpy as np
 
-from .minimax_common import SolverResult, remaining_gdp
-from .srgd import STREAMING_SOLVERS, StreamOptions, run_stream
-from .srgd_problems import ClassificationProblem
+from .common import SolverResult, remaining_gdp
+from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
+from ..streaming.problems import ClassificationProblem
 
 __all__ = ["STREAM_SOLVERS"]
 
@@ -36,7 +36,7 @@ def _make(name):
                             n_iter=state.step, state=state)
 
     solver.__name__ = name
-    solver.__doc__ = f"Streaming solver {name!r} (see :mod:`skdp.solvers.srgd`)."
+    solver.__doc__ = f"Streaming solver {name!r} (see :mod:`skdp.solvers.streaming.srgd`)."
     return solver
 
 

@@ -50,10 +50,10 @@ import math
 
 import numpy as np
 
-from ..privacy.accounting import (fully_adaptive_epsilon, fully_adaptive_step_epsilon,
+from ...privacy.accounting import (fully_adaptive_epsilon, fully_adaptive_step_epsilon,
                                   zcdp_to_approx_dp)
-from .classification_losses import loss_and_residual, loss_bound, smoothness
-from .minimax_common import SolverResult, largest_within
+from ..losses.classification import loss_and_residual, loss_bound, smoothness
+from .common import SolverResult, largest_within
 
 __all__ = ["smd", "smd_bias_reduced", "MIRROR_SOLVERS", "prop33_step_cap", "thm31_parameters",
            "thm314_parameters", "problem_constants", "bias_reduced_sensitivity"]
@@ -196,7 +196,7 @@ class _Game:
 
 
 def _host(a):
-    from .._backend import to_numpy
+    from ..._backend import to_numpy
 
     return np.asarray(to_numpy(a), dtype=float)
 
@@ -337,7 +337,7 @@ def _practical_steps(n, epsilon):
 
 
 def _draws_ledger(step_eps, count):
-    from ..privacy.accounting import PrivacyLedger
+    from ...privacy.accounting import PrivacyLedger
 
     trial = PrivacyLedger()
     trial.exponential(step_eps, count=count)

@@ -26,7 +26,7 @@ there); noise is set after this capping (notes 004 §5.4 item 13).
 
 import math
 
-from .kl_models import SolverResult
+from .models import SolverResult
 
 __all__ = ["spider", "spider_schedule"]
 
@@ -60,7 +60,7 @@ def spider_schedule(n, d, rho, cfg):
 
     Examples
     --------
-    >>> from skdp.solvers.kl_models import SolverConfig
+    >>> from skdp.solvers.kl.models import SolverConfig
     >>> cfg = SolverConfig(clip=1.0, smoothness=1.0, n_params=3, kl_gamma=1.0, kl_kappa=2.0)
     >>> phis, lengths = spider_schedule(10000, 3, 0.1, cfg)
     >>> set(lengths)

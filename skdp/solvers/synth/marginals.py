@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .._backend import array_api_compat, to_numpy
+from ..._backend import array_api_compat, to_numpy
 
 __all__ = ["MarginalProblem", "marginal_sensitivity", "softmax"]
 

@@ -1,4 +1,4 @@
-"""The two problems the streaming solvers of :mod:`skdp.solvers.srgd` run on.
+"""The two problems the streaming solvers of :mod:`skdp.solvers.streaming.srgd` run on.
 
 Both compute the clipped sum ``sum_i clip(a g_i(theta1) - c g_i(theta0), G)``
 of per-example gradient differences without materialising per-example
@@ -9,15 +9,15 @@ softmax residual ``p_i - y_i`` for the multinomial loss), so the difference
 norm is ``||a r_i1 - c r_i0|| ||x_i||``: a batch costs two forward products
 and one backward product, memory ``O(B d)``. For the regressor's mlp the
 norm uses the Jacobians' closed-form inner products (ghost clipping, see
-:class:`~skdp.solvers.kl_models.Objective`).
+:class:`~skdp.solvers.kl.models.Objective`).
 
 ``residuals(batch, theta)`` is the only place a gradient (a residual) of an
 example is evaluated: tests count its calls.
 """
 
-from .._backend import array_api_compat
-from .._validation import clip_factors
-from .classification_losses import (curvature_at_zero, lipschitz, loss_and_residual,
+from ..._backend import array_api_compat
+from ...privacy.clipping import clip_factors
+from ..losses.classification import (curvature_at_zero, lipschitz, loss_and_residual,
                                     smoothness)
 
 __all__ = ["ClassificationProblem", "RegressionProblem"]
@@ -29,7 +29,7 @@ class ClassificationProblem:
     Parameters
     ----------
     data : LinearData
-        Clipped design and targets (:mod:`skdp.solvers.classification_losses`).
+        Clipped design and targets (:mod:`skdp.solvers.losses.classification`).
 
     Attributes
     ----------
@@ -83,7 +83,7 @@ class ClassificationProblem:
 
 
 class RegressionProblem:
-    """``phi(z(w), y)`` of :mod:`skdp.losses` for a linear or mlp model, plus ridge.
+    """``phi(z(w), y)`` of :mod:`skdp.solvers.losses.regression` for a linear or mlp model, plus ridge.
 
     Parameters
     ----------

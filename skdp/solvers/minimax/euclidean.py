@@ -42,9 +42,9 @@ import math
 
 import numpy as np
 
-from .._validation import clip_factors
-from .classification_losses import curvature_at_zero, lipschitz, loss_and_residual
-from .minimax_common import SolverResult, remaining_gdp, softmax_np
+from ...privacy.clipping import clip_factors
+from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
+from .common import SolverResult, remaining_gdp, softmax_np
 
 __all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations", "reference_logits"]
 
@@ -109,7 +109,7 @@ def _group_losses(data, loss, loss_clip, sizes):
 
 
 def _to_host(xp, a):
-    from .._backend import to_numpy
+    from ..._backend import to_numpy
 
     return to_numpy(a)
 

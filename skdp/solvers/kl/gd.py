@@ -16,7 +16,7 @@ cost.
 
 import math
 
-from .kl_models import SolverResult
+from .models import SolverResult
 
 __all__ = ["noisy_gd", "adaptive_gd", "stationary_gd"]
 
@@ -119,7 +119,7 @@ def adaptive_gd(obj, w, budget, backend, cfg):
     """Adaptive noisy GD (paper 004 Alg. 3): no KL constants needed.
 
     Privacy: paper 004 Thm 3 (fully adaptive composition, Whitehouse et al.
-    2023) with the strict filter of :class:`~skdp.solvers.kl_models.Budget`;
+    2023) with the strict filter of :class:`~skdp.solvers.kl.models.Budget`;
     the sum of the logged step costs never exceeds ``rho``. Utility: Thm 4,
     ``O~((sqrt(d)/(n sqrt(rho)))**(2 kappa/(4 - kappa)) + (1/(n sqrt(rho)))**(kappa/2))``
     under the (gamma, kappa)-KL* condition. Returns the last iterate.

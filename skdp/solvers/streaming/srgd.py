@@ -57,9 +57,9 @@ import math
 
 import numpy as np
 
-from .._backend import Backend
-from ..privacy.matrix import BandedToeplitzNoise, column_norm, mf_sigma, sqrt_toeplitz_coefficients
-from ..privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
+from ..._backend import Backend
+from ...privacy.matrix import BandedToeplitzNoise, column_norm, mf_sigma, sqrt_toeplitz_coefficients
+from ...privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
 
 __all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "run_stream",
            "theory_constants"]
@@ -264,7 +264,7 @@ def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng
     problem : object
         Gives ``n``, ``shape``, ``dtype``, ``n_params``, ``initial()``, ``batch(idx)``,
         ``residuals(batch, theta)``, ``clipped_sum(batch, a, res1, c, res0, clip)``
-        and ``penalty(theta)`` (see :mod:`skdp.solvers.srgd_problems`).
+        and ``penalty(theta)`` (see :mod:`skdp.solvers.streaming.problems`).
     opts : StreamOptions
     mu : float
         GDP parameter of the whole stream (inf: no noise).

@@ -25,7 +25,7 @@ Schmidt, Bach 2012, whose weighting by ``s`` Alg. 4 uses) and
 
 import math
 
-from .kl_models import SolverResult
+from .models import SolverResult
 
 __all__ = ["ppm", "ppm_schedule"]
 
@@ -38,7 +38,7 @@ def ppm_schedule(n, d, rho, cfg):
 
     Examples
     --------
-    >>> from skdp.solvers.kl_models import SolverConfig
+    >>> from skdp.solvers.kl.models import SolverConfig
     >>> ppm_schedule(1000, 3, 0.5, SolverConfig(clip=1.0, smoothness=2.0, n_params=3))
     (10, 10, 1.0)
     """

@@ -64,10 +64,10 @@ import math
 import numpy as np
 from scipy.optimize import nnls
 
-from .._backend import Backend, to_numpy
-from .._validation import clip_factors
-from ..privacy.accounting import gaussian_rho
-from ..privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
+from ..._backend import Backend, to_numpy
+from ...privacy.clipping import clip_factors
+from ...privacy.accounting import gaussian_rho
+from ...privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
 
 __all__ = ["GLMProblem", "GoldsteinConfig", "goldstein_config", "o2nc", "fo_single_pass",
            "zo_single_pass", "zo_multi_pass", "GOLDSTEIN_SOLVERS", "goldstein_gap",

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .._validation import clip_factors, row_norms
+from ...privacy.clipping import clip_factors, row_norms
 
 __all__ = ["LinearData", "loss_and_residual", "lipschitz", "smoothness",
            "curvature_at_zero",

@@ -1,0 +1,107 @@
+"""Row and gradient clipping: how a bounded per-example contribution is enforced.
+
+Every sensitivity in skdp assumes rows (or per-example gradients) of l2 norm at
+most a public bound; these functions enforce it, in any array namespace and any
+float dtype, without dividing by zero or overflowing (a 1e-300 floor, for
+instance, is 0 in float32).
+"""
+
+import numpy as np
+
+__all__ = ["clip_factors", "row_norms", "clip_rows", "clip_overflowing_rows"]
+
+
+def clip_factors(norms, bound, xp=np):
+    """Per-row factors ``min(1, bound / norm)`` that scale rows of these norms into the ball.
+
+    ``bound / max(norm, bound)``: a norm within the bound (zero included) gives
+    exactly 1, and nothing divides by zero or overflows, in any float dtype (a
+    bound beyond the dtype's range is taken as its largest value).
+
+    Examples
+    --------
+    >>> clip_factors(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
+    [0.2, 1.0, 1.0]
+    """
+    limit = xp.full_like(norms, min(float(bound), float(xp.finfo(norms.dtype).max)))
+    return limit / xp.maximum(norms, limit)
+
+
+def row_norms(X, xp=np):
+    """l2 norm of each row of ``X``, without overflow.
+
+    The squared norms are summed directly (no (n, p) temporary on the host);
+    a row whose squared norm overflows (entries near 1e154 and up) is divided
+    by its largest ``|entry|`` first, so its norm is finite whenever it is
+    representable.
+
+    Examples
+    --------
+    >>> (row_norms(np.array([[3.0, 4.0], [3e300, 4e300]])) / [1.0, 1e300]).round(12).tolist()
+    [5.0, 5.0]
+    """
+    sq = _squared_row_norms(X, xp)
+    huge = xp.isinf(sq)
+    norms = xp.sqrt(sq)
+    if not bool(xp.any(huge)):
+        return norms
+    scaled, peak = _peak_scaled(X, huge, xp)
+    with np.errstate(over="ignore"):  # a norm beyond the float range is inf
+        return xp.where(huge, peak * xp.sqrt(_squared_row_norms(scaled, xp)), norms)
+
+
+def clip_overflowing_rows(X, bound, xp=np):
+    """``X`` with each row whose squared l2 norm overflows replaced by its clipped value.
+
+    Such a row (entries near 1e154 and up) becomes its direction at norm
+    ``bound``, as :func:`clip_rows` would make it; other rows are untouched.
+    Without this, the clipping factor ``bound / inf = 0`` would zero the row.
+
+    Examples
+    --------
+    >>> clip_overflowing_rows(np.array([[3e300, 4e300], [3.0, 4.0]]), 1.0).round(3).tolist()
+    [[0.6, 0.8], [3.0, 4.0]]
+    """
+    return _clip_overflowing_rows(X, bound, xp)[0]
+
+
+def clip_rows(X, bound, xp=np):
+    """Scale each row of ``X`` to l2 norm at most ``bound`` (privacy by clipping).
+
+    Rows of any finite magnitude keep their direction (no overflow, see
+    :func:`clip_overflowing_rows`).
+
+    Examples
+    --------
+    >>> clip_rows(np.array([[3.0, 4.0], [0.3, 0.4], [3e300, 4e300]]), 1.0).round(3).tolist()
+    [[0.6, 0.8], [0.3, 0.4], [0.6, 0.8]]
+    """
+    X, norms = _clip_overflowing_rows(X, bound, xp)
+    return X * clip_factors(norms, bound, xp)[:, None]
+
+
+def _squared_row_norms(X, xp):
+    """``sum_j X_ij**2`` per row; inf where it overflows (silently)."""
+    with np.errstate(over="ignore"):
+        if isinstance(X, np.ndarray):  # no (n, p) temporary on the host
+            return np.einsum("ij,ij->i", X, X)
+        return xp.sum(X * X, axis=1)
+
+
+def _peak_scaled(X, rows, xp):
+    """``X`` with each row in the mask ``rows`` divided by its largest ``|entry|``; the divisors."""
+    peak = xp.where(rows, xp.max(xp.abs(X), axis=1), xp.ones_like(rows, dtype=X.dtype))
+    return X / peak[:, None], peak
+
+
+def _clip_overflowing_rows(X, bound, xp):
+    """:func:`clip_overflowing_rows`, and the row norms of the result (``bound`` on the rows replaced)."""
+    sq = _squared_row_norms(X, xp)
+    huge = xp.isinf(sq)
+    if not bool(xp.any(huge)):
+        return X, xp.sqrt(sq)
+    scaled, _ = _peak_scaled(X, huge, xp)
+    scaled_norms = xp.sqrt(_squared_row_norms(scaled, xp))  # in [1, sqrt(p)] on those rows
+    unit = scaled / xp.where(huge, scaled_norms, xp.ones_like(scaled_norms))[:, None]
+    X = xp.where(huge[:, None], unit * bound, X)
+    return X, xp.where(huge, xp.full_like(sq, bound), xp.sqrt(sq))

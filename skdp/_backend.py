@@ -20,6 +20,7 @@ is the mathematical one of the documented mechanism.
 """
 
 import numpy as np
+from scipy import special
 import sklearn
 from sklearn.utils import check_random_state
 
@@ -28,7 +29,7 @@ try:  # the standalone package when installed, else scikit-learn's vendored copy
 except ImportError:  # pragma: no cover - depends on the environment
     from sklearn.externals import array_api_compat
 
-__all__ = ["Backend", "make_rng", "get_namespace", "to_numpy"]
+__all__ = ["Backend", "make_rng", "get_namespace", "to_numpy", "WeakenedGenerator"]
 
 
 def make_rng(random_state):
@@ -136,19 +137,97 @@ class Backend:
             return gpu_draw(self._gpu()).astype(dtype or "float64", copy=False)
         return self.asarray(host_draw(self.rng), dtype=dtype)
 
+    # -- privacy noise: drawn only by skdp.privacy (its Release records every draw) --
     def normal(self, shape, scale=1.0, dtype=None):
-        """Gaussian noise ``N(0, scale**2)`` of the given shape."""
+        """Gaussian privacy noise ``N(0, scale**2)`` of the given shape.
+
+        Only :mod:`skdp.privacy` calls this (through
+        :class:`~skdp.privacy.release.Release`, which records the draw);
+        public randomness uses :meth:`public_normal`.
+        """
         shape = _shape(shape)
         return self._draw(lambda g: g.standard_normal(shape) * scale,
                           lambda g: g.standard_normal(shape) * scale, dtype)
 
     def gumbel(self, shape, dtype=None):
-        """Standard Gumbel noise (for report-noisy-max)."""
+        """Standard Gumbel privacy noise (report-noisy-max); only :mod:`skdp.privacy` calls it."""
         shape = _shape(shape)
         return self._draw(lambda g: g.gumbel(size=shape),
                           lambda g: -self.xp.log(-self.xp.log(g.random(shape))), dtype)
 
-    def uniform(self, shape, dtype=None):
-        """Uniform noise on [0, 1)."""
+    # -- public randomness: data-independent by construction, never privacy noise --
+    def public_normal(self, shape, scale=1.0, dtype=None):
+        """Gaussian draws that are public by construction (random features, directions).
+
+        The same generator and the same numbers as :meth:`normal`; the
+        separate name says that nothing private is released through them.
+        """
+        return self.normal(shape, scale=scale, dtype=dtype)
+
+    def public_uniform(self, shape, dtype=None):
+        """Uniform draws on [0, 1) that are public by construction."""
         shape = _shape(shape)
         return self._draw(lambda g: g.random(shape), lambda g: g.random(shape), dtype)
+
+    @property
+    def public_rng(self):
+        """The fit's generator, for data-independent sampling (orders, batches, levels)."""
+        return self.rng
+
+
+# ---------------------------------------------------------------------------
+# The audit's broken variant: a generator whose privacy noise is weaker
+# ---------------------------------------------------------------------------
+NOISE_DRAWS = ("standard_normal", "normal", "gumbel", "laplace", "multinomial")
+"""Generator methods :func:`skdp.audit.weakened_noise` weakens (every privacy noise of skdp)."""
+PASS_THROUGH = ("permutation", "integers", "choice", "geometric", "random", "shuffle", "uniform",
+                "bit_generator")
+"""Generator methods it leaves alone: data-independent sampling (batches, levels)."""
+
+
+class WeakenedGenerator:
+    """A :class:`numpy.random.Generator` whose privacy noise is ``factor`` times weaker.
+
+    The broken variant of :func:`skdp.audit.weakened_noise`: tests and audits only.
+    """
+
+    def __init__(self, rng, factor, record):
+        self._rng, self._factor, self._record = rng, float(factor), record
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
+        self._record.append("standard_normal")
+        return self._rng.standard_normal(size, dtype=dtype) / self._factor
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        self._record.append("normal")
+        return loc + self._rng.normal(0.0, scale, size) / self._factor
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):
+        self._record.append("gumbel")
+        return loc + self._rng.gumbel(0.0, scale, size) / self._factor
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        self._record.append("laplace")
+        return loc + self._rng.laplace(0.0, scale, size) / self._factor
+
+    def multinomial(self, n, pvals, size=None):
+        # a draw from softmax(l) is argmax(l + Gumbel): dividing that Gumbel noise by
+        # `factor` draws from softmax(factor * l), i.e. p ** factor renormalised
+        self._record.append("multinomial")
+        logp = self._factor * np.log(np.maximum(np.asarray(pvals, dtype=float), 1e-300))
+        p = special.softmax(np.where(np.asarray(pvals) > 0, logp, -np.inf))
+        return self._rng.multinomial(n, p, size)
+
+    def spawn(self, n_children):
+        # children draw the noise of the solvers that split their stream (paper 001's)
+        self._record.append("spawn")
+        return [WeakenedGenerator(child, self._factor, self._record)
+                for child in self._rng.spawn(n_children)]
+
+    def __getattr__(self, name):
+        if name in PASS_THROUGH:
+            self._record.append(name)
+            return getattr(self._rng, name)
+        raise AttributeError(
+            f"weakened_noise does not cover Generator.{name}: add it to NOISE_DRAWS (with "
+            "its weakened form) or to PASS_THROUGH (data-independent sampling) in skdp/_backend.py.")

@@ -1,4 +1,4 @@
-"""The privacy core: accounting, mechanisms, tree aggregation and the budget accountant.
+"""The privacy core: accounting, the release path, clipping, tree aggregation, the accountant.
 
 It knows nothing of estimators or solvers; they build on it.
 """
@@ -9,14 +9,18 @@ from .accounting import (
     approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
     fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_rho, gaussian_sigma,
     gdp_delta, gdp_to_approx_dp, pure_rho, zcdp_to_approx_dp)
+from .budget import Budget
+from .clipping import clip_factors, clip_overflowing_rows, clip_rows, row_norms
 from .mechanisms import exponential_mechanism, gaussian_mechanism, report_noisy_max
+from .release import ExponentialBatch, GaussianBatch, Release
 from .selection import (repeat_and_select_epsilon, repeat_and_select_rdp, sample_repetitions,
                         truncated_negative_binomial_gamma, truncated_negative_binomial_mean)
 from .tree import (TreeAggregator, max_nodes_per_leaf, node_decomposition, nodes_per_leaf,
                    tree_rho, tree_sigma)
 
 __all__ = [
-    "BudgetAccountant", "PrivacyLedger", "Spend",
+    "BudgetAccountant", "PrivacyLedger", "Spend", "Budget", "Release", "GaussianBatch",
+    "ExponentialBatch", "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms",
     "advanced_composition_epsilon", "advanced_composition_step_epsilon", "approx_dp_to_gdp",
     "approx_dp_to_zcdp", "bounded_range_rho", "bounded_range_step_epsilon",
     "fully_adaptive_epsilon", "fully_adaptive_step_epsilon", "gaussian_rho", "gaussian_sigma",

@@ -1,12 +1,12 @@
-"""Noise-adding and selection mechanisms, drawn through a :class:`~skdp._backend.Backend`.
+"""The mechanisms as plain functions, for one-off releases and their tests.
 
-Each function releases one output and says what it costs; record the cost in a
-:class:`~skdp.privacy.accounting.PrivacyLedger`.
+The same draws as :class:`~skdp.privacy.release.Release` (they share its
+implementation); fits use a :class:`~skdp.privacy.release.Release` or a
+:class:`~skdp.privacy.budget.Budget`, which record every draw.
 """
 
-import math
-
 from .accounting import gaussian_sigma
+from .release import _add_normal, _noisy_argmax
 
 __all__ = ["gaussian_mechanism", "exponential_mechanism", "report_noisy_max"]
 
@@ -58,10 +58,7 @@ def gaussian_mechanism(value, sensitivity, backend, *, sigma=None, rho=None, led
         sigma = gaussian_sigma(sensitivity, rho)
     if ledger is not None:
         ledger.gaussian(sensitivity, sigma, label=label)
-    shape = tuple(value.shape)
-    if sigma == 0:
-        return value, 0.0
-    return value + backend.normal(shape, scale=sigma, dtype=value.dtype), sigma
+    return _add_normal(backend, value, sigma), sigma
 
 
 def exponential_mechanism(scores, sensitivity, epsilon, backend, *, monotonic=False,
@@ -104,14 +101,9 @@ def exponential_mechanism(scores, sensitivity, epsilon, backend, *, monotonic=Fa
     >>> exponential_mechanism(np.array([0.0, 100.0, 0.0]), 1.0, 10.0, b)
     1
     """
-    xp = backend.xp
     if ledger is not None:
         ledger.exponential(epsilon, label=label)
-    if math.isinf(epsilon):
-        return int(xp.argmax(scores))
-    scale = epsilon / (sensitivity if monotonic else 2.0 * sensitivity)
-    noise = backend.gumbel((scores.shape[0],), dtype=scores.dtype)
-    return int(xp.argmax(scale * scores + noise))
+    return _noisy_argmax(backend, scores, sensitivity, epsilon, monotonic)
 
 
 report_noisy_max = exponential_mechanism

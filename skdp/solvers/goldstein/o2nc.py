@@ -189,14 +189,14 @@ def xp_expand(c, ndim, xp):
 def _sphere(backend, shape, d, dtype):
     """Uniform directions on the unit sphere S^{d-1} (Gaussian, normalised)."""
     xp = backend.xp
-    G = backend.normal(tuple(shape) + (d,), dtype=dtype)
+    G = backend.public_normal(tuple(shape) + (d,), dtype=dtype)
     norms = xp.sqrt(xp.sum(G * G, axis=-1, keepdims=True))
-    return G / xp.maximum(norms, xp.full_like(norms, 1e-300))
+    return G / xp.maximum(norms, xp.full_like(norms, float(xp.finfo(G.dtype).tiny)))
 
 
 def _ball(backend, shape, d, radius, dtype):
     """Uniform points of the ball B_radius: ``radius U**(1/d) * direction`` (errata E1, E2)."""
-    U = backend.uniform(tuple(shape) + (1,), dtype=dtype)
+    U = backend.public_uniform(tuple(shape) + (1,), dtype=dtype)
     return radius * U ** (1.0 / d) * _sphere(backend, shape, d, dtype)
 
 

@@ -1,0 +1,111 @@
+"""What a solver may spend, and the path it spends through: one budget type for every solver.
+
+A :class:`Budget` carries the fit's ``(epsilon, delta)``, the zCDP share
+``rho`` given to the solver, its Gaussian-DP share ``mu`` where the solver
+owns a budget made of Gaussian releases only, and the fit's
+:class:`~skdp.privacy.release.Release` (generator and ledger). It is also a
+privacy filter: :meth:`Budget.gaussian` and :meth:`Budget.select` refuse a
+release that would take the zCDP total past ``rho``. A zCDP (Renyi) filter
+with a fixed total is valid under fully adaptive composition (Whitehouse et
+al. 2023; Feldman–Zrnic 2021 for Renyi filters), so a solver may choose each
+cost from earlier noisy outputs.
+"""
+
+import math
+
+from .accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
+from .release import Release
+
+__all__ = ["Budget"]
+
+_SLACK = 1.0 + 1e-12  # float round-off when costs are computed from the remaining budget
+
+
+class Budget:
+    """A solver's share of the fit's budget, and its release path.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's (epsilon, delta).
+    rho : float
+        zCDP budget of the solver (``inf``: not private, no noise).
+    release : Release
+        The fit's release path (its generator and ledger).
+    mu : float, default=None
+        Gaussian-DP budget (Dong–Roth–Su 2022), given when the solver owns
+        the whole (epsilon, delta) and spends it on Gaussian releases only: it
+        then calibrates on mu-GDP exactly (Cor. 2.13).
+    exclusive : bool, default=True
+        No other mechanism shares the fit's (epsilon, delta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    >>> budget = Budget(1.0, 1e-6, rho=0.5, release=release)
+    >>> sigma = budget.sigma(1.0, 0.125)      # Delta / sqrt(2 rho_step)
+    >>> _ = budget.gaussian(np.zeros(3), 1.0, sigma, label="mean")
+    >>> sigma, budget.remaining
+    (2.0, 0.375)
+    """
+
+    def __init__(self, epsilon, delta, rho, *, release, mu=None, exclusive=True):
+        self.epsilon = float(epsilon)
+        self.delta = float(delta)
+        self.rho = float(rho)
+        self.mu = None if mu is None else float(mu)
+        self.exclusive = bool(exclusive)
+        self.release = release
+        self.spent = 0.0
+
+    @property
+    def backend(self):
+        return self.release.backend
+
+    @property
+    def ledger(self):
+        return self.release.ledger
+
+    @property
+    def private(self):
+        return math.isfinite(self.rho)
+
+    @property
+    def remaining(self):
+        """zCDP left in the filter (``inf`` when not private)."""
+        return math.inf if not self.private else max(self.rho - self.spent, 0.0)
+
+    def sigma(self, sensitivity, rho_step):
+        """Noise of a Gaussian release costing ``rho_step`` (0 when not private)."""
+        if not self.private:
+            return 0.0
+        return gaussian_sigma(sensitivity, rho_step)
+
+    def _charge(self, cost, label):
+        if self.spent + cost > self.rho * _SLACK:
+            raise RuntimeError(f"internal error: release {label!r} would overspend "
+                               f"({self.spent} + {cost} > {self.rho}).")
+        self.spent += cost
+
+    def gaussian(self, value, sensitivity, sigma, *, label):
+        """``value + N(0, sigma**2 I)``, charged to the filter and recorded (Bun–Steinke Prop. 1.6)."""
+        if not self.private:
+            return value
+        self._charge(gaussian_rho(sensitivity, sigma), label)
+        return self.release.gaussian(value, sensitivity, sigma, label=label)
+
+    def select(self, scores, sensitivity, rho_step, *, label):
+        """Exponential mechanism at ``epsilon = sqrt(8 rho_step)``; the argmax when not private.
+
+        An epsilon-DP exponential mechanism is epsilon-bounded-range, hence
+        ``epsilon**2/8``-zCDP (Cesar–Rogers 2021, Lemma 3.2): it costs
+        exactly ``rho_step``.
+        """
+        if not self.private:
+            return int(self.backend.xp.argmax(scores))
+        epsilon = math.sqrt(8.0 * rho_step)
+        self._charge(bounded_range_rho(epsilon), label)
+        return self.release.exponential(scores, sensitivity, epsilon, label=label)

@@ -1,0 +1,222 @@
+"""The solver contract: one spec per solver, one result type, options checked against the spec.
+
+Every estimator keeps one registry, a dict from solver name to
+:class:`SolverSpec`. A spec says what the solver is (family, paper and
+theorem, how it splits its budget, whether it streams, which backends run it)
+and which ``solver_options`` it accepts, each an :class:`Option` with its
+type, default and range. The estimator validates a user's ``solver_options``
+with :meth:`SolverSpec.check_options` before any data is read: an unknown key
+or a value of the wrong type or range raises ``ValueError`` naming the valid
+choices. The docs' solver tables are generated from the registries
+(:func:`solver_table`), so they cannot drift from the code. Every solver of an
+estimator is called the same way, ``spec.fn(problem, budget, options)``
+(``budget`` a :class:`~skdp.privacy.budget.Budget`), and returns a
+:class:`SolverResult`.
+"""
+
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+
+__all__ = ["Option", "SolverSpec", "SolverResult", "solver_table"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One accepted key of ``solver_options``.
+
+    Parameters
+    ----------
+    name : str
+    kind : {'int', 'float', 'bool', 'str'}
+        Type of the value (an int is accepted where a float is expected).
+    default : object
+        Value used when the key is absent (``None``: the solver's own rule,
+        described in ``doc``).
+    low, high : float, default=None
+        Closed bounds of a numeric value.
+    choices : tuple, default=None
+        Allowed values of a string option.
+    low_open : bool, default=False
+        The lower bound is excluded (``value > low``).
+    doc : str, default=''
+        One line for the docs' tables.
+    none_ok : bool, default=False
+        ``None`` is accepted (the solver's own rule).
+    """
+
+    name: str
+    kind: str
+    default: object = None
+    low: float = None
+    high: float = None
+    choices: tuple = None
+    low_open: bool = False
+    doc: str = ""
+    none_ok: bool = False
+
+    def check(self, value, solver):
+        """``value`` checked against the option's type and range; raises ``ValueError``."""
+        where = f"solver_options[{self.name!r}] of solver={solver!r}"
+        if value is None and (self.none_ok or self.default is None):
+            return value
+        if not _is_kind(value, self.kind):
+            raise ValueError(f"{where} must be {_KIND_WORDS[self.kind]}, got {value!r}.")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"{where} must be one of {list(self.choices)}, got {value!r}.")
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            raise ValueError(f"{where} must be {'>' if self.low_open else '>='} {self.low}, "
+                             f"got {value!r}.")
+        if self.high is not None and value > self.high:
+            raise ValueError(f"{where} must be <= {self.high}, got {value!r}.")
+        return float(value) if self.kind == "float" else value
+
+    def describe(self):
+        """The option as one line of a table: type, range and default."""
+        rng = ""
+        if self.choices is not None:
+            rng = " in {" + ", ".join(map(str, self.choices)) + "}"
+        elif self.low is not None or self.high is not None:
+            lo = "(" if self.low_open else "["
+            rng = (f" in {lo}{'-inf' if self.low is None else self.low}, "
+                   f"{'inf' if self.high is None else self.high}]")
+        return f"{self.kind}{rng}, default {self.default!r}"
+
+
+_KIND_WORDS = {"int": "an integer", "float": "a real number", "bool": "a boolean",
+               "str": "a string"}
+
+
+def _is_kind(value, kind):
+    if isinstance(value, bool):
+        return kind == "bool"
+    if kind == "int":
+        return isinstance(value, Integral)
+    if kind == "float":
+        return isinstance(value, Real)
+    if kind == "str":
+        return isinstance(value, str)
+    return False
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    """What a solver is and what it accepts.
+
+    Parameters
+    ----------
+    name : str
+        Registry key (the estimator's ``solver`` value).
+    fn : callable
+        ``fn(problem, budget, options) -> SolverResult``.
+    family : str
+        Solver subpackage (``'minimax'``, ``'kl'``, ``'synth'``,
+        ``'streaming'``, ``'goldstein'``).
+    paper : str
+        Paper and algorithm/theorem it implements (``'002 Alg. 1, Thm 3.1'``).
+    budget : str
+        How it splits its budget, in one line.
+    options : tuple of Option
+        The ``solver_options`` keys it accepts.
+    streaming : bool, default=False
+        Single pass, continued by ``partial_fit``.
+    backends : tuple of str, default=('numpy', 'array_api')
+        Where it runs: ``'numpy'`` and/or ``'array_api'`` (CuPy, array-api-strict).
+
+    Examples
+    --------
+    >>> spec = SolverSpec("gd", fn=None, family="kl", paper="004 Alg. 1",
+    ...                   budget="T equal Gaussian steps",
+    ...                   options=(Option("n_iter", "int", 10, low=1),))
+    >>> spec.check_options({"n_iter": 5})
+    {'n_iter': 5}
+    >>> spec.check_options({"n_itr": 5})
+    Traceback (most recent call last):
+    ...
+    ValueError: solver_options key 'n_itr' is not an option of solver='gd'; valid keys: ['n_iter'].
+    """
+
+    name: str
+    fn: object
+    family: str
+    paper: str
+    budget: str
+    options: tuple = ()
+    streaming: bool = False
+    backends: tuple = ("numpy", "array_api")
+
+    @property
+    def option_names(self):
+        return sorted(o.name for o in self.options)
+
+    def check_options(self, options):
+        """The user's ``solver_options`` checked against the spec (only the keys given).
+
+        Raises ``ValueError`` for an unknown key (naming the valid ones) and for
+        a value of the wrong type or range.
+        """
+        options = {} if options is None else options
+        if not isinstance(options, dict):
+            raise ValueError(f"solver_options must be a dict or None, got {options!r}.")
+        by_name = {o.name: o for o in self.options}
+        out = {}
+        for key, value in options.items():
+            if key not in by_name:
+                raise ValueError(f"solver_options key {key!r} is not an option of "
+                                 f"solver={self.name!r}; valid keys: {self.option_names}.")
+            out[key] = by_name[key].check(value, self.name)
+        return out
+
+    def resolve_options(self, options):
+        """:meth:`check_options`, completed with the defaults of the keys not given."""
+        given = self.check_options(options)
+        return {o.name: given.get(o.name, o.default) for o in self.options}
+
+
+@dataclass
+class SolverResult:
+    """What every solver returns.
+
+    Parameters
+    ----------
+    solution : object
+        The released point: ``(coef, intercept)`` arrays of a classifier,
+        the parameter vector of a regressor, the histogram of a synthesizer.
+    n_iter : int
+        Steps run.
+    history : list, default=[]
+        Per-step log (noise scale, cost, ...).
+    info : dict, default={}
+        Solver-specific diagnostics (all public: computed from released values
+        and public parameters).
+    state : object, default=None
+        Streaming solvers: what ``partial_fit`` continues (secret: holds the
+        noise generator).
+    """
+
+    solution: object
+    n_iter: int
+    history: list = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+    state: object = None
+
+
+def solver_table(registry):
+    """A reStructuredText table of a registry: name, family, paper, budget, options.
+
+    Examples
+    --------
+    >>> spec = SolverSpec("gd", fn=None, family="kl", paper="004 Alg. 1", budget="T steps",
+    ...                   options=(Option("n_iter", "int", 10, low=1, doc="steps"),))
+    >>> print(solver_table({"gd": spec}).splitlines()[1])
+       :header-rows: 1
+    """
+    rows = [("solver", "family", "paper", "budget", "options")]
+    for name, spec in registry.items():
+        opts = "; ".join(f"``{o.name}`` ({o.describe()})" for o in spec.options) or "none"
+        flags = " (streaming)" if spec.streaming else ""
+        rows.append((f"``{name}``{flags}", spec.family, spec.paper, spec.budget, opts))
+    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 12 8 18 30 32", ""]
+    for row in rows:
+        lines.append("   * - " + row[0])
+        lines.extend("     - " + cell for cell in row[1:])
+    return "\n".join(lines) + "\n"

@@ -36,8 +36,8 @@ class Option:
         Closed bounds of a numeric value.
     choices : tuple, default=None
         Allowed values of a string option.
-    low_open : bool, default=False
-        The lower bound is excluded (``value > low``).
+    low_open, high_open : bool, default=False
+        The bound is excluded (``value > low``, ``value < high``).
     doc : str, default=''
         One line for the docs' tables.
     none_ok : bool, default=False
@@ -51,6 +51,7 @@ class Option:
     high: float = None
     choices: tuple = None
     low_open: bool = False
+    high_open: bool = False
     doc: str = ""
     none_ok: bool = False
 
@@ -66,8 +67,9 @@ class Option:
         if self.low is not None and (value <= self.low if self.low_open else value < self.low):
             raise ValueError(f"{where} must be {'>' if self.low_open else '>='} {self.low}, "
                              f"got {value!r}.")
-        if self.high is not None and value > self.high:
-            raise ValueError(f"{where} must be <= {self.high}, got {value!r}.")
+        if self.high is not None and (value >= self.high if self.high_open else value > self.high):
+            raise ValueError(f"{where} must be {'<' if self.high_open else '<='} {self.high}, "
+                             f"got {value!r}.")
         return float(value) if self.kind == "float" else value
 
     def describe(self):
@@ -76,9 +78,10 @@ class Option:
         if self.choices is not None:
             rng = " in {" + ", ".join(map(str, self.choices)) + "}"
         elif self.low is not None or self.high is not None:
-            lo = "(" if self.low_open else "["
+            lo = "(" if self.low_open or self.low is None else "["
+            hi = ")" if self.high_open or self.high is None else "]"
             rng = (f" in {lo}{'-inf' if self.low is None else self.low}, "
-                   f"{'inf' if self.high is None else self.high}]")
+                   f"{'inf' if self.high is None else self.high}{hi}")
         return f"{self.kind}{rng}, default {self.default!r}"
 
 

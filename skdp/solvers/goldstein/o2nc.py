@@ -68,6 +68,7 @@ from ..._backend import Backend, to_numpy
 from ...privacy.clipping import clip_factors
 from ...privacy.accounting import gaussian_rho
 from ...privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
+from ..spec import Option
 
 __all__ = ["GLMProblem", "GoldsteinConfig", "goldstein_config", "o2nc", "fo_single_pass",
            "zo_single_pass", "zo_multi_pass", "GOLDSTEIN_SOLVERS", "goldstein_gap",
@@ -91,6 +92,44 @@ PRACTICAL = dict(
 
 OPTION_KEYS = ("max_step", "window", "period", "anchor_batch", "diff_batch", "anchor_directions",
                "diff_directions", "diff_clip", "target_beta", "output")
+
+
+GOLDSTEIN_OPTIONS = (
+    Option("radius_scale", "float", PRACTICAL["radius_scale"], low=0, low_open=True,
+           doc="alpha = radius_scale * Phi / L"),
+    Option("step_scale", "float", PRACTICAL["step_scale"], low=0, low_open=True,
+           doc="single pass: D = step_scale * D_theory"),
+    Option("period_fraction", "float", PRACTICAL["period_fraction"], low=0, high=1, low_open=True,
+           doc="single pass: period = period_fraction * n"),
+    Option("travel", "float", PRACTICAL["travel"], low=0, low_open=True,
+           doc="multi pass: D T = travel Phi / L"),
+    Option("multi_directions", "int", PRACTICAL["multi_directions"], low=1,
+           doc="multi pass: shared difference directions per sample"),
+    Option("multi_iter", "int", PRACTICAL["multi_iter"], low=1, doc="multi pass: T"),
+    Option("fo_directions", "int", PRACTICAL["fo_directions"], low=1,
+           doc="first order: difference perturbations per sample"),
+    Option("zo_directions", "int", PRACTICAL["zo_directions"], low=1,
+           doc="zero order: difference directions per sample"),
+    Option("zo_anchor_factor", "int", PRACTICAL["zo_anchor_factor"], low=1,
+           doc="zero order: anchor directions m1 = factor * d"),
+    Option("multi_anchor_factor", "int", PRACTICAL["multi_anchor_factor"], low=1,
+           doc="multi pass: anchor directions factor"),
+    Option("diff_clip_scale", "float", PRACTICAL["diff_clip_scale"], low=0, low_open=True,
+           doc="c2 of the difference clip"),
+    Option("tail", "float", PRACTICAL["tail"], low=0, high=1, low_open=True,
+           doc="tail-averaging share"),
+    Option("max_step", "float", None, low=0, low_open=True, doc="D (overrides the schedule)"),
+    Option("window", "int", None, low=1, doc="M, the averaging window"),
+    Option("period", "int", None, low=1, doc="steps between anchors"),
+    Option("anchor_batch", "int", None, low=1, doc="B1"),
+    Option("diff_batch", "int", None, low=1, doc="B2"),
+    Option("anchor_directions", "int", None, low=1, doc="m1"),
+    Option("diff_directions", "int", None, low=1, doc="m2"),
+    Option("diff_clip", "float", None, low=0, low_open=True, doc="C2"),
+    Option("target_beta", "float", None, low=0, low_open=True, doc="stop at this certificate"),
+    Option("output", "str", "last", choices=("last", "random"), doc="released iterate"),
+)
+"""Accepted ``solver_options`` of the paper-001 solvers, as a solver-spec tuple."""
 
 
 class GLMProblem:

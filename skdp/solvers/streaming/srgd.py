@@ -60,6 +60,7 @@ import numpy as np
 from ..._backend import Backend
 from ...privacy.matrix import BandedToeplitzNoise, column_norm, mf_sigma, sqrt_toeplitz_coefficients
 from ...privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
+from ..spec import Option
 
 __all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "run_stream",
            "theory_constants"]
@@ -91,6 +92,22 @@ BATCH_FACTOR = 2.0      # batch size = ceil(BATCH_FACTOR sqrt(n)) (paper 003 Thm
 BETA_SCALE = 2.0        # srgd without theory: beta = BETA_SCALE x curvature
 SRGD_CLIP_RATIO = 0.25  # srgd without theory: clip of the eta-weighted differences / L
 SRGD_RADIUS = 10.0      # srgd: radius R of the l2 ball when none is given (notes 003 §7.9)
+
+
+STREAM_OPTIONS = (
+    Option("batch_size", "int", None, low=1, doc="examples per step (None: ceil(2 sqrt(n)))"),
+    Option("learning_rate", "float", None, low=0, low_open=True,
+           doc="step size (None: from the curvature)"),
+    Option("momentum", "float", MOMENTUM, low=0, high=1, high_open=True, doc="heavy-ball momentum"),
+    Option("decay", "float", DECAY, low=0, high=1, high_open=True, doc="learning-rate decay"),
+    Option("clip", "float", None, low=0, low_open=True, doc="per-example gradient clip"),
+    Option("band", "int", BAND, low=1, doc="band of the matrix-factorisation noise"),
+    Option("workload", "str", "true", choices=("true", "ones"),
+           doc="matrix-factorisation workload"),
+    Option("beta_scale", "float", BETA_SCALE, low=0, low_open=True,
+           doc="scale of the SRGD averaging weight"),
+)
+"""Accepted ``solver_options`` of every streaming solver (paper 003), as a solver-spec tuple."""
 
 
 @dataclass

@@ -14,7 +14,7 @@ cost from earlier noisy outputs.
 import math
 
 from .accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
-from .release import Release
+from .release import GaussianBatch, Release
 
 __all__ = ["Budget"]
 
@@ -91,7 +91,7 @@ class Budget:
         self.spent += cost
 
     def gaussian(self, value, sensitivity, sigma, *, label):
-        """``value + N(0, sigma**2 I)``, charged to the filter and recorded (Bun–Steinke Prop. 1.6)."""
+        """``value + N(0, sigma**2 I)``, charged and recorded (Bun–Steinke Prop. 1.6)."""
         if not self.private:
             return value
         self._charge(gaussian_rho(sensitivity, sigma), label)
@@ -109,3 +109,15 @@ class Budget:
         epsilon = math.sqrt(8.0 * rho_step)
         self._charge(bounded_range_rho(epsilon), label)
         return self.release.exponential(scores, sensitivity, epsilon, label=label)
+
+    def gaussian_batch(self, sensitivity, sigma, count, *, label):
+        """Up to ``count`` Gaussian releases at ``sigma``, charged and recorded now as one entry.
+
+        ``count`` releases of sensitivity ``Delta`` compose to ``count Delta**2
+        / (2 sigma**2)``-zCDP (Bun–Steinke Prop. 1.6, Lemma 2.3). Not private:
+        a batch that adds no noise and records nothing.
+        """
+        if not self.private:
+            return GaussianBatch(self.backend, 0.0, count, label)
+        self._charge(count * gaussian_rho(sensitivity, sigma), label)
+        return self.release.gaussian_batch(sensitivity, sigma, count, label=label)

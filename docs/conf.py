@@ -81,7 +81,10 @@ sphinx_gallery_conf = {
 # objects from a module not listed here go under "Other".
 CORE_SECTIONS = {
     "skdp.privacy.accounting": "Accounting: budgets, conversions, composition",
+    "skdp.privacy.release": "The release path: noise drawn and recorded in one call",
+    "skdp.privacy.budget": "A solver's budget (zCDP filter)",
     "skdp.privacy.mechanisms": "Mechanisms",
+    "skdp.privacy.clipping": "Clipping",
     "skdp.privacy.tree": "Tree mechanism (continual counting)",
     "skdp.privacy.selection": "Private selection: best of a random number of runs",
 }

@@ -110,7 +110,24 @@ class _Batch:
 
 
 class GaussianBatch(_Batch):
-    """Up to ``count`` Gaussian releases at noise ``sigma``, already recorded."""
+    """Up to ``count`` Gaussian releases at noise ``sigma``, already recorded.
+
+    Opened by :meth:`Release.gaussian_batch` (or
+    :meth:`~skdp.privacy.budget.Budget.gaussian_batch`), which records the
+    ``count`` releases as one ledger entry; each call draws one release, and a
+    call beyond ``count`` raises.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    >>> step = release.gaussian_batch(1.0, sigma=2.0, count=8, label="gradient")
+    >>> noisy = [step(np.zeros(3)) for _ in range(8)]
+    >>> release.ledger.rho      # 8 x 1 / (2 * 2**2)
+    1.0
+    """
 
     def __init__(self, backend, sigma, count, label):
         super().__init__(backend, count, label)
@@ -128,6 +145,18 @@ class ExponentialBatch(_Batch):
     The caller computes the logits (``epsilon * score / (2 Delta)``, or the
     step sizes of a mirror-descent player whose draw the paper proves
     epsilon-DP); the batch draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    >>> draws = release.exponential_batch(0.1, count=3, label="vertex")
+    >>> draws.argmax(np.array([0.0, 50.0, 0.0]))
+    1
+    >>> int(draws.counts(2, np.array([0.5, 0.5])).sum())
+    2
     """
 
     def __init__(self, backend, epsilon, count, label):

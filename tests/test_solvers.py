@@ -109,8 +109,9 @@ def test_option_out_of_range_or_of_wrong_type_raises(name, solver):
         pytest.skip(f"{solver} takes no options")
     est, X, y = _case(name, solver)
     accountant = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    base = dict(est.solver_options or {})
     for option in spec.options:
-        options = {**(est.solver_options or {}), option.name: _bad_value(option)}
+        options = {**base, option.name: _bad_value(option)}
         est.set_params(solver_options=options, accountant=accountant)
         with pytest.raises(ValueError, match=re.escape(repr(option.name))):
             _fit(est, name, X, y)

@@ -132,11 +132,16 @@ def _released(est):
 def test_array_api_strict_gives_numpy_result(name, solver):
     xps = pytest.importorskip("array_api_strict")
     est, X, y = _case(name, solver)
+    if name == "synthesizer":  # a numeric table: array namespaces hold numbers only
+        X = X.astype(np.float64)
+        est.set_params(domain={j: (0.0, 3.0) for j in range(X.shape[1])}, n_bins=3)
     expected = _released(_fit(est, name, X, y))
-    X_strict = xps.asarray(X if name != "synthesizer" else X.astype(float))
     y_strict = None if y is None else xps.asarray(y)
-    with sklearn.config_context(array_api_dispatch=True):
-        strict = _fit(est.__class__(**est.get_params()), name, X_strict, y_strict)
+    try:
+        with sklearn.config_context(array_api_dispatch=True):
+            strict = _fit(est.__class__(**est.get_params()), name, xps.asarray(X), y_strict)
+    except RuntimeError as exc:  # SCIPY_ARRAY_API not set before scipy was imported
+        pytest.skip(f"array-API dispatch unavailable: {exc}")
     np.testing.assert_allclose(_released(strict), expected, rtol=1e-6, atol=1e-9)
 
 

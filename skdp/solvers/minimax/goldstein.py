@@ -24,7 +24,7 @@ import numpy as np
 from ..losses.classification import lipschitz, ramp_loss
 from ...privacy.budget import Budget
 from ...privacy.release import Release
-from ..goldstein.o2nc import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
+from ..goldstein import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
 from .common import SolverResult, remaining_gdp
 
 __all__ = ["goldstein_classifier", "CLASSIFIER_OPTIONS"]

@@ -20,20 +20,22 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
 from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
-from .solvers.kl.gd import adaptive_gd, noisy_gd, stationary_gd
-from .solvers.kl.models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
+from .privacy.budget import Budget
+from .privacy.release import Release
+from .solvers.spec import Option, SolverResult, SolverSpec
+from .solvers.kl.gd import (ADAPTIVE_GD_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
+                            adaptive_gd, noisy_gd, stationary_gd)
+from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, SolverConfig,
                                 private_preconditioner)
-from .solvers.kl.ppm import ppm
-from .solvers.kl.spider import spider
-from .solvers.goldstein.o2nc import (GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap,
-                                record_spend)
+from .solvers.kl.ppm import PPM_OPTIONS, ppm
+from .solvers.kl.spider import SPIDER_OPTIONS, spider
+from .solvers.goldstein.o2nc import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem,
+                                     goldstein_config, goldstein_gap, record_spend)
 from .solvers.kl.stream import STREAMING_SOLVERS, stream_fit
+from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["KLAdaptiveRegressor"]
+__all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
 
-SOLVERS = {"noisy_gd": noisy_gd, "adaptive_gd": adaptive_gd, "stationary_gd": stationary_gd,
-           "spider": spider, "ppm": ppm, **{name: stream_fit for name in STREAMING_SOLVERS}}
-# paper-001 solvers (skdp.solvers.goldstein.o2nc) have their own registry: GOLDSTEIN_SOLVERS
 MODELS = ("linear", "mlp")
 
 
@@ -62,6 +64,74 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
         return "adaptive_gd" if smooth else "ppm"
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
 
+
+def _stream_solver(name):
+    """``fn(problem, budget, options)`` of a paper-003 streaming solver (``problem.state``
+    continues a stream; None starts one)."""
+
+    def fn(problem, budget, options):
+        obj, cfg = problem.objective, problem.config
+        state = stream_fit(
+            name, obj.X, obj.y, obj.loss, obj.model, obj.alpha, clip=cfg.clip,
+            smoothness=cfg.diff_clip, curvature=cfg.smoothness, mu=budget.mu,
+            epsilon=budget.epsilon, delta=budget.delta, ledger=budget.ledger,
+            backend=budget.backend, w0=problem.w0, theory=cfg.theory, options=dict(options),
+            state=problem.state, verbose=cfg.verbose)
+        return SolverResult(solution=state.theta, n_iter=state.step, state=state)
+
+    fn.__name__ = name
+    return fn
+
+
+_STREAM_PAPER = {"srgd": "003 Alg. 1 (Accelerated-DP-SRGD), Thm 4.10",
+                 "srg_memf": "003 Alg. 3 (DP-SRG-MEMF, corrected); Denisov et al. 2022 Thm 2.1",
+                 "memf": "003 Alg. 2 (DP-MEMF / DP-FTRL); Denisov et al. 2022 Thm 2.1",
+                 "dpsgd": "DP-SGD without amplification (003's baseline)"}
+_STREAM_BUDGET = {"srgd": "the whole stream: one binary-tree Gaussian mechanism, "
+                          "mu = sqrt(2 rho)-GDP (003 Lemma 4.3)",
+                  "dpsgd": "the whole stream: independent Gaussian noise per batch, "
+                           "mu = sqrt(2 rho)-GDP in all"}
+_MF_BUDGET = ("the whole stream: one matrix-factorisation Gaussian mechanism, "
+              "mu = sqrt(2 rho)-GDP (Denisov et al. 2022, Thm 2.1)")
+_RADIUS = Option("radius", "float", None, low=0, low_open=True,
+                 doc="srgd: radius R of the l2 ball (None: 10)")
+_GOLDSTEIN_PAPER = {"fo_single_pass": "001 Alg. 2 + Alg. 5, Thm 6.1",
+                    "zo_single_pass": "001 Alg. 2 + Alg. 3, Thm 3.1",
+                    "zo_multi_pass": "001 Alg. 2 + Alg. 4, Thm 4.1"}
+_SINGLE_PASS_BUDGET = ("one pass: a fresh tree mechanism per period on disjoint samples, "
+                       "rho in all (001 Prop. 2.5)")
+_GOLDSTEIN_BUDGET = {"fo_single_pass": _SINGLE_PASS_BUDGET, "zo_single_pass": _SINGLE_PASS_BUDGET,
+                     "zo_multi_pass": "Gaussian anchors and differences composed to rho, "
+                                      "noise split minimising the variance (001 Lemma 4.3, 4.4)"}
+
+SOLVER_SPECS = {spec.name: spec for spec in (
+    SolverSpec("noisy_gd", noisy_gd, "kl", "004 Alg. 4 without projection (the baseline)",
+               "T = max_iter (10) equal Gaussian gradient steps of rho/T", NOISY_GD_OPTIONS),
+    SolverSpec("adaptive_gd", adaptive_gd, "kl", "004 Alg. 3, Thm 3 (privacy), Thm 4 (utility)",
+               "per step a noisy gradient norm (norm_cost_scale sqrt(rho)/n), then the gradient "
+               "at the noise it sets; a zCDP filter stops at rho", ADAPTIVE_GD_OPTIONS),
+    SolverSpec("stationary_gd", stationary_gd, "kl", "004 Alg. 3, Thm 5",
+               "(1 - select_frac) rho to adaptive_gd's path, select_frac rho to the "
+               "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS),
+    SolverSpec("spider", spider, "kl", "004 Alg. 1, Thm 1",
+               "frac_full rho over the K full gradients, the rest over the gradient "
+               "differences, evenly", SPIDER_OPTIONS),
+    SolverSpec("ppm", ppm, "kl", "004 Alg. 2 with Alg. 4, Thm 2",
+               "rho/T per outer step, shared evenly by its T_in gradient steps", PPM_OPTIONS),
+    *(SolverSpec(name, _stream_solver(name), "streaming", _STREAM_PAPER[name],
+                 _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
+                 streaming=True)
+      for name in STREAMING_SOLVERS),
+    *(SolverSpec(name, None, "goldstein", _GOLDSTEIN_PAPER[name], _GOLDSTEIN_BUDGET[name],
+                 GOLDSTEIN_OPTIONS)
+      for name in GOLDSTEIN_SOLVERS),
+)}
+"""Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
+
+Each runs on the budget left after the private preconditioner (``precondition`` of ``rho``)."""
+
+SOLVERS = {name: spec.fn for name, spec in SOLVER_SPECS.items()}
+"""The solvers as ``fit`` calls them, ``fn(problem, budget, options)``, by name."""
 
 class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEstimator):
     """Differentially private regression by noisy gradient methods under the KL condition.
@@ -276,7 +346,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
-        "solver": [StrOptions({"auto"} | set(SOLVERS) | set(GOLDSTEIN_SOLVERS))],
+        "solver": [StrOptions({"auto"} | set(SOLVER_SPECS))],
         "loss": [StrOptions(set(LOSSES))],
         "model": [StrOptions(set(MODELS))],
         "feature_bound": BOUND_CONSTRAINT + [StrOptions({"data"})],
@@ -466,10 +536,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             diff_clip=float(self.smoothness or curvature * row_sq), n_params=model.n_params,
             beta=self.beta, snr=self.snr, max_iter=self.max_iter, kl_gamma=gamma,
             kl_kappa=kappa, loss_bound=loss.value_bound(self.target_bound_),
-            theory=self.theory, smooth=loss.smooth, options=dict(self.solver_options or {}),
+            theory=self.theory, smooth=loss.smooth, radius=self.goldstein_radius,
             verbose=self.verbose)
 
-    def _precondition(self, Xd, budget, backend):
+    def _precondition(self, Xd, budget):
         """Private whitening: (design in new coordinates, P, row_sq, top eigenvalue).
 
         Without it: ``row_sq`` is the public squared row-norm bound, which
@@ -478,11 +548,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         row norm in the new coordinates) and the top eigenvalue of
         ``P S_hat P`` (``S_hat``'s eigenvalues floored at 0).
         """
-        xp = backend.xp
+        xp = budget.backend.xp
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         if self.precondition == 0:
             return Xd, None, row_sq, row_sq
-        P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget, backend)
+        P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget)
         floor = 1e-3  # only reached when S_hat is all noise
         return (Xd @ P, P, max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
                 max(float(xp.max(spectrum)), floor))
@@ -548,11 +618,40 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         gamma, kappa = self._kl_constants(loss)
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
                                 robust=self.loss in ROBUST_LOSSES)
-        if solver in STREAMING_SOLVERS:
-            return self._fit_stream(X, y, loss, solver, partial)
-        self._check_solver(solver, loss, gamma, kappa)
-        accountant = self._check_budget()
+        spec = SOLVER_SPECS[solver]
+        options = spec.resolve_options(self.solver_options)  # before any data or charge
+        if spec.streaming:
+            problem, budget, accountant, P = self._stream_problem(X, y, loss, partial)
+            if options["clip"] is None and self.clip_norm is not None:
+                options["clip"] = float(self.clip_norm)
+        else:
+            self._check_solver(solver, loss, gamma, kappa)
+            problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa)
+        if solver in GOLDSTEIN_SOLVERS:  # pre-merge: paper-001 solvers keep their own path
+            problem.config.options = spec.check_options(self.solver_options)
+            result = self._goldstein(solver, problem.objective, problem.w0, budget,
+                                     budget.backend, problem.config)
+            result = SolverResult(solution=result.w, n_iter=result.n_iter,
+                                  history=result.history)
+        else:
+            result = SOLVERS[solver](problem, budget, options)
 
+        self.solver_ = solver
+        self.n_iter_ = int(result.n_iter)
+        self.history_ = result.history
+        self._set_coef(result.solution, problem.objective.model, P, budget.backend.xp)
+        self._keep_stream(result.state)
+        if accountant is not None:
+            self._record_spend(accountant, budget.ledger)
+        return self
+
+    def _batch_problem(self, X, y, loss, gamma, kappa):
+        """(problem, budget, accountant, P) of a fit that reads the data as often as it likes.
+
+        The accountant is checked first; ``precondition`` of ``rho`` goes to the
+        private preconditioner, the rest to the solver's :class:`Budget`.
+        """
+        accountant = self._check_budget()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
         warn_large_delta(self.delta, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
@@ -563,34 +662,24 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         y = xp.clip(y, low, self.target_bound_)
         Xd = self._design(X, xp)
 
-        self.rho_ = (math.inf if math.isinf(self.epsilon)
-                     else approx_dp_to_zcdp(float(self.epsilon), float(self.delta)))
-        ledger = PrivacyLedger()
+        eps, delta = float(self.epsilon), float(self.delta)
+        self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
+        release = Release(backend, PrivacyLedger())
         share = float(self.precondition)
-        Xd, P, row_sq, top_eig = self._precondition(Xd, Budget(share * self.rho_, ledger),
-                                                    backend)
+        Xd, P, row_sq, top_eig = self._precondition(
+            Xd, Budget(eps, delta, share * self.rho_, release=release))
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
         objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
         config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
         w0 = model.init(backend, X.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
-        budget = Budget((1.0 - share) * self.rho_, ledger)
-        if solver in GOLDSTEIN_SOLVERS:
-            result = self._goldstein(solver, objective, w0, budget, backend, config)
-        else:
-            result = SOLVERS[solver](objective, w0, budget, backend, config)
+        budget = Budget(eps, delta, (1.0 - share) * self.rho_, release=release)
+        return KLProblem(objective, w0, config), budget, accountant, P
 
-        self.solver_ = solver
-        self.n_iter_ = int(result.n_iter)
-        self.history_ = result.history
-        self._set_coef(result.w, model, P, xp)
-        self._keep_stream(None)
-        self._record_spend(accountant, ledger)
-        return self
-
-    def _fit_stream(self, X, y, loss, solver, partial):
-        """Start (``fit``) or continue (``partial_fit``) a streaming solver's pass."""
+    def _stream_problem(self, X, y, loss, partial):
+        """(problem, budget, accountant, P) of a streaming pass: ``fit`` starts a stream,
+        ``partial_fit`` continues it (the accountant is charged once, by the start)."""
         state = self._stream_to_continue(partial)
         accountant = self._check_budget() if state is None else None
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
@@ -612,25 +701,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
-        cfg = self._config(loss, model, row_sq, row_sq, None, None)
-        options = dict(self.solver_options or {})
-        if self.clip_norm is not None:
-            options.setdefault("clip", float(self.clip_norm))
-        state = stream_fit(
-            solver, Xd, y, loss, model, float(self.alpha), clip=cfg.clip,
-            smoothness=cfg.diff_clip, curvature=cfg.smoothness,
-            mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9), epsilon=eps,
-            delta=delta, ledger=ledger, backend=backend,
-            w0=model.init(backend, X.dtype) if state is None else None, theory=self.theory,
-            options=options, state=state, verbose=self.verbose)
-        self.solver_ = solver
-        self.n_iter_ = int(state.step)
-        self.history_ = []
-        self._set_coef(state.theta, model, None, xp)
-        self._keep_stream(state)
-        if accountant is not None:
-            self._record_spend(accountant, ledger)
-        return self
+        config = self._config(loss, model, row_sq, row_sq, None, None)
+        w0 = model.init(backend, X.dtype) if state is None else None
+        budget = Budget(eps, delta, self.rho_, release=Release(backend, ledger),
+                        mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9))
+        objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
+        return KLProblem(objective, w0, config, state=state), budget, accountant, None
 
     def _set_coef(self, w, model, P, xp):
         self._w, self._model, self._precond = w, model, P

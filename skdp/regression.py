@@ -30,7 +30,7 @@ from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, Sol
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein.o2nc import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem,
-                                     goldstein_config, goldstein_gap, record_spend)
+                                     goldstein_config, goldstein_gap)
 from .solvers.kl.stream import STREAMING_SOLVERS, stream_fit
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
@@ -83,6 +83,27 @@ def _stream_solver(name):
     return fn
 
 
+def _goldstein_solver(name):
+    """``fn(problem, budget, options)`` of a paper-001 solver on the clipped design (linear
+    model): its constants resolved from public bounds, its releases drawn through
+    ``budget``; ``info`` holds the certificate and the resolved constants."""
+
+    def fn(problem, budget, options):
+        obj, cfg = problem.objective, problem.config
+        glm = _glm_problem(obj)
+        given = {key: value for key, value in options.items() if value is not None}
+        gcfg = goldstein_config(
+            name, obj.n, glm.d, budget.epsilon, budget.rho, cfg.clip, cfg.loss_bound,
+            radius=cfg.radius, max_iter=cfg.max_iter, theory=cfg.theory, options=given,
+            dtype=problem.w0.dtype, verbose=cfg.verbose)
+        result = GOLDSTEIN_SOLVERS[name](glm, problem.w0, gcfg, budget, label=name)
+        result.info["config"] = {k: v for k, v in vars(gcfg).items() if k != "dtype"}
+        return result
+
+    fn.__name__ = name
+    return fn
+
+
 _STREAM_PAPER = {"srgd": "003 Alg. 1 (Accelerated-DP-SRGD), Thm 4.10",
                  "srg_memf": "003 Alg. 3 (DP-SRG-MEMF, corrected); Denisov et al. 2022 Thm 2.1",
                  "memf": "003 Alg. 2 (DP-MEMF / DP-FTRL); Denisov et al. 2022 Thm 2.1",
@@ -122,8 +143,8 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                  _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
                  streaming=True)
       for name in STREAMING_SOLVERS),
-    *(SolverSpec(name, None, "goldstein", _GOLDSTEIN_PAPER[name], _GOLDSTEIN_BUDGET[name],
-                 GOLDSTEIN_OPTIONS)
+    *(SolverSpec(name, _goldstein_solver(name), "goldstein", _GOLDSTEIN_PAPER[name],
+                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS)
       for name in GOLDSTEIN_SOLVERS),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
@@ -419,19 +440,6 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             kappa = kappa if kappa is not None else 2.0
         return gamma, kappa
 
-    def _goldstein(self, solver, obj, w0, budget, backend, config):
-        """Run a paper-001 solver on the clipped design; charge its spend to ``budget``."""
-        problem = _glm_problem(obj)
-        cfg = goldstein_config(
-            solver, obj.n, problem.d, float(self.epsilon), budget.rho, config.clip,
-            config.loss_bound, radius=self.goldstein_radius, max_iter=self.max_iter,
-            theory=self.theory, options=config.options, dtype=w0.dtype, verbose=self.verbose)
-        result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, backend)
-        budget.spent += record_spend(cfg, budget.ledger, solver)
-        self.goldstein_certificate_ = result.certificate
-        self.goldstein_config_ = {k: v for k, v in vars(cfg).items() if k != "dtype"}
-        return result
-
     def goldstein_gap(self, X, y, radius=None, n_points=200, random_state=None):
         """Certified upper bound on the Goldstein gap of the fitted model on ``(X, y)``.
 
@@ -627,15 +635,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         else:
             self._check_solver(solver, loss, gamma, kappa)
             problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa)
-        if solver in GOLDSTEIN_SOLVERS:  # pre-merge: paper-001 solvers keep their own path
-            problem.config.options = spec.check_options(self.solver_options)
-            result = self._goldstein(solver, problem.objective, problem.w0, budget,
-                                     budget.backend, problem.config)
-            result = SolverResult(solution=result.w, n_iter=result.n_iter,
-                                  history=result.history)
-        else:
-            result = SOLVERS[solver](problem, budget, options)
+        result = SOLVERS[solver](problem, budget, options)
 
+        if spec.family == "goldstein":
+            self.goldstein_certificate_ = result.info["certificate"]
+            self.goldstein_config_ = result.info["config"]
         self.solver_ = solver
         self.n_iter_ = int(result.n_iter)
         self.history_ = result.history

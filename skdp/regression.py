@@ -114,6 +114,7 @@ _STREAM_BUDGET = {"srgd": "the whole stream: one binary-tree Gaussian mechanism,
                            "mu = sqrt(2 rho)-GDP in all"}
 _MF_BUDGET = ("the whole stream: one matrix-factorisation Gaussian mechanism, "
               "mu = sqrt(2 rho)-GDP (Denisov et al. 2022, Thm 2.1)")
+_STREAM_BACKENDS = {"srgd": ("numpy", "array_api")}  # the MF noise runs in NumPy only
 _RADIUS = Option("radius", "float", None, low=0, low_open=True,
                  doc="srgd: radius R of the l2 ball (None: 10)")
 _GOLDSTEIN_PAPER = {"fo_single_pass": "001 Alg. 2 + Alg. 5, Thm 6.1",
@@ -141,10 +142,10 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                "rho/T per outer step, shared evenly by its T_in gradient steps", PPM_OPTIONS),
     *(SolverSpec(name, _stream_solver(name), "streaming", _STREAM_PAPER[name],
                  _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
-                 streaming=True)
+                 streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)))
       for name in STREAMING_SOLVERS),
     *(SolverSpec(name, _goldstein_solver(name), "goldstein", _GOLDSTEIN_PAPER[name],
-                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS)
+                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS, backends=("numpy",))
       for name in GOLDSTEIN_SOLVERS),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.

@@ -283,9 +283,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         round counts), or paper 001's (Thm 3.1/6.1/4.1 with constants 1) for
         the Goldstein solvers; privacy is the same either way.
     solver_options : dict, default=None
-        Expert knobs: ``spider_constants`` (4, 2), ``frac_full`` (0.5),
-        ``select_frac`` (0.2), ``prox_strength`` (0.5 L1), ``max_outer`` (10),
-        ``max_inner`` (10), ``norm_cost_scale`` (1), ``floor_frac`` (0.5);
+        Expert knobs of the solver, checked against its spec
+        (``SOLVER_SPECS[solver].options``) before any data is read or any
+        budget charged: a key the solver does not read, or a value of the
+        wrong type or range, raises ``ValueError``. ``adaptive_gd``:
+        ``norm_cost_scale`` (1), ``floor_frac`` (0.5); ``stationary_gd``: those
+        and ``select_frac`` (0.2); ``spider``: ``spider_constants`` (4, 2),
+        ``frac_full`` (0.5); ``ppm``: ``prox_strength`` (0.5 L1),
+        ``max_outer`` (10), ``max_inner`` (10); ``noisy_gd``: none;
         for the streaming solvers ``batch_size``, ``learning_rate``,
         ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
         ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.streaming.srgd`);
@@ -398,7 +403,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="squared", model="linear",
                  feature_bound=1.0, target_bound=1.0, alpha=0.0, fit_intercept=True,
                  kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None, smoothness=None,
-                 huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16, precondition=0.2, snr=1.0, beta=0.1,
+                 huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16,
+                 precondition=0.2, snr=1.0, beta=0.1,
                  theory=False, solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -514,7 +520,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if self.feature_bound == "data":
             warn_privacy_leak("feature_bound", "Pass a public feature_bound (a float).")
             fb = float(xp.max(row_norms(X, xp)))
-            fb = check_bound(fb, "feature_bound='data' (the largest row norm of X)") if fb > 0 else 1.0
+            fb = (check_bound(fb, "feature_bound='data' (the largest row norm of X)") if fb > 0
+                  else 1.0)
         else:
             fb = float(self.feature_bound)
         if self.loss == "sigmoid":

@@ -364,7 +364,8 @@ def test_registry_covers_every_solver():
 def test_solver_option_values_are_checked(solver, options, match):
     X, y = make_data()
     with pytest.raises(ValueError, match=match):
-        KLAdaptiveRegressor(solver=solver, solver_options=options, **solver_kwargs(solver)).fit(X, y)
+        KLAdaptiveRegressor(solver=solver, solver_options=options,
+                            **solver_kwargs(solver)).fit(X, y)
 
 
 @pytest.mark.parametrize("bad, match", [("nan", "NaN"), ("inf", "infinity"),

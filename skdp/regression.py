@@ -22,7 +22,7 @@ from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .privacy.budget import Budget
 from .privacy.release import Release
-from .solvers.spec import Option, SolverResult, SolverSpec
+from .solvers.spec import Option, SolverSpec
 from .solvers.kl.gd import (ADAPTIVE_GD_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
 from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, SolverConfig,
@@ -31,7 +31,7 @@ from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein.o2nc import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem,
                                      goldstein_config, goldstein_gap)
-from .solvers.kl.stream import STREAMING_SOLVERS, stream_fit
+from .solvers.kl.stream import STREAMING_SOLVERS, stream_solver
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
 __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
@@ -63,24 +63,6 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
     if kl_gamma is None or kl_kappa is None:
         return "adaptive_gd" if smooth else "ppm"
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
-
-
-def _stream_solver(name):
-    """``fn(problem, budget, options)`` of a paper-003 streaming solver (``problem.state``
-    continues a stream; None starts one)."""
-
-    def fn(problem, budget, options):
-        obj, cfg = problem.objective, problem.config
-        state = stream_fit(
-            name, obj.X, obj.y, obj.loss, obj.model, obj.alpha, clip=cfg.clip,
-            smoothness=cfg.diff_clip, curvature=cfg.smoothness, mu=budget.mu,
-            epsilon=budget.epsilon, delta=budget.delta, ledger=budget.ledger,
-            backend=budget.backend, w0=problem.w0, theory=cfg.theory, options=dict(options),
-            state=problem.state, verbose=cfg.verbose)
-        return SolverResult(solution=state.theta, n_iter=state.step, state=state)
-
-    fn.__name__ = name
-    return fn
 
 
 def _goldstein_solver(name):
@@ -140,7 +122,7 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                "differences, evenly", SPIDER_OPTIONS),
     SolverSpec("ppm", ppm, "kl", "004 Alg. 2 with Alg. 4, Thm 2",
                "rho/T per outer step, shared evenly by its T_in gradient steps", PPM_OPTIONS),
-    *(SolverSpec(name, _stream_solver(name), "streaming", _STREAM_PAPER[name],
+    *(SolverSpec(name, stream_solver(name), "streaming", _STREAM_PAPER[name],
                  _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
                  streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)))
       for name in STREAMING_SOLVERS),

@@ -137,6 +137,7 @@ Each runs on the budget left after the private preconditioner (``precondition`` 
 SOLVERS = {name: spec.fn for name, spec in SOLVER_SPECS.items()}
 """The solvers as ``fit`` calls them, ``fn(problem, budget, options)``, by name."""
 
+
 class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEstimator):
     """Differentially private regression by noisy gradient methods under the KL condition.
 

@@ -52,12 +52,11 @@ from sklearn.model_selection import train_test_split
 
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import SquaredLoss
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
-from skdp.regression import KLAdaptiveRegressor
-from skdp.solvers.kl.gd import adaptive_gd
-from skdp.solvers.kl.models import Budget, LinearModel, Objective, SolverConfig
-from skdp.solvers.kl.ppm import ppm
-from skdp.solvers.kl.spider import spider
+from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx_dp
+from skdp.privacy.budget import Budget
+from skdp.privacy.release import Release
+from skdp.regression import SOLVER_SPECS, KLAdaptiveRegressor
+from skdp.solvers.kl.models import KLProblem, LinearModel, Objective, SolverConfig
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, math.inf]
 RATE_MAX_ITER = 5000  # rate check: cap on gradient queries (the solvers' default is 1000-2000)
@@ -287,7 +286,7 @@ def rates(args):
               ("quartic", "adaptive_gd"): -2 / 3}
     # Thm 4 (adaptive_gd): u**(2k/(4-k)) + (1/(n sqrt(rho)))**(k/2), u = sqrt(d)/(n sqrt(rho)):
     # slopes -2 and -1 at k = 2 (so -1), -1 and -2/3 at k = 4/3 (so -2/3 for large n)
-    solvers = {"spider": spider, "ppm": ppm, "adaptive_gd": adaptive_gd}
+    ppm_options = dict(prox_strength=0.05, max_outer=20, max_inner=100)
     print(f"\n### Rate check: median excess empirical risk over {args.seeds} seeds, "
           f"rho={rho} (d={d} for least squares, 3 for the quartic)\n")
     print("| problem | solver | " + " | ".join(f"n={n}" for n in sizes)
@@ -305,13 +304,14 @@ def rates(args):
                 obj = Objective(X, y, loss, LinearModel(dim), 0.0, np)
                 cfg = SolverConfig(clip=1.0, smoothness=smooth, n_params=dim, kl_gamma=gamma,
                                    max_iter=RATE_MAX_ITER,
-                                   kl_kappa=kappa, loss_bound=obj.value(np.zeros(dim)),
-                                   options=dict(prox_strength=0.05, max_outer=20,
-                                                max_inner=100))
+                                   kl_kappa=kappa, loss_bound=obj.value(np.zeros(dim)))
                 backend = Backend.from_arrays(X, random_state=seed)
-                res = solvers[name](obj, np.zeros(dim), Budget(rho, PrivacyLedger()), backend,
-                                    cfg)
-                vals.append(obj.value(res.w) - obj.value(w_star))
+                spec = SOLVER_SPECS[name]
+                budget = Budget(zcdp_to_approx_dp(rho, 1e-6), 1e-6, rho,
+                                release=Release(backend, PrivacyLedger()))
+                res = spec.fn(KLProblem(obj, np.zeros(dim), cfg), budget,
+                              spec.resolve_options(ppm_options if name == "ppm" else None))
+                vals.append(obj.value(res.solution) - obj.value(w_star))
             medians.append(max(np.median(vals), 1e-300))
         slope = np.polyfit(np.log(sizes), np.log(medians), 1)[0]
         print(f"| {kind} (kappa={2 if kind == 'least squares' else '4/3'}) | {name} | "

@@ -20,21 +20,22 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
 from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
-from .privacy.budget import Budget as ReleaseBudget
+from .privacy.budget import Budget
 from .privacy.release import Release
-from .solvers.kl.gd import adaptive_gd, noisy_gd, stationary_gd
-from .solvers.kl.models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
-                                SolverResult, private_preconditioner)
-from .solvers.kl.ppm import ppm
-from .solvers.kl.spider import spider
-from .solvers.goldstein import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap
-from .solvers.kl.stream import STREAMING_SOLVERS, stream_fit
+from .solvers.spec import Option, SolverSpec
+from .solvers.kl.gd import (ADAPTIVE_GD_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
+                            adaptive_gd, noisy_gd, stationary_gd)
+from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, SolverConfig,
+                                private_preconditioner)
+from .solvers.kl.ppm import PPM_OPTIONS, ppm
+from .solvers.kl.spider import SPIDER_OPTIONS, spider
+from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
+                                goldstein_gap)
+from .solvers.kl.stream import STREAMING_SOLVERS, stream_solver
+from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["KLAdaptiveRegressor"]
+__all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
 
-SOLVERS = {"noisy_gd": noisy_gd, "adaptive_gd": adaptive_gd, "stationary_gd": stationary_gd,
-           "spider": spider, "ppm": ppm, **{name: stream_fit for name in STREAMING_SOLVERS}}
-# paper-001 solvers (skdp.solvers.goldstein.o2nc) have their own registry: GOLDSTEIN_SOLVERS
 MODELS = ("linear", "mlp")
 
 
@@ -62,6 +63,79 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
     if kl_gamma is None or kl_kappa is None:
         return "adaptive_gd" if smooth else "ppm"
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
+
+
+def _goldstein_solver(name):
+    """``fn(problem, budget, options)`` of a paper-001 solver on the clipped design (linear
+    model): its constants resolved from public bounds, its releases drawn through
+    ``budget``; ``info`` holds the certificate and the resolved constants."""
+
+    def fn(problem, budget, options):
+        obj, cfg = problem.objective, problem.config
+        glm = _glm_problem(obj)
+        given = {key: value for key, value in options.items() if value is not None}
+        gcfg = goldstein_config(
+            name, obj.n, glm.d, budget.epsilon, budget.rho, cfg.clip, cfg.loss_bound,
+            radius=cfg.radius, max_iter=cfg.max_iter, theory=cfg.theory, options=given,
+            dtype=problem.w0.dtype, verbose=cfg.verbose)
+        result = GOLDSTEIN_SOLVERS[name](glm, problem.w0, gcfg, budget, label=name)
+        result.info["config"] = {k: v for k, v in vars(gcfg).items() if k != "dtype"}
+        return result
+
+    fn.__name__ = name
+    return fn
+
+
+_STREAM_PAPER = {"srgd": "003 Alg. 1 (Accelerated-DP-SRGD), Thm 4.10",
+                 "srg_memf": "003 Alg. 3 (DP-SRG-MEMF, corrected); Denisov et al. 2022 Thm 2.1",
+                 "memf": "003 Alg. 2 (DP-MEMF / DP-FTRL); Denisov et al. 2022 Thm 2.1",
+                 "dpsgd": "DP-SGD without amplification (003's baseline)"}
+_STREAM_BUDGET = {"srgd": "the whole stream: one binary-tree Gaussian mechanism, "
+                          "mu = sqrt(2 rho)-GDP (003 Lemma 4.3)",
+                  "dpsgd": "the whole stream: independent Gaussian noise per batch, "
+                           "mu = sqrt(2 rho)-GDP in all"}
+_MF_BUDGET = ("the whole stream: one matrix-factorisation Gaussian mechanism, "
+              "mu = sqrt(2 rho)-GDP (Denisov et al. 2022, Thm 2.1)")
+_STREAM_BACKENDS = {"srgd": ("numpy", "array_api")}  # the MF noise runs in NumPy only
+_RADIUS = Option("radius", "float", None, low=0, low_open=True,
+                 doc="srgd: radius R of the l2 ball (None: 10)")
+_GOLDSTEIN_PAPER = {"fo_single_pass": "001 Alg. 2 + Alg. 5, Thm 6.1",
+                    "zo_single_pass": "001 Alg. 2 + Alg. 3, Thm 3.1",
+                    "zo_multi_pass": "001 Alg. 2 + Alg. 4, Thm 4.1"}
+_SINGLE_PASS_BUDGET = ("one pass: a fresh tree mechanism per period on disjoint samples, "
+                       "rho in all (001 Prop. 2.5)")
+_GOLDSTEIN_BUDGET = {"fo_single_pass": _SINGLE_PASS_BUDGET, "zo_single_pass": _SINGLE_PASS_BUDGET,
+                     "zo_multi_pass": "Gaussian anchors and differences composed to rho, "
+                                      "noise split minimising the variance (001 Lemma 4.3, 4.4)"}
+
+SOLVER_SPECS = {spec.name: spec for spec in (
+    SolverSpec("noisy_gd", noisy_gd, "kl", "004 Alg. 4 without projection (the baseline)",
+               "T = max_iter (10) equal Gaussian gradient steps of rho/T", NOISY_GD_OPTIONS),
+    SolverSpec("adaptive_gd", adaptive_gd, "kl", "004 Alg. 3, Thm 3 (privacy), Thm 4 (utility)",
+               "per step a noisy gradient norm (norm_cost_scale sqrt(rho)/n), then the gradient "
+               "at the noise it sets; a zCDP filter stops at rho", ADAPTIVE_GD_OPTIONS),
+    SolverSpec("stationary_gd", stationary_gd, "kl", "004 Alg. 3, Thm 5",
+               "(1 - select_frac) rho to adaptive_gd's path, select_frac rho to the "
+               "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS),
+    SolverSpec("spider", spider, "kl", "004 Alg. 1, Thm 1",
+               "frac_full rho over the K full gradients, the rest over the gradient "
+               "differences, evenly", SPIDER_OPTIONS),
+    SolverSpec("ppm", ppm, "kl", "004 Alg. 2 with Alg. 4, Thm 2",
+               "rho/T per outer step, shared evenly by its T_in gradient steps", PPM_OPTIONS),
+    *(SolverSpec(name, stream_solver(name), "streaming", _STREAM_PAPER[name],
+                 _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
+                 streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)))
+      for name in STREAMING_SOLVERS),
+    *(SolverSpec(name, _goldstein_solver(name), "goldstein", _GOLDSTEIN_PAPER[name],
+                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS, backends=("numpy",))
+      for name in GOLDSTEIN_SOLVERS),
+)}
+"""Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
+
+Each runs on the budget left after the private preconditioner (``precondition`` of ``rho``)."""
+
+SOLVERS = {name: spec.fn for name, spec in SOLVER_SPECS.items()}
+"""The solvers as ``fit`` calls them, ``fn(problem, budget, options)``, by name."""
 
 
 class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEstimator):
@@ -123,7 +197,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
           paper 001 (Alg. 2 with Alg. 5, 3, 4; Thm 6.1, 3.1, 4.1): an
           (alpha, beta)-Goldstein-stationary point of a Lipschitz, nonsmooth,
           nonconvex loss (the robust losses); linear model only. See
-          :mod:`skdp.solvers.goldstein.o2nc` and the :ref:`User Guide
+          :mod:`skdp.solvers.goldstein` and the :ref:`User Guide
           <robust_regression>`.
         - ``'auto'``: ``fo_single_pass`` for the robust losses; else
           ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm`` for
@@ -192,14 +266,19 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         round counts), or paper 001's (Thm 3.1/6.1/4.1 with constants 1) for
         the Goldstein solvers; privacy is the same either way.
     solver_options : dict, default=None
-        Expert knobs: ``spider_constants`` (4, 2), ``frac_full`` (0.5),
-        ``select_frac`` (0.2), ``prox_strength`` (0.5 L1), ``max_outer`` (10),
-        ``max_inner`` (10), ``norm_cost_scale`` (1), ``floor_frac`` (0.5);
+        Expert knobs of the solver, checked against its spec
+        (``SOLVER_SPECS[solver].options``) before any data is read or any
+        budget charged: a key the solver does not read, or a value of the
+        wrong type or range, raises ``ValueError``. ``adaptive_gd``:
+        ``norm_cost_scale`` (1), ``floor_frac`` (0.5); ``stationary_gd``: those
+        and ``select_frac`` (0.2); ``spider``: ``spider_constants`` (4, 2),
+        ``frac_full`` (0.5); ``ppm``: ``prox_strength`` (0.5 L1),
+        ``max_outer`` (10), ``max_inner`` (10); ``noisy_gd``: none;
         for the streaming solvers ``batch_size``, ``learning_rate``,
         ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
         ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.streaming.srgd`);
         for the Goldstein solvers any key of
-        :data:`skdp.solvers.goldstein.o2nc.PRACTICAL` or ``max_step``, ``window``,
+        :data:`skdp.solvers.goldstein.PRACTICAL` or ``max_step``, ``window``,
         ``period``, ``anchor_batch``, ``diff_batch``, ``anchor_directions``,
         ``diff_directions``, ``diff_clip``, ``target_beta``, ``output``
         (``'last'`` or ``'random'``).
@@ -277,7 +356,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
-        "solver": [StrOptions({"auto"} | set(SOLVERS) | set(GOLDSTEIN_SOLVERS))],
+        "solver": [StrOptions({"auto"} | set(SOLVER_SPECS))],
         "loss": [StrOptions(set(LOSSES))],
         "model": [StrOptions(set(MODELS))],
         "feature_bound": BOUND_CONSTRAINT + [StrOptions({"data"})],
@@ -307,7 +386,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="squared", model="linear",
                  feature_bound=1.0, target_bound=1.0, alpha=0.0, fit_intercept=True,
                  kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None, smoothness=None,
-                 huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16, precondition=0.2, snr=1.0, beta=0.1,
+                 huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16,
+                 precondition=0.2, snr=1.0, beta=0.1,
                  theory=False, solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -350,21 +430,6 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             kappa = kappa if kappa is not None else 2.0
         return gamma, kappa
 
-    def _goldstein(self, solver, obj, w0, budget, backend, config):
-        """Run a paper-001 solver on the clipped design; charge its spend to ``budget``."""
-        problem = _glm_problem(obj)
-        cfg = goldstein_config(
-            solver, obj.n, problem.d, float(self.epsilon), budget.rho, config.clip,
-            config.loss_bound, radius=self.goldstein_radius, max_iter=self.max_iter,
-            theory=self.theory, options=config.options, dtype=w0.dtype, verbose=self.verbose)
-        own = ReleaseBudget(self.epsilon, self.delta, budget.rho,
-                            release=Release(backend, budget.ledger))
-        result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, own, label=solver)
-        budget.spent += own.spent
-        self.goldstein_certificate_ = result.info["certificate"]
-        self.goldstein_config_ = {k: v for k, v in vars(cfg).items() if k != "dtype"}
-        return SolverResult(result.solution, result.n_iter, result.history)
-
     def goldstein_gap(self, X, y, radius=None, n_points=200, random_state=None):
         """Certified upper bound on the Goldstein gap of the fitted model on ``(X, y)``.
 
@@ -373,7 +438,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         points of the ball of ``radius`` around them, in the solver's
         (clipped, preconditioned) coordinates: an upper bound on
         ``||grad-bar_radius F(w)||`` (paper 001 Def. 2.1;
-        :func:`~skdp.solvers.goldstein.o2nc.goldstein_gap`). **Not private**: it
+        :func:`~skdp.solvers.goldstein.goldstein_gap`). **Not private**: it
         reads ``X`` and ``y``; use it on data you may look at.
 
         Parameters
@@ -438,7 +503,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if self.feature_bound == "data":
             warn_privacy_leak("feature_bound", "Pass a public feature_bound (a float).")
             fb = float(xp.max(row_norms(X, xp)))
-            fb = check_bound(fb, "feature_bound='data' (the largest row norm of X)") if fb > 0 else 1.0
+            fb = (check_bound(fb, "feature_bound='data' (the largest row norm of X)") if fb > 0
+                  else 1.0)
         else:
             fb = float(self.feature_bound)
         if self.loss == "sigmoid":
@@ -469,10 +535,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             diff_clip=float(self.smoothness or curvature * row_sq), n_params=model.n_params,
             beta=self.beta, snr=self.snr, max_iter=self.max_iter, kl_gamma=gamma,
             kl_kappa=kappa, loss_bound=loss.value_bound(self.target_bound_),
-            theory=self.theory, smooth=loss.smooth, options=dict(self.solver_options or {}),
+            theory=self.theory, smooth=loss.smooth, radius=self.goldstein_radius,
             verbose=self.verbose)
 
-    def _precondition(self, Xd, budget, backend):
+    def _precondition(self, Xd, budget):
         """Private whitening: (design in new coordinates, P, row_sq, top eigenvalue).
 
         Without it: ``row_sq`` is the public squared row-norm bound, which
@@ -481,11 +547,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         row norm in the new coordinates) and the top eigenvalue of
         ``P S_hat P`` (``S_hat``'s eigenvalues floored at 0).
         """
-        xp = backend.xp
+        xp = budget.backend.xp
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         if self.precondition == 0:
             return Xd, None, row_sq, row_sq
-        P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget, backend)
+        P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget)
         floor = 1e-3  # only reached when S_hat is all noise
         return (Xd @ P, P, max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
                 max(float(xp.max(spectrum)), floor))
@@ -551,11 +617,36 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         gamma, kappa = self._kl_constants(loss)
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
                                 robust=self.loss in ROBUST_LOSSES)
-        if solver in STREAMING_SOLVERS:
-            return self._fit_stream(X, y, loss, solver, partial)
-        self._check_solver(solver, loss, gamma, kappa)
-        accountant = self._check_budget()
+        spec = SOLVER_SPECS[solver]
+        options = spec.resolve_options(self.solver_options)  # before any data or charge
+        if spec.streaming:
+            problem, budget, accountant, P = self._stream_problem(X, y, loss, partial)
+            if options["clip"] is None and self.clip_norm is not None:
+                options["clip"] = float(self.clip_norm)
+        else:
+            self._check_solver(solver, loss, gamma, kappa)
+            problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa)
+        result = SOLVERS[solver](problem, budget, options)
 
+        if spec.family == "goldstein":
+            self.goldstein_certificate_ = result.info["certificate"]
+            self.goldstein_config_ = result.info["config"]
+        self.solver_ = solver
+        self.n_iter_ = int(result.n_iter)
+        self.history_ = result.history
+        self._set_coef(result.solution, problem.objective.model, P, budget.backend.xp)
+        self._keep_stream(result.state)
+        if accountant is not None:
+            self._record_spend(accountant, budget.ledger)
+        return self
+
+    def _batch_problem(self, X, y, loss, gamma, kappa):
+        """(problem, budget, accountant, P) of a fit that reads the data as often as it likes.
+
+        The accountant is checked first; ``precondition`` of ``rho`` goes to the
+        private preconditioner, the rest to the solver's :class:`Budget`.
+        """
+        accountant = self._check_budget()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
         warn_large_delta(self.delta, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
@@ -566,34 +657,24 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         y = xp.clip(y, low, self.target_bound_)
         Xd = self._design(X, xp)
 
-        self.rho_ = (math.inf if math.isinf(self.epsilon)
-                     else approx_dp_to_zcdp(float(self.epsilon), float(self.delta)))
-        ledger = PrivacyLedger()
+        eps, delta = float(self.epsilon), float(self.delta)
+        self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
+        release = Release(backend, PrivacyLedger())
         share = float(self.precondition)
-        Xd, P, row_sq, top_eig = self._precondition(Xd, Budget(share * self.rho_, ledger),
-                                                    backend)
+        Xd, P, row_sq, top_eig = self._precondition(
+            Xd, Budget(eps, delta, share * self.rho_, release=release))
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
         objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
         config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
         w0 = model.init(backend, X.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
-        budget = Budget((1.0 - share) * self.rho_, ledger)
-        if solver in GOLDSTEIN_SOLVERS:
-            result = self._goldstein(solver, objective, w0, budget, backend, config)
-        else:
-            result = SOLVERS[solver](objective, w0, budget, backend, config)
+        budget = Budget(eps, delta, (1.0 - share) * self.rho_, release=release)
+        return KLProblem(objective, w0, config), budget, accountant, P
 
-        self.solver_ = solver
-        self.n_iter_ = int(result.n_iter)
-        self.history_ = result.history
-        self._set_coef(result.w, model, P, xp)
-        self._keep_stream(None)
-        self._record_spend(accountant, ledger)
-        return self
-
-    def _fit_stream(self, X, y, loss, solver, partial):
-        """Start (``fit``) or continue (``partial_fit``) a streaming solver's pass."""
+    def _stream_problem(self, X, y, loss, partial):
+        """(problem, budget, accountant, P) of a streaming pass: ``fit`` starts a stream,
+        ``partial_fit`` continues it (the accountant is charged once, by the start)."""
         state = self._stream_to_continue(partial)
         accountant = self._check_budget() if state is None else None
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
@@ -615,25 +696,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
-        cfg = self._config(loss, model, row_sq, row_sq, None, None)
-        options = dict(self.solver_options or {})
-        if self.clip_norm is not None:
-            options.setdefault("clip", float(self.clip_norm))
-        state = stream_fit(
-            solver, Xd, y, loss, model, float(self.alpha), clip=cfg.clip,
-            smoothness=cfg.diff_clip, curvature=cfg.smoothness,
-            mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9), epsilon=eps,
-            delta=delta, ledger=ledger, backend=backend,
-            w0=model.init(backend, X.dtype) if state is None else None, theory=self.theory,
-            options=options, state=state, verbose=self.verbose)
-        self.solver_ = solver
-        self.n_iter_ = int(state.step)
-        self.history_ = []
-        self._set_coef(state.theta, model, None, xp)
-        self._keep_stream(state)
-        if accountant is not None:
-            self._record_spend(accountant, ledger)
-        return self
+        config = self._config(loss, model, row_sq, row_sq, None, None)
+        w0 = model.init(backend, X.dtype) if state is None else None
+        budget = Budget(eps, delta, self.rho_, release=Release(backend, ledger),
+                        mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9))
+        objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
+        return KLProblem(objective, w0, config, state=state), budget, accountant, None
 
     def _set_coef(self, w, model, P, xp):
         self._w, self._model, self._precond = w, model, P
@@ -695,7 +763,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
 
 def _glm_problem(obj):
-    """The regression objective as a :class:`~skdp.solvers.goldstein.o2nc.GLMProblem` (k = 1)."""
+    """The regression objective as a :class:`~skdp.solvers.goldstein.GLMProblem` (k = 1)."""
     loss, xp = obj.loss, obj.xp
 
     def phi(Z, T, xp):

@@ -16,12 +16,15 @@ from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import LOSSES, make_loss
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx_dp
-from skdp.regression import KLAdaptiveRegressor, SOLVERS, resolve_solver
+from skdp.privacy.budget import Budget
+from skdp.privacy.release import Release
+from skdp.regression import KLAdaptiveRegressor, SOLVER_SPECS, resolve_solver
 from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
 from skdp.solvers.kl.gd import noisy_gd
-from skdp.solvers.kl.models import (Budget, LinearModel, MLPModel, Objective, SolverConfig)
+from skdp.solvers.kl.models import KLProblem, LinearModel, MLPModel, Objective, SolverConfig
 
-ALL_SOLVERS = sorted(SOLVERS)
+# the paper-004 and paper-003 solvers (paper 001's: tests/test_robust.py)
+ALL_SOLVERS = sorted(name for name, spec in SOLVER_SPECS.items() if spec.family != "goldstein")
 
 
 def make_data(n=300, d=3, seed=0, noise=0.05):
@@ -92,9 +95,10 @@ def _noisy_gd_noise(sigma_factor, monkeypatch, n=50, d=40, steps=5, fits=30):
     stat = 0.0
     for seed in range(fits):
         backend = Backend.from_arrays(np.zeros(1), random_state=seed)
-        res = noisy_gd(obj, np.zeros(d), Budget(rho, PrivacyLedger()), backend, cfg)
+        budget = Budget(1.0, 1e-6, rho, release=Release(backend, PrivacyLedger()))
+        res = noisy_gd(KLProblem(obj, np.zeros(d), cfg), budget, {})
         # w_T = -eta * sum of T noise vectors: N(0, T sigma^2) per coordinate (eta = 1)
-        stat += float(np.sum(res.w**2)) / (steps * calibrated**2)
+        stat += float(np.sum(res.solution**2)) / (steps * calibrated**2)
         assert res.history[0]["sigma"] == pytest.approx(calibrated)
     dof = fits * d
     return abs(stat - dof) / math.sqrt(2 * dof)
@@ -332,6 +336,36 @@ def test_bad_parameters(kwargs, match):
     X, y = make_data()
     with pytest.raises(ValueError, match=match):
         KLAdaptiveRegressor(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", sorted(SOLVER_SPECS))
+def test_unknown_solver_option_is_refused_before_any_charge(solver):
+    X, y = make_data()
+    acc = BudgetAccountant()
+    reg = KLAdaptiveRegressor(solver=solver, solver_options={"n_itr": 10}, accountant=acc,
+                              **solver_kwargs(solver))
+    with pytest.raises(ValueError, match="n_itr.*valid keys"):
+        reg.fit(X, y)
+    assert acc.spends == [] and not hasattr(reg, "n_features_in_")
+
+
+def test_registry_covers_every_solver():
+    choices = KLAdaptiveRegressor._parameter_constraints["solver"][0].options
+    assert choices == {"auto"} | set(SOLVER_SPECS)
+    for name, spec in SOLVER_SPECS.items():
+        assert spec.name == name and spec.paper and spec.budget and callable(spec.fn)
+        assert spec.streaming == (name in STREAMING_SOLVERS)
+
+
+@pytest.mark.parametrize("solver, options, match", [
+    ("ppm", dict(max_outer=0), "max_outer"), ("spider", dict(spider_constants=(4, -1)), "pair"),
+    ("stationary_gd", dict(select_frac=1.0), "select_frac"), ("srgd", dict(radius=-1.0), "radius"),
+])
+def test_solver_option_values_are_checked(solver, options, match):
+    X, y = make_data()
+    with pytest.raises(ValueError, match=match):
+        KLAdaptiveRegressor(solver=solver, solver_options=options,
+                            **solver_kwargs(solver)).fit(X, y)
 
 
 @pytest.mark.parametrize("bad, match", [("nan", "NaN"), ("inf", "infinity"),

@@ -10,18 +10,34 @@
   then the exponential mechanism picks the iterate with the smallest gradient
   norm.
 
-All three return the released iterate; the per-step log says what each step
-cost.
+All three are called ``fn(problem, budget, options)`` (a
+:class:`~skdp.solvers.kl.models.KLProblem`, a
+:class:`~skdp.privacy.budget.Budget`, the resolved ``solver_options``) and
+return a :class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is the
+released iterate; the per-step log says what each step cost.
 """
 
 import math
 
-from .models import SolverResult
+from ..spec import Option, SolverResult
 
-__all__ = ["noisy_gd", "adaptive_gd", "stationary_gd"]
+__all__ = ["noisy_gd", "adaptive_gd", "stationary_gd", "NOISY_GD_OPTIONS",
+           "ADAPTIVE_GD_OPTIONS", "STATIONARY_GD_OPTIONS"]
 
 NOISY_GD_STEPS = 10           # default T of noisy_gd (validated with preconditioning)
 ADAPTIVE_GD_MAX_ITER = 2000   # cap on adaptive_gd steps (the last step spends the rest)
+
+NOISY_GD_OPTIONS = ()
+ADAPTIVE_GD_OPTIONS = (
+    Option("norm_cost_scale", "float", 1.0, low=0, low_open=True,
+           doc="cost of a noisy gradient norm: norm_cost_scale * sqrt(rho) / n"),
+    Option("floor_frac", "float", 0.5, low=0, high=1, low_open=True,
+           doc="noise floor: a step costs at most floor_frac * rho"),
+)
+STATIONARY_GD_OPTIONS = ADAPTIVE_GD_OPTIONS + (
+    Option("select_frac", "float", 0.2, low=0, high=1, low_open=True, high_open=True,
+           doc="share of rho spent on selecting the released iterate"),
+)
 
 
 def _norm(v, xp):
@@ -38,30 +54,30 @@ def _say(cfg, text):
         print(text, flush=True)
 
 
-def noisy_gd(obj, w, budget, backend, cfg):
+def noisy_gd(problem, budget, options):
     """Noisy full-batch gradient descent with a fixed number of steps.
 
     Each of the ``T = max_iter`` (default 10) steps releases the clipped mean
     gradient with ``sigma = (2C/n) sqrt(T/(2 rho))``, i.e. ``rho/T``-zCDP per
     step (Bun–Steinke Prop. 1.6, composition Lemma 2.3), and steps by
-    ``1/L1``. The last iterate is returned.
+    ``1/L1``. The last iterate is returned. No options.
     """
-    xp = backend.xp
+    obj, w, cfg = problem.objective, problem.w0, problem.config
     steps = int(cfg.max_iter or NOISY_GD_STEPS)
     sens = 2.0 * cfg.clip / obj.n
     sigma = budget.sigma(sens, budget.rho / steps)
     eta = _step_size(cfg)
     history = []
     for t in range(steps):
-        g = budget.release(obj.clipped_grad(w, cfg.clip), sens, sigma, backend, "gradient")
+        g = budget.gaussian(obj.clipped_grad(w, cfg.clip), sens, sigma, label="gradient")
         w = w - eta * g
         history.append(dict(step=t, sigma=sigma, rho=budget.spent))
         if cfg.verbose and t % max(steps // 10, 1) == 0:
             _say(cfg, f"noisy_gd step {t}/{steps}, sigma={sigma:.3g}")
-    return SolverResult(w, steps, history)
+    return SolverResult(solution=w, n_iter=steps, history=history)
 
 
-def _adaptive_path(obj, w, budget, backend, cfg, keep_iterates=False):
+def _adaptive_path(problem, budget, options, keep_iterates=False):
     """Alg. 3 of paper 004 with a strict zCDP filter; returns (w, history, iterates).
 
     Per step (notes 004 §5.2): a noisy norm ``N_t = ||g_t|| + N(0, s_hat**2)``
@@ -72,18 +88,19 @@ def _adaptive_path(obj, w, budget, backend, cfg, keep_iterates=False):
     fit, and the ``max_iter``-th step, spend what is left and end the run; so
     does a step at the floor (Lemma 11: the run has converged).
     """
-    xp, n, d = backend.xp, obj.n, cfg.n_params
+    obj, w, cfg = problem.objective, problem.w0, problem.config
+    xp, n, d = budget.backend.xp, obj.n, cfg.n_params
     sens = 2.0 * cfg.clip / n
     eta = _step_size(cfg)
     max_iter = int(cfg.max_iter or ADAPTIVE_GD_MAX_ITER)
     rho = budget.rho
     private = budget.private
     if private:
-        norm_cost = cfg.options.get("norm_cost_scale", 1.0) * math.sqrt(rho) / n
+        norm_cost = options["norm_cost_scale"] * math.sqrt(rho) / n
         norm_cost = min(norm_cost, 0.5 * rho)
         sigma_hat = budget.sigma(sens, norm_cost)
         log_term = max(math.log(n * math.sqrt(rho) / cfg.beta), 1.0)
-        sigma_floor = budget.sigma(sens, cfg.options.get("floor_frac", 0.5) * rho)
+        sigma_floor = budget.sigma(sens, options["floor_frac"] * rho)
     history, iterates = [], [w]
     for t in range(max_iter):
         if private and budget.remaining < norm_cost * (1.0 + 1e-6):
@@ -95,14 +112,14 @@ def _adaptive_path(obj, w, budget, backend, cfg, keep_iterates=False):
             if keep_iterates:
                 iterates.append(w)
             continue
-        noisy_norm = float(budget.release(xp.reshape(xp.sqrt(xp.sum(g * g)), (1,)), sens,
-                                          sigma_hat, backend, "gradient norm")[0])
+        noisy_norm = float(budget.gaussian(xp.reshape(xp.sqrt(xp.sum(g * g)), (1,)), sens,
+                                           sigma_hat, label="gradient norm")[0])
         sigma = max(noisy_norm / (cfg.snr * math.sqrt(d * log_term)), sigma_floor)
         last = sigma == sigma_floor or t == max_iter - 1
         if last or budget.spent + sens**2 / (2 * sigma**2) > rho:
             sigma, last = budget.sigma(sens, budget.remaining), True
         step_rho = sens**2 / (2 * sigma**2)
-        w = w - eta * budget.release(g, sens, sigma, backend, "gradient")
+        w = w - eta * budget.gaussian(g, sens, sigma, label="gradient")
         history.append(dict(step=t, noisy_norm=noisy_norm, sigma=sigma,
                             rho=norm_cost + step_rho, spent=budget.spent))
         if keep_iterates:
@@ -115,20 +132,21 @@ def _adaptive_path(obj, w, budget, backend, cfg, keep_iterates=False):
     return w, history, iterates
 
 
-def adaptive_gd(obj, w, budget, backend, cfg):
+def adaptive_gd(problem, budget, options):
     """Adaptive noisy GD (paper 004 Alg. 3): no KL constants needed.
 
     Privacy: paper 004 Thm 3 (fully adaptive composition, Whitehouse et al.
-    2023) with the strict filter of :class:`~skdp.solvers.kl.models.Budget`;
+    2023) with the strict filter of :class:`~skdp.privacy.budget.Budget`;
     the sum of the logged step costs never exceeds ``rho``. Utility: Thm 4,
     ``O~((sqrt(d)/(n sqrt(rho)))**(2 kappa/(4 - kappa)) + (1/(n sqrt(rho)))**(kappa/2))``
-    under the (gamma, kappa)-KL* condition. Returns the last iterate.
+    under the (gamma, kappa)-KL* condition. Returns the last iterate. Options:
+    ``ADAPTIVE_GD_OPTIONS``.
     """
-    w, history, _ = _adaptive_path(obj, w, budget, backend, cfg)
-    return SolverResult(w, max(len(history), 1), history)
+    w, history, _ = _adaptive_path(problem, budget, options)
+    return SolverResult(solution=w, n_iter=max(len(history), 1), history=history)
 
 
-def stationary_gd(obj, w, budget, backend, cfg):
+def stationary_gd(problem, budget, options):
     """Adaptive GD then exponential-mechanism selection (paper 004 Thm 5).
 
     The trajectory ``w_0..w_T`` gets ``(1 - s) rho`` (``s = select_frac``,
@@ -137,18 +155,19 @@ def stationary_gd(obj, w, budget, backend, cfg):
     ``w_t`` (score sensitivity ``Delta = 2C/n``), ``eps = sqrt(8 s rho)`` so that
     the selection is ``s rho``-zCDP (bounded range, Cesar–Rogers 2021). The
     paper's constants (``eps = sqrt(rho)``, "2 rho overall") are replaced by
-    this explicit split (notes 004 §2.4, §5.2).
+    this explicit split (notes 004 §2.4, §5.2). Options: ``STATIONARY_GD_OPTIONS``.
     """
+    obj, cfg, backend = problem.objective, problem.config, budget.backend
     xp = backend.xp
-    frac = cfg.options.get("select_frac", 0.2)
+    frac = options["select_frac"]
     full = budget.rho
     budget.rho = (1.0 - frac) * full if budget.private else full
-    _, history, iterates = _adaptive_path(obj, w, budget, backend, cfg, keep_iterates=True)
+    _, history, iterates = _adaptive_path(problem, budget, options, keep_iterates=True)
     budget.rho = full
     norms = [_norm(obj.clipped_grad(v, cfg.clip), xp) for v in iterates]
     scores = -backend.asarray(norms, dtype=iterates[0].dtype)
-    index = budget.select(scores, 2.0 * cfg.clip / obj.n, frac * full, backend,
-                          "select iterate")
+    index = budget.select(scores, 2.0 * cfg.clip / obj.n, frac * full, label="select iterate")
     history.append(dict(step=len(history), selected=index, rho=frac * full))
     _say(cfg, f"stationary_gd: released iterate {index} of {len(iterates) - 1}")
-    return SolverResult(iterates[index], max(len(history) - 1, 1), history)
+    return SolverResult(solution=iterates[index], n_iter=max(len(history) - 1, 1),
+                        history=history)

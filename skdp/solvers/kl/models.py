@@ -1,7 +1,11 @@
-"""Models, the clipped empirical objective and the zCDP budget filter (paper 004).
+"""Models, the clipped empirical objective and the problem the solvers see (paper 004).
 
 The solvers of :mod:`skdp.solvers.kl.gd`, :mod:`skdp.solvers.kl.spider` and
-:mod:`skdp.solvers.kl.ppm` only see an :class:`Objective`: it returns the mean
+:mod:`skdp.solvers.kl.ppm` are called ``fn(problem, budget, options)`` with a
+:class:`KLProblem` (an :class:`Objective`, the start ``w0`` and the public
+:class:`SolverConfig`) and a :class:`~skdp.privacy.budget.Budget`, the zCDP
+filter through which every release is drawn and recorded; they return a
+:class:`~skdp.solvers.spec.SolverResult`. The :class:`Objective` returns the mean
 of *clipped* per-sample gradients (and of clipped per-sample gradient
 differences, for Spider), which is what bounds the sensitivity whatever the
 data (notes 004 §5.4 item 1). Per-sample gradients are never materialised:
@@ -14,15 +18,14 @@ mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
 004 §5.1), and so has its norm (reverse triangle inequality).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import math
 
 from ...privacy.clipping import clip_factors
-from ...privacy.accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
-from ...privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 
-__all__ = ["LinearModel", "MLPModel", "Objective", "Budget", "SolverConfig", "SolverResult",
+__all__ = ["LinearModel", "MLPModel", "Objective", "SolverConfig", "KLProblem",
            "private_preconditioner"]
+
 
 class LinearModel:
     """``z = X w`` (an intercept is a constant column of ``X``).
@@ -78,10 +81,10 @@ class MLPModel:
         self.n_params = width * n_features + 2 * width + 1
 
     def init(self, backend, dtype):
-        """Random, data-independent start: ``W ~ N(0, 1/d)``, ``v ~ N(0, 1/m)``."""
+        """Random, data-independent start: ``W ~ N(0, 1/d)``, ``v ~ N(0, 1/m)`` (public draws)."""
         xp, d, m = backend.xp, self.n_features, self.width
-        W = backend.normal((m * d,), scale=1.0 / math.sqrt(d), dtype=dtype)
-        v = backend.normal((m,), scale=1.0 / math.sqrt(m), dtype=dtype)
+        W = backend.public_normal((m * d,), scale=1.0 / math.sqrt(d), dtype=dtype)
+        v = backend.public_normal((m,), scale=1.0 / math.sqrt(m), dtype=dtype)
         zeros = xp.zeros(m + 1, dtype=dtype, device=backend.device)
         return xp.concat([W, zeros[:m], v, zeros[m:]])
 
@@ -182,68 +185,7 @@ class Objective:
             xp.sum(w * w))
 
 
-class Budget:
-    """A zCDP privacy filter over a :class:`~skdp.privacy.accounting.PrivacyLedger`.
-
-    Every Gaussian release is charged ``Delta**2 / (2 sigma**2)`` (Bun–Steinke
-    Prop. 1.6) and refused if the running sum would pass ``rho``. Costs may be
-    chosen from earlier noisy outputs: a zCDP (Renyi) filter with a fixed
-    total is valid under fully adaptive composition (Whitehouse et al. 2023,
-    the composition used by paper 004 Thm 3; Feldman–Zrnic 2021 for Renyi
-    filters), and so is the Gaussian-DP filter the ledger also applies
-    (Smith–Thakurta 2022), since ``mu_t**2 = 2 rho_t``.
-    """
-
-    def __init__(self, rho, ledger):
-        self.rho = float(rho)
-        self.ledger = ledger
-        self.spent = 0.0
-
-    @property
-    def private(self):
-        return math.isfinite(self.rho)
-
-    @property
-    def remaining(self):
-        return math.inf if not self.private else max(self.rho - self.spent, 0.0)
-
-    def sigma(self, sensitivity, rho_step):
-        """Noise for a release of cost ``rho_step`` (0 when not private)."""
-        if not self.private:
-            return 0.0
-        return gaussian_sigma(sensitivity, rho_step)
-
-    def release(self, value, sensitivity, sigma, backend, label):
-        """``value + N(0, sigma**2 I)``, charged to the filter."""
-        if not self.private:
-            return value
-        cost = gaussian_rho(sensitivity, sigma)
-        if self.spent + cost > self.rho * (1.0 + 1e-12):
-            raise RuntimeError(f"internal error: release {label!r} would overspend "
-                               f"({self.spent} + {cost} > {self.rho}).")
-        noisy, _ = gaussian_mechanism(value, sensitivity, backend, sigma=sigma,
-                                      ledger=self.ledger, label=label)
-        self.spent += cost
-        return noisy
-
-    def select(self, scores, sensitivity, rho_step, backend, label):
-        """Exponential mechanism (Gumbel-max) at ``epsilon = sqrt(8 rho_step)``.
-
-        An epsilon-DP exponential mechanism is epsilon-bounded-range, hence
-        ``epsilon**2/8``-zCDP (Cesar–Rogers 2021, Lemma 3.2): it costs exactly
-        ``rho_step``. Without privacy it returns the argmax.
-        """
-        epsilon = math.sqrt(8.0 * rho_step) if self.private else math.inf
-        if self.private and self.spent + bounded_range_rho(epsilon) > self.rho * (1 + 1e-12):
-            raise RuntimeError(f"internal error: selection {label!r} would overspend.")
-        index = exponential_mechanism(scores, sensitivity, epsilon, backend,
-                                      ledger=self.ledger if self.private else None, label=label)
-        if self.private:
-            self.spent += bounded_range_rho(epsilon)
-        return index
-
-
-def private_preconditioner(X, row_bound, budget, backend):
+def private_preconditioner(X, row_bound, budget):
     """``P = (S_hat + lambda I)**(-1/2)`` from a noisy second-moment matrix ``S = X^T X / n``.
 
     ``S`` is released with the Gaussian mechanism: for rows of norm at most
@@ -259,6 +201,14 @@ def private_preconditioner(X, row_bound, budget, backend):
     so far fewer steps), while the solvers' privacy is unchanged: their
     sensitivity comes from clipping in the new coordinates.
 
+    Parameters
+    ----------
+    X : array of shape (n, p)
+        Clipped design, rows of norm at most ``row_bound``.
+    row_bound : float
+    budget : Budget
+        The :class:`~skdp.privacy.budget.Budget` the release draws through.
+
     Returns
     -------
     P : array of shape (p, p)
@@ -266,11 +216,11 @@ def private_preconditioner(X, row_bound, budget, backend):
         Eigenvalues of ``P S_hat P`` with ``S_hat``'s eigenvalues floored at 0:
         ``lambda_i / (lambda_i + shift)``, all in [0, 1).
     """
-    xp = backend.xp
+    xp = budget.backend.xp
     n, p = X.shape
     sens = math.sqrt(2.0) * row_bound**2 / n
     sigma = budget.sigma(sens, budget.rho)
-    S = budget.release(X.T @ X / n, sens, sigma, backend, "second-moment matrix")
+    S = budget.gaussian(X.T @ X / n, sens, sigma, label="second-moment matrix")
     S = 0.5 * (S + S.T)
     evals, evecs = xp.linalg.eigh(S)
     shift = 1.5 * math.sqrt(2.0 * p) * sigma + 1e-6 * row_bound**2
@@ -294,14 +244,28 @@ class SolverConfig:
     loss_bound: float = 1.0
     theory: bool = False
     smooth: bool = True
-    options: dict = field(default_factory=dict)
+    radius: float = None   # Goldstein solvers: smoothing radius alpha (None: their rule)
     verbose: int = 0
 
 
 @dataclass
-class SolverResult:
-    """What a solver returns: the released iterate and the per-step log."""
+class KLProblem:
+    """What a paper-004 solver is given besides its budget and options.
 
-    w: object
-    n_iter: int
-    history: list = field(default_factory=list)
+    Parameters
+    ----------
+    objective : Objective
+        The clipped empirical objective (the only access to the data).
+    w0 : array
+        Data-independent start.
+    config : SolverConfig
+        Public constants.
+    state : StreamState, default=None
+        Streaming solvers: the stream that ``partial_fit`` continues (None:
+        ``fit`` starts one from ``w0``).
+    """
+
+    objective: Objective
+    w0: object
+    config: SolverConfig
+    state: object = None

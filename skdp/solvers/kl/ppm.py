@@ -25,27 +25,38 @@ Schmidt, Bach 2012, whose weighting by ``s`` Alg. 4 uses) and
 
 import math
 
-from .models import SolverResult
+from ..spec import Option, SolverResult
 
-__all__ = ["ppm", "ppm_schedule"]
+__all__ = ["ppm", "ppm_schedule", "PPM_OPTIONS"]
 
 MAX_OUTER = 10
 MAX_INNER = 10
 
+PPM_OPTIONS = (
+    Option("prox_strength", "float", None, low=0, low_open=True,
+           doc="prox strength L~1 (None: 0.5 L1, or L1 with theory=True)"),
+    Option("max_outer", "int", MAX_OUTER, low=1, doc="cap on the outer steps T"),
+    Option("max_inner", "int", MAX_INNER, low=1, doc="cap on the inner steps T_in"),
+)
 
-def ppm_schedule(n, d, rho, cfg):
+
+def ppm_schedule(n, d, rho, cfg, options):
     """Public (outer steps T, inner steps T_in, prox strength L~1).
+
+    ``options``: resolved ``PPM_OPTIONS``.
 
     Examples
     --------
     >>> from skdp.solvers.kl.models import SolverConfig
-    >>> ppm_schedule(1000, 3, 0.5, SolverConfig(clip=1.0, smoothness=2.0, n_params=3))
+    >>> cfg = SolverConfig(clip=1.0, smoothness=2.0, n_params=3)
+    >>> ppm_schedule(1000, 3, 0.5, cfg, dict(prox_strength=None, max_outer=10, max_inner=10))
     (10, 10, 1.0)
     """
-    opts = cfg.options
-    strength = opts.get("prox_strength", cfg.smoothness if cfg.theory else 0.5 * cfg.smoothness)
-    outer = int(opts.get("max_outer", MAX_OUTER))
-    inner = int(opts.get("max_inner", MAX_INNER))
+    strength = options["prox_strength"]
+    if strength is None:
+        strength = cfg.smoothness if cfg.theory else 0.5 * cfg.smoothness
+    outer = int(options["max_outer"])
+    inner = int(options["max_inner"])
     private = math.isfinite(rho)
     if cfg.kl_gamma is not None and cfg.kl_kappa is not None and private:
         gamma, kappa, F0 = cfg.kl_gamma, cfg.kl_kappa, cfg.loss_bound
@@ -61,15 +72,17 @@ def ppm_schedule(n, d, rho, cfg):
     return outer, inner, strength
 
 
-def ppm(obj, w, budget, backend, cfg):
+def ppm(problem, budget, options):
     """Private proximal point method, paper 004 Alg. 2: kappa >= 2, weakly convex.
 
     Utility (Thm 2): ``O~((gamma L0 sqrt(d (1 + F0**((kappa-2)/kappa) gamma**2
     L~1))/(n sqrt(rho)))**kappa)``; needs no smoothness (subgradients of the
-    ``'lp'`` loss are fine). Returns the last outer iterate.
+    ``'lp'`` loss are fine). Returns the last outer iterate. Options:
+    ``PPM_OPTIONS``.
     """
-    xp, n = backend.xp, obj.n
-    outer, inner, strength = ppm_schedule(n, cfg.n_params, budget.rho, cfg)
+    obj, w, cfg = problem.objective, problem.w0, problem.config
+    xp, n = budget.backend.xp, obj.n
+    outer, inner, strength = ppm_schedule(n, cfg.n_params, budget.rho, cfg, options)
     sens = 2 * cfg.clip / n
     sigma = budget.sigma(sens, budget.rho / (outer * inner)) if budget.private else 0.0
     radius = cfg.clip / (2 * strength)
@@ -79,7 +92,7 @@ def ppm(obj, w, budget, backend, cfg):
         anchor, v = w, w
         total, weight = xp.zeros_like(w), 0.0
         for s in range(1, inner + 1):
-            g = budget.release(obj.clipped_grad(v, cfg.clip), sens, sigma, backend, "gradient")
+            g = budget.gaussian(obj.clipped_grad(v, cfg.clip), sens, sigma, label="gradient")
             g = g + 2 * strength * (v - anchor)
             eta = 1 / (strength * s) if cfg.theory else min(2 / (mu * (s + 1)), 1 / lip)
             v = _project(v - eta * g, anchor, radius, xp)
@@ -88,7 +101,7 @@ def ppm(obj, w, budget, backend, cfg):
         history.append(dict(outer=t, inner=inner, sigma=sigma, spent=budget.spent))
         if cfg.verbose:
             print(f"ppm outer step {t + 1}/{outer} ({inner} inner steps)", flush=True)
-    return SolverResult(w, outer * inner, history)
+    return SolverResult(solution=w, n_iter=outer * inner, history=history)
 
 
 def _project(v, centre, radius, xp):

@@ -25,12 +25,37 @@ there); noise is set after this capping (notes 004 §5.4 item 13).
 """
 
 import math
+from numbers import Real
 
-from .models import SolverResult
+from ..spec import Option, SolverResult
 
-__all__ = ["spider", "spider_schedule"]
+__all__ = ["spider", "spider_schedule", "SPIDER_OPTIONS"]
 
 SPIDER_MAX_QUERIES = 1000
+SPIDER_CONSTANTS = (4.0, 2.0)  # practical (c_desc, c_floor), notes 004 §4; theory: (64, 32)
+
+
+class _PairOption(Option):
+    """An option whose value is a pair of positive reals."""
+
+    def check(self, value, solver):
+        if not (isinstance(value, (tuple, list)) and len(value) == 2
+                and all(isinstance(v, Real) and not isinstance(v, bool) and 0 < v < math.inf
+                        for v in value)):
+            raise ValueError(f"solver_options[{self.name!r}] of solver={solver!r} must be a "
+                             f"pair of positive real numbers, got {value!r}.")
+        return value
+
+    def describe(self):
+        return f"pair of positive floats, default {self.default!r}"
+
+
+SPIDER_OPTIONS = (
+    _PairOption("spider_constants", "pair", SPIDER_CONSTANTS,
+                doc="(c_desc, c_floor) of the round schedule (ignored with theory=True)"),
+    Option("frac_full", "float", 0.5, low=0, high=1, low_open=True, high_open=True,
+           doc="share of rho for the full gradients"),
+)
 
 
 def _rounds(n, d, rho, cfg, c_desc, c_floor, cap):
@@ -55,8 +80,10 @@ def _rounds(n, d, rho, cfg, c_desc, c_floor, cap):
     return phis, lengths
 
 
-def spider_schedule(n, d, rho, cfg):
+def spider_schedule(n, d, rho, cfg, constants=SPIDER_CONSTANTS):
     """Public round schedule: (levels Phi_k, round lengths T_k), after capping.
+
+    ``constants``: the practical ``(c_desc, c_floor)``; ``cfg.theory`` uses (64, 32).
 
     Examples
     --------
@@ -66,25 +93,27 @@ def spider_schedule(n, d, rho, cfg):
     >>> set(lengths)
     {1}
     """
-    c_desc, c_floor = (64.0, 32.0) if cfg.theory else cfg.options.get("spider_constants",
-                                                                      (4.0, 2.0))
+    c_desc, c_floor = (64.0, 32.0) if cfg.theory else constants
     cap = int(cfg.max_iter or SPIDER_MAX_QUERIES)
     rho = rho if math.isfinite(rho) else 1e20  # no noise: aim near machine precision
     return _rounds(n, d, rho, cfg, c_desc, c_floor, cap)
 
 
-def spider(obj, w, budget, backend, cfg):
+def spider(problem, budget, options):
     """KL-Spider, paper 004 Alg. 1: known (gamma, kappa), kappa in [1, 2], smooth loss.
 
     Utility (Thm 1): ``O~((gamma L0 sqrt(d)/(n sqrt(rho)))**kappa)`` under
     (gamma, kappa)-KL* with the theory constants. Returns the final iterate.
+    Options: ``SPIDER_OPTIONS``.
     """
-    xp, n = backend.xp, obj.n
+    obj, w, cfg = problem.objective, problem.w0, problem.config
+    xp, n = budget.backend.xp, obj.n
     gamma, kappa, C, L1 = cfg.kl_gamma, cfg.kl_kappa, cfg.clip, cfg.smoothness
     C1 = cfg.diff_clip or L1
-    phis, lengths = spider_schedule(n, cfg.n_params, budget.rho, cfg)
+    phis, lengths = spider_schedule(n, cfg.n_params, budget.rho, cfg,
+                                    tuple(options["spider_constants"]))
     n_diffs = sum(lengths) - len(lengths)
-    frac_full = cfg.options.get("frac_full", 0.5) if n_diffs else 1.0
+    frac_full = options["frac_full"] if n_diffs else 1.0
     rho_full = frac_full * budget.rho
     sigma_full = budget.sigma(2 * C / n, rho_full / len(phis))
     history, queries = [], 0
@@ -92,8 +121,8 @@ def spider(obj, w, budget, backend, cfg):
         step = phi ** (1 / kappa) / (4 * gamma * L1)
         sens_diff = 2 * C1 * step / n
         sigma_diff = budget.sigma(sens_diff, (budget.rho - rho_full) / n_diffs) if n_diffs else 0.0
-        estimate = budget.release(obj.clipped_grad(w, C), 2 * C / n, sigma_full, backend,
-                                  "full gradient")
+        estimate = budget.gaussian(obj.clipped_grad(w, C), 2 * C / n, sigma_full,
+                                   label="full gradient")
         queries += 1
         threshold = 7 / (8 * gamma) * phi ** (1 / kappa)
         updates = 0
@@ -105,8 +134,8 @@ def spider(obj, w, budget, backend, cfg):
             updates += 1
             if updates < length:
                 diff = obj.clipped_diff(w_next, w, C1 * step)
-                estimate = estimate + budget.release(diff, sens_diff, sigma_diff, backend,
-                                                     "gradient difference")
+                estimate = estimate + budget.gaussian(diff, sens_diff, sigma_diff,
+                                                      label="gradient difference")
                 queries += 1
             w = w_next
         history.append(dict(round=k, level=phi, updates=updates, sigma_full=sigma_full,
@@ -114,4 +143,4 @@ def spider(obj, w, budget, backend, cfg):
         if cfg.verbose and (k % 50 == 0 or k == len(phis) - 1):
             print(f"spider round {k}/{len(phis)}: level {phi:.3g}, {updates} steps",
                   flush=True)
-    return SolverResult(w, queries, history)
+    return SolverResult(solution=w, n_iter=queries, history=history)

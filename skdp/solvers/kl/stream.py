@@ -1,33 +1,45 @@
 """Streaming solvers of paper 003 for :class:`~skdp.regression.KLAdaptiveRegressor`.
 
-Thin adapter from the regressor's clipped design, loss and model to
+Thin adapter from the regressor's :class:`~skdp.solvers.kl.models.KLProblem`
+(clipped design, loss, model, public constants, the stream to continue) to
 :func:`skdp.solvers.streaming.srgd.run_stream` (algorithms and privacy:
 :mod:`skdp.solvers.streaming.srgd`). Each example is used once, so the private
 preconditioner (a second pass over the data) is not used.
 """
 
-from ...privacy.release import Release
+from ..spec import SolverResult
 from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
 from ..streaming.problems import RegressionProblem
 
-__all__ = ["stream_fit", "STREAMING_SOLVERS"]
+__all__ = ["stream_solver", "STREAMING_SOLVERS"]
 
 
-def stream_fit(solver, X, y, loss, model, alpha, *, clip, smoothness, curvature, mu, epsilon,
-               delta, ledger, backend, w0=None, theory=False, options=None, state=None,
-               verbose=0):
-    """One pass of ``solver`` over ``(X, y)``, continuing ``state``; returns the state.
+def stream_solver(name):
+    """``fn(problem, budget, options)`` running the paper-003 solver ``name``.
 
-    ``clip`` is the per-example gradient bound (the clip's scale and ``L``),
-    ``smoothness`` the per-example ``M``, ``curvature`` the step scale;
-    ``mu`` the GDP level of the whole stream.
+    One pass over ``problem.objective``'s rows, continuing ``problem.state``
+    (None: a new stream from ``problem.w0``). ``config.clip`` is the
+    per-example gradient bound (the clip's scale and ``L``),
+    ``config.diff_clip`` the per-example ``M``, ``config.smoothness`` the step
+    scale. The whole stream is one Gaussian mechanism at ``budget.mu``-GDP,
+    recorded by a new stream through ``budget.release``. ``options``:
+    ``STREAM_OPTIONS`` and ``radius``. The result's ``state`` is what
+    ``partial_fit`` continues.
     """
-    problem = RegressionProblem(X, y, loss, model, alpha, backend.xp, clip=clip,
-                                smoothness=smoothness, curvature=curvature, w0=w0)
-    options = dict(options or {})
-    radius = options.pop("radius", None)
-    opts = StreamOptions.from_dict(solver, options, lipschitz=problem.lipschitz,
-                                   smoothness=problem.smoothness, curvature=problem.curvature,
-                                   radius=radius, theory=theory, verbose=verbose)
-    return run_stream(problem, opts, mu=mu, epsilon=epsilon, delta=delta,
-                      release=Release(backend, ledger), state=state)
+
+    def fn(problem, budget, options):
+        obj, cfg = problem.objective, problem.config
+        stream = RegressionProblem(obj.X, obj.y, obj.loss, obj.model, obj.alpha, obj.xp,
+                                   clip=cfg.clip, smoothness=cfg.diff_clip,
+                                   curvature=cfg.smoothness, w0=problem.w0)
+        options = dict(options)
+        radius = options.pop("radius", None)
+        opts = StreamOptions.from_dict(name, options, lipschitz=stream.lipschitz,
+                                       smoothness=stream.smoothness, curvature=stream.curvature,
+                                       radius=radius, theory=cfg.theory, verbose=cfg.verbose)
+        state = run_stream(stream, opts, mu=budget.mu, epsilon=budget.epsilon,
+                           delta=budget.delta, release=budget.release, state=problem.state)
+        return SolverResult(solution=state.theta, n_iter=state.step, state=state)
+
+    fn.__name__ = name
+    return fn

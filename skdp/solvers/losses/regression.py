@@ -17,7 +17,7 @@ sigmoid  ``(s(z) - y)**2 / 2``          ``1/16 + (1 + R_y)/(6 sqrt 3)`` yes
 
 Robust losses (Lipschitz, nonsmooth and nonconvex; paper 001, notes 001 §5.2),
 fitted by the Goldstein-stationarity solvers of
-:mod:`skdp.solvers.goldstein.o2nc`. ``tau`` is the cap on the loss value
+:mod:`skdp.solvers.goldstein`. ``tau`` is the cap on the loss value
 (``truncation``), ``h`` the Huber threshold:
 
 ================== ============================== ============ ==========================

@@ -19,13 +19,14 @@ as in HLM12's even split. The output is the last histogram, as in the
 maintained implementations (smartnoise-synth, private-pgm's ``mwem+pgm``);
 HLM12's average of the rounds' histograms keeps the near-uniform first rounds
 and measured worse at the few rounds used here. Marginals are computed by reshape-and-sum, in the
-backend's namespace. Both releases of a round go through the fit's release path
-(:class:`~skdp.privacy.release.Release`), which draws and records them together.
+backend's namespace. Both releases of a round go through the solver's
+:class:`~skdp.privacy.budget.Budget` (:meth:`~skdp.privacy.budget.Budget.select`,
+:meth:`~skdp.privacy.budget.Budget.gaussian`), which draws, records and charges
+them together; with ``epsilon = inf`` they are the exact argmax and answer.
 """
 
 import math
 
-from ...privacy.accounting import gaussian_sigma
 from ..spec import SolverResult
 from .marginals import softmax
 
@@ -43,7 +44,7 @@ def solve_mwem(problem, budget, options):
     if problem.relation != "replace_one":
         raise ValueError("solver 'mwem' uses the public n of HLM12 (replace-one neighbours); "
                          "use neighbouring='replace_one'.")
-    backend, release, progress = budget.backend, budget.release, problem.progress
+    backend, progress = budget.backend, problem.progress
     xp = backend.xp
     M = len(problem.marginals)
     n_iter = problem.n_iter
@@ -58,10 +59,11 @@ def solve_mwem(problem, budget, options):
     for t in range(T):
         x = softmax(log_x, xp)
         errors = xp.stack([xp.sum(xp.abs(d - n * q)) for d, q in zip(data, problem.answer(x, xp))])
-        k = release.exponential(errors, 2.0, eps_sel, label=f"MWEM round {t + 1}: select")
-        noisy = release.gaussian(data[k], math.sqrt(2.0),
-                                 gaussian_sigma(math.sqrt(2.0), rho_round / 2.0),
-                                 label=f"MWEM round {t + 1}: measure")
+        # eps_sel = sqrt(8 rho_round / 2): the selection costs rho_round / 2 (Cesar-Rogers)
+        k = budget.select(errors, 2.0, rho_round / 2.0, label=f"MWEM round {t + 1}: select")
+        noisy = budget.gaussian(data[k], math.sqrt(2.0),
+                                budget.sigma(math.sqrt(2.0), rho_round / 2.0),
+                                label=f"MWEM round {t + 1}: measure")
         measured.append((k, noisy))
         for _ in range(N_PASSES):
             for j, a in measured:

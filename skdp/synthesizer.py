@@ -5,7 +5,7 @@ domain (:mod:`skdp._synth.encoding`), finds the private domains if asked,
 and dispatches to a solver of :data:`SOLVER_SPECS`
 (:mod:`skdp.solvers.synth`: private measurement, then estimation as
 post-processing, or a private game); :meth:`SaddlePointSynthesizer.sample`
-draws from the released histogram (:mod:`skdp._synth.sampling`).
+draws from the released histogram (:mod:`skdp.solvers.synth.sample`).
 """
 
 import math
@@ -24,7 +24,7 @@ from ._backend import Backend, make_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
                       private_categories, private_range)
 from ._base import PrivacyMixin
-from ._synth import decoding, encoding, sampling
+from ._synth import decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_large_delta, warn_privacy_leak)
 from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
@@ -34,6 +34,7 @@ from .privacy.release import Release
 from .solvers.spec import SolverSpec
 from .solvers.synth.games import solve_private_game, solve_vertex
 from .solvers.synth.marginals import MarginalProblem, total_variation
+from .solvers.synth import sample as sampling
 from .solvers.synth.mwem import solve_mwem
 from .solvers.synth.smd import solve_smd, solve_smd_linf
 

@@ -588,7 +588,7 @@ def test_iter_sample_batches_are_one_sample():
 
 def test_batches_split_a_uniform_random_order():
     """Each batch's composition is the hypergeometric law of its rows in a random order."""
-    from skdp._synth.sampling import batches as _batches
+    from skdp.solvers.synth.sample import batches as _batches
 
     cells, counts = np.array([3, 7, 9]), np.array([500, 300, 201])
     draws = []
@@ -608,7 +608,7 @@ def test_batches_split_a_uniform_random_order():
 
 
 def test_sample_refuses_what_cannot_fit_in_memory(monkeypatch):
-    from skdp._synth import sampling
+    from skdp.solvers.synth import sample as sampling
 
     X = np.random.default_rng(0).integers(0, 4, size=(100, 2))
     est = SaddlePointSynthesizer(domain={0: 4, 1: 4}, random_state=0).fit(X)

@@ -3,7 +3,7 @@
 Categorical codes map back to their categories; bin codes to values drawn
 uniformly within their bin (integers within it for integer columns), the
 missing cell to the column's missing value. The randomness is public (the
-sampling generator of :mod:`skdp._synth.sampling`): decoding post-processes
+sampling generator of :mod:`skdp.solvers.synth.sample`): decoding post-processes
 the released histogram.
 """
 

@@ -12,13 +12,15 @@ Measurement is kept apart from estimation, as in private-pgm:
   goes beside it as one new module;
 * :mod:`~skdp.solvers.synth.games`: paper 002's private games
   (``smd_private_game``, ``smd_vertex``), which read the data at every step;
-* :mod:`~skdp.solvers.synth.mwem`: MWEM (``mwem``).
+* :mod:`~skdp.solvers.synth.mwem`: MWEM (``mwem``);
+* :mod:`~skdp.solvers.synth.sample`: sampling from the released histogram, in
+  batches (post-processing, public randomness).
 
 Every solver is called ``fn(problem, budget, options)`` with a
 :class:`~skdp.solvers.synth.marginals.MarginalProblem` and a
 :class:`~skdp.privacy.budget.Budget`, and returns a
 :class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is the flat
 histogram; the registry is ``skdp.synthesizer.SOLVER_SPECS``. Encoding the
-table on its public domain, and sampling and decoding the released histogram,
-are in :mod:`skdp._synth`.
+table on its public domain, and decoding sampled cells back to a table, are in
+:mod:`skdp._synth`.
 """

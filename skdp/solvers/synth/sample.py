@@ -3,18 +3,18 @@
 Cell counts are ``n * histogram`` rounded by randomised rounding
 (:func:`cell_counts`); the multiset of cells is split, in uniformly random
 order, into batches by multivariate hypergeometric draws (:func:`batches`);
-each batch is shuffled and decoded (:mod:`skdp._synth.decoding`). The
-generator is the sampling one (``random_state`` of ``sample``): public
-randomness, no privacy cost. A request above NumPy's sampler limit, or whose
-output cannot fit in the available memory, is refused before anything is
-drawn.
+each batch is shuffled and decoded by the caller (``decode``: the estimator's
+columns, :mod:`skdp._synth.decoding`). The generator is the sampling one
+(``random_state`` of ``sample``): public randomness, no privacy cost. A
+request above NumPy's sampler limit, or whose output cannot fit in the
+available memory, is refused before anything is drawn.
 """
 
 import os
 
 import numpy as np
 
-from .._backend import to_numpy
+from ..._backend import to_numpy
 
 __all__ = ["SAMPLE_BATCH", "MAX_SAMPLES", "check_limit", "check_memory", "cell_counts",
            "host_batches", "batches"]

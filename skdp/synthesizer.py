@@ -32,9 +32,9 @@ from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_z
 from .privacy.budget import Budget
 from .privacy.release import Release
 from .solvers.spec import SolverSpec
+from .solvers.synth import sample as sampling
 from .solvers.synth.games import solve_private_game, solve_vertex
 from .solvers.synth.marginals import MarginalProblem, total_variation
-from .solvers.synth import sample as sampling
 from .solvers.synth.mwem import solve_mwem
 from .solvers.synth.smd import solve_smd, solve_smd_linf
 

@@ -1,7 +1,13 @@
-"""Differentially private synthetic data as a saddle-point game (paper 002)."""
+"""Differentially private synthetic data as a saddle-point game (paper 002).
 
-from itertools import combinations
-import json
+The estimator validates its parameters, encodes the table on its public
+domain (:mod:`skdp._synth.encoding`), finds the private domains if asked,
+and dispatches to a solver of :data:`SOLVER_SPECS`
+(:mod:`skdp.solvers.synth`: private measurement, then estimation as
+post-processing, or a private game); :meth:`SaddlePointSynthesizer.sample`
+draws from the released histogram (:mod:`skdp.solvers.synth.sample`).
+"""
+
 import math
 from numbers import Integral, Real
 import os
@@ -15,29 +21,60 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, make_rng, to_numpy
-from ._domain import (OTHER, Column as _Column, derive, missing_mask, parse_entry,  # noqa: F401
-                      plan_column, private_categories, private_range)  # OTHER: re-exported
+from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
+                      private_categories, private_range)
 from ._base import PrivacyMixin
-from ._validation import warn_large_delta
-from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT, check_epsilon_delta,
-                          warn_privacy_leak)
+from ._synth import decoding, encoding
+from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
+                          check_epsilon_delta, warn_large_delta, warn_privacy_leak)
 from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
                                  gaussian_sigma)
-from .solvers.synth.marginals import MAX_CELLS, MarginalProblem, total_variation
+from .privacy.budget import Budget
+from .privacy.release import Release
+from .solvers.spec import SolverSpec
+from .solvers.synth import sample as sampling
+from .solvers.synth.games import solve_private_game, solve_vertex
+from .solvers.synth.marginals import MarginalProblem, total_variation
 from .solvers.synth.mwem import solve_mwem
-from .solvers.synth.smd import Budget, solve_private_game, solve_smd, solve_vertex
+from .solvers.synth.smd import solve_smd, solve_smd_linf
 
-__all__ = ["SaddlePointSynthesizer"]
+__all__ = ["SaddlePointSynthesizer", "SOLVER_SPECS"]
 
-_SOLVERS = {
-    "smd": solve_smd,
-    "smd_linf": lambda *a, **k: solve_smd(*a, query_set="simplex", **k),
-    "smd_private_game": solve_private_game,
-    "smd_vertex": solve_vertex,
-    "mwem": solve_mwem,
+_GAME_SPLIT = ("largest per-step epsilon of Cor. 3.6, Thm 3.5 or bounded-range zCDP "
+               "(Cesar-Rogers 2021)")
+
+SOLVER_SPECS = {
+    "smd": SolverSpec(
+        "smd", solve_smd, family="synth",
+        paper="002 §1.4 eq. (3), box query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su Cor. 2.13",
+        budget="one Gaussian release of all workload marginals; the mirror-prox solve is "
+               "post-processing"),
+    "smd_linf": SolverSpec(
+        "smd_linf", solve_smd_linf, family="synth",
+        paper="002 §1.4 eq. (3), simplex query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su "
+              "Cor. 2.13",
+        budget="one Gaussian release of all workload marginals; the mirror-prox solve is "
+               "post-processing"),
+    "smd_private_game": SolverSpec(
+        "smd_private_game", solve_private_game, family="synth",
+        paper="002 Thm 1.1 variant of Alg. 1 (notes 002 §6.7 option 2), Thm 3.4",
+        budget=f"T query-player exponential draws, each 2 tau_y / B-DP <= the {_GAME_SPLIT}"),
+    "smd_vertex": SolverSpec(
+        "smd_vertex", solve_vertex, family="synth", paper="002 Alg. 1 (K = 1), Prop. 3.3",
+        budget=f"4T vertex draws, each 4 tau / B-DP <= the {_GAME_SPLIT}"),
+    "mwem": SolverSpec(
+        "mwem", solve_mwem, family="synth", paper="Hardt-Ligett-McSherry 2012 Alg. 1, in zCDP",
+        budget="rho / T per round, half to the exponential-mechanism selection (bounded "
+               "range), half to the Gaussian measurement"),
 }
-"""Solver registry: name -> function(problem, budget, backend, ledger, *, n_iter,
-progress[, tol]) -> SolverResult (``tol`` for the 'smd' family only)."""
+"""The synthesizer's solvers: name -> :class:`~skdp.solvers.spec.SolverSpec`; each is called
+``spec.fn(problem, budget, options)`` with a
+:class:`~skdp.solvers.synth.marginals.MarginalProblem` and returns a
+:class:`~skdp.solvers.spec.SolverResult` (``solution``: the flat histogram)."""
+
+_SOLVERS = {name: spec.fn for name, spec in SOLVER_SPECS.items()}
+"""The function :meth:`SaddlePointSynthesizer.fit` calls for each solver name (the ``fn`` of
+:data:`SOLVER_SPECS`; a test replaces an entry to interrupt a fit)."""
 
 # ---------------------------------------------------------------------------
 # The estimator
@@ -86,6 +123,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         - ``'smd_vertex'``: paper 002 Algorithm 1 as printed (K = 1, the
           y-update sign corrected to ascent), every vertex draw charged.
         - ``'mwem'``: MWEM (Hardt, Ligett, McSherry 2012) in zCDP.
+
+        :data:`SOLVER_SPECS` lists each solver's paper, budget split and options.
     workload : int or list of tuple, default=2
         ``k``: all ``k``-way marginals (``k`` is capped at the number of
         columns); or an explicit list of column tuples (names or indices).
@@ -156,6 +195,12 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
         noisy marginals.
+    solver_options : dict or None, default=None
+        Expert options of the solver, checked against its entry of
+        :data:`SOLVER_SPECS` before the data are read: an unknown key, or a
+        value of the wrong type or range, raises a ValueError naming the
+        valid keys. No solver takes any yet (its settings are ``n_iter`` and
+        ``tol``), so every key raises.
     accountant : BudgetAccountant or None, default=None
         Accountant charged with the fit; ``None`` uses the default one.
     random_state : int, Generator, RandomState or None, default=None
@@ -233,7 +278,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
-        "solver": [StrOptions(set(_SOLVERS))],
+        "solver": [StrOptions(set(SOLVER_SPECS))],
         "workload": [Interval(Integral, 1, None, closed="left"), list, tuple],
         "domain": [None, dict, str, os.PathLike],
         "missing": [StrOptions({"keep", "drop", "error"})],
@@ -242,6 +287,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
+        "solver_options": [dict, None],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -249,7 +295,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
 
     def __init__(self, epsilon=1.0, delta=1e-6, solver="smd", workload=2, domain=None,
                  missing="keep", n_bins=10, n_iter="auto", tol="auto", domain_share=0.1,
-                 neighbouring="replace_one", accountant=None, random_state=None, verbose=0):
+                 neighbouring="replace_one", solver_options=None, accountant=None,
+                 random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.solver = solver
@@ -261,6 +308,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.tol = tol
         self.domain_share = domain_share
         self.neighbouring = neighbouring
+        self.solver_options = solver_options
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
@@ -292,6 +340,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
 
     def _fit(self, X, y=None, feature_names=None):
         self._validate_params()
+        spec = SOLVER_SPECS[self.solver]
+        options = spec.resolve_options(self.solver_options)  # before the data and any charge
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         if self.solver != "smd" and self.neighbouring != "replace_one":
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
@@ -302,47 +352,45 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
                                       random_state=self.random_state)
         columns, values = self._read(X, reset=True, feature_names=feature_names)
-        how = self._plan(columns)
+        how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
         if self.missing == "drop" and self.neighbouring == "replace_one":
             warn_privacy_leak("The number of rows (missing='drop' keeps the complete rows)",
                               "Use neighbouring='add_remove', under which dropping rows is "
                               "private, or missing='keep'.")
-        values = self._complete(columns, values)
-        self._derive(columns, values, how)
-        ledger = PrivacyLedger()
-        budget = self._budget(columns, values, how, epsilon, delta, backend.rng, ledger)
+        values = encoding.complete(values, [c.name for c in columns], self.missing)
+        encoding.derive_columns(columns, values, how, self.n_bins)
+        release = Release(backend, PrivacyLedger())
+        budget = self._budget(columns, values, how, epsilon, delta, release)
         shape = tuple(c.cardinality for c in columns)
-        _check_size(columns, shape, self.n_bins)
-        marginals = self._marginals(columns)
-        codes = [c.encode(v) for c, v in zip(columns, values)]
-        records = np.ravel_multi_index(codes, shape) if shape else np.zeros(len(values[0]), int)
-        problem = MarginalProblem(shape, marginals, records.astype(np.int64), self.neighbouring)
-        solve = _SOLVERS[self.solver]
-        n_iter = None if self.n_iter == "auto" else int(self.n_iter)
-        kwargs = dict(n_iter=n_iter, progress=self._progress if self.verbose else None)
-        if self.solver in ("smd", "smd_linf"):
-            kwargs["tol"] = self.tol
-        result = solve(problem, budget, backend, ledger, **kwargs)
+        encoding.check_size(columns, shape, self.n_bins)
+        marginals = encoding.workload_marginals(columns, self.workload)
+        records = encoding.encode(columns, values, shape)
+        problem = MarginalProblem(
+            shape, marginals, records, self.neighbouring,
+            n_iter=None if self.n_iter == "auto" else int(self.n_iter), tol=self.tol,
+            progress=self._progress if self.verbose else None)
+        result = _SOLVERS[self.solver](problem, budget, options)
         if self.verbose:
             print(file=sys.stderr)
 
+        info = dict(result.info)
+        gap, n_estimate = info.pop("duality_gap", math.nan), info.pop("n_estimate", math.nan)
         self._columns = columns
-        self.histogram_ = backend.xp.reshape(result.histogram, shape)
+        self.histogram_ = backend.xp.reshape(result.solution, shape)
         self.domain_ = {c.name: c.describe() for c in columns}
         self.domain_shape_ = shape
         self.marginals_ = [tuple(columns[i].name for i in m) for m in marginals]
         self._marginal_index = marginals
-        self.n_records_ = int(round(result.n_estimate)) if math.isfinite(result.n_estimate) \
-            else len(records)
+        self.n_records_ = int(round(n_estimate)) if math.isfinite(n_estimate) else len(records)
         warn_large_delta(delta, self.n_records_)  # n public, or released (add_remove)
         self.n_iter_ = int(result.n_iter)
-        self.duality_gap_ = float(result.gap)
-        self.step_rule_ = result.info.get("step_rule")
-        self.solver_info_ = dict(result.info)
-        self._record_spend(accountant, ledger)  # last: fit is atomic (see fit)
+        self.duality_gap_ = float(gap)
+        self.step_rule_ = info.get("step_rule")
+        self.solver_info_ = info
+        self._record_spend(accountant, release.ledger)  # last: fit is atomic (see fit)
         return self
 
-    def _budget(self, columns, values, how, epsilon, delta, rng, ledger):
+    def _budget(self, columns, values, how, epsilon, delta, release):
         """Find the private domains, if any column needs one; the solver's budget."""
         find = [j for j, h in enumerate(how) if h == "private"]
         # the kinds are public (entry or dtype): so is whether delta is split
@@ -350,12 +398,12 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
         if not find:
             mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
-            return Budget(rho, epsilon, delta, exclusive=True, mu=mu)
+            return Budget(epsilon, delta, rho, release=release, mu=mu, exclusive=True)
         rho_domain = self.domain_share * rho
         self._private_domain([columns[j] for j in find], [values[j] for j in find], rho_domain,
-                             delta - delta_main, rng, ledger)
+                             delta - delta_main, release)
         rest = rho if math.isinf(rho) else rho - rho_domain
-        return Budget(rest, epsilon, delta, exclusive=False)
+        return Budget(epsilon, delta, rest, release=release, exclusive=False)
 
     def _progress(self, t, total, gap):
         msg = f"\r[{self.solver}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
@@ -364,9 +412,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     # -------------------------------------------------------------- reading
     def _read(self, X, reset, feature_names=None):
         """Columns (name, dtype) and per-column host values of a table."""
-        frame = X if _is_frame(X) else None
+        frame = X if encoding.is_frame(X) else None
         if frame is not None:
-            names = _frame_names(frame, feature_names)
+            names = encoding.frame_names(frame, feature_names)
             X = X.astype(object)
         elif hasattr(X, "__array_namespace__") and not isinstance(X, np.ndarray):
             X = to_numpy(X)  # array-API input: discretised on the host
@@ -380,7 +428,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             if arr.dtype.kind == "c":
                 raise ValueError("Complex data not supported.")
             values = [arr[:, j] for j in range(arr.shape[1])]
-            names = _array_names(arr.shape[1], feature_names) if reset else None
+            names = encoding.array_names(arr.shape[1], feature_names) if reset else None
             dtypes = [arr.dtype] * arr.shape[1]
         if not reset:
             return None, values
@@ -388,65 +436,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                             dtype=None if frame is not None else arr.dtype)
         return [_Column(name=n, dtype=d) for n, d in zip(names, dtypes)], values
 
-    def _complete(self, columns, values):
-        """Values after the ``missing`` rule: unchanged, refused, or complete rows only."""
-        if self.missing == "keep" or not values:
-            return values
-        masks = [missing_mask(v) for v in values]
-        if self.missing == "error":
-            for name, mask in zip(self._names(columns), masks):
-                if mask.any():
-                    raise ValueError(f"column {name!r} has missing values (None/NaN/NA) and "
-                                     "missing='error'; "
-                                     "use missing='keep' (a missing cell) or 'drop'.")
-            return values
-        complete = ~np.logical_or.reduce(masks)
-        if not complete.any():
-            raise ValueError("every row has a missing value: missing='drop' leaves no row.")
-        return [v[complete] for v in values]
-
-    def _names(self, columns):
-        return [c.name for c in (columns if columns is not None else self._columns)]
-
     # --------------------------------------------------------------- domain
-    def _given(self):
-        """The public domain dict (loaded from JSON when a path is given)."""
-        domain = self.domain
-        if domain is None or (isinstance(domain, str) and domain == "private"):
-            return {}
-        if isinstance(domain, (str, os.PathLike)):
-            with open(domain) as fh:
-                domain = json.load(fh)
-        if not isinstance(domain, dict):
-            raise TypeError(f"domain must be a dict or a JSON file of one, got {type(domain)}.")
-        return domain
-
-    def _plan(self, columns):
-        """Public part of every column's domain (entries, dtypes); how the rest is found."""
-        given = self._given()
-        names = {str(c.name): j for j, c in enumerate(columns)}
-        unknown = [k for k in given if str(k) not in names]
-        if unknown:
-            raise ValueError(f"domain names columns that X does not have: {unknown}; X has "
-                             f"{[c.name for c in columns]}.")
-        if len({str(k) for k in given}) != len(given):
-            raise ValueError(f"domain names a column twice: {list(given)}.")
-        entries = {names[str(k)]: parse_entry(columns[names[str(k)]].name, spec)
-                   for k, spec in given.items()}
-        private = isinstance(self.domain, str) and self.domain == "private"
-        return [plan_column(c, entries.get(j), self.n_bins, private, self.missing == "keep")
-                for j, c in enumerate(columns)]
-
-    def _derive(self, columns, values, how):
-        derived = [(c, v) for c, v, h in zip(columns, values, how) if h == "data"]
-        for col, v in derived:
-            derive(col, v[~missing_mask(v)], self.n_bins)
-        if derived:
-            warn_privacy_leak(f"The domain of column(s) {[c.name for c, _ in derived]}",
-                              "Pass the public categories or bounds of every column as "
-                              "`domain` (or use domain='private').")
-
-    def _private_domain(self, columns, values, rho, delta_thr, rng, ledger):
+    def _private_domain(self, columns, values, rho, delta_thr, release):
         """DP domain (budget ``rho``-zCDP plus ``delta_thr`` for thresholding).
 
         One Gaussian histogram per column (Bun–Steinke 2016 Prop. 1.6): a row
@@ -458,6 +449,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """
         sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(columns))
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
+        rng, ledger = release.backend.rng, release.ledger
         ledger.gaussian(sens, sigma, label=f"domain counts of {len(columns)} columns")
         n_thr = sum(c.categorical for c in columns)
         threshold = 0.0
@@ -471,30 +463,6 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                 private_categories(col, present, sigma, threshold, rng)
             else:
                 private_range(col, present, sigma, rng)
-
-    def _marginals(self, columns):
-        d = len(columns)
-        if isinstance(self.workload, Integral):
-            k = min(int(self.workload), d)
-            return [tuple(m) for m in combinations(range(d), k)]
-        out = []
-        names = [str(c.name) for c in columns]
-        for tup in self.workload:
-            tup = (tup,) if not isinstance(tup, (list, tuple)) else tup
-            idx = []
-            for name in tup:
-                if str(name) in names:
-                    idx.append(names.index(str(name)))
-                elif isinstance(name, Integral) and 0 <= int(name) < d:
-                    idx.append(int(name))
-                else:
-                    raise ValueError(f"workload names an unknown column {name!r}.")
-            if not idx or len(set(idx)) != len(idx):
-                raise ValueError(f"workload entry {tup!r} must name distinct columns.")
-            out.append(tuple(sorted(idx)))
-        if not out:
-            raise ValueError("workload must list at least one marginal.")
-        return out
 
     # ------------------------------------------------------------ outputs
     def sample(self, n_samples=None, random_state=None):
@@ -523,11 +491,14 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """
         check_is_fitted(self)
         n = self._n_rows(n_samples)
-        _check_memory(n, self._row_bytes(), math.prod(self.domain_shape_))
-        _check_limit(n)
+        sampling.check_memory(n, decoding.row_bytes(self._columns, self._output),
+                              math.prod(self.domain_shape_))
+        sampling.check_limit(n)
         rng = make_rng(self.random_state if random_state is None else random_state)
-        parts = list(self._host_batches(n, _SAMPLE_BATCH, rng))
-        return self._to_namespace(self._concat(parts, rng))
+        parts = list(sampling.host_batches(self.histogram_, n, sampling.SAMPLE_BATCH, rng,
+                                           self._decode))
+        return self._to_namespace(decoding.concat(parts, self._columns, self.domain_shape_,
+                                                  self._output, rng))
 
     def iter_sample(self, n_samples=None, *, batch_size=100_000, random_state=None):
         """Draw a synthetic table in batches, as a generator.
@@ -571,9 +542,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                 or batch_size < 1:
             raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}.")
         if n > batch_size:
-            _check_limit(n)
+            sampling.check_limit(n)
         rng = make_rng(self.random_state if random_state is None else random_state)
-        return (self._to_namespace(t) for t in self._host_batches(n, int(batch_size), rng))
+        return (self._to_namespace(t) for t in
+                sampling.host_batches(self.histogram_, n, int(batch_size), rng, self._decode))
 
     def _n_rows(self, n_samples):
         n = self.n_records_ if n_samples is None else n_samples
@@ -581,73 +553,18 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             raise ValueError(f"n_samples must be an int >= 0 or None, got {n_samples!r}.")
         return int(n)
 
-    def _cell_counts(self, n, rng):
-        """Randomised rounding of ``n * histogram_`` to integer counts summing to ``n``."""
-        p = np.clip(to_numpy(self.histogram_).reshape(-1).astype(np.float64), 0, None)
-        p = p / p.sum()
-        counts = np.floor(n * p).astype(np.int64)
-        rest = n - int(counts.sum())
-        if rest > 0:
-            frac = n * p - counts
-            extra = rng.choice(p.size, size=rest, replace=False, p=frac / frac.sum())
-            counts[extra] += 1
-        return counts
-
-    def _host_batches(self, n, batch_size, rng):
-        """Host tables of successive batches of one sample of ``n`` rows."""
-        counts = self._cell_counts(n, rng)
-        cells = np.flatnonzero(counts)
-        for batch_cells, batch_counts in _batches(cells, counts[cells], batch_size, rng):
-            flat = rng.permutation(np.repeat(batch_cells, batch_counts))
-            yield self._decode(flat, rng)
-
     def _decode(self, flat, rng):
-        codes = np.unravel_index(flat, self.domain_shape_)
-        return self._table([c.decode(code, rng) for c, code in zip(self._columns, codes)])
-
-    def _concat(self, parts, rng):
-        if not parts:
-            return self._decode(np.zeros(0, dtype=np.int64), rng)
-        if self._output["kind"] == "frame":
-            import pandas as pd
-
-            return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
-
-    def _table(self, cols):
-        if self._output["kind"] == "frame":
-            import pandas as pd
-
-            data = {c.name: _series(pd, v, c) for c, v in zip(self._columns, cols)}
-            return pd.DataFrame(data, columns=[c.name for c in self._columns])
-        dtype = self._output["dtype"]
-        out = np.empty((len(cols[0]) if cols else 0, len(cols)), dtype=dtype)
-        for j, (c, v) in enumerate(zip(self._columns, cols)):
-            out[:, j] = _array_column(v, c, dtype)
-        return out
+        return decoding.decode(flat, self._columns, self.domain_shape_, self._output, rng)
 
     def _to_namespace(self, table):
-        if isinstance(self.histogram_, np.ndarray) or self._output["kind"] == "frame":
-            return table
-        import array_api_compat
-
-        xp = array_api_compat.array_namespace(self.histogram_)
-        return xp.asarray(table, device=array_api_compat.device(self.histogram_))
-
-    def _row_bytes(self):
-        """Bytes per output row (an estimate: 40 per object or extension-dtype cell)."""
-        dtypes = [c.dtype for c in self._columns] if self._output["kind"] == "frame" \
-            else [self._output["dtype"]] * len(self._columns)
-        return sum(d.itemsize if isinstance(d, np.dtype) and d.kind != "O" else 40
-                   for d in dtypes)
+        return decoding.to_namespace(table, self.histogram_, self._output)
 
     def _marginals_of(self, X):
         """Workload marginals (host probability vectors) of a table ``X``."""
         check_is_fitted(self)
         _, values = self._read(X, reset=False)
-        values = self._complete(None, values)
-        codes = [c.encode(v) for c, v in zip(self._columns, values)]
-        records = np.ravel_multi_index(codes, self.domain_shape_)
+        values = encoding.complete(values, [c.name for c in self._columns], self.missing)
+        records = encoding.encode(self._columns, values, self.domain_shape_)
         problem = MarginalProblem(self.domain_shape_, self._marginal_index, records)
         counts = np.bincount(records, minlength=problem.size) / max(1, len(records))
         return problem.answer(counts, np), problem
@@ -707,159 +624,3 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                "design); the array-API path is tested on a smaller table in "
                "tests/test_synthesizer.py")
         return {"check_array_api_input": big, "check_array_api_same_namespace": big}
-
-
-# ---------------------------------------------------------------------------
-# Reading helpers
-# ---------------------------------------------------------------------------
-def _is_frame(X):
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
-
-
-def _frame_names(frame, feature_names):
-    names = list(frame.columns)
-    if len(set(map(str, names))) != len(names):
-        raise ValueError(f"X has duplicate column names: {names}.")
-    if feature_names is not None and list(map(str, feature_names)) != list(map(str, names)):
-        raise ValueError(f"feature_names must be None for a DataFrame or equal its columns "
-                         f"{names}, got {list(feature_names)}.")
-    return names
-
-
-def _array_names(n_columns, feature_names):
-    if feature_names is None:
-        return list(range(n_columns))
-    names = list(feature_names)
-    if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names) \
-            or len(names) != n_columns:
-        raise ValueError(f"feature_names must be {n_columns} distinct strings (one per column "
-                         f"of X), got {names!r}.")
-    return names
-
-
-def _check_size(columns, shape, n_bins):
-    cells = math.prod(shape) if shape else 1
-    if cells > MAX_CELLS:
-        detail = ", ".join(f"{c.name!r}: {c.cardinality}" for c in columns)
-        raise ValueError(
-            f"the domain has {cells:.3g} cells ({detail}), more than the {MAX_CELLS:.0e} the "
-            f"dense histogram supports. Shrink it: fewer bins (n_bins={n_bins} now), fewer "
-            "columns, or merge categories in `domain`.")
-
-
-# ---------------------------------------------------------------------------
-# Sampling helpers
-# ---------------------------------------------------------------------------
-_SAMPLE_BATCH = 100_000
-_MAX_SAMPLES = 10**9  # NumPy's multivariate hypergeometric sampler needs totals below 1e9
-
-
-def _check_limit(n):
-    if n >= _MAX_SAMPLES:
-        raise ValueError(f"n_samples must be below {_MAX_SAMPLES:.0e} per request (NumPy's "
-                         f"hypergeometric sampler), got {n}.")
-
-
-def _check_memory(n, row_bytes, n_cells):
-    """Refuse a ``sample`` whose output (twice: batches and their concatenation) cannot fit."""
-    need = 2 * n * row_bytes + 24 * n_cells
-    avail = _available_memory()
-    if avail is not None and need > avail:
-        raise ValueError(
-            f"sample({n}) needs about {need / 2**30:.3g} GiB of memory, more than the "
-            f"{avail / 2**30:.3g} GiB available: draw it in batches with "
-            "iter_sample(n_samples, batch_size=...) and write each batch out (the CLI does).")
-
-
-def _available_memory():
-    """Bytes of memory available to this process (MemAvailable, capped by a cgroup limit)."""
-    avail = _meminfo_available()
-    limit, used = _read_int("/sys/fs/cgroup/memory.max"), _read_int("/sys/fs/cgroup/memory.current")
-    if limit is not None and used is not None:
-        avail = limit - used if avail is None else min(avail, limit - used)
-    return avail
-
-
-def _meminfo_available():
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def _read_int(path):
-    try:
-        with open(path) as fh:
-            return int(fh.read().strip())
-    except (OSError, ValueError):  # absent, or "max" (no limit)
-        return None
-
-
-def _batches(cells, counts, batch_size, rng):
-    """Split a multiset, in uniformly random order, into successive batches.
-
-    The multiset holds ``counts[i]`` copies of ``cells[i]``; yields the
-    ``(cells, counts)`` of batches of ``batch_size`` rows (the last fewer).
-    The first ``h`` rows of a uniformly random order hold a multivariate
-    hypergeometric draw of ``h`` from the multiset, and given it both parts are
-    uniformly random orders of their own multisets: so a part is split again
-    until it fits one batch. ``h`` is a whole number of batches, half of them
-    but at most about the number of cells: each split draws once per cell, so
-    the time is ``O(n log(n_cells / batch_size))`` and the parts waiting on
-    the stack hold ``O(batch_size + n_cells)`` entries.
-    """
-    stack = [(cells, counts)]
-    while stack:
-        cells, counts = stack.pop()
-        total = int(counts.sum())
-        if total <= batch_size:
-            if total:
-                yield cells, counts
-            continue
-        head_batches = min(-(-total // batch_size) // 2, max(1, -(-len(cells) // batch_size)))
-        head = rng.multivariate_hypergeometric(counts, head_batches * batch_size,
-                                               method="marginals")
-        tail = counts - head
-        stack.append((cells[tail > 0], tail[tail > 0]))
-        stack.append((cells[head > 0], head[head > 0]))
-
-
-def _objects(values, integer):
-    """Numeric values as Python objects: ints for integer columns, None where missing."""
-    out = np.empty(len(values), dtype=object)
-    ok = ~np.isnan(values)
-    out[ok] = [int(v) for v in values[ok]] if integer else values[ok]
-    out[~ok] = None
-    return out
-
-
-def _array_column(values, col, dtype):
-    if col.categorical:
-        return values
-    if dtype.kind in "iu":
-        return np.round(values)
-    if dtype.kind == "O":
-        return _objects(values, col.integer)
-    return values
-
-
-def _series(pd, values, col):
-    """One output column of a DataFrame, in the fitted dtype (object when it cannot hold it)."""
-    dtype = col.dtype
-    if getattr(dtype, "name", "") == "category":
-        return pd.Categorical(values, categories=dtype.categories)
-    if isinstance(dtype, np.dtype) and dtype.kind == "O" and not col.categorical:
-        return pd.Series(_objects(values, col.integer), dtype=object)
-    if isinstance(dtype, np.dtype) and dtype.kind in "iu" and not col.categorical:
-        values = np.round(values)
-    try:
-        return pd.Series(values).astype(dtype)
-    except (TypeError, ValueError):
-        return pd.Series(values, dtype=object)

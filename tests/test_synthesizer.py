@@ -15,10 +15,15 @@ from skdp.privacy.accounting import (PrivacyLedger, advanced_composition_step_ep
                                      approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_step_epsilon,
                                      fully_adaptive_step_epsilon, gaussian_sigma,
                                      zcdp_to_approx_dp)
+from skdp.privacy.accountant import BudgetAccountant
+from skdp.privacy.budget import Budget
+from skdp.privacy.release import Release
+from skdp.solvers.synth.games import private_game_schedule, step_epsilon, vertex_schedule
 from skdp.solvers.synth.marginals import MarginalProblem, marginal_sensitivity
-from skdp.solvers.synth.smd import (Budget, measure, mirror_prox, private_game_schedule,
-                                    step_epsilon, vertex_schedule)
-from skdp.synthesizer import SaddlePointSynthesizer
+from skdp.solvers.synth.measure import measure
+from skdp.solvers.spec import SolverResult
+from skdp.solvers.synth.smd import mirror_prox
+from skdp.synthesizer import SOLVER_SPECS, SaddlePointSynthesizer
 
 pd = pytest.importorskip("pandas")
 
@@ -90,7 +95,8 @@ def test_measurement_noise_is_calibrated():
     rho = approx_dp_to_zcdp(1.0, 1e-6)
     backend = Backend.from_arrays(np.zeros(1), random_state=0)
     ledger = PrivacyLedger()
-    answers, sigma, n = measure(problem, rho, backend, ledger)
+    budget = Budget(1.0, 1e-6, rho, release=Release(backend, ledger))
+    answers, sigma, n = measure(problem, budget)
     expected = gaussian_sigma(marginal_sensitivity(6), rho)
     assert sigma == pytest.approx(expected)
     exact = problem.answer(problem.counts(backend), np)
@@ -139,7 +145,7 @@ def test_step_epsilon_rules_and_paper_fixture():
     # notes 002 §6.6 fixture: n=10000, T=100, K=9, eps=1, delta=1e-5 -> tau_max = 0.058249
     eps_step = advanced_composition_step_epsilon(1.0, 1e-5, 2 * 100 * (9 + 1))
     assert eps_step * 100 / 4.0 == pytest.approx(0.058249, abs=1e-6)
-    budget = Budget(approx_dp_to_zcdp(1.0, 1e-5), 1.0, 1e-5)
+    budget = Budget(1.0, 1e-5, approx_dp_to_zcdp(1.0, 1e-5), release=None)
     e, rule = step_epsilon(budget, 2000)
     candidates = {"bounded_range_zcdp": bounded_range_step_epsilon(budget.rho, 2000),
                   "advanced_cor3.6": eps_step,
@@ -147,14 +153,15 @@ def test_step_epsilon_rules_and_paper_fixture():
     assert rule == max(candidates, key=candidates.get) and e == candidates[rule]
     assert candidates["fully_adaptive_thm3.5"] > eps_step  # Cor. 3.6 is the loosest
     # not exclusive (another mechanism shares the budget): bounded range only
-    assert step_epsilon(Budget(budget.rho, 1.0, 1e-5, exclusive=False), 2000)[1] == \
+    assert step_epsilon(Budget(1.0, 1e-5, budget.rho, release=None, exclusive=False),
+                        2000)[1] == \
         "bounded_range_zcdp"
 
 
 def test_private_game_score_sensitivity_replay():
     """Replacing one record moves each cumulative score by at most tau_y / B."""
     problem = _problem(n=600)
-    budget = Budget(approx_dp_to_zcdp(1.0, 1e-6), 1.0, 1e-6)
+    budget = Budget(1.0, 1e-6, approx_dp_to_zcdp(1.0, 1e-6), release=None)
     T, B, tau_x, tau_y, eps_step, _ = private_game_schedule(problem, budget)
     assert 2 * tau_y / B <= eps_step * (1 + 1e-12)
     perm = np.random.default_rng(0).permutation(problem.n)
@@ -189,7 +196,7 @@ def test_other_solvers_account_within_budget(solver):
 
 def test_vertex_schedule_matches_prop_3_3():
     problem = _problem(n=2000)
-    budget = Budget(approx_dp_to_zcdp(1.0, 1e-6), 1.0, 1e-6)
+    budget = Budget(1.0, 1e-6, approx_dp_to_zcdp(1.0, 1e-6), release=None)
     T, B, tau, eps_step, _ = vertex_schedule(problem, budget)
     assert 4 * tau / B <= eps_step * (1 + 1e-12)
 
@@ -278,6 +285,34 @@ def test_add_remove_relation():
     assert abs(est.n_records_ - len(X)) < 0.2 * len(X)
     with pytest.raises(ValueError, match="replace_one"):
         SaddlePointSynthesizer(solver="mwem", neighbouring="add_remove", domain=DOMAIN).fit(X)
+
+
+# --------------------------------------------------------------------------- solver contract
+@pytest.mark.parametrize("solver", sorted(SOLVER_SPECS))
+def test_solver_specs_and_misspelt_options_raise_before_the_data(solver):
+    """Every solver is registered with its paper and budget; an unknown option key raises
+    before the data are read or any accountant is charged."""
+    spec = SOLVER_SPECS[solver]
+    assert spec.name == solver and spec.family == "synth" and spec.paper and spec.budget
+    acc = BudgetAccountant()
+    est = SaddlePointSynthesizer(solver=solver, solver_options={"n_itr": 10}, accountant=acc)
+    with pytest.raises(ValueError, match="'n_itr'.*valid keys"):
+        est.fit("not a table: never read")
+    assert acc.spends == [] and not hasattr(est, "histogram_")
+    with pytest.raises(ValueError, match="solver_options"):
+        SaddlePointSynthesizer(solver=solver, solver_options=[("n_iter", 3)]).fit(_table())
+
+
+@pytest.mark.parametrize("solver", sorted(SOLVER_SPECS))
+def test_every_solver_returns_the_one_result_type(solver):
+    problem = MarginalProblem((3, 3), [(0, 1)], np.arange(90) % 9, n_iter=5)
+    release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    rho = approx_dp_to_zcdp(1.0, 1e-6)
+    budget = Budget(1.0, 1e-6, rho, release=release, mu=approx_dp_to_gdp(1.0, 1e-6))
+    result = SOLVER_SPECS[solver].fn(problem, budget, SOLVER_SPECS[solver].resolve_options(None))
+    assert isinstance(result, SolverResult) and result.n_iter >= 1
+    assert np.isclose(float(np.sum(result.solution)), 1.0) and result.solution.shape == (9,)
+    assert result.info["n_estimate"] == 90.0 and release.ledger.entries
 
 
 # --------------------------------------------------------------------------- bad input
@@ -553,7 +588,7 @@ def test_iter_sample_batches_are_one_sample():
 
 def test_batches_split_a_uniform_random_order():
     """Each batch's composition is the hypergeometric law of its rows in a random order."""
-    from skdp.synthesizer import _batches
+    from skdp.solvers.synth.sample import batches as _batches
 
     cells, counts = np.array([3, 7, 9]), np.array([500, 300, 201])
     draws = []
@@ -573,13 +608,13 @@ def test_batches_split_a_uniform_random_order():
 
 
 def test_sample_refuses_what_cannot_fit_in_memory(monkeypatch):
-    from skdp import synthesizer
+    from skdp.solvers.synth import sample as sampling
 
     X = np.random.default_rng(0).integers(0, 4, size=(100, 2))
     est = SaddlePointSynthesizer(domain={0: 4, 1: 4}, random_state=0).fit(X)
     with pytest.raises(ValueError, match="GiB.*iter_sample"):
         est.sample(10**15)
-    monkeypatch.setattr(synthesizer, "_available_memory", lambda: 10_000)
+    monkeypatch.setattr(sampling, "available_memory", lambda: 10_000)
     with pytest.raises(ValueError, match="sample\\(1000\\) needs"):
         est.sample(1000)
     assert sum(len(b) for b in est.iter_sample(1000, batch_size=200)) == 1000

@@ -1,3 +1,26 @@
 """Paper 002 applied to synthetic data: the marginal-query game between a histogram player
 and a query player (SMD, the vertex and private-game solvers, MWEM).
+
+Measurement is kept apart from estimation, as in private-pgm:
+
+* :mod:`~skdp.solvers.synth.marginals`: the marginal workload on a dense
+  histogram (``Q x`` and ``Q^T y`` by reshape-and-sum) and its sensitivity;
+* :mod:`~skdp.solvers.synth.measure`: the private measurement of the workload
+  (one calibrated Gaussian release);
+* :mod:`~skdp.solvers.synth.smd`: estimation as post-processing, the dense
+  mirror-prox estimator (``smd``, ``smd_linf``); a graphical-model estimator
+  goes beside it as one new module;
+* :mod:`~skdp.solvers.synth.games`: paper 002's private games
+  (``smd_private_game``, ``smd_vertex``), which read the data at every step;
+* :mod:`~skdp.solvers.synth.mwem`: MWEM (``mwem``);
+* :mod:`~skdp.solvers.synth.sample`: sampling from the released histogram, in
+  batches (post-processing, public randomness).
+
+Every solver is called ``fn(problem, budget, options)`` with a
+:class:`~skdp.solvers.synth.marginals.MarginalProblem` and a
+:class:`~skdp.privacy.budget.Budget`, and returns a
+:class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is the flat
+histogram; the registry is ``skdp.synthesizer.SOLVER_SPECS``. Encoding the
+table on its public domain, and decoding sampled cells back to a table, are in
+:mod:`skdp._synth`.
 """

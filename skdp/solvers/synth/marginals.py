@@ -62,7 +62,7 @@ def softmax(logits, xp):
 
 @dataclass
 class MarginalProblem:
-    """A discretised table and its marginal workload.
+    """A discretised table, its marginal workload and the public settings of its solver.
 
     Parameters
     ----------
@@ -74,12 +74,21 @@ class MarginalProblem:
         Flat domain index of every record (host NumPy array; private).
     relation : {'replace_one', 'add_remove'}
         Neighbouring relation the privacy guarantee refers to.
+    n_iter : int, default=None
+        The solver's iterations, steps or rounds (``None``: its own schedule).
+    tol : float or 'auto', default='auto'
+        Stopping rule of the ``smd`` solvers (:func:`~skdp.solvers.synth.smd.solve_smd`).
+    progress : callable, default=None
+        ``progress(t, total, gap)``, called as the solver advances.
     """
 
     shape: tuple
     marginals: list
     records: np.ndarray
     relation: str = "replace_one"
+    n_iter: int = None
+    tol: object = "auto"
+    progress: object = None
 
     @property
     def size(self):

@@ -19,13 +19,15 @@ as in HLM12's even split. The output is the last histogram, as in the
 maintained implementations (smartnoise-synth, private-pgm's ``mwem+pgm``);
 HLM12's average of the rounds' histograms keeps the near-uniform first rounds
 and measured worse at the few rounds used here. Marginals are computed by reshape-and-sum, in the
-backend's namespace.
+backend's namespace. Both releases of a round go through the solver's
+:class:`~skdp.privacy.budget.Budget` (:meth:`~skdp.privacy.budget.Budget.select`,
+:meth:`~skdp.privacy.budget.Budget.gaussian`), which draws, records and charges
+them together; with ``epsilon = inf`` they are the exact argmax and answer.
 """
 
 import math
 
-from ...privacy.mechanisms import exponential_mechanism, gaussian_mechanism
-from .smd import SolverResult
+from ..spec import SolverResult
 from .marginals import softmax
 
 __all__ = ["solve_mwem"]
@@ -33,13 +35,19 @@ __all__ = ["solve_mwem"]
 N_PASSES = 10
 
 
-def solve_mwem(problem, budget, backend, ledger, *, n_iter=None, progress=None):
-    """MWEM (HLM12) over the workload marginals; see the module docstring."""
+def solve_mwem(problem, budget, options):
+    """MWEM (HLM12) over the workload marginals; see the module docstring.
+
+    ``problem.n_iter`` rounds (default: the number of columns, capped by the
+    workload size). ``options``: none. Returns the last histogram as ``solution``.
+    """
     if problem.relation != "replace_one":
         raise ValueError("solver 'mwem' uses the public n of HLM12 (replace-one neighbours); "
                          "use neighbouring='replace_one'.")
+    backend, progress = budget.backend, problem.progress
     xp = backend.xp
     M = len(problem.marginals)
+    n_iter = problem.n_iter
     T = min(M, len(problem.shape)) if n_iter is None else max(1, int(n_iter))
     rho_round = budget.rho / T
     eps_sel = math.sqrt(8.0 * rho_round / 2.0)
@@ -51,10 +59,11 @@ def solve_mwem(problem, budget, backend, ledger, *, n_iter=None, progress=None):
     for t in range(T):
         x = softmax(log_x, xp)
         errors = xp.stack([xp.sum(xp.abs(d - n * q)) for d, q in zip(data, problem.answer(x, xp))])
-        k = exponential_mechanism(errors, 2.0, eps_sel, backend, ledger=ledger,
-                                  label=f"MWEM round {t + 1}: select")
-        noisy, _ = gaussian_mechanism(data[k], math.sqrt(2.0), backend, rho=rho_round / 2.0,
-                                      ledger=ledger, label=f"MWEM round {t + 1}: measure")
+        # eps_sel = sqrt(8 rho_round / 2): the selection costs rho_round / 2 (Cesar-Rogers)
+        k = budget.select(errors, 2.0, rho_round / 2.0, label=f"MWEM round {t + 1}: select")
+        noisy = budget.gaussian(data[k], math.sqrt(2.0),
+                                budget.sigma(math.sqrt(2.0), rho_round / 2.0),
+                                label=f"MWEM round {t + 1}: measure")
         measured.append((k, noisy))
         for _ in range(N_PASSES):
             for j, a in measured:
@@ -63,5 +72,5 @@ def solve_mwem(problem, budget, backend, ledger, *, n_iter=None, progress=None):
                 log_x = log_x + 0.5 * problem.adjoint_one(j, resid, xp, log_x)
         if progress is not None:
             progress(t + 1, T, math.nan)
-    return SolverResult(softmax(log_x, xp), T, math.nan, n,
-                        info=dict(select_epsilon=eps_sel, rounds=T))
+    return SolverResult(softmax(log_x, xp), T,
+                        info=dict(select_epsilon=eps_sel, rounds=T, n_estimate=n))

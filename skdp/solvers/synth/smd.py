@@ -1,163 +1,39 @@
-"""Saddle-point solvers for marginal query release (paper 002, §1.4 and §3.1).
+"""Select-measure-solve: the dense estimator of the marginal game (paper 002 §1.4).
 
-The game of paper 002 §1.4 eq. (3): a histogram player ``x`` on the simplex
-over the data domain ``Z`` against a query player ``y`` over the workload
-``Q`` (closed under negation),
+``smd`` measures every workload marginal once
+(:func:`~skdp.solvers.synth.measure.measure`, the only private step), then
+*estimates* a distribution on the dense domain ``Z`` from the noisy answers
+``q~`` by solving the game of paper 002 §1.4 eq. (3) on them,
 
-    min_x max_y  < y, q(D) - Q x >,
+    min_x max_y  < y, q~ - Q x >,
 
-so that the value at ``x`` is the worst query error of ``x``. Three solvers:
+by entropic mirror-prox on both players (Nemirovski 2004) until the duality
+gap is below ``tol`` or the residual reaches the noise level. The estimation
+never reads the data: its privacy is the measurement's (post-processing).
+Two query sets:
 
-``smd`` (select-measure-solve; the default)
-    Measure every workload marginal once with the Gaussian mechanism under
-    zCDP (Bun–Steinke 2016, Prop. 1.6; sensitivity in
-    :func:`~skdp.solvers.synth.marginals.marginal_sensitivity`), then solve
-    the *same game on the noisy answers* ``q~`` by entropic mirror-prox on both
-    players (Nemirovski 2004) until the duality gap is below ``tol``. The
-    solve never reads the data: its privacy is the measurement's
-    (post-processing). Two query sets:
+* ``query_set='box'`` (``'smd'``, the default): one query player per marginal
+  cell with ``y_j`` in ``[-1, 1]`` (the product of the 2-simplices
+  ``{q_j, -q_j}``, a polytope, paper 002 footnote 1). The value is the mean
+  l1 error of the marginals, twice their mean total-variation error.
+* ``query_set='simplex'`` (``'smd_linf'``): the paper's ``y`` on the simplex
+  over ``Q u -Q``; the value is the max cell error.
 
-    * ``query_set='box'`` (default): one query player per marginal cell with
-      ``y_j`` in ``[-1, 1]`` (the product of the 2-simplices ``{q_j, -q_j}``,
-      a polytope, paper 002 footnote 1). The value is the mean l1 error of the
-      marginals, twice their mean total-variation error.
-    * ``query_set='simplex'``: the paper's ``y`` on the simplex over
-      ``Q u -Q``; the value is the max cell error.
-
-``smd_private_game`` (paper 002 Thm 1.1's "variant of Algorithm 1",
-reconstructed in notes 002 §6.7 option 2)
-    Only the query player's vertex samples touch the data: each step's query
-    is drawn by the exponential mechanism from ``softmax(tau_y G_y)``, where
-    ``G_y`` accumulates the batch answers minus ``Q x^t`` over disjoint
-    batches; the histogram player follows ``-Q^T e_j`` (data independent), so
-    its iterates and their average are post-processing and are released.
-
-``smd_vertex`` (paper 002 Algorithm 1, with the y-update sign corrected to
-ascent, notes 002 §3.1)
-    Both players sample one vertex per step (K = 1, bilinear so unbiased)
-    plus one output vertex each; the synthetic histogram is the average of
-    the ``T`` output x-vertices. All ``2 T (K + 1)`` draws are charged, as in
-    Prop. 3.3.
-
-Exponential-mechanism steps are charged the largest per-step epsilon that one
-of these valid rules allows for the step count: paper 002 Cor. 3.6,
-fully adaptive composition (Thm 3.5) and bounded-range zCDP (Cesar–Rogers
-2021, ``eps**2/8`` per draw); the rule used is returned in ``info``.
+The dense histogram costs ``O(|Z|)`` memory, hence the ``10**7``-cell cap of
+:data:`~skdp.solvers.synth.marginals.MAX_CELLS`. An estimator that scales past
+it (a graphical model fitted to the same noisy marginals, as private-pgm does)
+goes in its own module beside this one, ``skdp/solvers/synth/<name>.py``: it
+calls :func:`~skdp.solvers.synth.measure.measure` and replaces
+:func:`mirror_prox`, and is registered in ``skdp.synthesizer.SOLVER_SPECS``.
 """
 
-from dataclasses import dataclass, field
 import math
 
-import numpy as np
+from ..spec import SolverResult
+from .marginals import _device, softmax
+from .measure import measure
 
-from ...privacy.accounting import (advanced_composition_step_epsilon,
-                                  bounded_range_step_epsilon, fully_adaptive_step_epsilon)
-from ...privacy.mechanisms import gaussian_mechanism
-from .marginals import _device, marginal_sensitivity, softmax
-
-__all__ = ["Budget", "SolverResult", "solve_smd", "solve_private_game", "solve_vertex",
-           "step_epsilon", "mirror_prox"]
-
-
-@dataclass
-class Budget:
-    """What a solver may spend.
-
-    Parameters
-    ----------
-    rho : float
-        zCDP budget of the solver.
-    epsilon, delta : float
-        The fit's (epsilon, delta); used by the advanced-composition rules
-        only when ``exclusive`` (the solver is the fit's only mechanism).
-    exclusive : bool
-        No other mechanism shares the fit's budget.
-    mu : float or None
-        Gaussian-DP budget (Dong–Roth–Su 2022), given when the solver owns the
-        whole (epsilon, delta): a solver whose only mechanism is one Gaussian
-        release calibrates on it exactly (Cor. 2.13), which needs about 7%
-        less noise than the zCDP conversion at epsilon = 1.
-    """
-
-    rho: float
-    epsilon: float
-    delta: float
-    exclusive: bool = True
-    mu: float = None
-
-
-@dataclass
-class SolverResult:
-    """A solver's output: the synthetic distribution and diagnostics."""
-
-    histogram: object  # flat probability vector in the backend namespace
-    n_iter: int
-    gap: float = math.nan
-    n_estimate: float = math.nan
-    info: dict = field(default_factory=dict)
-
-
-def step_epsilon(budget, n_steps):
-    """Largest per-step epsilon of ``n_steps`` exponential mechanisms, and the rule.
-
-    Candidates: bounded-range zCDP, ``sqrt(8 rho / N)`` (Cesar–Rogers 2021);
-    and, when the solver owns the whole (epsilon, delta), paper 002 Cor. 3.6,
-    ``eps / (2 sqrt(2 N log(1/delta)))``, and fully adaptive composition
-    (Thm 3.5) solved for equal steps (notes 002 §6.6). All are valid; the
-    largest is the tightest accounting.
-
-    Examples
-    --------
-    >>> eps, rule = step_epsilon(Budget(rho=0.1, epsilon=1.0, delta=1e-6), 100)
-    >>> rule
-    'bounded_range_zcdp'
-    """
-    if math.isinf(budget.rho):
-        return math.inf, "no_privacy"
-    rules = {"bounded_range_zcdp": bounded_range_step_epsilon(budget.rho, n_steps)}
-    if budget.exclusive and budget.delta > 0:
-        if budget.epsilon <= 8.0 * math.log(1.0 / budget.delta):
-            rules["advanced_cor3.6"] = advanced_composition_step_epsilon(
-                budget.epsilon, budget.delta, n_steps)
-        rules["fully_adaptive_thm3.5"] = fully_adaptive_step_epsilon(
-            budget.epsilon, budget.delta, n_steps)
-    rule = max(rules, key=rules.get)
-    return rules[rule], rule
-
-
-# ---------------------------------------------------------------------------
-# smd: measure, then solve the game on the noisy answers
-# ---------------------------------------------------------------------------
-def measure(problem, rho, backend, ledger, mu=None):
-    """Gaussian measurement of every workload marginal (counts).
-
-    Calibrated to ``rho``-zCDP (``sigma = Delta / sqrt(2 rho)``, Bun–Steinke
-    Prop. 1.6), or to ``mu``-GDP when given (``sigma = Delta / mu``,
-    Dong–Roth–Su 2022 Thm 2.7).
-
-    Returns the noisy answers as probabilities (per marginal), the noise
-    standard deviation in counts, and the estimate of ``n`` used to
-    normalise (public ``n`` under replace-one; the mean noisy total under
-    add/remove, post-processing).
-    """
-    xp = backend.xp
-    counts = problem.counts(backend)
-    exact = xp.concat(problem.answer(counts, xp))
-    sens = marginal_sensitivity(len(problem.marginals), problem.relation)
-    calib = dict(rho=rho) if mu is None or math.isinf(mu) else dict(sigma=sens / mu)
-    noisy, sigma = gaussian_mechanism(exact, sens, backend, ledger=ledger,
-                                      label=f"{len(problem.marginals)} workload marginals",
-                                      **calib)
-    parts, start = [], 0
-    for k in range(len(problem.marginals)):
-        c = problem.cells(k)
-        parts.append(noisy[start:start + c])
-        start += c
-    if problem.relation == "replace_one":
-        n_est = float(problem.n)
-    else:
-        n_est = max(1.0, float(sum(float(xp.sum(p)) for p in parts)) / len(parts))
-    return [p / n_est for p in parts], sigma, n_est
+__all__ = ["solve_smd", "solve_smd_linf", "mirror_prox", "duality_gap", "noise_level"]
 
 
 def mirror_prox(problem, answers, xp, *, query_set="box", band=0.0, n_iter=1000, tol=1e-3,
@@ -308,184 +184,44 @@ def noise_level(problem, sigma, n_est, query_set="box"):
     return scale * math.sqrt(2.0 * math.log(2.0 * problem.n_cells))
 
 
-def solve_smd(problem, budget, backend, ledger, *, n_iter=None, tol="auto", query_set="box",
-              progress=None):
+def solve_smd(problem, budget, options, *, query_set="box"):
     """Select-measure-solve: Gaussian measurement of the workload, then the game.
 
     Privacy: one Gaussian mechanism on the stacked marginal counts with
     l2-sensitivity ``sqrt(2M)`` (replace-one) or ``sqrt(M)`` (add/remove),
     ``rho = Delta**2 / (2 sigma**2)`` (Bun–Steinke Prop. 1.6), or, when it is the
     fit's only mechanism, ``Delta / sigma = mu`` with ``mu`` the exact
-    Gaussian-DP budget of (epsilon, delta) (Dong–Roth–Su 2022, Cor. 2.13). The
-    game solve is post-processing.
+    Gaussian-DP budget of (epsilon, delta) (Dong–Roth–Su 2022, Cor. 2.13)
+    (:func:`~skdp.solvers.synth.measure.measure`). The game solve is
+    post-processing.
 
-    ``tol='auto'`` stops mirror-prox by the discrepancy principle (the residual
-    reaches ``DISCREPANCY`` times :func:`noise_level`); a float stops it at that
-    duality gap. ``n_iter`` caps the iterations (default 500).
+    ``problem.tol='auto'`` stops mirror-prox by the discrepancy principle (the
+    residual reaches ``DISCREPANCY`` times :func:`noise_level`); a float stops it
+    at that duality gap. ``problem.n_iter`` caps the iterations (default 500).
+    ``options``: none.
+
+    Returns
+    -------
+    SolverResult
+        ``solution`` the flat histogram; ``info`` the noise scale, the stopping
+        rule, ``duality_gap`` and ``n_estimate`` (the ``n`` of the measurement).
     """
-    xp = backend.xp
-    answers, sigma, n_est = measure(problem, budget.rho, backend, ledger, mu=budget.mu)
-    n_iter = 500 if n_iter is None else n_iter
+    xp = budget.backend.xp
+    answers, sigma, n_est = measure(problem, budget)
+    n_iter = 500 if problem.n_iter is None else problem.n_iter
+    tol = problem.tol
     if tol == "auto":
         target = DISCREPANCY * noise_level(problem, sigma, n_est, query_set)
         gap_tol = 1e-4
     else:
         target, gap_tol = None, float(tol)
     x, gap, t = mirror_prox(problem, answers, xp, query_set=query_set, n_iter=n_iter,
-                            tol=gap_tol, target=target, progress=progress)
-    return SolverResult(x, t, gap, n_est, info=dict(noise_std_counts=sigma, query_set=query_set,
-                                                    tol=tol, stop_residual=target))
+                            tol=gap_tol, target=target, progress=problem.progress)
+    return SolverResult(x, t, info=dict(noise_std_counts=sigma, query_set=query_set, tol=tol,
+                                        stop_residual=target, duality_gap=gap,
+                                        n_estimate=n_est))
 
 
-# ---------------------------------------------------------------------------
-# The paper's private games
-# ---------------------------------------------------------------------------
-def _check_relation(problem, name):
-    if problem.relation != "replace_one":
-        raise ValueError(f"solver {name!r} follows paper 002's replace-one adjacency (fixed n, "
-                         "disjoint batches); use neighbouring='replace_one'.")
-
-
-def _batches(problem, n_steps, backend):
-    """Disjoint batches of a data-independent permutation; B = floor(n / T)."""
-    n = problem.n
-    batch = n // n_steps
-    perm = backend.rng.permutation(n)
-    return [problem.records[perm[t * batch:(t + 1) * batch]] for t in range(n_steps)]
-
-
-def private_game_schedule(problem, budget, n_iter=None):
-    """T, tau_x, tau_y and the per-step epsilon of notes 002 §6.7 option 2.
-
-    ``T ~ min(n, n eps sqrt(log|Z|) / (log|Q| sqrt(log(1/delta))))``,
-    ``tau_x = sqrt(log|Z| / T)``, ``tau_y = min(sqrt(log|Q| / T) / 2,
-    eps' B / 2)`` where ``eps'`` is the per-draw epsilon (the draw ``~
-    exp(tau_y G_y)`` has score sensitivity ``tau_y r_Q / B`` with ``r_Q = 1``,
-    so it is ``2 tau_y / B``-DP, Thm 3.4).
-    """
-    n = problem.n
-    log_z = math.log(problem.size) if problem.size > 1 else 1.0
-    log_q = math.log(2 * problem.n_cells)
-    eps = budget.epsilon if not math.isinf(budget.epsilon) else 1e6
-    log_d = math.log(1.0 / budget.delta) if budget.delta > 0 else 1.0
-    if n_iter is None:
-        n_iter = int(min(n, max(1.0, n * eps * math.sqrt(log_z) / (log_q * math.sqrt(log_d)))))
-    T = max(1, min(int(n_iter), n))
-    B = n // T
-    eps_step, rule = step_epsilon(budget, T)
-    tau_x = math.sqrt(log_z / T)
-    tau_y = min(math.sqrt(log_q / T) / 2.0, eps_step * B / 2.0)
-    return T, B, tau_x, tau_y, eps_step, rule
-
-
-def solve_private_game(problem, budget, backend, ledger, *, n_iter=None, progress=None):
-    """Paper 002 Thm 1.1's variant (notes 002 §6.7 option 2), exactly accounted."""
-    _check_relation(problem, "smd_private_game")
-    xp = backend.xp
-    T, B, tau_x, tau_y, eps_step, rule = private_game_schedule(problem, budget, n_iter)
-    batches = _batches(problem, T, backend)
-    eps_draw = 2.0 * tau_y / B  # <= eps_step; the draw ~ exp(tau_y G_y) is 2 tau_y / B-DP
-    ledger.exponential(eps_draw, count=T, label="query-player vertex (exponential mechanism)")
-    like = problem.counts(backend, problem.records[:0])
-    g_x = xp.zeros_like(like)
-    g_y = [xp.zeros((problem.cells(k),), dtype=like.dtype, device=_device(like))
-           for k in range(len(problem.marginals))]
-    x_sum = xp.zeros_like(like)
-    sizes = [problem.cells(k) for k in range(len(problem.marginals))]
-    for t in range(T):
-        x = softmax(-tau_x * g_x, xp)
-        x_sum = x_sum + x
-        # the query player's release: j ~ softmax(tau_y G), G over Q u -Q
-        scores = xp.concat(g_y + [-g for g in g_y])
-        j = _draw(tau_y * scores, backend)
-        k, cell, sign = _locate(j, sizes)
-        g_x = g_x - sign * problem.cell_indicator(k, cell, xp, like)
-        # data-dependent update of the query player's scores (never released)
-        batch = problem.record_marginals(batches[t])
-        qx = problem.answer(x, xp)
-        g_y = [g + backend.asarray(b / B) - q for g, b, q in zip(g_y, batch, qx)]
-        if progress is not None and (t + 1) % max(1, T // 20) == 0:
-            progress(t + 1, T, math.nan)
-    return SolverResult(x_sum / T, T, math.nan, float(problem.n),
-                        info=dict(step_epsilon=eps_draw, step_rule=rule, tau_x=tau_x,
-                                  tau_y=tau_y, batch_size=B))
-
-
-def _locate(j, sizes):
-    """(marginal, cell, sign) of index ``j`` of the negation-closed workload."""
-    half = sum(sizes)
-    sign = 1.0 if j < half else -1.0
-    j = j % half
-    for k, c in enumerate(sizes):
-        if j < c:
-            return k, j, sign
-        j -= c
-    raise IndexError(j)  # pragma: no cover
-
-
-def vertex_schedule(problem, budget, n_iter=None, L0=1.0):
-    """T and tau of paper 002 Alg. 1 for bilinear games (K = 1, §3.1 quadratic case).
-
-    ``T ~ min(n, n eps / sqrt(l log(1/delta)))`` with ``l = log d_x + log d_y``;
-    ``tau = min(sqrt(l / T) / L0, eps' B / (4 L0))`` where ``eps' = 4 L0 tau / B`` is
-    the per-draw epsilon of Prop. 3.3's proof (step 3) and ``N = 2 T (K + 1)``
-    draws are charged. ``L0 = 1`` bounds ``|q_j(z) - (Q x)_j|`` for counting
-    queries.
-    """
-    n = problem.n
-    ell = math.log(problem.size) + math.log(2 * problem.n_cells)
-    eps = budget.epsilon if not math.isinf(budget.epsilon) else 1e6
-    log_d = math.log(1.0 / budget.delta) if budget.delta > 0 else 1.0
-    if n_iter is None:
-        n_iter = int(min(n, max(1.0, n * eps / math.sqrt(ell * log_d))))
-    T = max(1, min(int(n_iter), n))
-    B = n // T
-    eps_step, rule = step_epsilon(budget, 4 * T)
-    tau = min(math.sqrt(ell / T) / L0, eps_step * B / (4.0 * L0))
-    return T, B, tau, eps_step, rule
-
-
-def solve_vertex(problem, budget, backend, ledger, *, n_iter=None, progress=None):
-    """Paper 002 Algorithm 1 as printed (K = 1, y-update as ascent), exactly accounted."""
-    _check_relation(problem, "smd_vertex")
-    xp = backend.xp
-    T, B, tau, eps_step, rule = vertex_schedule(problem, budget, n_iter)
-    batches = _batches(problem, T, backend)
-    eps_draw = 4.0 * tau / B  # Prop. 3.3 proof, step 3 (L0 = 1): <= eps_step
-    ledger.exponential(eps_draw, count=4 * T, label="vertex samples (2 players x (K+1), K=1)")
-    like = problem.counts(backend, problem.records[:0])
-    sizes = [problem.cells(k) for k in range(len(problem.marginals))]
-    g_x = xp.zeros_like(like)
-    g_y = [xp.zeros((c,), dtype=like.dtype, device=_device(like)) for c in sizes]
-    out = np.zeros(problem.size)
-    for t in range(T):
-        # vertex samples of both players (exponential mechanisms, Prop. 3.3)
-        x_hat = _draw(-tau * g_x, backend)
-        scores = xp.concat(g_y + [-g for g in g_y])
-        j_hat = _draw(tau * scores, backend)
-        out[_draw(-tau * g_x, backend)] += 1.0          # output sample x~^t
-        _draw(tau * scores, backend)                     # output sample y~^t (charged, unused)
-        k, cell, sign = _locate(j_hat, sizes)
-        g_x = g_x - sign * problem.cell_indicator(k, cell, xp, like)    # grad_x f = -Q^T y^
-        batch = problem.record_marginals(batches[t])
-        cells = problem.record_cells(x_hat)
-        g_y = [g + backend.asarray(b / B - _onehot(c, n_c)) for g, b, c, n_c
-               in zip(g_y, batch, cells, sizes)]                        # ascent: q(B) - Q x^
-        if progress is not None and (t + 1) % max(1, T // 20) == 0:
-            progress(t + 1, T, math.nan)
-    return SolverResult(backend.asarray(out / T), T, math.nan, float(problem.n),
-                        info=dict(step_epsilon=eps_draw, step_rule=rule, tau=tau,
-                                  batch_size=B))
-
-
-def _draw(logits, backend):
-    """One draw ``~ softmax(logits)`` by Gumbel-max (the exponential mechanism)."""
-    xp = backend.xp
-    noise = backend.gumbel((logits.shape[0],), dtype=logits.dtype)
-    return int(xp.argmax(logits + noise))
-
-
-def _onehot(c, n):
-    v = np.zeros(n)
-    v[c] = 1.0
-    return v
+def solve_smd_linf(problem, budget, options):
+    """:func:`solve_smd` with the paper's query player on the simplex (max cell error)."""
+    return solve_smd(problem, budget, options, query_set="simplex")

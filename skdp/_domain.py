@@ -32,7 +32,7 @@ import numpy as np
 from scipy import special
 
 __all__ = ["Column", "OTHER", "derive", "missing_mask", "parse_entry", "plan_column",
-           "private_categories", "private_domains", "private_range", "value_key"]
+           "private_domains", "value_key"]
 
 OTHER = "<other>"
 _POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k
@@ -447,28 +447,6 @@ def private_domains(columns, values, release, sensitivity, sigma, threshold):
             _keep_categories(col, keys, part, threshold)
         else:
             _keep_range(col, part, sigma)
-
-
-def private_categories(col, values, sigma, threshold, rng):
-    """Categories whose Gaussian-noised count exceeds the threshold, plus '<other>'.
-
-    The caller records the mechanism; :func:`private_domains` draws and
-    records in one call and replaces this function once the synthesizer
-    calls it.
-    """
-    keys, counts = _counts(values)
-    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
-    _keep_categories(col, keys, noisy, threshold)
-
-
-def private_range(col, values, sigma, rng):
-    """Bounds from Gaussian-noised counts on a fixed grid of +-2**k bins.
-
-    The caller records the mechanism (see :func:`private_categories`).
-    """
-    _, counts = _range_counts(values, col.name)
-    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
-    _keep_range(col, noisy, sigma)
 
 
 def _keep_categories(col, keys, noisy, threshold):

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, make_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
-                      private_categories, private_range)
+                      private_domains)
 from ._base import PrivacyMixin
 from ._synth import decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
@@ -449,20 +449,15 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """
         sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(columns))
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
-        rng, ledger = release.backend.rng, release.ledger
-        ledger.gaussian(sens, sigma, label=f"domain counts of {len(columns)} columns")
         n_thr = sum(c.categorical for c in columns)
         threshold = 0.0
         if n_thr:
             # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
             threshold = 1.0 + sigma * float(special.ndtri(1.0 - delta_thr / n_thr))
-            ledger.approx(0.0, delta_thr, label="category thresholding")
-        for col, v in zip(columns, values):
-            present = v[~missing_mask(v)]
-            if col.categorical:
-                private_categories(col, present, sigma, threshold, rng)
-            else:
-                private_range(col, present, sigma, rng)
+        private_domains(columns, [v[~missing_mask(v)] for v in values], release, sens, sigma,
+                        threshold)
+        if n_thr:
+            release.ledger.approx(0.0, delta_thr, label="category thresholding")
 
     # ------------------------------------------------------------ outputs
     def sample(self, n_samples=None, random_state=None):

@@ -113,7 +113,7 @@ def _sphere(backend, shape, d, dtype):
     xp = backend.xp
     G = backend.public_normal(tuple(shape) + (d,), dtype=dtype)
     norms = xp.sqrt(xp.sum(G * G, axis=-1, keepdims=True))
-    return G / xp.maximum(norms, xp.full_like(norms, float(xp.finfo(G.dtype).tiny)))
+    return G / xp.maximum(norms, xp.full_like(norms, float(xp.finfo(G.dtype).smallest_normal)))
 
 
 def _ball(backend, shape, d, radius, dtype):

@@ -112,10 +112,11 @@ SOLVER_SPECS = {
     "mlmc": SolverSpec(
         "mlmc", mlmc, "minimax", "paper 000 eq. (1), Alg. 6 (notes 000 §5.10)",
         _GDP + "CENTER_SHARE to the feature mean, LOSS_SHARE of the rest to the phase group "
-        "losses, the rest to the phase models (phases in parallel)", backends=("numpy",)),
+        "losses, the rest to the phase models (phases in parallel)"),
     **{name: SolverSpec(name, _stream_solver(name), "streaming", paper,
                         _STREAM + ("tree: 003 Lemma 4.3)" if name == "srgd" else "MF noise)"),
-                        options=STREAM_OPTIONS, streaming=True)
+                        options=STREAM_OPTIONS, streaming=True,
+                        backends=("numpy", "array_api") if name == "srgd" else ("numpy",))
        for name, paper in _STREAM_PAPERS.items()},
     "fo_single_pass": SolverSpec(
         "fo_single_pass", _goldstein_solver("fo_single_pass"), "goldstein",

@@ -20,13 +20,14 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
 from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
+from .privacy.budget import Budget as ReleaseBudget
+from .privacy.release import Release
 from .solvers.kl.gd import adaptive_gd, noisy_gd, stationary_gd
 from .solvers.kl.models import (Budget, LinearModel, MLPModel, Objective, SolverConfig,
-                                private_preconditioner)
+                                SolverResult, private_preconditioner)
 from .solvers.kl.ppm import ppm
 from .solvers.kl.spider import spider
-from .solvers.goldstein.o2nc import (GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap,
-                                record_spend)
+from .solvers.goldstein.o2nc import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap
 from .solvers.kl.stream import STREAMING_SOLVERS, stream_fit
 
 __all__ = ["KLAdaptiveRegressor"]
@@ -356,11 +357,13 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             solver, obj.n, problem.d, float(self.epsilon), budget.rho, config.clip,
             config.loss_bound, radius=self.goldstein_radius, max_iter=self.max_iter,
             theory=self.theory, options=config.options, dtype=w0.dtype, verbose=self.verbose)
-        result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, backend)
-        budget.spent += record_spend(cfg, budget.ledger, solver)
-        self.goldstein_certificate_ = result.certificate
+        own = ReleaseBudget(self.epsilon, self.delta, budget.rho,
+                            release=Release(backend, budget.ledger))
+        result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, own, label=solver)
+        budget.spent += own.spent
+        self.goldstein_certificate_ = result.info["certificate"]
         self.goldstein_config_ = {k: v for k, v in vars(cfg).items() if k != "dtype"}
-        return result
+        return SolverResult(result.solution, result.n_iter, result.history)
 
     def goldstein_gap(self, X, y, radius=None, n_points=200, random_state=None):
         """Certified upper bound on the Goldstein gap of the fitted model on ``(X, y)``.

@@ -9,6 +9,7 @@ from skdp._backend import Backend
 from skdp.solvers.losses.regression import make_loss
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_rho
+from skdp.privacy.release import Release
 from skdp.privacy.tree import max_nodes_per_leaf
 from skdp.regression import KLAdaptiveRegressor
 from skdp.solvers.goldstein import o2nc as G
@@ -47,7 +48,8 @@ def _oracle(problem, cfg, seed=0, order=None):
     backend = Backend.from_arrays(problem.A, random_state=seed)
     _, dirs, _, noise = G._streams(backend)
     order = np.arange(problem.n) if order is None else order
-    return G._SinglePassOracle(problem, cfg, G._Estimator(problem, cfg, dirs), order, noise)
+    return G._SinglePassOracle(problem, cfg, G._Estimator(problem, cfg, dirs), order,
+                               Release(noise, PrivacyLedger()), "fo_single_pass")
 
 
 def _noise_config(rho, period=12, n=400, p=3000):
@@ -168,7 +170,8 @@ def test_adversarial_record_multi_pass():
     def oracle(problem):
         backend = Backend.from_arrays(A, random_state=5)
         _, dirs, _, noise = G._streams(backend)
-        return G._MultiPassOracle(problem, cfg, G._Estimator(problem, cfg, dirs), noise, 32)
+        return G._MultiPassOracle(problem, cfg, G._Estimator(problem, cfg, dirs),
+                                  Release(noise, PrivacyLedger()), "zo_multi_pass", 32)
 
     o1, o2 = oracle(p1), oracle(p2)
     zs = np.cumsum(np.random.default_rng(2).normal(scale=0.02, size=(9, 4)), axis=0)

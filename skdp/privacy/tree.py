@@ -19,6 +19,13 @@ together are a Gaussian mechanism with l2-sensitivity
 variance exactly ``sigma**2 popcount(t)``.
 
 Memory is O(d log T): each level keeps only the node that is still open.
+
+Solvers open a :class:`TreeMechanism` on their release path (a
+:class:`~skdp.privacy.budget.Budget` or a :class:`~skdp.privacy.release.Release`):
+it records the whole mechanism when opened and builds the
+:class:`TreeAggregator` of each part of a public partition of the records
+(a period of paper 001, a chunk of paper 003), none of which may cost more
+than the record.
 """
 
 import math
@@ -26,7 +33,9 @@ import math
 from .accounting import gaussian_rho
 
 __all__ = ["max_nodes_per_leaf", "nodes_per_leaf", "node_decomposition", "tree_rho",
-           "tree_sigma", "TreeAggregator"]
+           "tree_sigma", "TreeAggregator", "TreeMechanism"]
+
+_SLACK = 1.0 + 1e-12  # float round-off of a noise scale recomputed from the same budget
 
 
 def node_decomposition(t):
@@ -175,3 +184,62 @@ class TreeAggregator:
         if self.sigma == 0:
             return self._sum
         return self._sum + self.noise()
+
+
+class TreeMechanism:
+    """Tree aggregation over a public partition of the records, recorded once when opened.
+
+    The records are split, by a public rule, into parts (paper 001: the
+    periods of a single pass; paper 003: the chunks of a stream), and the
+    per-element contributions of each part are summed by its own
+    :class:`TreeAggregator`. A record lies in one part, hence in at most
+    ``max_nodes_per_leaf(horizon)`` noisy nodes of one tree: all trees
+    together are one Gaussian mechanism of l2-sensitivity
+    ``sensitivity * sqrt(max_nodes_per_leaf(horizon))`` (paper 001 Prop. 2.5,
+    paper 003 Lemma 4.3; parallel composition over the parts), recorded by
+    :meth:`open`. Each tree built by :meth:`aggregator` is checked to cost at
+    most that record. Holds only public constants (picklable): each tree
+    draws from the generator it is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.release import Release
+    >>> backend = Backend.from_arrays(np.zeros(2), random_state=0)
+    >>> release = Release(backend, PrivacyLedger())
+    >>> mech = TreeMechanism.open(release, 1.0, tree_sigma(1.0, 0.5, 8), 8, label="sums")
+    >>> tree = mech.aggregator((2,), 8, backend)
+    >>> release.ledger.rho   # one record for every tree of the partition
+    0.5
+    """
+
+    def __init__(self, sensitivity, sigma, horizon):
+        self.sensitivity = float(sensitivity)
+        self.sigma = float(sigma)
+        self.horizon = int(horizon)
+        self.rho = tree_rho(self.sensitivity, self.sigma, self.horizon)
+
+    @classmethod
+    def open(cls, path, sensitivity, sigma, horizon, *, label):
+        """Record the mechanism on ``path`` (a Budget: charged; a Release) and return it.
+
+        The record is one Gaussian release of l2-sensitivity ``sensitivity *
+        sqrt(max_nodes_per_leaf(horizon))`` at node noise ``sigma``. A
+        non-private Budget records nothing and gives ``sigma = 0``.
+        """
+        joint = sensitivity * math.sqrt(max_nodes_per_leaf(horizon))
+        batch = path.gaussian_batch(joint, sigma, 1, label=label)
+        return cls(sensitivity, batch.sigma, horizon)
+
+    def aggregator(self, shape, horizon, backend, sigma=None):
+        """The tree of one part: ``horizon`` elements, node noise ``sigma`` (default: the record's).
+
+        Raises ``RuntimeError`` if that tree would cost more than the record.
+        """
+        sigma = self.sigma if sigma is None else float(sigma)
+        if self.sigma > 0 and tree_rho(self.sensitivity, sigma, horizon) > self.rho * _SLACK:
+            raise RuntimeError(f"internal error: a tree of {horizon} leaves at sigma={sigma} "
+                               f"costs more than the recorded mechanism.")
+        return TreeAggregator(shape, sigma, horizon, backend)

@@ -66,9 +66,9 @@ from scipy.optimize import nnls
 
 from ..._backend import Backend, to_numpy
 from ...privacy.clipping import clip_factors
-from ...privacy.accounting import gaussian_rho
-from ...privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
-from ..spec import Option
+from ...privacy.streams import drawing_from
+from ...privacy.tree import TreeMechanism, max_nodes_per_leaf, tree_sigma
+from ..spec import Option, SolverResult
 
 __all__ = ["GLMProblem", "GoldsteinConfig", "goldstein_config", "o2nc", "fo_single_pass",
            "zo_single_pass", "zo_multi_pass", "GOLDSTEIN_SOLVERS", "goldstein_gap",
@@ -535,12 +535,18 @@ class _SinglePassOracle:
     """Alg. 3 / Alg. 5: anchors on ``B1`` unused samples every ``Sigma`` steps,
     differences on ``B2`` unused samples, noisy prefix sums from a fresh tree
     per period (Prop. 2.5). Each sample is consumed once, in a fixed
-    data-independent order."""
+    data-independent order.
 
-    def __init__(self, problem, cfg, estimator, order, noise_backend):
+    ``path`` (a Budget, charged, or a Release) records the whole run when the
+    oracle is built: one tree mechanism over the periods
+    (:class:`~skdp.privacy.tree.TreeMechanism`), node noise ``cfg.sigma``."""
+
+    def __init__(self, problem, cfg, estimator, order, path, label):
         self.problem, self.cfg, self.est = problem, cfg, estimator
-        self.order, self.noise = order, noise_backend
+        self.order, self.noise = order, path.backend
         self.used, self.t, self.tree = 0, 0, None
+        self.trees = TreeMechanism.open(path, cfg.extra["sensitivity"], cfg.sigma, cfg.period,
+                                        label=f"{label} tree")
 
     def _take(self, size):
         idx = self.order[self.used:self.used + size]
@@ -553,7 +559,7 @@ class _SinglePassOracle:
         self.t += 1
         if pos == 0:
             horizon = min(cfg.period, cfg.n_iter - self.t + 1)
-            self.tree = TreeAggregator((self.problem.d,), cfg.sigma, horizon, self.noise)
+            self.tree = self.trees.aggregator((self.problem.d,), horizon, self.noise)
             idx = self._take(cfg.anchor_batch)
             V = _clip(self.est.anchor(z, idx), cfg.clip, xp)
         else:
@@ -565,11 +571,20 @@ class _SinglePassOracle:
 class _MultiPassOracle:
     """Alg. 4: full-batch anchors every ``Sigma`` steps with ``N(0, sigma1**2)``;
     otherwise ``g~_t = g~_{t-1} + (clipped full-batch difference) + N(0, sigma2**2)``
-    (the recursion on the *noisy* estimate, line 15)."""
+    (the recursion on the *noisy* estimate, line 15).
 
-    def __init__(self, problem, cfg, estimator, noise_backend, chunk):
-        self.problem, self.cfg, self.est, self.noise = problem, cfg, estimator, noise_backend
+    ``path`` (a Budget, charged, or a Release) records the ``K_a`` anchor and
+    ``K_d`` difference releases (Lemma 4.3) when the oracle is built, as two
+    Gaussian batches."""
+
+    def __init__(self, problem, cfg, estimator, path, label, chunk):
+        self.problem, self.cfg, self.est, self.noise = problem, cfg, estimator, path.backend
         self.t, self.g, self.chunk = 0, None, chunk
+        e = cfg.extra
+        self.anchors = path.gaussian_batch(e["s_anchor"], cfg.sigmas[0], e["n_anchor"],
+                                           label=f"{label} anchor")
+        self.diffs = (path.gaussian_batch(e["s_diff"], cfg.sigmas[1], e["n_diff"],
+                                          label=f"{label} difference") if e["n_diff"] else None)
 
     def _mean(self, fn, bound):
         xp, n = self.noise.xp, self.problem.n
@@ -582,18 +597,15 @@ class _MultiPassOracle:
         return total / n
 
     def __call__(self, z, z_prev):
-        cfg, d = self.cfg, self.problem.d
+        cfg = self.cfg
         pos = self.t % cfg.period
         self.t += 1
         if pos == 0:
-            value = self._mean(lambda idx: self.est.anchor(z, idx), cfg.clip)
-            sigma = cfg.sigmas[0]
+            value = self.anchors(self._mean(lambda idx: self.est.anchor(z, idx), cfg.clip))
         else:
             value = self.g + self._mean(lambda idx: self.est.difference(z, z_prev, idx),
                                         cfg.diff_clip)
-            sigma = cfg.sigmas[1]
-        if sigma > 0:
-            value = value + self.noise.normal((d,), scale=sigma, dtype=value.dtype)
+            value = self.diffs(value)
         self.g = value
         return value
 
@@ -643,18 +655,6 @@ def _name(cfg):
 
 
 # ------------------------------------------------------------------ solvers
-@dataclass
-class GoldsteinResult:
-    """The released point and diagnostics of one run."""
-
-    w: object
-    n_iter: int
-    certificate: float
-    n_samples_used: int
-    config: GoldsteinConfig
-    history: list = field(default_factory=list)
-
-
 def _streams(backend):
     """Independent generators for data order, perturbations, O2NC draws and privacy noise.
 
@@ -666,89 +666,103 @@ def _streams(backend):
     return order, make(dirs), make(loop), make(noise)
 
 
-def _single_pass(problem, w0, cfg, backend):
-    order_rng, dirs, loop, noise = _streams(backend)
+def _result(w, oracle, cert, history, n_used, cfg):
+    info = dict(certificate=cert, n_samples_used=n_used, config=cfg)
+    return SolverResult(solution=w, n_iter=oracle.t, history=history, info=info)
+
+
+def _single_pass(problem, w0, cfg, budget, label):
+    order_rng, dirs, loop, noise = _streams(budget.backend)
     order = order_rng.permutation(problem.n)
-    oracle = _SinglePassOracle(problem, cfg, _Estimator(problem, cfg, dirs), order, noise)
-    w, cert, history = o2nc(oracle, w0, cfg, loop)
-    return GoldsteinResult(w, oracle.t, cert, oracle.used, cfg, history)
+    with drawing_from(budget, noise) as own:
+        oracle = _SinglePassOracle(problem, cfg, _Estimator(problem, cfg, dirs), order, own,
+                                   label)
+        w, cert, history = o2nc(oracle, w0, cfg, loop)
+    return _result(w, oracle, cert, history, oracle.used, cfg)
 
 
-def fo_single_pass(problem, w0, cfg, backend):
+def fo_single_pass(problem, w0, cfg, budget, *, label):
     """First-order single pass: paper 001 Alg. 2 + Alg. 5 (Thm 6.1), tree mechanism.
 
-    Privacy: Prop. 2.5 with the clipped sensitivity ``max(2 C1/B1, 2 C2/B2)``
-    (module doc); one pass, no composition. Utility (Thm 6.1):
+    Privacy: Prop. 2.5 with the clipped sensitivity ``s = max(2 C1/B1, 2
+    C2/B2)`` (module doc); one pass, no composition: one Gaussian release of
+    sensitivity ``s sqrt(h)`` at ``cfg.sigma``, charged to ``budget`` and
+    recorded as ``'<label> tree'``. Utility (Thm 6.1):
     ``E||grad-bar_{2 alpha} F(x_out)|| <= beta`` once
     ``n = O~(Phi L**2 sqrt(d)/(alpha beta**3) + Phi L d/(eps alpha beta**2))``
     with the theory constants.
+
+    Parameters
+    ----------
+    problem : GLMProblem
+    w0 : array of shape (d,)
+        Starting point.
+    cfg : GoldsteinConfig
+        From :func:`goldstein_config` at ``budget.rho``.
+    budget : Budget
+        The solver's zCDP share and release path.
+    label : str
+        Prefix of the ledger's labels.
+
+    Returns
+    -------
+    SolverResult
+        ``solution`` the released point; ``info`` holds ``certificate``,
+        ``n_samples_used`` and ``config``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
+    >>> from skdp.privacy import Budget, PrivacyLedger, Release
     >>> def absolute(Z, T, xp):
     ...     return xp.abs(Z - T)[..., 0], xp.sign(Z - T)
     >>> rng = np.random.default_rng(0)
     >>> A = rng.normal(size=(4000, 2)) / 2
     >>> prob = GLMProblem(A, (A @ np.array([1.0, -1.0]))[:, None], absolute, 1, np)
     >>> cfg = goldstein_config("fo_single_pass", 4000, 2, np.inf, np.inf, 1.5, 1.0)
-    >>> res = fo_single_pass(prob, np.zeros(2), cfg, Backend.from_arrays(A, random_state=0))
-    >>> bool(np.linalg.norm(res.w - [1.0, -1.0]) < 0.2)
+    >>> release = Release(Backend.from_arrays(A, random_state=0), PrivacyLedger())
+    >>> budget = Budget(np.inf, 0.0, np.inf, release=release)
+    >>> res = fo_single_pass(prob, np.zeros(2), cfg, budget, label="fo")
+    >>> bool(np.linalg.norm(res.solution - [1.0, -1.0]) < 0.2)
     True
     """
-    return _single_pass(problem, w0, cfg, backend)
+    return _single_pass(problem, w0, cfg, budget, label)
 
 
-def zo_single_pass(problem, w0, cfg, backend):
+def zo_single_pass(problem, w0, cfg, budget, *, label):
     """Zero-order single pass: paper 001 Alg. 2 + Alg. 3 (Thm 3.1), tree mechanism.
 
-    Needs per-sample loss values only. Privacy as :func:`fo_single_pass`
-    (clipping replaces Lemma 3.4's high-probability bound and its huge ``m``,
-    notes §5.4). Utility (Thm 3.1): the same sample complexity as Thm 6.1.
+    Needs per-sample loss values only. Privacy and parameters as
+    :func:`fo_single_pass` (clipping replaces Lemma 3.4's high-probability
+    bound and its huge ``m``, notes §5.4). Utility (Thm 3.1): the same sample
+    complexity as Thm 6.1.
     """
-    return _single_pass(problem, w0, cfg, backend)
+    return _single_pass(problem, w0, cfg, budget, label)
 
 
-def zo_multi_pass(problem, w0, cfg, backend, chunk=2048):
+def zo_multi_pass(problem, w0, cfg, budget, *, label, chunk=2048):
     """Zero-order multi pass (ERM): paper 001 Alg. 2 + Alg. 4 (Thm 4.1), zCDP composition.
 
     Privacy (Lemma 4.3): ``K_a`` full-batch anchors of sensitivity ``2 C1/n``
     at ``sigma1`` and ``K_d`` differences of sensitivity ``2 C2/n`` at
-    ``sigma2``, composed in zCDP (:func:`multi_pass_sigmas`). Utility (Thm
-    4.1, with erratum E6's ``D`` and ``T``):
+    ``sigma2``, composed in zCDP (:func:`multi_pass_sigmas`), charged to
+    ``budget`` as two Gaussian batches (``'<label> anchor'``, ``'<label>
+    difference'``). Utility (Thm 4.1, with erratum E6's ``D`` and ``T``):
     ``n = O~(sqrt(Phi) L d**(3/4)/(eps alpha**(1/2) beta**(3/2)))`` for the
-    empirical objective.
+    empirical objective. Parameters as :func:`fo_single_pass`; ``chunk``
+    rows at a time.
     """
-    _, dirs, loop, noise = _streams(backend)
-    oracle = _MultiPassOracle(problem, cfg, _Estimator(problem, cfg, dirs), noise, chunk)
-    w, cert, history = o2nc(oracle, w0, cfg, loop)
-    return GoldsteinResult(w, oracle.t, cert, problem.n, cfg, history)
+    _, dirs, loop, noise = _streams(budget.backend)
+    with drawing_from(budget, noise) as own:
+        oracle = _MultiPassOracle(problem, cfg, _Estimator(problem, cfg, dirs), own, label,
+                                  chunk)
+        w, cert, history = o2nc(oracle, w0, cfg, loop)
+    return _result(w, oracle, cert, history, problem.n, cfg)
 
 
 GOLDSTEIN_SOLVERS = {"fo_single_pass": fo_single_pass, "zo_single_pass": zo_single_pass,
                      "zo_multi_pass": zo_multi_pass}
-
-
-def record_spend(cfg, ledger, label):
-    """Record the run's mechanisms in a ledger; return their zCDP total.
-
-    Single pass: one Gaussian mechanism of sensitivity ``s sqrt(h)`` (all
-    node noises of the tree that holds the changed record; Prop. 2.5, the
-    other periods have sensitivity 0: parallel composition). Multi pass:
-    ``K_a`` and ``K_d`` Gaussian releases (Lemma 4.3).
-    """
-    if cfg.multi_pass:
-        e = cfg.extra
-        ledger.gaussian(e["s_anchor"], cfg.sigmas[0], count=e["n_anchor"], label=f"{label} anchor")
-        if e["n_diff"]:
-            ledger.gaussian(e["s_diff"], cfg.sigmas[1], count=e["n_diff"],
-                            label=f"{label} difference")
-        return (e["n_anchor"] * gaussian_rho(e["s_anchor"], cfg.sigmas[0])
-                + (e["n_diff"] * gaussian_rho(e["s_diff"], cfg.sigmas[1]) if e["n_diff"] else 0.0))
-    s = cfg.extra["sensitivity"] * math.sqrt(max_nodes_per_leaf(cfg.period))
-    ledger.gaussian(s, cfg.sigma, label=f"{label} tree")
-    return gaussian_rho(s, cfg.sigma)
 
 
 # -------------------------------------------------------------- certificate

@@ -13,7 +13,8 @@ uniform ``group_weights``). The per-sample loss is then
 
 Privacy: the budget left in the ledger (Gaussian mechanisms only, so exact
 mu-GDP composition, Dong–Roth–Su Cor. 3.3) is ``rho = mu**2 / 2``-zCDP for
-the solver, spent as :func:`skdp.solvers.goldstein.o2nc.record_spend` describes.
+the solver, spent through the release path as the solvers of
+:mod:`skdp.solvers.goldstein.o2nc` describe.
 """
 
 import math
@@ -21,7 +22,9 @@ import math
 import numpy as np
 
 from ..losses.classification import lipschitz, ramp_loss
-from ..goldstein.o2nc import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, record_spend
+from ...privacy.budget import Budget
+from ...privacy.release import Release
+from ..goldstein.o2nc import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
 from .common import SolverResult, remaining_gdp
 
 __all__ = ["goldstein_classifier", "CLASSIFIER_OPTIONS"]
@@ -67,13 +70,13 @@ def goldstein_classifier(solver, data, sizes, *, epsilon, delta, ledger, backend
                            options={**({} if theory else CLASSIFIER_OPTIONS), **(options or {})},
                            dtype=A.dtype, verbose=verbose)
     w0 = xp.zeros(problem.d, dtype=A.dtype)
-    result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, backend)
-    record_spend(cfg, ledger, solver)
-    W = xp.reshape(result.w, (k, problem.p))
+    budget = Budget(epsilon, delta, rho, release=Release(backend, ledger))
+    result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, budget, label=solver)
+    W = xp.reshape(result.solution, (k, problem.p))
     coef = W[:, :data.p]
     intercept = (data.intercept_scale * W[:, data.p] if data.intercept_scale > 0
                  else xp.zeros(k, dtype=A.dtype))
     return SolverResult(coef=coef, intercept=intercept, group_weights=np.full(m, 1.0 / m),
-                        n_iter=result.n_iter, certificate=result.certificate,
+                        n_iter=result.n_iter, certificate=result.info["certificate"],
                         config={k_: v for k_, v in vars(cfg).items() if k_ != "dtype"},
-                        problem=problem, w=result.w)
+                        problem=problem, w=result.solution)

@@ -30,11 +30,10 @@ from .privacy.budget import Budget
 from .privacy.clipping import clip_factors, clip_overflowing_rows, row_norms
 from .privacy.release import Release
 from .privacy.release_minimax import host
-from .solvers.goldstein.o2nc import GOLDSTEIN_OPTIONS
 from .solvers.losses.classification import LOSSES, LinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
 from .solvers.minimax.euclidean import noisy_gd, sgda
-from .solvers.minimax.goldstein import goldstein_classifier
+from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
 from .solvers.minimax.stream import STREAM_SOLVERS
@@ -43,21 +42,6 @@ from .solvers.streaming.srgd import STREAM_OPTIONS
 
 __all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "SOLVERS", "RAMP_SOLVERS",
            "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
-
-
-def _goldstein_solver(name):
-    def solver(problem, budget, options):
-        given = {key: value for key, value in options.items() if value is not None}
-        out = goldstein_classifier(
-            name, problem.data, problem.sizes, epsilon=budget.epsilon, delta=budget.delta,
-            ledger=budget.ledger, backend=budget.backend,
-            goldstein_radius=problem.goldstein_radius, n_iter=problem.n_iter,
-            theory=problem.theory, options=given, verbose=problem.verbose)
-        return SolverResult(solution=(out["coef"], out["intercept"]), n_iter=out["n_iter"],
-                            info=dict(group_weights=out["group_weights"],
-                                      certificate=out["certificate"], config=out["config"]))
-
-    return solver
 
 
 def _stream_solver(name):
@@ -72,14 +56,6 @@ def _stream_solver(name):
 
     return solver
 
-
-# The paper-001 solvers' options, with the classifier's own practical defaults of the
-# smoothing radius and the step (skdp.solvers.minimax.goldstein.CLASSIFIER_OPTIONS).
-RAMP_OPTIONS = tuple(
-    replace(o, default=None, none_ok=True, doc=o.doc + f" (None: {doc})")
-    if (doc := {"radius_scale": "1.0; 0.1 with theory=True",
-                "step_scale": "4.0; the paper's step with theory=True"}.get(o.name)) else o
-    for o in GOLDSTEIN_OPTIONS)
 
 _GDP = "mu-GDP left after the group sizes, composed exactly (Dong–Roth–Su Cor. 3.3, 2.13): "
 _EXP = ("the (epsilon, delta) left after the group sizes, on exponential-mechanism vertex "
@@ -119,18 +95,18 @@ SOLVER_SPECS = {
                         backends=("numpy", "array_api") if name == "srgd" else ("numpy",))
        for name, paper in _STREAM_PAPERS.items()},
     "fo_single_pass": SolverSpec(
-        "fo_single_pass", _goldstein_solver("fo_single_pass"), "goldstein",
+        "fo_single_pass", GOLDSTEIN_CLASSIFIERS["fo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 5, Thm 6.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=RAMP_OPTIONS),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS),
     "zo_single_pass": SolverSpec(
-        "zo_single_pass", _goldstein_solver("zo_single_pass"), "goldstein",
+        "zo_single_pass", GOLDSTEIN_CLASSIFIERS["zo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 3, Thm 3.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=RAMP_OPTIONS),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS),
     "zo_multi_pass": SolverSpec(
-        "zo_multi_pass", _goldstein_solver("zo_multi_pass"), "goldstein",
+        "zo_multi_pass", GOLDSTEIN_CLASSIFIERS["zo_multi_pass"], "goldstein",
         "paper 001 Alg. 2 + 4, Thm 4.1",
         _RAMP + "K_a anchor and K_d difference Gaussian releases (001 Lemma 4.3)",
-        options=RAMP_OPTIONS),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS),
 }
 """Every solver of :class:`PrivateMinimaxClassifier`: ``{name: SolverSpec}``.
 

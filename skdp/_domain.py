@@ -32,7 +32,7 @@ import numpy as np
 from scipy import special
 
 __all__ = ["Column", "OTHER", "derive", "missing_mask", "parse_entry", "plan_column",
-           "private_categories", "private_range", "value_key"]
+           "private_categories", "private_domains", "private_range", "value_key"]
 
 OTHER = "<other>"
 _POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k
@@ -413,28 +413,87 @@ def derive(col, values, n_bins):
     col.n_bins = 1 if col.high == col.low else n_bins
 
 
+def private_domains(columns, values, release, sensitivity, sigma, threshold):
+    """Domains of ``columns`` from one Gaussian release of their stacked counts.
+
+    Each column's counts (per distinct value for a categorical column, on a
+    fixed grid of +-2**k bins for a numeric one; missing values count in
+    none) are stacked and released at once, ``counts + N(0, sigma**2 I)``,
+    through ``release`` (:class:`~skdp.privacy.release.Release`: drawn and
+    recorded in one call, as one Gaussian mechanism of l2-sensitivity
+    ``sensitivity``, Bun–Steinke 2016 Prop. 1.6). Then, post-processing:
+    categories whose noisy count exceeds ``threshold`` (plus
+    :data:`OTHER`), and bounds from the noisy grid counts.
+
+    Parameters
+    ----------
+    columns : list of Column
+    values : list of arrays
+        The present (non-missing) values of each column.
+    release : Release
+    sensitivity, sigma : float
+        l2-sensitivity of the stacked counts and the noise.
+    threshold : float
+        Categories' release threshold.
+    """
+    counts = [_counts(v) if col.categorical else _range_counts(v, col.name)
+              for col, v in zip(columns, values)]
+    stacked = np.concatenate([c for _, c in counts]) if counts else np.zeros(0)
+    noisy = release.gaussian(stacked, sensitivity, sigma,
+                             label=f"domain counts of {len(columns)} columns")
+    ends = np.cumsum([c.shape[0] for _, c in counts])
+    for col, (keys, _), part in zip(columns, counts, np.split(noisy, ends[:-1])):
+        if col.categorical:
+            _keep_categories(col, keys, part, threshold)
+        else:
+            _keep_range(col, part, sigma)
+
+
 def private_categories(col, values, sigma, threshold, rng):
     """Categories whose Gaussian-noised count exceeds the threshold, plus '<other>'.
 
-    The released categories are canonical values of the comparison keys
-    (:func:`value_key`), so they do not depend on how the data spells them.
+    The caller records the mechanism; :func:`private_domains` draws and
+    records in one call and replaces this function once the synthesizer
+    calls it.
     """
     keys, counts = _counts(values)
     noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
+    _keep_categories(col, keys, noisy, threshold)
+
+
+def private_range(col, values, sigma, rng):
+    """Bounds from Gaussian-noised counts on a fixed grid of +-2**k bins.
+
+    The caller records the mechanism (see :func:`private_categories`).
+    """
+    _, counts = _range_counts(values, col.name)
+    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
+    _keep_range(col, noisy, sigma)
+
+
+def _keep_categories(col, keys, noisy, threshold):
+    """The released categories: canonical values of the comparison keys
+    (:func:`value_key`), so they do not depend on how the data spells them."""
     col.categories = [_canonical(k) for k, s in zip(keys, noisy) if s > threshold] + [OTHER]
     col.source = "private"
 
 
-def private_range(col, values, sigma, rng):
-    """Bounds from Gaussian-noised counts on a fixed grid of +-2**k bins."""
-    edges = np.concatenate([-(2.0 ** np.arange(_POW_MAX, _POW_MIN - 1, -1)), [0.0],
-                            2.0 ** np.arange(_POW_MIN, _POW_MAX + 1)])
-    v = np.clip(_as_float(values, col.name), edges[0], edges[-1])
-    counts = np.histogram(v, bins=edges)[0].astype(np.float64)
-    noisy = counts + rng.normal(0.0, sigma, size=counts.shape) if sigma > 0 else counts
+def _grid():
+    return np.concatenate([-(2.0 ** np.arange(_POW_MAX, _POW_MIN - 1, -1)), [0.0],
+                           2.0 ** np.arange(_POW_MIN, _POW_MAX + 1)])
+
+
+def _range_counts(values, name):
+    edges = _grid()
+    v = np.clip(_as_float(values, name), edges[0], edges[-1])
+    return None, np.histogram(v, bins=edges)[0].astype(np.float64)
+
+
+def _keep_range(col, noisy, sigma):
+    edges = _grid()
     # a bin is kept when its noisy count clears the noise: a false positive
     # among the empty bins has probability about 1% in all
-    kept = np.flatnonzero(noisy > sigma * float(special.ndtri(1.0 - 0.01 / counts.size)) + 0.5)
+    kept = np.flatnonzero(noisy > sigma * float(special.ndtri(1.0 - 0.01 / noisy.size)) + 0.5)
     if kept.size == 0:
         col.low, col.high = 0.0, 1.0
     else:

@@ -24,13 +24,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils import _safe_indexing, get_tags, indexable
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from ._backend import make_rng, to_numpy
+from ._backend import Backend, make_rng, to_numpy
 from ._base import PrivacyMixin, noise_seed
 from ._validation import ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT
 from ._validation import warn_large_delta
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
-from .privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho
+from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho
+from .privacy.release import Release
 from .privacy.selection import repeat_and_select_epsilon, sample_repetitions
 
 __all__ = ["PrivateHyperparameterSearch", "fit_rho_bound"]
@@ -417,6 +418,9 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         sigma = sensitivity / math.sqrt(2.0 * score_rho)
         eta = 0.0 if self.distribution == "poisson" else float(self.eta)
         n_runs = sample_repetitions(rng, float(self.mean_runs), eta, self.distribution)
+        # each run's score is a Gaussian release, recorded in a ledger of its own that never
+        # leaves the search (its length is K); the search's privacy is the theorem's (above)
+        scores = Release(Backend(np, None, rng), PrivacyLedger())
         train_params = _split_params(fit_params, train, n)
         with _runs_warnings(hidden=not self.reveal_n_runs):
             best = (None, None, None)
@@ -425,7 +429,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                 est = self._run_fit(params, rng, X, y, train, train_params, fit_rho)
                 raw = _score(est, _safe_indexing(X, val), _safe_indexing(y, val), scoring,
                              float(self.score_bound))
-                noisy = raw + sigma * rng.standard_normal()
+                noisy = scores.gaussian(raw, sensitivity, sigma, label="validation score")
                 if self.verbose and self.reveal_n_runs:
                     print(f"[PrivateHyperparameterSearch] run {run + 1}: noisy score {noisy:.4g}")
                 if best[0] is None or noisy > best[0]:

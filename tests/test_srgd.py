@@ -14,6 +14,7 @@ from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor,
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import make_loss
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp
+from skdp.privacy.release import Release
 from skdp.privacy.matrix import (BandedToeplitzNoise, column_norm, mf_sigma,
                                  sqrt_toeplitz_coefficients, toeplitz_matrix,
                                  workload_coefficients, workload_noise_variance)
@@ -23,6 +24,10 @@ from skdp.solvers.streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_st
 from skdp.solvers.streaming.problems import ClassificationProblem, RegressionProblem
 
 EPS, DELTA = 1.0, 1e-6
+
+
+def _release(ledger, seed):
+    return Release(Backend(np, None, np.random.default_rng(seed)), ledger)
 
 
 def _matches(empirical, formula, rtol):
@@ -110,8 +115,8 @@ def test_memf_noise_in_the_iterate_matches_formula():
                          clip=G, band=16, workload="ones")
     mu = approx_dp_to_gdp(EPS, DELTA)
     ledger = PrivacyLedger()
-    state = run_stream(_Silent(n, d), opts, mu=mu, epsilon=EPS, delta=DELTA, ledger=ledger, xp=np,
-                       rng=np.random.default_rng(0))
+    state = run_stream(_Silent(n, d), opts, mu=mu, epsilon=EPS, delta=DELTA,
+                       release=_release(ledger, 0))
     coef = sqrt_toeplitz_coefficients(16)
     sigma = mf_sigma(2 * G / B, mu, coef)
     T = n // B
@@ -128,8 +133,8 @@ def test_srgd_tree_noise_matches_formula():
     opts = StreamOptions("srgd", 1.0, 1.0, 1.0, batch_size=B, clip=G)
     mu = approx_dp_to_gdp(EPS, DELTA)
     ledger = PrivacyLedger()
-    state = run_stream(_Silent(n, d), opts, mu=mu, epsilon=EPS, delta=DELTA, ledger=ledger, xp=np,
-                       rng=np.random.default_rng(0))
+    state = run_stream(_Silent(n, d), opts, mu=mu, epsilon=EPS, delta=DELTA,
+                       release=_release(ledger, 0))
     T = 22  # 10110: popcount 3, a leaf is in at most floor(log2 22) + 1 = 5 nodes
     sigma_node = 2 * G / B * math.sqrt(5) / mu
     assert float(np.var(state.prefix)) == pytest.approx(3 * sigma_node**2, rel=0.05)
@@ -166,8 +171,8 @@ def test_gradients_evaluated_at_the_right_steps(solver):
     opts = StreamOptions.from_dict(solver, dict(batch_size=23), lipschitz=problem.lipschitz,
                                    smoothness=problem.smoothness, curvature=problem.curvature)
     iterates = []
-    run_stream(problem, opts, mu=1.0, epsilon=EPS, delta=DELTA, ledger=PrivacyLedger(), xp=np,
-               rng=np.random.default_rng(0))
+    run_stream(problem, opts, mu=1.0, epsilon=EPS, delta=DELTA,
+               release=_release(PrivacyLedger(), 0))
     two_points = solver in ("srgd", "srg_memf")
     counts = np.zeros(problem.n, dtype=int)
     calls = iter(problem.calls)
@@ -243,7 +248,7 @@ def test_clipped_difference_sensitivity_with_adversarial_record():
     opts = StreamOptions.from_dict("srg_memf", dict(batch_size=B, clip=G, learning_rate=20.0),
                                    lipschitz=1.0, smoothness=1.0, curvature=1.0)
     run_stream(problems[0], opts, mu=math.inf, epsilon=math.inf, delta=DELTA,
-               ledger=PrivacyLedger(), xp=np, rng=np.random.default_rng(3))
+               release=_release(PrivacyLedger(), 3))
     # replay the recorded iterates (noise off) on both datasets
     calls = problems[0].calls
     t, k, moved = 0, 0, []

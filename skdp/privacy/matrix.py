@@ -32,6 +32,10 @@ whose noise ``w_t = (Z_t - sum_{j=1}^{b-1} c_j w_{t-j}) / c_0`` streams in
 has variance ``sigma**2 ||(W C^{-1})[t, :]||**2``
 (:func:`workload_noise_variance`). With ``b = 1``, ``C = I``: independent
 noise (DP-SGD).
+
+Solvers open a :class:`MatrixMechanism` on their release path: it records
+``C x + Z`` when opened and gives the :class:`BandedToeplitzNoise` of each
+chunk of the stream.
 """
 
 from collections import deque
@@ -43,7 +47,7 @@ from .accounting import gaussian_rho
 
 __all__ = ["sqrt_toeplitz_coefficients", "workload_coefficients", "toeplitz_matrix",
            "column_norm", "mf_sigma", "mf_rho", "workload_noise_variance",
-           "BandedToeplitzNoise"]
+           "BandedToeplitzNoise", "MatrixMechanism"]
 
 
 def _power_series(decays, n, power):
@@ -298,3 +302,46 @@ class BandedToeplitzNoise:
             self.past.appendleft(w)
         self.t += 1
         return w
+
+
+class MatrixMechanism:
+    """``C x + Z`` over a whole stream, recorded once when opened.
+
+    One Gaussian mechanism of l2-sensitivity ``sensitivity *
+    column_norm(coef)`` at noise ``sigma`` (Denisov et al. 2022, Thm 2.1;
+    module doc), however many chunks the stream has: the banded noise runs on
+    across chunks (:meth:`noise` continues from the last chunk's ``past``).
+    Holds only public constants (picklable); each chunk draws from the
+    generator it is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.release import Release
+    >>> backend = Backend.from_arrays(np.zeros(2), random_state=0)
+    >>> release = Release(backend, PrivacyLedger())
+    >>> mech = MatrixMechanism.open(release, 1.0, 2.0, [1.0], label="steps")
+    >>> mech.noise((2,), backend).next().shape, release.ledger.rho
+    ((2,), 0.125)
+    """
+
+    def __init__(self, coef, sigma):
+        self.coef = np.asarray(coef, dtype=float)
+        self.sigma = float(sigma)
+
+    @classmethod
+    def open(cls, path, sensitivity, sigma, coef, *, label):
+        """Record the mechanism on ``path`` (a Budget: charged; a Release) and return it.
+
+        The record is one Gaussian release of l2-sensitivity ``sensitivity *
+        column_norm(coef)`` at ``sigma``. A non-private Budget records nothing
+        and gives ``sigma = 0``.
+        """
+        batch = path.gaussian_batch(sensitivity * column_norm(coef), sigma, 1, label=label)
+        return cls(coef, batch.sigma)
+
+    def noise(self, shape, backend, past=None):
+        """Noise of the stream's next chunk, continuing ``past`` (:class:`BandedToeplitzNoise`)."""
+        return BandedToeplitzNoise(shape, self.coef, self.sigma, backend, past=past)

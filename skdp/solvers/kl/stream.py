@@ -6,6 +6,7 @@ Thin adapter from the regressor's clipped design, loss and model to
 preconditioner (a second pass over the data) is not used.
 """
 
+from ...privacy.release import Release
 from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
 from ..streaming.problems import RegressionProblem
 
@@ -28,5 +29,5 @@ def stream_fit(solver, X, y, loss, model, alpha, *, clip, smoothness, curvature,
     opts = StreamOptions.from_dict(solver, options, lipschitz=problem.lipschitz,
                                    smoothness=problem.smoothness, curvature=problem.curvature,
                                    radius=radius, theory=theory, verbose=verbose)
-    return run_stream(problem, opts, mu=mu, epsilon=epsilon, delta=delta, ledger=ledger,
-                      xp=backend.xp, state=state, rng=backend.rng)
+    return run_stream(problem, opts, mu=mu, epsilon=epsilon, delta=delta,
+                      release=Release(backend, ledger), state=state)

@@ -10,6 +10,7 @@ example does not provide.
 
 import numpy as np
 
+from ...privacy.release import Release
 from .common import SolverResult, remaining_gdp
 from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
 from ..streaming.problems import ClassificationProblem
@@ -29,8 +30,8 @@ def _make(name):
                                        curvature=problem.curvature, radius=radius,
                                        theory=theory, verbose=verbose)
         mu = state.mu if state is not None else remaining_gdp(ledger, epsilon, delta)
-        state = run_stream(problem, opts, mu=mu, epsilon=epsilon, delta=delta, ledger=ledger,
-                           xp=backend.xp, state=state, rng=backend.rng)
+        state = run_stream(problem, opts, mu=mu, epsilon=epsilon, delta=delta,
+                           release=Release(backend, ledger), state=state)
         coef, intercept = problem.coef(state.theta)
         return SolverResult(coef=coef, intercept=intercept, group_weights=np.ones(1),
                             n_iter=state.step, state=state)

@@ -41,8 +41,10 @@ each stream element ``D_t / B`` has l2-sensitivity ``2G / B`` (the public
 linear Gaussian mechanism ``C (D / B) + Z`` with lower-triangular ``C``
 (tree encoder, banded Toeplitz, or ``I``) on an adaptively chosen stream,
 ``mu = (2G / B) ||C||_col / sigma``-GDP (Denisov et al. 2022, Thm 2.1; paper
-003 Lemma 4.3 for the tree), recorded in the ledger as one Gaussian
-mechanism; the iterates are post-processing. ``mu`` is calibrated to the
+003 Lemma 4.3 for the tree), recorded as one Gaussian mechanism when the
+stream starts (:class:`~skdp.privacy.tree.TreeMechanism`,
+:class:`~skdp.privacy.matrix.MatrixMechanism`: the record and the noise come
+from the same object); the iterates are post-processing. ``mu`` is calibrated to the
 budget exactly (Dong–Roth–Su 2022, Cor. 2.13). ``partial_fit`` chunks hold
 disjoint records: the banded MF noise runs on across chunks (its column norm
 does not depend on the horizon) and the tree restarts per chunk at the same
@@ -58,8 +60,9 @@ import math
 import numpy as np
 
 from ..._backend import Backend
-from ...privacy.matrix import BandedToeplitzNoise, column_norm, mf_sigma, sqrt_toeplitz_coefficients
-from ...privacy.tree import TreeAggregator, max_nodes_per_leaf, tree_sigma
+from ...privacy.budget import Budget
+from ...privacy.matrix import MatrixMechanism, mf_sigma, sqrt_toeplitz_coefficients
+from ...privacy.tree import TreeMechanism, tree_sigma
 from ..spec import Option
 
 __all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "run_stream",
@@ -189,6 +192,7 @@ class StreamState:
     prefix: object = None        # srgd: noisy prefix sum S at the end of the last chunk
     beta: float = None           # srgd
     coef: np.ndarray = None      # MF coefficients
+    mechanism: object = None     # TreeMechanism or MatrixMechanism: recorded, public constants
     noise_past: deque = field(default_factory=deque)
     n_seen: int = 0
     calls: int = 0
@@ -273,7 +277,7 @@ def _batches(n, B, rng):
     return [order[s:s + B] for s in range(0, n, B)]
 
 
-def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng=None):
+def run_stream(problem, opts, *, mu, epsilon, delta, release, state=None):
     """One pass over ``problem``'s examples, continuing ``state`` (None: a new stream).
 
     Parameters
@@ -287,23 +291,22 @@ def run_stream(problem, opts, *, mu, epsilon, delta, ledger, xp, state=None, rng
         GDP parameter of the whole stream (inf: no noise).
     epsilon, delta : float
         The budget (only the Thm 4.10 batch size uses them).
-    ledger : PrivacyLedger
-        The new stream's mechanism is recorded here (nothing for a continued
-        stream: its records are new and its noise is the same mechanism).
-    xp : namespace
+    release : Release
+        The fit's namespace, generator and ledger. A new stream takes the
+        generator and records its mechanism in the ledger (nothing for a
+        continued stream: its records are new, its noise the same mechanism,
+        drawn from the state's generator).
     state : StreamState, default=None
         Not modified: the continued state is a copy.
-    rng : numpy.random.Generator, default=None
-        The stream's generator (new streams only).
 
     Returns
     -------
     state : StreamState
     """
-    n = int(problem.n)
+    n, xp = int(problem.n), release.backend.xp
     if state is None:
-        state = _start(problem, opts, n, mu, epsilon, delta, rng, xp)
-        _record(ledger, opts, state, n)
+        state = _start(problem, opts, n, mu, epsilon, delta, release.backend.rng, xp)
+        state.mechanism = _open(release, opts, state, n, epsilon, delta)
     else:  # all or nothing: a chunk that fails leaves the caller's state (and rng) untouched
         state = copy.deepcopy(state)
     backend = Backend(xp, getattr(problem, "device", None), state.rng)
@@ -328,26 +331,29 @@ def _tree_node_sigma(state, n_batches):
     return tree_sigma(_sensitivity(state), state.mu**2 / 2.0, max(1, n_batches))
 
 
-def _record(ledger, opts, state, n):
-    if math.isinf(state.mu):
-        return
+def _open(release, opts, state, n, epsilon, delta):
+    """The stream's mechanism, recorded on ``release`` (nothing when ``mu = inf``).
+
+    srgd: a tree per chunk at ``mu`` (the first chunk's tree is the record;
+    later chunks hold other records: parallel composition). Others: ``C x +
+    Z`` over the whole stream.
+    """
+    budget = Budget(epsilon, delta, state.mu**2 / 2.0, release=release, mu=state.mu)
     sens = _sensitivity(state)
     if opts.solver == "srgd":
         n_batches = math.ceil(n / state.batch_size)
-        h = max_nodes_per_leaf(max(1, n_batches))
-        ledger.gaussian(sens * math.sqrt(h), _tree_node_sigma(state, n_batches),
-                        label="srgd: binary-tree prefix sums (paper 003 Lemma 4.3)")
-    else:
-        ledger.gaussian(sens * column_norm(state.coef), state.sigma,
-                        label=f"{opts.solver}: MF noise (Denisov et al. 2022 Thm 2.1)")
+        return TreeMechanism.open(budget, sens, _tree_node_sigma(state, n_batches),
+                                  max(1, n_batches),
+                                  label="srgd: binary-tree prefix sums (paper 003 Lemma 4.3)")
+    return MatrixMechanism.open(budget, sens, state.sigma, state.coef,
+                                label=f"{opts.solver}: MF noise (Denisov et al. 2022 Thm 2.1)")
 
 
 def _momentum_chunk(problem, opts, state, batches, backend):
     """srg_memf / memf / dpsgd (paper 003 Alg. 3 corrected, Alg. 2)."""
     xp = backend.xp
     c = opts.decay if opts.solver == "srg_memf" else 0.0
-    noise = BandedToeplitzNoise(problem.shape, state.coef, state.sigma, backend,
-                                past=state.noise_past)
+    noise = state.mechanism.noise(problem.shape, backend, past=state.noise_past)
     B = state.batch_size
     for i, idx in enumerate(batches):
         batch = problem.batch(idx)
@@ -378,7 +384,7 @@ def _srgd_chunk(problem, opts, state, batches, backend):
     xp = backend.xp
     B, R = state.batch_size, (opts.radius if opts.radius is not None else SRGD_RADIUS)
     sigma = _tree_node_sigma(state, len(batches))
-    tree = TreeAggregator(problem.shape, sigma, len(batches), backend)
+    tree = state.mechanism.aggregator(problem.shape, len(batches), backend, sigma=sigma)
     if state.z is None:
         state.z = state.current
     for i, idx in enumerate(batches):

@@ -36,25 +36,12 @@ from .solvers.minimax.euclidean import noisy_gd, sgda
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
-from .solvers.minimax.stream import STREAM_SOLVERS
-from .solvers.spec import SolverResult, SolverSpec
+from .solvers.minimax.stream import STREAM_CLASSIFIERS
+from .solvers.spec import SolverSpec
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
 __all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "SOLVERS", "RAMP_SOLVERS",
            "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
-
-
-def _stream_solver(name):
-    def solver(problem, budget, options):
-        out = STREAM_SOLVERS[name](
-            problem.data, problem.sizes, epsilon=budget.epsilon, delta=budget.delta,
-            ledger=budget.ledger, backend=budget.backend, radius=problem.radius,
-            n_iter=problem.n_iter, theory=problem.theory, verbose=problem.verbose,
-            options=options, state=problem.state)
-        return SolverResult(solution=(out["coef"], out["intercept"]), n_iter=out["n_iter"],
-                            info=dict(group_weights=out["group_weights"]), state=out["state"])
-
-    return solver
 
 
 _GDP = "mu-GDP left after the group sizes, composed exactly (Dong–Roth–Su Cor. 3.3, 2.13): "
@@ -89,7 +76,7 @@ SOLVER_SPECS = {
         "mlmc", mlmc, "minimax", "paper 000 eq. (1), Alg. 6 (notes 000 §5.10)",
         _GDP + "CENTER_SHARE to the feature mean, LOSS_SHARE of the rest to the phase group "
         "losses, the rest to the phase models (phases in parallel)"),
-    **{name: SolverSpec(name, _stream_solver(name), "streaming", paper,
+    **{name: SolverSpec(name, STREAM_CLASSIFIERS[name], "streaming", paper,
                         _STREAM + ("tree: 003 Lemma 4.3)" if name == "srgd" else "MF noise)"),
                         options=STREAM_OPTIONS, streaming=True,
                         backends=("numpy", "array_api") if name == "srgd" else ("numpy",))

@@ -14,7 +14,7 @@ import math
 
 from ...privacy.accounting import approx_dp_to_gdp
 
-__all__ = ["MinimaxProblem", "remaining_gdp", "largest_within", "softmax_np", "SolverResult"]
+__all__ = ["MinimaxProblem", "remaining_gdp", "largest_within", "softmax_np"]
 
 
 @dataclass
@@ -118,8 +118,3 @@ def softmax_np(v):
     v = np.asarray(v, dtype=float)
     e = np.exp(v - v.max())
     return e / e.sum()
-
-
-class SolverResult(dict):
-    """What a solver returns: ``coef`` (k, p), ``intercept`` (k,),
-    ``group_weights`` (m,), ``n_iter`` and optional diagnostics."""

@@ -84,16 +84,16 @@ SOLVER_SPECS = {
     "fo_single_pass": SolverSpec(
         "fo_single_pass", GOLDSTEIN_CLASSIFIERS["fo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 5, Thm 6.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
     "zo_single_pass": SolverSpec(
         "zo_single_pass", GOLDSTEIN_CLASSIFIERS["zo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 3, Thm 3.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
     "zo_multi_pass": SolverSpec(
         "zo_multi_pass", GOLDSTEIN_CLASSIFIERS["zo_multi_pass"], "goldstein",
         "paper 001 Alg. 2 + 4, Thm 4.1",
         _RAMP + "K_a anchor and K_d difference Gaussian releases (001 Lemma 4.3)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
 }
 """Every solver of :class:`PrivateMinimaxClassifier`: ``{name: SolverSpec}``.
 

@@ -18,6 +18,9 @@ cover by itself, each drawing and recording in one place:
   epsilon changes from step to step (an adaptive privacy filter): each step
   charges its samples before drawing them, and the tally is recorded by
   epsilon at the end.
+
+:func:`exponential_trial` is no release: a what-if ledger for a solver's
+search of the largest per-sample epsilon that fits its budget.
 """
 
 import math
@@ -25,9 +28,11 @@ import math
 import numpy as np
 
 from .._backend import Backend
+from .accounting import PrivacyLedger
 from .release import Release, _add_normal
 
-__all__ = ["host", "gaussian_blocks", "DisjointGaussian", "ExponentialTally"]
+__all__ = ["host", "gaussian_blocks", "DisjointGaussian", "ExponentialTally",
+           "exponential_trial"]
 
 
 def host(release):
@@ -162,3 +167,20 @@ class ExponentialTally:
             if epsilon > 0:
                 self.release.ledger.exponential(float(epsilon), count=int(count),
                                                 label=self.label)
+
+
+def exponential_trial(epsilon, count):
+    """A ledger of ``count`` epsilon-DP exponential mechanisms that nothing draws.
+
+    For budget searches (:func:`skdp.solvers.minimax.common.largest_within`):
+    the solver composes it with the fit's ledger to see whether a per-sample
+    epsilon fits, then opens the real batch at the epsilon chosen.
+
+    Examples
+    --------
+    >>> exponential_trial(0.1, count=5).entries[0].count
+    5
+    """
+    trial = PrivacyLedger()
+    trial.exponential(epsilon, count=count, label="trial")
+    return trial

@@ -51,7 +51,7 @@ import math
 import numpy as np
 
 from ...privacy.accounting import fully_adaptive_step_epsilon, zcdp_to_approx_dp
-from ...privacy.release_minimax import ExponentialTally
+from ...privacy.release_minimax import ExponentialTally, exponential_trial
 from ..losses.classification import loss_and_residual, loss_bound, smoothness
 from ..spec import SolverResult
 from .common import largest_within
@@ -284,7 +284,7 @@ def smd(problem, budget, options):
     if math.isinf(epsilon):
         step_eps = math.inf
     else:
-        step_eps = largest_within(lambda e: _draws_ledger(e, draws), ledger, epsilon, delta)
+        step_eps = largest_within(lambda e: exponential_trial(e, draws), ledger, epsilon, delta)
     if theory:  # one step for both players, with L0 = max(L0x, L0y) (002 Alg. 1)
         tau_x = tau_y = min(tau, step_eps * B / (4.0 * L0))
         L0x = L0y = L0
@@ -340,14 +340,6 @@ def _practical_steps(n, epsilon):
     """``T = sqrt(n eps)`` clipped to [20, 2000] (and to n): more steps average
     more output vertices but tighten the per-draw privacy cap."""
     return int(min(n, PRACTICAL_MAX_STEPS, max(20, round(math.sqrt(n * min(epsilon, 1e9))))))
-
-
-def _draws_ledger(step_eps, count):
-    from ...privacy.accounting import PrivacyLedger
-
-    trial = PrivacyLedger()
-    trial.exponential(step_eps, count=count)
-    return trial
 
 
 # ---------------------------------------------------------------------------
@@ -476,8 +468,8 @@ def smd_bias_reduced(problem, budget, options):
         spent_levels += 2**level
         steps_done += 1
         level = int(rng.choice(M + 1, p=levels_p))
-    out_x, out_y = _tail_output(vertices, rng, history, K_out, tail, sq_sum, eps_pure,
-                                delta_pure, game.d_x, m)
+    out_x, out_y = _tail_output(vertices, history, K_out, tail, sq_sum, eps_pure, delta_pure,
+                                game.d_x, m)
     vertices.close()
     W, b = game.theta(out_x / out_x.sum())
     b = b * data.intercept_scale
@@ -494,14 +486,15 @@ def _fully_adaptive(sq_sum, delta):
     return math.sqrt(2.0 * math.log(1.0 / delta) * sq_sum) + 0.5 * sq_sum
 
 
-def _tail_output(vertices, rng, history, K_out, tail, sq_sum, eps_pure, delta_pure, d_x, m):
+def _tail_output(vertices, history, K_out, tail, sq_sum, eps_pure, delta_pure, d_x, m):
     """Output draws of Alg. 3: ``K_out`` per player from each of the last ``tail``
     share of the iterates, each at that step's per-draw epsilon, within the filter.
 
     The iterate of step t is sampled with the same score as its gradient
     draws, so each output draw costs the largest per-draw epsilon so far
     (charged to ``vertices``). When none fits, the output is a uniform vertex
-    of each player (the data-free start), drawn from the public ``rng``.
+    of each player (the data-free start): an exponential mechanism at
+    epsilon 0, which releases nothing.
     """
     out_x, out_y = np.zeros(d_x), np.zeros(m)
     eps_out = max(vertices.charged) if vertices.charged else 0.0
@@ -515,8 +508,9 @@ def _tail_output(vertices, rng, history, K_out, tail, sq_sum, eps_pure, delta_pu
         out_x += vertices.counts(K_out, px)
         out_y += vertices.counts(K_out, py)
     if out_y.sum() == 0:  # nothing fitted in the budget: a vertex of the (data-free) start
-        out_x += rng.multinomial(1, np.full(d_x, 1.0 / d_x))
-        out_y += rng.multinomial(1, np.full(m, 1.0 / m))
+        vertices.charge(0.0, 2)
+        out_x += vertices.counts(1, np.full(d_x, 1.0 / d_x))
+        out_y += vertices.counts(1, np.full(m, 1.0 / m))
     return out_x, out_y
 
 

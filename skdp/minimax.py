@@ -32,7 +32,7 @@ from .privacy.release import Release
 from .privacy.release_minimax import host
 from .solvers.losses.classification import LOSSES, LinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
-from .solvers.minimax.euclidean import noisy_gd, sgda
+from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_RELEASES, LOSS_SHARE, noisy_gd, sgda
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
@@ -44,12 +44,13 @@ __all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "SOLVERS", "RAMP_SOLVERS"
            "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
 
 
-_GDP = "mu-GDP left after the group sizes, composed exactly (Dong–Roth–Su Cor. 3.3, 2.13): "
-_EXP = ("the (epsilon, delta) left after the group sizes, on exponential-mechanism vertex "
-        "draws (002 Thm 3.4), ")
-_STREAM = ("the whole stream one Gaussian mechanism, mu-GDP left after the group sizes "
-           "(Denisov et al. 2022 Thm 2.1; ")
-_RAMP = "rho = mu**2 / 2 zCDP left after the group sizes: "
+_LEFT = "what the group sizes leave "  # of (epsilon, delta), when they are released
+_GDP = _LEFT + "as mu-GDP (exact composition, Dong–Roth–Su Cor. 3.3, 2.13): "
+_SHARES = (f"{CENTER_SHARE:.0%} of mu**2 to the feature mean (with an intercept), "
+           f"{LOSS_SHARE:.0%} of the rest to the group losses (m > 1)")
+_EXP = _LEFT + "on exponential-mechanism vertex draws (002 Thm 3.4), "
+_STREAM = _LEFT + "as mu-GDP: the whole stream one Gaussian mechanism (Denisov et al. 2022 Thm 2.1"
+_RAMP = _LEFT + "as rho = mu**2 / 2 zCDP: "
 _STREAM_PAPERS = {"srgd": "paper 003 Alg. 1, Lemma 4.3, Thm 4.10",
                   "srg_memf": "paper 003 Alg. 3 (corrected, notes 003 §6)",
                   "memf": "paper 003 Alg. 2 (DP-FTRL / matrix factorisation)",
@@ -58,15 +59,14 @@ _STREAM_PAPERS = {"srgd": "paper 003 Alg. 1, Lemma 4.3, Thm 4.10",
 SOLVER_SPECS = {
     "noisy_gd": SolverSpec(
         "noisy_gd", noisy_gd, "minimax", "notes 000 §5.10 (design P1)",
-        _GDP + "CENTER_SHARE to the feature mean, LOSS_SHARE of the rest to LOSS_RELEASES "
-        "group-loss releases, the rest to T equal gradient steps"),
+        _GDP + _SHARES + f" ({LOSS_RELEASES} releases), the rest to T equal gradient steps"),
     "sgda": SolverSpec(
         "sgda", sgda, "minimax", "DP stochastic gradient descent-ascent (notes 002 §3.1)",
-        _GDP + "CENTER_SHARE to the feature mean; per epoch one group-loss (LOSS_SHARE) and one "
-        "gradient release (disjoint batches: parallel composition), epochs equal"),
+        _GDP + _SHARES + ", the rest to the gradients; per epoch one release of each "
+        "(disjoint batches: parallel composition)"),
     "smd": SolverSpec(
         "smd", smd, "minimax", "paper 002 Alg. 1, Prop. 3.3 (theory=True: Thm 3.1)",
-        _EXP + "one per-draw epsilon, the largest that composes within the budget "
+        _EXP + "all at the largest per-draw epsilon that composes within it "
         "(002 Cor. 3.6, Thm 3.5, bounded-range zCDP)"),
     "smd_bias_reduced": SolverSpec(
         "smd_bias_reduced", smd_bias_reduced, "minimax",
@@ -74,10 +74,9 @@ SOLVER_SPECS = {
         _EXP + "per-step epsilon 2 Delta_t, stopped by the fully adaptive filter (002 Thm 3.5)"),
     "mlmc": SolverSpec(
         "mlmc", mlmc, "minimax", "paper 000 eq. (1), Alg. 6 (notes 000 §5.10)",
-        _GDP + "CENTER_SHARE to the feature mean, LOSS_SHARE of the rest to the phase group "
-        "losses, the rest to the phase models (phases in parallel)"),
+        _GDP + _SHARES + ", the rest to the models (phases in parallel: one release each)"),
     **{name: SolverSpec(name, STREAM_CLASSIFIERS[name], "streaming", paper,
-                        _STREAM + ("tree: 003 Lemma 4.3)" if name == "srgd" else "MF noise)"),
+                        _STREAM + ("; tree: 003 Lemma 4.3)" if name == "srgd" else ")"),
                         options=STREAM_OPTIONS, streaming=True,
                         backends=("numpy", "array_api") if name == "srgd" else ("numpy",))
        for name, paper in _STREAM_PAPERS.items()},

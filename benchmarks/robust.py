@@ -37,7 +37,7 @@ Public preprocessing (no statistic of the private data is used):
 ``fo_single_pass`` on a *validation* task (generated data, seeds 1000+, never
 the seeds of ``tables``) at epsilon = 1 with 20% outliers for several
 truncation levels. (The solver constants in
-``skdp.solvers.goldstein.o2nc.PRACTICAL`` were chosen the same way, on generated
+``skdp.solvers.goldstein.PRACTICAL`` were chosen the same way, on generated
 validation data of n = 4000..20000, d = 5.)
 """
 

@@ -279,7 +279,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         ``decay`` (``exp(-2.5)``), ``clip``, ``band`` (64), ``workload``
         (``'true'`` or ``'ones'``), ``beta_scale`` (see
         :mod:`skdp.solvers.streaming.srgd`); the Goldstein solvers any key of
-        :data:`skdp.solvers.goldstein.o2nc.GOLDSTEIN_OPTIONS` (as for
+        :data:`skdp.solvers.goldstein.GOLDSTEIN_OPTIONS` (as for
         :class:`KLAdaptiveRegressor`). The other solvers take none.
     goldstein_radius : float, default=None
         Smoothing radius ``alpha`` of the paper-001 solvers (guarantee at

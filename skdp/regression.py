@@ -27,7 +27,7 @@ from .solvers.kl.models import (Budget, LinearModel, MLPModel, Objective, Solver
                                 SolverResult, private_preconditioner)
 from .solvers.kl.ppm import ppm
 from .solvers.kl.spider import spider
-from .solvers.goldstein.o2nc import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap
+from .solvers.goldstein import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config, goldstein_gap
 from .solvers.kl.stream import STREAMING_SOLVERS, stream_fit
 
 __all__ = ["KLAdaptiveRegressor"]

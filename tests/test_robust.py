@@ -12,7 +12,8 @@ from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_r
 from skdp.privacy.release import Release
 from skdp.privacy.tree import max_nodes_per_leaf
 from skdp.regression import KLAdaptiveRegressor
-from skdp.solvers.goldstein import o2nc as G
+from skdp.solvers import goldstein as G
+from skdp.solvers.goldstein import config, o2nc, oracles
 from skdp.solvers.losses.classification import ramp_loss
 
 SOLVERS = sorted(G.GOLDSTEIN_SOLVERS)
@@ -46,10 +47,10 @@ def robust_data(n=4000, d=2, frac=0.2, seed=0):
 # ------------------------------------------------------------- tree noise
 def _oracle(problem, cfg, seed=0, order=None):
     backend = Backend.from_arrays(problem.A, random_state=seed)
-    _, dirs, _, noise = G._streams(backend)
+    _, dirs, _, noise = o2nc._streams(backend)
     order = np.arange(problem.n) if order is None else order
-    return G._SinglePassOracle(problem, cfg, G._Estimator(problem, cfg, dirs), order,
-                               Release(noise, PrivacyLedger()), "fo_single_pass")
+    return oracles._SinglePassOracle(problem, cfg, oracles._Estimator(problem, cfg, dirs), order,
+                                     Release(noise, PrivacyLedger()), "fo_single_pass")
 
 
 def _noise_config(rho, period=12, n=400, p=3000):
@@ -90,7 +91,7 @@ def test_halved_noise_is_detected(monkeypatch):
     rho, period = 0.5, 12
     out, cfg = _tree_noise_variance(rho, period)
     full = out[0].var()
-    monkeypatch.setattr(G, "tree_sigma", lambda s, r, h: 0.5 * s * math.sqrt(
+    monkeypatch.setattr(config, "tree_sigma", lambda s, r, h: 0.5 * s * math.sqrt(
         max_nodes_per_leaf(h) / (2 * r)))
     half, _ = _tree_noise_variance(rho, period)
     expected = (2 * cfg.clip / cfg.anchor_batch) ** 2 * max_nodes_per_leaf(period) / (2 * rho)
@@ -169,9 +170,9 @@ def test_adversarial_record_multi_pass():
 
     def oracle(problem):
         backend = Backend.from_arrays(A, random_state=5)
-        _, dirs, _, noise = G._streams(backend)
-        return G._MultiPassOracle(problem, cfg, G._Estimator(problem, cfg, dirs),
-                                  Release(noise, PrivacyLedger()), "zo_multi_pass", 32)
+        _, dirs, _, noise = o2nc._streams(backend)
+        return oracles._MultiPassOracle(problem, cfg, oracles._Estimator(problem, cfg, dirs),
+                                        Release(noise, PrivacyLedger()), "zo_multi_pass", 32)
 
     o1, o2 = oracle(p1), oracle(p2)
     zs = np.cumsum(np.random.default_rng(2).normal(scale=0.02, size=(9, 4)), axis=0)

@@ -15,7 +15,7 @@ from skdp._backend import Backend
 from skdp.solvers.losses.regression import make_loss
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp
 from skdp.privacy.release import Release
-from skdp.privacy.matrix import (BandedToeplitzNoise, column_norm, mf_sigma,
+from skdp.privacy.matrix import (BandedToeplitzNoise, MatrixMechanism, column_norm, mf_sigma,
                                  sqrt_toeplitz_coefficients, toeplitz_matrix,
                                  workload_coefficients, workload_noise_variance)
 from skdp.solvers.losses.classification import LinearData
@@ -67,6 +67,23 @@ def test_banded_noise_is_forward_substitution():
     Z = np.random.default_rng(0).standard_normal((10, 3)) * 2.0  # the same draws
     np.testing.assert_allclose(w, np.linalg.solve(toeplitz_matrix(coef, 10), Z), atol=1e-12)
     assert len(noise.past) == 3  # O(band d) memory
+
+
+def test_matrix_mechanism_records_once_and_continues_across_chunks():
+    coef = sqrt_toeplitz_coefficients(4)
+    ledger = PrivacyLedger()
+    mech = MatrixMechanism.open(_release(ledger, 0), 0.3, 2.0, coef, label="MF")
+    (entry,) = ledger.entries
+    assert entry.rho == pytest.approx((0.3 * column_norm(coef)) ** 2 / (2 * 2.0**2))
+    backend = Backend(np, None, np.random.default_rng(1))
+    first = mech.noise((3,), backend)
+    w = [first.next() for _ in range(5)]
+    second = mech.noise((3,), backend, past=first.past)  # the next chunk of the stream
+    w += [second.next() for _ in range(5)]
+    whole = BandedToeplitzNoise((3,), coef, 2.0, Backend(np, None, np.random.default_rng(1)))
+    np.testing.assert_allclose(np.stack(w), np.stack([whole.next() for _ in range(10)]),
+                               rtol=0, atol=0)
+    assert len(ledger.entries) == 1
 
 
 @pytest.mark.parametrize("band,decays", [(64, (1.0,)), (8, (1.0, 0.9, math.exp(-2.5)))])

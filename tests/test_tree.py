@@ -9,9 +9,12 @@ import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant as dpa_rdp
 
 from skdp._backend import Backend
-from skdp.privacy.accounting import zcdp_to_approx_dp
-from skdp.privacy.tree import (TreeAggregator, max_nodes_per_leaf, node_decomposition,
-                               nodes_per_leaf, tree_rho, tree_sigma)
+from skdp.privacy.accounting import PrivacyLedger, zcdp_to_approx_dp
+from skdp.privacy.budget import Budget
+from skdp.privacy.release import Release
+from skdp.privacy.streams import drawing_from
+from skdp.privacy.tree import (TreeAggregator, TreeMechanism, max_nodes_per_leaf,
+                               node_decomposition, nodes_per_leaf, tree_rho, tree_sigma)
 
 
 def _released_nodes(horizon):
@@ -106,3 +109,53 @@ def test_tree_accounting_matches_dp_accounting(horizon, noise_multiplier):
     expected = acc.get_epsilon(1e-6)
     assert zcdp_to_approx_dp(rho, 1e-6, orders=dpa_rdp.DEFAULT_RDP_ORDERS) == pytest.approx(expected, rel=1e-6)
     assert tree_sigma(sens, rho, horizon) == pytest.approx(noise_multiplier * sens)
+
+
+def _release(seed=0):
+    return Release(Backend.from_arrays(np.zeros(1), random_state=seed), PrivacyLedger())
+
+
+def test_tree_mechanism_records_once_and_bounds_every_tree():
+    release = _release()
+    sigma = tree_sigma(0.5, 0.3, 12)
+    mech = TreeMechanism.open(release, 0.5, sigma, 12, label="sums")
+    (entry,) = release.ledger.entries  # one record for every tree of the partition
+    assert entry.count == 1 and entry.label == "sums"
+    assert entry.rho == pytest.approx(0.5**2 * max_nodes_per_leaf(12) / (2 * sigma**2))
+    assert entry.rho == pytest.approx(0.3)
+    for horizon in (1, 5, 12):  # shorter trees at the same sigma cost no more
+        mech.aggregator((2,), horizon, release.backend)
+    with pytest.raises(RuntimeError, match="costs more"):
+        mech.aggregator((2,), 16, release.backend)  # one more node per leaf
+    with pytest.raises(RuntimeError, match="costs more"):
+        mech.aggregator((2,), 12, release.backend, sigma=sigma / 2)
+    assert len(release.ledger.entries) == 1
+
+
+def test_tree_mechanism_noise_comes_from_the_given_generator():
+    mech = TreeMechanism.open(_release(), 1.0, 1.0, 8, label="sums")
+    a = mech.aggregator((3,), 8, Backend.from_arrays(np.zeros(1), random_state=5))
+    b = TreeAggregator((3,), 1.0, 8, Backend.from_arrays(np.zeros(1), random_state=5))
+    for _ in range(8):
+        np.testing.assert_array_equal(a.add(np.zeros(3)), b.add(np.zeros(3)))
+
+
+def test_tree_mechanism_on_a_budget_is_charged_and_not_private_records_nothing():
+    budget = Budget(1.0, 1e-6, 0.3, release=_release())
+    TreeMechanism.open(budget, 0.5, tree_sigma(0.5, 0.3, 12), 12, label="sums")
+    assert budget.spent == pytest.approx(0.3) and budget.remaining < 1e-12
+    free = Budget(math.inf, 0.0, math.inf, release=_release())
+    mech = TreeMechanism.open(free, 0.5, 0.0, 12, label="sums")
+    assert mech.sigma == 0 and free.ledger.entries == []
+
+
+def test_drawing_from_charges_the_fit_budget():
+    budget = Budget(1.0, 1e-6, 0.5, release=_release())
+    own = Backend.from_arrays(np.zeros(1), random_state=9)
+    with drawing_from(budget, own) as sub:
+        assert sub.remaining == 0.5 and sub.backend is own
+        batch = sub.gaussian_batch(1.0, 2.0, 3, label="steps")
+        noisy = batch(np.zeros(4))
+    expected = np.random.default_rng(9).standard_normal(4) * 2.0  # the solver's own stream
+    np.testing.assert_array_equal(noisy, expected)
+    assert budget.spent == pytest.approx(3 / 8) and len(budget.ledger.entries) == 1

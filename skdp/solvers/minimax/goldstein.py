@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..goldstein.o2nc import GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
+from ..goldstein import GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
 from ..losses.classification import lipschitz, ramp_loss
 from ..spec import SolverResult
 

@@ -7,6 +7,8 @@ private design used by the Euclidean solvers). See
 ``docs/user_guide/minimax.rst``.
 """
 
+from collections.abc import MutableMapping
+from dataclasses import replace
 import math
 from numbers import Integral, Real
 
@@ -23,22 +25,121 @@ from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
-from .privacy.clipping import clip_factors, clip_overflowing_rows, row_norms
 from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
+from .privacy.budget import Budget
+from .privacy.clipping import clip_factors, clip_overflowing_rows, row_norms
+from .privacy.release import Release
+from .privacy.release_minimax import host
 from .solvers.losses.classification import LOSSES, LinearData
-from .solvers.minimax.euclidean import EUCLIDEAN_SOLVERS
-from .solvers.minimax.mirror import MIRROR_SOLVERS
-from .solvers.minimax.mlmc import MLMC_SOLVERS
-from .solvers.goldstein.o2nc import GOLDSTEIN_SOLVERS
-from .solvers.minimax.goldstein import goldstein_classifier
-from .solvers.minimax.stream import STREAM_SOLVERS
-from .solvers.streaming.srgd import STREAMING_SOLVERS
+from .solvers.minimax.common import MinimaxProblem, remaining_gdp
+from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_RELEASES, LOSS_SHARE, noisy_gd, sgda
+from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
+from .solvers.minimax.mirror import smd, smd_bias_reduced
+from .solvers.minimax.mlmc import mlmc
+from .solvers.minimax.stream import STREAM_CLASSIFIERS
+from .solvers.spec import SolverSpec
+from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["PrivateMinimaxClassifier", "SOLVERS", "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE",
-           "resolve_solver"]
+__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "SOLVERS", "RAMP_SOLVERS",
+           "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
 
-SOLVERS = {**EUCLIDEAN_SOLVERS, **MIRROR_SOLVERS, **MLMC_SOLVERS, **STREAM_SOLVERS}
-# loss='ramp' uses the paper-001 solvers of their own registry, GOLDSTEIN_SOLVERS
+
+_LEFT = "what the group sizes leave "  # of (epsilon, delta), when they are released
+_GDP = _LEFT + "as mu-GDP (exact composition, Dong–Roth–Su Cor. 3.3, 2.13): "
+_SHARES = (f"{CENTER_SHARE:.0%} of mu**2 to the feature mean (with an intercept), "
+           f"{LOSS_SHARE:.0%} of the rest to the group losses (m > 1)")
+_EXP = _LEFT + "on exponential-mechanism vertex draws (002 Thm 3.4), "
+_STREAM = _LEFT + "as mu-GDP: the whole stream one Gaussian mechanism (Denisov et al. 2022 Thm 2.1"
+_RAMP = _LEFT + "as rho = mu**2 / 2 zCDP: "
+_STREAM_PAPERS = {"srgd": "paper 003 Alg. 1, Lemma 4.3, Thm 4.10",
+                  "srg_memf": "paper 003 Alg. 3 (corrected, notes 003 §6)",
+                  "memf": "paper 003 Alg. 2 (DP-FTRL / matrix factorisation)",
+                  "dpsgd": "DP-SGD, independent noise, one pass (paper 003 baseline)"}
+
+SOLVER_SPECS = {
+    "noisy_gd": SolverSpec(
+        "noisy_gd", noisy_gd, "minimax", "notes 000 §5.10 (design P1)",
+        _GDP + _SHARES + f" ({LOSS_RELEASES} releases), the rest to T equal gradient steps"),
+    "sgda": SolverSpec(
+        "sgda", sgda, "minimax", "DP stochastic gradient descent-ascent (notes 002 §3.1)",
+        _GDP + _SHARES + ", the rest to the gradients; per epoch one release of each "
+        "(disjoint batches: parallel composition)"),
+    "smd": SolverSpec(
+        "smd", smd, "minimax", "paper 002 Alg. 1, Prop. 3.3 (theory=True: Thm 3.1)",
+        _EXP + "all at the largest per-draw epsilon that composes within it "
+        "(002 Cor. 3.6, Thm 3.5, bounded-range zCDP)"),
+    "smd_bias_reduced": SolverSpec(
+        "smd_bias_reduced", smd_bias_reduced, "minimax",
+        "paper 002 Alg. 2-3, Prop. 3.17 (notes 002 §8.3) (theory=True: Thm 3.14)",
+        _EXP + "per-step epsilon 2 Delta_t, stopped by the fully adaptive filter (002 Thm 3.5)"),
+    "mlmc": SolverSpec(
+        "mlmc", mlmc, "minimax", "paper 000 eq. (1), Alg. 6 (notes 000 §5.10)",
+        _GDP + _SHARES + ", the rest to the models (phases in parallel: one release each)"),
+    **{name: SolverSpec(name, STREAM_CLASSIFIERS[name], "streaming", paper,
+                        _STREAM + ("; tree: 003 Lemma 4.3)" if name == "srgd" else ")"),
+                        options=STREAM_OPTIONS, streaming=True,
+                        backends=("numpy", "array_api") if name == "srgd" else ("numpy",))
+       for name, paper in _STREAM_PAPERS.items()},
+    "fo_single_pass": SolverSpec(
+        "fo_single_pass", GOLDSTEIN_CLASSIFIERS["fo_single_pass"], "goldstein",
+        "paper 001 Alg. 2 + 5, Thm 6.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
+    "zo_single_pass": SolverSpec(
+        "zo_single_pass", GOLDSTEIN_CLASSIFIERS["zo_single_pass"], "goldstein",
+        "paper 001 Alg. 2 + 3, Thm 3.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
+    "zo_multi_pass": SolverSpec(
+        "zo_multi_pass", GOLDSTEIN_CLASSIFIERS["zo_multi_pass"], "goldstein",
+        "paper 001 Alg. 2 + 4, Thm 4.1",
+        _RAMP + "K_a anchor and K_d difference Gaussian releases (001 Lemma 4.3)",
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
+}
+"""Every solver of :class:`PrivateMinimaxClassifier`: ``{name: SolverSpec}``.
+
+Each is called as ``spec.fn(problem, budget, options)`` with a
+:class:`~skdp.solvers.minimax.common.MinimaxProblem`, a
+:class:`~skdp.privacy.budget.Budget` and ``spec.resolve_options(solver_options)``,
+and returns a :class:`~skdp.solvers.spec.SolverResult` with ``solution = (coef,
+intercept)`` and ``info['group_weights']``.
+"""
+
+RAMP_SOLVERS = tuple(name for name, spec in SOLVER_SPECS.items() if spec.family == "goldstein")
+"""The paper-001 solvers, the only ones of ``loss='ramp'``."""
+
+_AUTO = ("noisy_gd", "sgda")  # what solver='auto' may run (resolve_solver)
+
+
+class _SolverFunctions(MutableMapping):
+    """``{name: fn}`` of the logistic-loss solvers, a live view of :data:`SOLVER_SPECS`.
+
+    Setting an item replaces that spec's ``fn`` (tests patch a solver this way).
+    """
+
+    def __init__(self, names):
+        self._names = tuple(names)
+
+    def __getitem__(self, name):
+        if name not in self._names:
+            raise KeyError(name)
+        return SOLVER_SPECS[name].fn
+
+    def __setitem__(self, name, fn):
+        if name not in self._names:
+            raise KeyError(name)
+        SOLVER_SPECS[name] = replace(SOLVER_SPECS[name], fn=fn)
+
+    def __delitem__(self, name):
+        raise TypeError("the solvers are fixed; set an item to replace a solver's function.")
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+
+SOLVERS = _SolverFunctions(name for name in SOLVER_SPECS if name not in RAMP_SOLVERS)
+"""The logistic-loss solvers' functions by name (a view of :data:`SOLVER_SPECS`)."""
 
 GROUP_SIZE_SHARE = 0.15
 """Share of the zCDP budget spent on the group sizes when they are not public."""
@@ -170,15 +271,16 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         003 Thm 4.10, 001 Thm 6.1 / 3.1 / 4.1) instead of the benchmarked
         practical defaults (l1, MLMC, ``srgd`` and Goldstein solvers).
     solver_options : dict, default=None
-        Knobs of the streaming solvers: ``batch_size`` (``ceil(2 sqrt(n))``),
-        ``learning_rate``, ``momentum`` (0.9), ``decay`` (``exp(-2.5)``),
-        ``clip``, ``band`` (64), ``workload`` (``'true'`` or ``'ones'``),
-        ``beta_scale`` (see :mod:`skdp.solvers.streaming.srgd`); and of the Goldstein
-        solvers: any key of :data:`skdp.solvers.goldstein.o2nc.PRACTICAL` or
-        ``max_step``, ``window``, ``period``, ``anchor_batch``,
-        ``diff_batch``, ``anchor_directions``, ``diff_directions``,
-        ``diff_clip``, ``target_beta``, ``output`` (as for
-        :class:`KLAdaptiveRegressor`). Ignored by the other solvers.
+        Options of the solver, checked against its spec in
+        :data:`SOLVER_SPECS` before any data is read: an unknown key, or a
+        value of the wrong type or range, raises ``ValueError`` naming the
+        valid keys. The streaming solvers take ``batch_size``
+        (``ceil(2 sqrt(n))``), ``learning_rate``, ``momentum`` (0.9),
+        ``decay`` (``exp(-2.5)``), ``clip``, ``band`` (64), ``workload``
+        (``'true'`` or ``'ones'``), ``beta_scale`` (see
+        :mod:`skdp.solvers.streaming.srgd`); the Goldstein solvers any key of
+        :data:`skdp.solvers.goldstein.GOLDSTEIN_OPTIONS` (as for
+        :class:`KLAdaptiveRegressor`). The other solvers take none.
     goldstein_radius : float, default=None
         Smoothing radius ``alpha`` of the paper-001 solvers (guarantee at
         ``2 alpha``); None: ``0.1 Phi / L``. Ignored by the other solvers.
@@ -254,7 +356,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
-        "solver": [StrOptions({"auto", *SOLVERS, *GOLDSTEIN_SOLVERS})],
+        "solver": [StrOptions({"auto", *SOLVER_SPECS})],
         "loss": [StrOptions(set(LOSSES))],
         "radius": BOUND_CONSTRAINT + [None],
         "feature_bound": BOUND_CONSTRAINT,
@@ -367,6 +469,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             raise ValueError("delta must be > 0.")
         state = self._stream_to_continue(partial)
         solver = self._resolve_loss_solver()
+        for name in _AUTO if solver == "auto" else (solver,):  # before any data is read
+            SOLVER_SPECS[name].check_options(self.solver_options)
         accountant = self._check_budget() if state is None else None
         public = classes is not None or state is not None
         X, y, xp = self._validate_fit_data(X, y, reset=state is None, check_y=not public)
@@ -377,42 +481,35 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             self.classes_ = _fit_classes(y, classes)
         y_codes = _label_codes(self.classes_, y, UNKNOWN_LABEL_MESSAGE)
         group_codes, labels = self._group_codes(y_codes, groups, n)
-        if self.solver in STREAMING_SOLVERS and labels.shape[0] > 1:
+        if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
             raise ValueError(f"solver={self.solver!r} minimises the average risk (one group): "
                              f"got {labels.shape[0]} groups. Set group_by=None and pass no "
                              "groups, or use solver='noisy_gd' / 'sgda' for the worst group.")
         backend = Backend.from_arrays(X, random_state=self.random_state)
-        ledger = PrivacyLedger()
-        sizes = self._group_sizes(group_codes, labels, n, epsilon, delta, backend, ledger)
+        release = Release(backend, PrivacyLedger())
+        sizes = self._group_sizes(group_codes, labels, n, epsilon, delta, release)
         data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
                           self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
                           float(self.feature_bound) if self.fit_intercept else 0.0, xp)
         self.solver_ = resolve_solver(n, X.shape[1], epsilon) if solver == "auto" else solver
-        if self.solver_ in GOLDSTEIN_SOLVERS:
-            result = goldstein_classifier(
-                self.solver_, data, sizes, epsilon=epsilon, delta=delta, ledger=ledger,
-                backend=backend, goldstein_radius=self.goldstein_radius, n_iter=self.n_iter,
-                theory=self.theory, options=self.solver_options, verbose=self.verbose)
-            self.goldstein_certificate_ = result["certificate"]
-            self.goldstein_config_ = result["config"]
-        else:
-            if self.solver_ in STREAMING_SOLVERS:
-                extra = dict(options=self.solver_options, state=state)
-            else:
-                extra = dict(reference="balanced" if groups is None else "population")
-            result = SOLVERS[self.solver_](
-                data, sizes, epsilon=epsilon, delta=delta, ledger=ledger, backend=backend,
-                radius=self.radius, n_iter=self.n_iter, theory=self.theory,
-                verbose=self.verbose, **extra)
-        self.coef_ = result["coef"]
-        self.intercept_ = result["intercept"]
+        spec = SOLVER_SPECS[self.solver_]
+        problem = MinimaxProblem(
+            data, sizes, reference="balanced" if groups is None else "population",
+            radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
+            goldstein_radius=self.goldstein_radius, state=state)
+        result = spec.fn(problem, _solver_budget(epsilon, delta, release),
+                         spec.resolve_options(self.solver_options))
+        self.coef_, self.intercept_ = result.solution
+        if spec.family == "goldstein":
+            self.goldstein_certificate_ = result.info["certificate"]
+            self.goldstein_config_ = result.info["config"]
         self.group_labels_ = labels
-        self.group_weights_ = np.asarray(result["group_weights"], dtype=float)
+        self.group_weights_ = np.asarray(result.info["group_weights"], dtype=float)
         self.group_sizes_ = np.asarray(sizes, dtype=float)
-        self.n_iter_ = int(result["n_iter"])
-        self._keep_stream(result["state"] if self.solver_ in STREAMING_SOLVERS else None)
+        self.n_iter_ = int(result.n_iter)
+        self._keep_stream(result.state if spec.streaming else None)
         if state is None:
-            self._record_spend(accountant, ledger)
+            self._record_spend(accountant, release.ledger)
         return self
 
     # -- streaming -------------------------------------------------------------
@@ -424,11 +521,11 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         """``'auto'`` is ``fo_single_pass`` for the ramp loss; check loss and solver match."""
         if self.loss == "ramp":
             solver = "fo_single_pass" if self.solver == "auto" else self.solver
-            if solver not in GOLDSTEIN_SOLVERS:
+            if solver not in RAMP_SOLVERS:
                 raise ValueError(f"loss='ramp' needs a paper-001 solver "
-                                 f"({sorted(GOLDSTEIN_SOLVERS)}), got solver={solver!r}.")
+                                 f"({sorted(RAMP_SOLVERS)}), got solver={solver!r}.")
             return solver
-        if self.solver in GOLDSTEIN_SOLVERS:
+        if self.solver in RAMP_SOLVERS:
             raise ValueError(f"solver={self.solver!r} fits loss='ramp' only, got "
                              f"loss={self.loss!r}.")
         return self.solver
@@ -473,7 +570,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             return np.zeros(n, dtype=np.int64), np.asarray([0])
         return y_codes, self.classes_
 
-    def _group_sizes(self, codes, labels, n, epsilon, delta, backend, ledger):
+    def _group_sizes(self, codes, labels, n, epsilon, delta, release):
         m = labels.shape[0]
         if m == 1 and self.group_sizes is None:
             return np.asarray([float(n)])  # n is public under replace-one
@@ -485,8 +582,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         # Gaussian mechanism on the histogram: a replaced record moves one unit
         # between two counts, l2-sensitivity sqrt(2) (Bun–Steinke Prop. 1.6).
         sigma = gaussian_sigma(math.sqrt(2.0), GROUP_SIZE_SHARE * approx_dp_to_zcdp(epsilon, delta))
-        ledger.gaussian(math.sqrt(2.0), sigma, label="group sizes")
-        noisy = counts + backend.rng.standard_normal(m) * sigma
+        noisy = host(release).gaussian(counts, math.sqrt(2.0), sigma, label="group sizes")
         # post-processing: floor at the public n / (4 m), which bounds the
         # gradient's sensitivity (it grows like 1 / N_g)
         return np.maximum(noisy, max(1.0, n / (4.0 * m)))
@@ -569,6 +665,18 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
     def _expected_failed_checks(self):
         return {}
+
+
+def _solver_budget(epsilon, delta, release):
+    """The solver's budget: what the group sizes left of (epsilon, delta).
+
+    The ledger holds Gaussian mechanisms only (the group sizes, if released),
+    so what is left is exactly ``mu``-GDP (:func:`remaining_gdp`), i.e.
+    ``mu**2 / 2``-zCDP; the pure-DP solvers spend the (epsilon, delta) left
+    after ``budget.ledger`` by their own composition.
+    """
+    mu = remaining_gdp(release.ledger, epsilon, delta)
+    return Budget(epsilon, delta, rho=mu * mu / 2.0, release=release, mu=mu)
 
 
 def _is_numpy(xp):

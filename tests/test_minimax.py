@@ -14,13 +14,14 @@ from sklearn.preprocessing import StandardScaler
 
 from skdp import BudgetAccountant
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.minimax import PrivateMinimaxClassifier, SOLVERS, UNKNOWN_LABEL_MESSAGE, resolve_solver
+from skdp.minimax import (PrivateMinimaxClassifier, RAMP_SOLVERS, SOLVER_SPECS,
+                          UNKNOWN_LABEL_MESSAGE, resolve_solver)
 from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
 from skdp.solvers.minimax import euclidean as minimax_euclidean
-from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
+from skdp.solvers.spec import SolverSpec
 
 # the worst-group solvers; the single-pass streaming ones need one group (tests/test_srgd.py)
-ALL_SOLVERS = sorted(set(SOLVERS) - set(STREAMING_SOLVERS))
+ALL_SOLVERS = sorted(name for name, spec in SOLVER_SPECS.items() if spec.family == "minimax")
 
 # most tests fit toy data without the public classes; the warning is tested below
 pytestmark = pytest.mark.filterwarnings(
@@ -310,6 +311,44 @@ def test_array_api_strict_gives_numpy_result(solver):
         np.testing.assert_array_equal(clf.predict(xps.asarray(X)), ref.predict(X))
         with pytest.raises(ValueError, match="same namespace"):
             clf.predict(X)
+
+
+# ---------------------------------------------------------------------------
+# The solver registry (issue 16)
+# ---------------------------------------------------------------------------
+def test_every_solver_has_a_spec():
+    names = PrivateMinimaxClassifier._parameter_constraints["solver"][0].options - {"auto"}
+    assert names == set(SOLVER_SPECS)
+    assert set(ALL_SOLVERS) == {"noisy_gd", "sgda", "smd", "smd_bias_reduced", "mlmc"}
+    for name, spec in SOLVER_SPECS.items():
+        assert isinstance(spec, SolverSpec) and spec.name == name
+        assert spec.paper and spec.budget and spec.family in ("minimax", "streaming", "goldstein")
+        assert spec.streaming == (spec.family == "streaming")
+    assert set(RAMP_SOLVERS) == {"fo_single_pass", "zo_single_pass", "zo_multi_pass"}
+
+
+@pytest.mark.parametrize("solver", ["auto", *sorted(SOLVER_SPECS)])
+def test_misspelt_solver_option_raises_before_anything_is_read_or_charged(solver):
+    """Every solver refuses an unknown key, the ones that take no options included."""
+    X, y = _bc()
+    acc = BudgetAccountant()
+    clf = PrivateMinimaxClassifier(solver=solver, group_by=None, accountant=acc,
+                                   loss="ramp" if solver in RAMP_SOLVERS else "logistic",
+                                   solver_options={"n_itr": 10})
+    with pytest.raises(ValueError, match="n_itr"):
+        clf.fit(X, y, classes=[0, 1])
+    assert acc.spends == [] and not hasattr(clf, "n_features_in_")
+
+
+@pytest.mark.parametrize("solver, options", [
+    ("srgd", {"batch_size": 0}), ("dpsgd", {"workload": "all"}),
+    ("fo_single_pass", {"output": "x"}), ("zo_multi_pass", {"multi_iter": 2.5})])
+def test_bad_solver_option_values_raise(solver, options):
+    X, y = _bc()
+    clf = PrivateMinimaxClassifier(solver=solver, group_by=None, solver_options=options,
+                                   loss="ramp" if solver in RAMP_SOLVERS else "logistic")
+    with pytest.raises(ValueError, match=next(iter(options))):
+        clf.fit(X, y, classes=[0, 1])
 
 
 # ---------------------------------------------------------------------------

@@ -1,10 +1,56 @@
-"""Budget calibration and small helpers shared by the minimax solvers."""
+"""The classifier solvers' problem type, budget calibration and small shared helpers.
 
+Every solver of :class:`~skdp.minimax.PrivateMinimaxClassifier` is called as
+``fn(problem, budget, options)``: ``problem`` a :class:`MinimaxProblem`,
+``budget`` a :class:`~skdp.privacy.budget.Budget` (its release path draws and
+records every private release) and ``options`` the resolved
+``solver_options`` of the solver's spec; it returns a
+:class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is ``(coef,
+intercept)`` and whose ``info`` holds the ``group_weights``.
+"""
+
+from dataclasses import dataclass
 import math
 
 from ...privacy.accounting import approx_dp_to_gdp
 
-__all__ = ["remaining_gdp", "largest_within", "SolverResult", "softmax_np"]
+__all__ = ["MinimaxProblem", "remaining_gdp", "largest_within", "softmax_np"]
+
+
+@dataclass
+class MinimaxProblem:
+    """The data and public settings of one classifier fit.
+
+    Parameters
+    ----------
+    data : LinearData
+        Clipped rows, label and group codes.
+    sizes : ndarray of shape (n_groups,)
+        Group sizes, public or privately released (so public to the solver).
+    reference : {'balanced', 'population'}, default='balanced'
+        Fallback group weights of the smoothed max
+        (:func:`~skdp.solvers.minimax.euclidean.reference_logits`).
+    radius : float, default=None
+        Radius of the model's ball (the estimator's ``radius``).
+    n_iter : int or 'auto', default='auto'
+    theory : bool, default=False
+        The papers' theorem parameters.
+    verbose : int, default=0
+    goldstein_radius : float, default=None
+        Smoothing radius of the paper-001 solvers.
+    state : StreamState, default=None
+        Streaming solvers: the stream ``partial_fit`` continues.
+    """
+
+    data: object
+    sizes: object
+    reference: str = "balanced"
+    radius: float = None
+    n_iter: object = "auto"
+    theory: bool = False
+    verbose: int = 0
+    goldstein_radius: float = None
+    state: object = None
 
 _SAFETY = 1.0 - 1e-9  # keep float round-off from composing a hair above the target
 
@@ -72,8 +118,3 @@ def softmax_np(v):
     v = np.asarray(v, dtype=float)
     e = np.exp(v - v.max())
     return e / e.sum()
-
-
-class SolverResult(dict):
-    """What a solver returns: ``coef`` (k, p), ``intercept`` (k,),
-    ``group_weights`` (m,), ``n_iter`` and optional diagnostics."""

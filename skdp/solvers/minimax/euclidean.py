@@ -43,10 +43,12 @@ import math
 import numpy as np
 
 from ...privacy.clipping import clip_factors
+from ...privacy.release_minimax import DisjointGaussian, gaussian_blocks, host
 from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
-from .common import SolverResult, remaining_gdp, softmax_np
+from ..spec import SolverResult
+from .common import softmax_np
 
-__all__ = ["noisy_gd", "sgda", "EUCLIDEAN_SOLVERS", "auto_iterations", "reference_logits"]
+__all__ = ["noisy_gd", "sgda", "auto_iterations", "reference_logits"]
 
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
 LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
@@ -114,12 +116,6 @@ def _to_host(xp, a):
     return to_numpy(a)
 
 
-def _noise_like(backend, arrays, sigma):
-    if sigma == 0:
-        return arrays
-    return [a + backend.normal(tuple(a.shape), scale=sigma, dtype=a.dtype) for a in arrays]
-
-
 class _Averager:
     """Running average of (W, b, p) over the last ``tail`` iterations."""
 
@@ -138,43 +134,40 @@ class _Averager:
         return [s / self.count for s in self.sums]
 
 
-def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-             theory=False, verbose=0, reference="balanced"):
+def noisy_gd(problem, budget, options):
     """Noisy full-batch GD on the softmax-smoothed worst-group loss (see module doc).
 
     Parameters
     ----------
-    data : LinearData
-    sizes : ndarray of shape (m,)
-        Public group sizes ``N_g``.
-    epsilon, delta : float
-        Budget for this solver together with what ``ledger`` already holds.
-    ledger : PrivacyLedger
-        Gaussian releases so far; every release is appended.
-    backend : Backend
-    radius : float or None
-        l2 radius of ``(W, b)``; None: unconstrained.
-    n_iter : int or 'auto'
-    theory : bool
-        Ignored (no paper parameters for this solver).
-    verbose : int
-    reference : {'balanced', 'population'}
-        Group weights the softmax falls back to when the loss noise swamps
-        the group differences: uniform (class-balanced risk) or proportional
-        to the group sizes (the average risk): see :func:`reference_logits`.
+    problem : MinimaxProblem
+        ``data``; ``sizes`` (public group sizes ``N_g``); ``radius`` (l2
+        radius of ``(W, b)``, None: unconstrained); ``n_iter``; ``verbose``;
+        ``reference`` (``'balanced'`` or ``'population'``: the group weights
+        the softmax falls back to when the loss noise swamps the group
+        differences, uniform (class-balanced risk) or proportional to the
+        group sizes (the average risk), see :func:`reference_logits`).
+        ``theory`` is ignored (no paper parameters for this solver).
+    budget : Budget
+        ``budget.mu``: the GDP parameter of the solver (what the ledger left
+        of the fit's (epsilon, delta)); every release goes through
+        ``budget.release``.
+    options : dict
+        Empty: the solver reads no ``solver_options``.
 
     Returns
     -------
     SolverResult
     """
-    xp = backend.xp
+    data, sizes, radius, n_iter = problem.data, problem.sizes, problem.radius, problem.n_iter
+    release = budget.release
+    xp = release.backend.xp
     m, k = data.n_groups, data.k
-    mu = remaining_gdp(ledger, epsilon, delta)
+    mu = budget.mu
     if math.isinf(mu) and n_iter == "auto" and radius is None:
-        data, _ = _centre(data, mu, backend, ledger)
-        return _exact_fit(data, sizes, backend, ledger)
+        data, _ = _centre(data, mu, release)
+        return _exact_fit(data, sizes, release)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
-    data, mu = _centre(data, mu, backend, ledger)
+    data, mu = _centre(data, mu, release)
     share = LOSS_SHARE if m > 1 else 0.0
     every = max(1, math.ceil(T / LOSS_RELEASES))
     releases = math.ceil(T / every)
@@ -186,7 +179,7 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
     n_released = 0
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
-    prior = reference_logits(sizes, reference)
+    prior = reference_logits(sizes, problem.reference)
     p = softmax_np(prior)
     total = None
     avg = _Averager(T)
@@ -194,27 +187,26 @@ def noisy_gd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_ite
         loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
         if m > 1 and t % every == 0:
             noisy, sigma_loss = _release_losses(data, loss, loss_clip, loss_sens, mu_loss, sizes,
-                                                backend, ledger)
+                                                release)
             total = noisy if total is None else total + noisy
             n_released += 1
             p = softmax_np(prior + total / n_released / _temperature(sigma_loss, n_released))
         q = p / sizes
-        v = data.onehot @ backend.asarray(q, dtype=data.X.dtype)
+        v = data.onehot @ release.backend.asarray(q, dtype=data.X.dtype)
         gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
         sens = 2.0 * clip * float(q.max())
         sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
-        gw, gb = _noise_like(backend, [gw, gb], sigma)
-        ledger.gaussian(sens, sigma, label="worst-group gradient")
+        gw, gb = gaussian_blocks(release, [gw, gb], sens, sigma, label="worst-group gradient")
         W, b = _project(W - step * gw, b - step_b * gb, radius, xp)
-        avg.add(t, W, b, backend.asarray(p))
-        if verbose:
+        avg.add(t, W, b, release.backend.asarray(p))
+        if problem.verbose:
             print(f"[noisy_gd] step {t + 1}/{T} noise sigma={sigma:.3g} weights={np.round(p, 3)}")
     W, b, p_avg = avg.mean()
-    return SolverResult(coef=W, intercept=_intercept(data, W, b),
-                        group_weights=np.asarray(_to_host(xp, p_avg)), n_iter=T)
+    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=T,
+                        info=dict(group_weights=np.asarray(_to_host(xp, p_avg))))
 
 
-def _exact_fit(data, sizes, backend, ledger):
+def _exact_fit(data, sizes, release):
     """epsilon = inf: L-BFGS on the same smoothed objective, no noise, no clipping.
 
     Minimises ``TEMPERATURE log sum_g exp(L_g / TEMPERATURE) +
@@ -226,6 +218,7 @@ def _exact_fit(data, sizes, backend, ledger):
     """
     from scipy.optimize import minimize
 
+    backend = release.backend
     xp, k, p, n = data.xp, data.k, data.p, data.n
     inv_sizes = backend.asarray(1.0 / np.asarray(sizes, dtype=float), dtype=data.X.dtype)
     state = {}
@@ -253,9 +246,9 @@ def _exact_fit(data, sizes, backend, ledger):
     objective(res.x)
     theta = backend.asarray(res.x, dtype=data.X.dtype)
     W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
-    ledger.gaussian(1.0, 0.0, label="exact fit (epsilon = inf)")
-    return SolverResult(coef=W, intercept=_intercept(data, W, b),
-                        group_weights=state["weights"], n_iter=max(1, int(res.nit)))
+    W, b = gaussian_blocks(release, [W, b], 1.0, 0.0, label="exact fit (epsilon = inf)")
+    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=max(1, int(res.nit)),
+                        info=dict(group_weights=state["weights"]))
 
 
 def reference_logits(sizes, reference):
@@ -281,7 +274,7 @@ def reference_logits(sizes, reference):
     return np.zeros(sizes.shape[0])
 
 
-def _centre(data, mu, backend, ledger):
+def _centre(data, mu, release):
     """Release the mean clipped row and centre the rows on it (with an intercept).
 
     The mean of rows of norm <= A moves by <= 2 A / n when one is replaced
@@ -296,9 +289,7 @@ def _centre(data, mu, backend, ledger):
     mean = (data.scale[None, :] @ data.X)[0, :] / data.n
     sens = 2.0 * data.feature_bound / data.n
     sigma = 0.0 if math.isinf(mu_c) else sens / mu_c
-    ledger.gaussian(sens, sigma, label="feature mean")
-    if sigma:
-        mean = mean + backend.normal((data.p,), scale=sigma, dtype=data.X.dtype)
+    mean = release.gaussian(mean, sens, sigma, label="feature mean")
     norm = math.sqrt(float(xp.sum(mean * mean)))
     if norm > data.feature_bound:
         mean = mean * (data.feature_bound / norm)
@@ -325,13 +316,11 @@ def _steps(data):
     return step, (min(step, 1.0 / (h0 * c * c)) if c > 0 else step)
 
 
-def _release_losses(data, loss, loss_clip, sens, mu_loss, sizes, backend, ledger):
+def _release_losses(data, loss, loss_clip, sens, mu_loss, sizes, release):
+    """The clipped group losses plus Gaussian noise (host), and the noise's sigma."""
     values = _group_losses(data, loss, loss_clip, sizes)
     sigma = 0.0 if math.isinf(mu_loss) else sens / mu_loss
-    ledger.gaussian(sens, sigma, label="group losses")
-    if sigma == 0:
-        return values, sigma
-    return values + backend.rng.standard_normal(values.shape) * sigma, sigma
+    return host(release).gaussian(values, sens, sigma, label="group losses"), sigma
 
 
 def _temperature(sigma_loss, n_released):
@@ -344,27 +333,28 @@ def _temperature(sigma_loss, n_released):
     return max(TEMPERATURE, TEMPERATURE_NOISE * sigma_loss / math.sqrt(n_released))
 
 
-def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-         theory=False, verbose=0, reference="balanced", batch_size=None):
+def sgda(problem, budget, options):
     """DP stochastic gradient descent-ascent (see module doc).
 
-    ``n_iter`` counts epochs ('auto': 5). Each epoch shuffles the rows with
-    the fit's generator (data-independent) and takes ``n // batch_size``
-    steps on disjoint batches (``batch_size`` default ``max(64, n // 32)``).
-    The group player's step is ``sqrt(2 log m / steps) / c_L``
-    (exponentiated gradient on losses bounded by ``c_L``).
+    ``problem.n_iter`` counts epochs ('auto': 5). Each epoch shuffles the
+    rows with the fit's generator (data-independent) and takes
+    ``n // batch_size`` steps on disjoint batches of ``max(64, n // 32)``
+    rows. The group player's step is ``sqrt(2 log m / steps) / c_L``
+    (exponentiated gradient on losses bounded by ``c_L``). ``budget`` and
+    ``options`` as for :func:`noisy_gd`.
 
     Returns
     -------
     SolverResult
     """
+    data, sizes, n_iter = problem.data, problem.sizes, problem.n_iter
+    release = budget.release
+    backend = release.backend
     xp = backend.xp
     m, k, n = data.n_groups, data.k, data.n
-    mu = remaining_gdp(ledger, epsilon, delta)
-    data, mu = _centre(data, mu, backend, ledger)
+    data, mu = _centre(data, budget.mu, release)
     epochs = 5 if n_iter == "auto" else int(n_iter)
-    bsz = int(batch_size or max(64, n // 32))
-    bsz = min(bsz, n)
+    bsz = min(max(64, n // 32), n)
     n_batches = n // bsz
     share = LOSS_SHARE if m > 1 else 0.0
     mu_loss = mu * math.sqrt(share / epochs)
@@ -377,47 +367,35 @@ def sgda(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / max(1, epochs * n_batches)) / loss_clip
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
-    log_y = reference_logits(sizes, reference)  # the group player starts at the reference
+    log_y = reference_logits(sizes, problem.reference)  # the group player starts there
     total = epochs * n_batches
     avg = _Averager(total, tail_fraction=min(1.0, 1.0 / epochs))
     t = 0
     for epoch in range(epochs):
-        perm = backend.rng.permutation(n)
-        sens_g_max = 0.0
+        perm = backend.public_rng.permutation(n)
+        # one release of each kind per record per epoch: the batches are disjoint
+        losses = DisjointGaussian(host(release), mu_loss, label="batch group losses (epoch)")
+        grads = DisjointGaussian(release, mu_grad, label="batch gradients (epoch)")
         for j in range(n_batches):
             idx = backend.asarray(perm[j * bsz:(j + 1) * bsz])
             batch = data.subset(idx)
             y = softmax_np(log_y)
             loss, r = loss_and_residual(batch.margins(W, b), batch.targets, xp)
             if m > 1:
-                values = _group_losses(batch, loss, loss_clip, batch_sizes)
-                sigma_l = 0.0 if math.isinf(mu_loss) else loss_sens / mu_loss
-                if sigma_l:
-                    values = values + backend.rng.standard_normal(m) * sigma_l
+                values = losses(_group_losses(batch, loss, loss_clip, batch_sizes), loss_sens)
                 log_y = log_y + eta_y * values  # ascent (notes 002 §3.1: sign corrected)
             q = y / batch_sizes
             v = batch.onehot @ backend.asarray(q, dtype=data.X.dtype)
             gw, gb = batch.gradient(v[:, None] * _clipped_residual(batch, r, clip))
-            sens = 2.0 * clip * float(q.max())
-            sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
-            gw, gb = _noise_like(backend, [gw, gb], sigma)
-            W, b = _project(W - step * gw, b - step_b * gb, radius, xp)
+            gw, gb = grads([gw, gb], 2.0 * clip * float(q.max()))
+            W, b = _project(W - step * gw, b - step_b * gb, problem.radius, xp)
             avg.add(t, W, b, backend.asarray(y))
             t += 1
-            sens_g_max = max(sens_g_max, sens)
-        # one release of each kind per record per epoch: the batches are disjoint
         if m > 1:
-            ledger.gaussian(loss_sens, _sig(loss_sens, mu_loss), label="batch group losses (epoch)")
-        ledger.gaussian(sens_g_max, _sig(sens_g_max, mu_grad), label="batch gradients (epoch)")
-        if verbose:
+            losses.close()
+        grads.close()
+        if problem.verbose:
             print(f"[sgda] epoch {epoch + 1}/{epochs} weights={np.round(softmax_np(log_y), 3)}")
     W, b, y_avg = avg.mean()
-    return SolverResult(coef=W, intercept=_intercept(data, W, b),
-                        group_weights=np.asarray(_to_host(xp, y_avg)), n_iter=epochs)
-
-
-def _sig(sens, mu):
-    return 0.0 if math.isinf(mu) else sens / mu
-
-
-EUCLIDEAN_SOLVERS = {"noisy_gd": noisy_gd, "sgda": sgda}
+    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=epochs,
+                        info=dict(group_weights=np.asarray(_to_host(xp, y_avg))))

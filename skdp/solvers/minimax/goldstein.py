@@ -13,21 +13,19 @@ uniform ``group_weights``). The per-sample loss is then
 
 Privacy: the budget left in the ledger (Gaussian mechanisms only, so exact
 mu-GDP composition, Dong–Roth–Su Cor. 3.3) is ``rho = mu**2 / 2``-zCDP for
-the solver, spent through the release path as the solvers of
+the solver (``budget.rho``), spent through the release path as the solvers of
 :mod:`skdp.solvers.goldstein.o2nc` describe.
 """
 
-import math
+from dataclasses import replace
 
 import numpy as np
 
+from ..goldstein import GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
 from ..losses.classification import lipschitz, ramp_loss
-from ...privacy.budget import Budget
-from ...privacy.release import Release
-from ..goldstein import GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
-from .common import SolverResult, remaining_gdp
+from ..spec import SolverResult
 
-__all__ = ["goldstein_classifier", "CLASSIFIER_OPTIONS"]
+__all__ = ["GOLDSTEIN_CLASSIFIERS", "CLASSIFIER_OPTIONS", "CLASSIFIER_GOLDSTEIN_OPTIONS"]
 
 # Practical override for the (unpreconditioned) classifier: longer steps and the paper's
 # largest smoothing radius alpha = Phi / L, picked on two synthetic validation tasks (a
@@ -35,6 +33,21 @@ __all__ = ["goldstein_classifier", "CLASSIFIER_OPTIONS"]
 # The ramp loss is flat where every margin is outside (0, 1): such regions are
 # Goldstein-stationary, and a run can end in one (see the user guide).
 CLASSIFIER_OPTIONS = dict(step_scale=4.0, radius_scale=1.0)
+
+_OWN_DEFAULTS = {"radius_scale": "None: 1.0, or 0.1 with theory=True",
+                 "step_scale": "None: 4.0; theory=True uses the paper's step"}
+
+
+def _own_default(option):
+    if option.name not in _OWN_DEFAULTS:
+        return option
+    return replace(option, default=None, none_ok=True,
+                   doc=f"{option.doc} ({_OWN_DEFAULTS[option.name]})")
+
+
+CLASSIFIER_GOLDSTEIN_OPTIONS = tuple(_own_default(o) for o in GOLDSTEIN_OPTIONS)
+"""The paper-001 options as the classifier takes them: :data:`CLASSIFIER_OPTIONS` are the
+defaults of ``radius_scale`` and ``step_scale`` (none with ``theory=True``)."""
 
 
 def _design(data):
@@ -46,37 +59,48 @@ def _design(data):
     return A
 
 
-def goldstein_classifier(solver, data, sizes, *, epsilon, delta, ledger, backend,
-                         goldstein_radius=None, n_iter="auto", theory=False, options=None,
-                         verbose=0):
-    """Fit ``W`` (k, p [+1]) by a paper-001 solver on the balanced ramp risk.
+def _classifier(solver):
+    def fit(problem, budget, options):
+        """Fit ``W`` (k, p [+1]) by a paper-001 solver on the balanced ramp risk.
 
-    Returns a :class:`~skdp.solvers.minimax.common.SolverResult` with the
-    certificate and the resolved configuration.
-    """
-    xp = backend.xp
-    m, k = data.n_groups, data.k
-    sizes = np.asarray(sizes, dtype=float)
-    mu = remaining_gdp(ledger, epsilon, delta)
-    rho = math.inf if math.isinf(mu) else mu * mu / 2.0
-    weights = data.n / (m * sizes)
-    c = data.onehot @ backend.asarray(weights, dtype=data.X.dtype)
-    A = _design(data)
-    problem = GLMProblem(A, data.targets, ramp_loss, k, xp, weights=c)
-    L = float(weights.max()) * lipschitz(k) * data.augmented_bound
-    cfg = goldstein_config(solver, data.n, problem.d, epsilon, rho, L, 1.0,
-                           radius=goldstein_radius,
-                           max_iter=None if n_iter == "auto" else int(n_iter), theory=theory,
-                           options={**({} if theory else CLASSIFIER_OPTIONS), **(options or {})},
-                           dtype=A.dtype, verbose=verbose)
-    w0 = xp.zeros(problem.d, dtype=A.dtype)
-    budget = Budget(epsilon, delta, rho, release=Release(backend, ledger))
-    result = GOLDSTEIN_SOLVERS[solver](problem, w0, cfg, budget, label=solver)
-    W = xp.reshape(result.solution, (k, problem.p))
-    coef = W[:, :data.p]
-    intercept = (data.intercept_scale * W[:, data.p] if data.intercept_scale > 0
-                 else xp.zeros(k, dtype=A.dtype))
-    return SolverResult(coef=coef, intercept=intercept, group_weights=np.full(m, 1.0 / m),
-                        n_iter=result.n_iter, certificate=result.info["certificate"],
-                        config={k_: v for k_, v in vars(cfg).items() if k_ != "dtype"},
-                        problem=problem, w=result.solution)
+        ``budget.rho`` is the solver's zCDP budget; ``options`` the resolved
+        :data:`CLASSIFIER_GOLDSTEIN_OPTIONS` (None: the classifier's default).
+        Returns a :class:`~skdp.solvers.spec.SolverResult` whose ``info``
+        holds the uniform ``group_weights``, the ``certificate`` and the
+        resolved ``config``.
+        """
+        data = problem.data
+        xp = budget.backend.xp
+        m, k = data.n_groups, data.k
+        sizes = np.asarray(problem.sizes, dtype=float)
+        weights = data.n / (m * sizes)
+        c = data.onehot @ budget.backend.asarray(weights, dtype=data.X.dtype)
+        A = _design(data)
+        glm = GLMProblem(A, data.targets, ramp_loss, k, xp, weights=c)
+        L = float(weights.max()) * lipschitz(k) * data.augmented_bound
+        given = {key: value for key, value in options.items() if value is not None}
+        n_iter = problem.n_iter
+        cfg = goldstein_config(
+            solver, data.n, glm.d, budget.epsilon, budget.rho, L, 1.0,
+            radius=problem.goldstein_radius, max_iter=None if n_iter == "auto" else int(n_iter),
+            theory=problem.theory,
+            options={**({} if problem.theory else CLASSIFIER_OPTIONS), **given},
+            dtype=A.dtype, verbose=problem.verbose)
+        w0 = xp.zeros(glm.d, dtype=A.dtype)
+        result = GOLDSTEIN_SOLVERS[solver](glm, w0, cfg, budget, label=solver)
+        W = xp.reshape(result.solution, (k, glm.p))
+        coef = W[:, :data.p]
+        intercept = (data.intercept_scale * W[:, data.p] if data.intercept_scale > 0
+                     else xp.zeros(k, dtype=A.dtype))
+        config = {key: value for key, value in vars(cfg).items() if key != "dtype"}
+        return SolverResult(solution=(coef, intercept), n_iter=result.n_iter,
+                            history=result.history,
+                            info=dict(group_weights=np.full(m, 1.0 / m),
+                                      certificate=result.info["certificate"], config=config))
+
+    fit.__name__ = fit.__qualname__ = solver
+    return fit
+
+
+GOLDSTEIN_CLASSIFIERS = {name: _classifier(name) for name in GOLDSTEIN_SOLVERS}
+"""The paper-001 solvers as classifier solvers: ``fn(problem, budget, options)``."""

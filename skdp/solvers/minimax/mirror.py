@@ -50,12 +50,13 @@ import math
 
 import numpy as np
 
-from ...privacy.accounting import (fully_adaptive_epsilon, fully_adaptive_step_epsilon,
-                                  zcdp_to_approx_dp)
+from ...privacy.accounting import fully_adaptive_step_epsilon, zcdp_to_approx_dp
+from ...privacy.release_minimax import ExponentialTally, exponential_trial
 from ..losses.classification import loss_and_residual, loss_bound, smoothness
-from .common import SolverResult, largest_within
+from ..spec import SolverResult
+from .common import largest_within
 
-__all__ = ["smd", "smd_bias_reduced", "MIRROR_SOLVERS", "prop33_step_cap", "thm31_parameters",
+__all__ = ["smd", "smd_bias_reduced", "prop33_step_cap", "thm31_parameters",
            "thm314_parameters", "problem_constants", "bias_reduced_sensitivity"]
 
 DEFAULT_RADIUS = 5.0  # theory=True
@@ -206,9 +207,10 @@ def _softmax(logits):
     return e / e.sum()
 
 
-def _draw(rng, count, p):
-    """Maurey average of ``count`` iid vertices of the simplex point ``p``."""
-    return rng.multinomial(count, p) / count
+def _draw(draws, count, p):
+    """Maurey average of ``count`` iid vertices of the simplex point ``p`` (``count`` samples
+    of the exponential mechanisms ``draws``)."""
+    return draws.counts(count, p) / count
 
 
 def _split_budget(ledger, epsilon, delta):
@@ -225,12 +227,13 @@ def _split_budget(ledger, epsilon, delta):
 # ---------------------------------------------------------------------------
 # Algorithm 1
 # ---------------------------------------------------------------------------
-def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-        theory=False, verbose=0, reference="balanced"):
+def smd(problem, budget, options):
     """002 Alg. 1: private stochastic mirror descent with vertex sampling.
 
-    See the module docstring for the privacy argument. ``reference`` is
-    ignored: the group player starts uniform (002 Alg. 1). ``theory=True`` runs
+    See the module docstring for the privacy argument: the draws spend the
+    (epsilon, delta) of ``budget`` left after what ``budget.ledger`` holds.
+    ``problem.reference`` is ignored: the group player starts uniform (002
+    Alg. 1); ``options`` is empty (no ``solver_options``). ``theory=True`` runs
     the paper's Alg. 1 with Thm 3.1's parameters. The practical defaults keep
     the algorithm (multiplicative weights on sampled-vertex gradients of
     disjoint batches, exponential-mechanism draws only) and change, each
@@ -255,11 +258,13 @@ def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="au
     -------
     SolverResult
     """
-    radius = _radius(data, radius, theory)
+    data, sizes, theory, n_iter = problem.data, problem.sizes, problem.theory, problem.n_iter
+    epsilon, delta, ledger = budget.epsilon, budget.delta, budget.ledger
+    backend = budget.backend
+    radius = _radius(data, problem.radius, theory)
     game = _Game(data, sizes, radius, backend)
     consts = problem_constants(data, sizes, radius)
     L0, m, n = consts["L0"], data.n_groups, data.n
-    rng = backend.rng
     ell = math.log(game.d_x) + math.log(max(m, 1))
     if theory:
         eps_pure, delta_pure = _split_budget(ledger, epsilon, delta)
@@ -279,7 +284,7 @@ def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="au
     if math.isinf(epsilon):
         step_eps = math.inf
     else:
-        step_eps = largest_within(lambda e: _draws_ledger(e, draws), ledger, epsilon, delta)
+        step_eps = largest_within(lambda e: exponential_trial(e, draws), ledger, epsilon, delta)
     if theory:  # one step for both players, with L0 = max(L0x, L0y) (002 Alg. 1)
         tau_x = tau_y = min(tau, step_eps * B / (4.0 * L0))
         L0x = L0y = L0
@@ -291,27 +296,28 @@ def smd(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="au
         tau_y = min(STEP_Y * math.sqrt(ell / T) / scale_y, step_eps * B / (4.0 * L0y))
     # each draw is (4 L0 tau / B)-DP (002 Prop. 3.3 / Thm 3.4); both players at step_eps
     step_eps = 4.0 * max(L0x * tau_x, L0y * tau_y) / B
-    ledger.exponential(step_eps, count=draws, label="vertex samples (002 Alg. 1)")
+    vertices = budget.release.exponential_batch(step_eps, draws,
+                                                label="vertex samples (002 Alg. 1)")
     Gx, Gy = np.zeros(game.d_x), np.zeros(m)
     out_x, out_y = np.zeros(game.d_x), np.zeros(m)
-    perm = rng.permutation(n)
+    perm = backend.public_rng.permutation(n)
     for t in range(T):
         px, py = _softmax(-tau_x * Gx), _softmax(tau_y * Gy)
-        x_hat, y_hat = _draw(rng, Kx, px), _draw(rng, Ky, py)
+        x_hat, y_hat = _draw(vertices, Kx, px), _draw(vertices, Ky, py)
         if t >= start:
-            out_x += rng.multinomial(K_out, px)
-            out_y += rng.multinomial(K_out, py)
+            out_x += vertices.counts(K_out, px)
+            out_y += vertices.counts(K_out, py)
         batch = data.subset(backend.asarray(perm[t * B:(t + 1) * B]))
         g_lam, g_y = game.grads(batch, x_hat, y_hat)
         Gx += g_lam
         Gy += g_y  # ascent in y: softmax(+tau Gy) (002 Alg. 1 sign typo fixed)
-        if verbose:
+        if problem.verbose:
             print(f"[smd] step {t + 1}/{T} tau_x={tau_x:.3g} eps'={step_eps:.3g}")
     W, b = game.theta(out_x / out_x.sum())
-    return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
-                        intercept=backend.asarray(b * data.intercept_scale, dtype=data.X.dtype),
-                        group_weights=out_y / out_y.sum(), n_iter=T, step_size=tau_x,
-                        n_vertex_samples=Kx)
+    return SolverResult(solution=(backend.asarray(W, dtype=data.X.dtype),
+                                  backend.asarray(b * data.intercept_scale, dtype=data.X.dtype)),
+                        n_iter=T, info=dict(group_weights=out_y / out_y.sum(), step_size=tau_x,
+                                            n_vertex_samples=Kx))
 
 
 def _loss_scale(data, consts, batch):
@@ -336,32 +342,24 @@ def _practical_steps(n, epsilon):
     return int(min(n, PRACTICAL_MAX_STEPS, max(20, round(math.sqrt(n * min(epsilon, 1e9))))))
 
 
-def _draws_ledger(step_eps, count):
-    from ...privacy.accounting import PrivacyLedger
-
-    trial = PrivacyLedger()
-    trial.exponential(step_eps, count=count)
-    return trial
-
-
 # ---------------------------------------------------------------------------
 # Algorithms 2 and 3
 # ---------------------------------------------------------------------------
-def _coupled_levels(rng, p, level, base=1):
+def _coupled_levels(draws, p, level, base=1):
     """Alg. 2's coupled averages: (first sample, coarse 2^N, fine 2^(N+1)), each
     "sample" an average of ``base`` vertices (``base = 1``: the paper)."""
-    first = rng.multinomial(base, p)
-    coarse = first + (rng.multinomial(base * (2**level - 1), p) if level > 0 else 0)
-    fine = coarse + rng.multinomial(base * 2**level, p)
+    first = draws.counts(base, p)
+    coarse = first + (draws.counts(base * (2**level - 1), p) if level > 0 else 0)
+    fine = coarse + draws.counts(base * 2**level, p)
     return first / base, coarse / (base * 2.0**level), fine / (base * 2.0 ** (level + 1))
 
 
-def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=None,
-                     n_iter="auto", theory=False, verbose=0, reference="balanced"):
+def smd_bias_reduced(problem, budget, options):
     """002 Alg. 3 with Alg. 2's MLMC gradients and an exact Thm 3.5 filter.
 
-    ``n_iter`` (if an int) is the stopping parameter ``U``; ``reference`` is
-    ignored (uniform start, 002 Alg. 3). ``theory=True``
+    ``problem.n_iter`` (if an int) is the stopping parameter ``U``;
+    ``problem.reference`` is ignored (uniform start, 002 Alg. 3); the budget
+    is spent as by :func:`smd`; ``options`` is empty. ``theory=True``
     uses Thm 3.14's ``U, M, tau, alpha``. The practical defaults keep the
     algorithm and change, chosen on validation splits as for :func:`smd`:
 
@@ -395,11 +393,14 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
     -------
     SolverResult
     """
-    radius = _radius(data, radius, theory, BR_RADIUS)
+    data, sizes, theory, n_iter = problem.data, problem.sizes, problem.theory, problem.n_iter
+    epsilon, delta, ledger = budget.epsilon, budget.delta, budget.ledger
+    backend = budget.backend
+    rng = backend.public_rng  # data order and MLMC levels
+    radius = _radius(data, problem.radius, theory, BR_RADIUS)
     game = _Game(data, sizes, radius, backend)
     consts = problem_constants(data, sizes, radius)
     L0, m, n = consts["L0"], data.n_groups, data.n
-    rng = backend.rng
     eps_pure, delta_pure = _split_budget(ledger, epsilon, delta)
     ell = math.log(game.d_x) + math.log(max(m, 1))
     if theory:
@@ -433,7 +434,8 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
     out_x, out_y = np.zeros(game.d_x), np.zeros(m)
     perm = rng.permutation(n)
     used, spent_levels, steps_done = 0, 0.0, 0
-    sq_sum, step_eps = 0.0, {}  # filter state: sum of eps_t**2; eps_t -> draws
+    sq_sum = 0.0  # filter state: sum of eps_t**2
+    vertices = ExponentialTally(budget.release, label="MLMC vertex samples (002 Alg. 3)")
     level = int(rng.choice(M + 1, p=levels_p))
     history = []  # (px, py) of each step, for the output draws of the tail
     while spent_levels <= U - 2**M:
@@ -448,14 +450,14 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
         if not math.isinf(eps_pure) and _fully_adaptive(trial, delta_pure) > eps_pure:
             break  # privacy filter (002 Thm 3.5): stop before exceeding the budget
         sq_sum = trial
-        step_eps[eps_t] = step_eps.get(eps_t, 0) + n_draws
+        vertices.charge(eps_t, n_draws)
         px, py = _softmax(-tau_x * Gx), _softmax(tau_y * Gy)
         history.append((px, py))
-        x1, x_lo, x_hi = _coupled_levels(rng, px, level, K0)
+        x1, x_lo, x_hi = _coupled_levels(vertices, px, level, K0)
         if theory:
-            y1, y_lo, y_hi = _coupled_levels(rng, py, level)
+            y1, y_lo, y_hi = _coupled_levels(vertices, py, level)
         else:  # one K_y-vertex average in all three terms (f is linear in y)
-            y1 = y_lo = y_hi = _draw(rng, Ky, py)
+            y1 = y_lo = y_hi = _draw(vertices, Ky, py)
         batch = data.subset(backend.asarray(perm[used:used + batch_size]))
         used += batch_size
         gx_hi, gy_hi = game.grads(batch, x_hi, y_hi)
@@ -466,19 +468,17 @@ def smd_bias_reduced(data, sizes, *, epsilon, delta, ledger, backend, radius=Non
         spent_levels += 2**level
         steps_done += 1
         level = int(rng.choice(M + 1, p=levels_p))
-    out_x, out_y, out_eps = _tail_output(rng, history, K_out, tail, sq_sum, eps_pure, delta_pure,
-                                         step_eps, game.d_x, m)
-    for eps_t, count in out_eps.items():
-        step_eps[eps_t] = step_eps.get(eps_t, 0) + count
-    _record_draws(ledger, step_eps)
+    out_x, out_y = _tail_output(vertices, history, K_out, tail, sq_sum, eps_pure, delta_pure,
+                                game.d_x, m)
+    vertices.close()
     W, b = game.theta(out_x / out_x.sum())
     b = b * data.intercept_scale
-    if verbose:
+    if problem.verbose:
         print(f"[smd_bias_reduced] {steps_done} steps, {used} records, tau_x={tau_x:.3g}")
-    return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
-                        intercept=backend.asarray(b, dtype=data.X.dtype),
-                        group_weights=out_y / out_y.sum(), n_iter=max(1, steps_done),
-                        step_size=tau_x)
+    return SolverResult(solution=(backend.asarray(W, dtype=data.X.dtype),
+                                  backend.asarray(b, dtype=data.X.dtype)),
+                        n_iter=max(1, steps_done),
+                        info=dict(group_weights=out_y / out_y.sum(), step_size=tau_x))
 
 
 def _fully_adaptive(sq_sum, delta):
@@ -486,28 +486,32 @@ def _fully_adaptive(sq_sum, delta):
     return math.sqrt(2.0 * math.log(1.0 / delta) * sq_sum) + 0.5 * sq_sum
 
 
-def _tail_output(rng, history, K_out, tail, sq_sum, eps_pure, delta_pure, step_eps, d_x, m):
+def _tail_output(vertices, history, K_out, tail, sq_sum, eps_pure, delta_pure, d_x, m):
     """Output draws of Alg. 3: ``K_out`` per player from each of the last ``tail``
     share of the iterates, each at that step's per-draw epsilon, within the filter.
 
     The iterate of step t is sampled with the same score as its gradient
-    draws, so each output draw costs the largest per-draw epsilon so far.
+    draws, so each output draw costs the largest per-draw epsilon so far
+    (charged to ``vertices``). When none fits, the output is a uniform vertex
+    of each player (the data-free start): an exponential mechanism at
+    epsilon 0, which releases nothing.
     """
-    out_x, out_y, out_eps = np.zeros(d_x), np.zeros(m), {}
-    eps_out = max(step_eps) if step_eps else 0.0
+    out_x, out_y = np.zeros(d_x), np.zeros(m)
+    eps_out = max(vertices.charged) if vertices.charged else 0.0
     kept = history[len(history) - max(1, int(round(tail * len(history)))):] if history else []
     for px, py in kept:
         trial = sq_sum + 2 * K_out * eps_out**2
         if not math.isinf(eps_pure) and _fully_adaptive(trial, delta_pure) > eps_pure:
             break
         sq_sum = trial
-        out_x += rng.multinomial(K_out, px)
-        out_y += rng.multinomial(K_out, py)
-        out_eps[eps_out] = out_eps.get(eps_out, 0) + 2 * K_out
+        vertices.charge(eps_out, 2 * K_out)
+        out_x += vertices.counts(K_out, px)
+        out_y += vertices.counts(K_out, py)
     if out_y.sum() == 0:  # nothing fitted in the budget: a vertex of the (data-free) start
-        out_x += rng.multinomial(1, np.full(d_x, 1.0 / d_x))
-        out_y += rng.multinomial(1, np.full(m, 1.0 / m))
-    return out_x, out_y, out_eps
+        vertices.charge(0.0, 2)
+        out_x += vertices.counts(1, np.full(d_x, 1.0 / d_x))
+        out_y += vertices.counts(1, np.full(m, 1.0 / m))
+    return out_x, out_y
 
 
 def _practical_tau(n, M, alpha, epsilon, delta, L0, Ky=1, out_per_step=1.0):
@@ -528,12 +532,3 @@ def _practical_tau(n, M, alpha, epsilon, delta, L0, Ky=1, out_per_step=1.0):
     eps_draw = fully_adaptive_step_epsilon(epsilon, delta, draws)
     return eps_draw / (2.0 * L0 * alpha * (4.0 * c_M + 2.0))
 
-
-def _record_draws(ledger, step_eps):
-    for value, count in sorted(step_eps.items()):
-        if value > 0:
-            ledger.exponential(float(value), count=int(count),
-                               label="MLMC vertex samples (002 Alg. 3)")
-
-
-MIRROR_SOLVERS = {"smd": smd, "smd_bias_reduced": smd_bias_reduced}

@@ -38,12 +38,13 @@ import math
 import numpy as np
 
 from ...privacy.clipping import clip_factors
+from ...privacy.release_minimax import DisjointGaussian, host
 from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
-from .common import SolverResult, remaining_gdp, softmax_np
-from .euclidean import (LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity,
-                                reference_logits)
+from ..spec import SolverResult
+from .common import softmax_np
+from .euclidean import LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity, reference_logits
 
-__all__ = ["mlmc", "MLMC_SOLVERS", "epochs_for_budget", "mlmc_weights"]
+__all__ = ["mlmc", "epochs_for_budget", "mlmc_weights"]
 
 DEFAULT_RADIUS = 10.0  # theory=True
 # Practical defaults, chosen at epsilon = inf on validation splits carved from the
@@ -152,11 +153,10 @@ def _mlmc_copies(phase, centre, mu, radius, levels, max_level, rng, eta_cap=math
     return x0 + w[:, None, None] * (hi - lo), counts
 
 
-def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-         theory=False, verbose=0, reference="balanced"):
+def mlmc(problem, budget, options):
     """Private phased localization with MLMC optimum estimates (module doc).
 
-    ``n_iter`` is the number of phases (``theory=True``: ``ceil(log n)``, step
+    ``problem.n_iter`` is the number of phases (``theory=True``: ``ceil(log n)``, step
     decay ``2^(-4 i)``, ``n_bar`` copies and ``T_max = n_bar``, 000 Alg. 6;
     otherwise 3 phases, decay ``4^(-i)``, ``PRACTICAL_COPIES`` copies,
     ``T_max = 2^8``). The practical defaults also (chosen at epsilon = inf on
@@ -181,21 +181,25 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
       centre, and with ``t = 0.1`` nat they swung to one class per phase
       (the last phase's model then predicted that class everywhere).
 
-    ``reference`` is the fallback of the group weights, as in ``noisy_gd``.
-    Computes on the host (NumPy).
+    ``problem.reference`` is the fallback of the group weights, as in
+    ``noisy_gd``; ``budget.mu`` the GDP parameter of the solver; ``options``
+    empty (no ``solver_options``). Computes on the host (NumPy).
 
     Returns
     -------
     SolverResult
     """
-    rng = backend.rng
+    data, sizes, theory, n_iter = problem.data, problem.sizes, problem.theory, problem.n_iter
+    release = budget.release
+    rng = release.backend.public_rng  # batch orders, MLMC levels, row indices
     n, m_groups, k = data.n, data.n_groups, data.k
+    radius = problem.radius
     if radius is None:
         radius = DEFAULT_RADIUS if theory else PRACTICAL_RADIUS
     radius = float(radius)
-    mu_total = remaining_gdp(ledger, epsilon, delta)
+    mu_total = budget.mu
     if not theory:  # centre the rows on their private mean (as noisy_gd; benchmarks/minimax.py)
-        data, mu_total = _centre(data, mu_total, backend, ledger)
+        data, mu_total = _centre(data, mu_total, release)
     if theory:
         phases = max(1, math.ceil(math.log(n))) if n_iter == "auto" else int(n_iter)
     else:
@@ -218,11 +222,14 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
     perm = rng.permutation(n)
     weights_sum = np.zeros(m_groups)
     eta0 = None
-    sens_model = sigma_model = 0.0
+    # one record sits in one phase: parallel composition over phases
+    on_host = host(release)
+    losses = DisjointGaussian(on_host, mu_loss, label="phase group losses")
+    models = DisjointGaussian(on_host, mu_model, label="phase model (MLMC mean of copies)")
     for i in range(phases):
         idx = perm[i * n_bar:(i + 1) * n_bar]
-        p = _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng,
-                           theory, reference_logits(sizes, reference))
+        p = _phase_weights(data, idx, theta, loss_clip, loss_sens, losses, batch_sizes,
+                           theory, reference_logits(sizes, problem.reference))
         weights_sum += p
         G = clip * float(np.max(p * n / np.asarray(sizes, dtype=float)))
         phase = _Phase(data, idx, p * n / np.asarray(sizes, dtype=float), clip)
@@ -238,33 +245,30 @@ def mlmc(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="a
         outs = _project_ball(outs, theta, clip_radius)
         participation = max(1.0, float(counts.max(initial=0)))
         sens_model = 2.0 * clip_radius * participation / copies
-        sigma_model = 0.0 if math.isinf(mu_model) else sens_model / mu_model
-        noisy = outs.mean(axis=0) + rng.standard_normal(theta.shape) * sigma_model
+        if math.isinf(mu_model):  # no noise: the draws still advance the generator as before
+            on_host.backend.public_normal(theta.shape)
+        noisy = models(outs.mean(axis=0), sens_model)
         theta = _project_ball(noisy[None], np.zeros_like(noisy)[None], radius)[0]
-        if verbose:
-            print(f"[mlmc] phase {i + 1}/{phases} copies={copies} "
-                  f"participation={participation:.0f} sigma={sigma_model:.3g}")
-    # one record sits in one phase: parallel composition over phases
+        if problem.verbose:
+            print(f"[mlmc] phase {i + 1}/{phases} copies={copies} participation="
+                  f"{participation:.0f} sigma={models.sigma(sens_model):.3g}")
     if m_groups > 1:
-        ledger.gaussian(loss_sens, _sig(loss_sens, mu_loss), label="phase group losses")
-    ledger.gaussian(sens_model, sigma_model, label="phase model (MLMC mean of copies)")
+        losses.close()
+    models.close()
     W, b = (theta[:, :-1], theta[:, -1]) if data.intercept_scale > 0 else (theta, np.zeros(k))
     b = b * data.intercept_scale
     if data.center is not None:
         from ..._backend import to_numpy
 
         b = b - W @ np.asarray(to_numpy(data.center), dtype=float)
-    return SolverResult(coef=backend.asarray(W, dtype=data.X.dtype),
-                        intercept=backend.asarray(b, dtype=data.X.dtype),
-                        group_weights=weights_sum / phases, n_iter=phases)
+    backend = release.backend
+    return SolverResult(solution=(backend.asarray(W, dtype=data.X.dtype),
+                                  backend.asarray(b, dtype=data.X.dtype)),
+                        n_iter=phases, info=dict(group_weights=weights_sum / phases))
 
 
-def _sig(sens, mu):
-    return 0.0 if math.isinf(mu) else sens / mu
-
-
-def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes, rng,
-                   theory, prior):
+def _phase_weights(data, idx, theta, loss_clip, loss_sens, losses, batch_sizes, theory, prior):
+    """Group weights of a phase: softmax of its noisy clipped group losses at ``theta``."""
     if data.n_groups == 1:
         return np.ones(1)
     from ..._backend import to_numpy
@@ -276,11 +280,7 @@ def _phase_weights(data, idx, theta, loss_clip, loss_sens, mu_loss, batch_sizes,
     loss, _ = loss_and_residual(take.margins(xp.asarray(Wt), xp.asarray(bt)), take.targets, xp)
     clipped = np.minimum(np.asarray(to_numpy(loss), dtype=float), loss_clip)
     onehot = np.asarray(to_numpy(take.onehot), dtype=float)
-    values = onehot.T @ clipped / batch_sizes
-    if not math.isinf(mu_loss):
-        values = values + rng.standard_normal(values.shape) * loss_sens / mu_loss
+    values = losses(onehot.T @ clipped / batch_sizes, loss_sens)
     spread = 0.0 if theory else float(values.max() - values.min())
     return softmax_np(prior + values / max(TEMPERATURE, SPREAD_FACTOR * spread))
 
-
-MLMC_SOLVERS = {"mlmc": mlmc}

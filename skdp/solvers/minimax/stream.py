@@ -10,35 +10,41 @@ example does not provide.
 
 import numpy as np
 
-from ...privacy.release import Release
-from .common import SolverResult, remaining_gdp
-from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
+from ..spec import SolverResult
 from ..streaming.problems import ClassificationProblem
+from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
 
-__all__ = ["STREAM_SOLVERS"]
+__all__ = ["STREAM_CLASSIFIERS"]
 
 
-def _make(name):
-    def solver(data, sizes, *, epsilon, delta, ledger, backend, radius=None, n_iter="auto",
-               theory=False, verbose=0, options=None, state=None):
+def _classifier(name):
+    def fit(problem, budget, options):
+        """One pass of a paper-003 streaming solver, continuing ``problem.state``.
+
+        A new stream is ``budget.mu``-GDP, its mechanism recorded through
+        ``budget.release``; a continued one keeps the stream's ``mu`` (its
+        chunks hold disjoint records). ``options``: the resolved
+        :data:`~skdp.solvers.streaming.srgd.STREAM_OPTIONS`.
+        """
+        data, state = problem.data, problem.state
         if data.n_groups != 1:
             raise ValueError(f"solver={name!r} minimises the average risk (one group); "
                              "set group_by=None and pass no groups.")
-        problem = ClassificationProblem(data)
-        opts = StreamOptions.from_dict(name, options, lipschitz=problem.lipschitz,
-                                       smoothness=problem.smoothness,
-                                       curvature=problem.curvature, radius=radius,
-                                       theory=theory, verbose=verbose)
-        mu = state.mu if state is not None else remaining_gdp(ledger, epsilon, delta)
-        state = run_stream(problem, opts, mu=mu, epsilon=epsilon, delta=delta,
-                           release=Release(backend, ledger), state=state)
-        coef, intercept = problem.coef(state.theta)
-        return SolverResult(coef=coef, intercept=intercept, group_weights=np.ones(1),
-                            n_iter=state.step, state=state)
+        glm = ClassificationProblem(data)
+        opts = StreamOptions.from_dict(name, options, lipschitz=glm.lipschitz,
+                                       smoothness=glm.smoothness, curvature=glm.curvature,
+                                       radius=problem.radius, theory=problem.theory,
+                                       verbose=problem.verbose)
+        mu = state.mu if state is not None else budget.mu
+        state = run_stream(glm, opts, mu=mu, epsilon=budget.epsilon, delta=budget.delta,
+                           release=budget.release, state=state)
+        coef, intercept = glm.coef(state.theta)
+        return SolverResult(solution=(coef, intercept), n_iter=state.step,
+                            info=dict(group_weights=np.ones(1)), state=state)
 
-    solver.__name__ = name
-    solver.__doc__ = f"Streaming solver {name!r} (see :mod:`skdp.solvers.streaming.srgd`)."
-    return solver
+    fit.__name__ = fit.__qualname__ = name
+    return fit
 
 
-STREAM_SOLVERS = {name: _make(name) for name in STREAMING_SOLVERS}
+STREAM_CLASSIFIERS = {name: _classifier(name) for name in STREAMING_SOLVERS}
+"""The streaming solvers as classifier solvers: ``fn(problem, budget, options)``."""

@@ -3,8 +3,8 @@
 Run: ``OMP_NUM_THREADS=1 python benchmarks/audit.py [--trials 1000] [--broken-trials 500]
 [--eps 0.5 1 2 4] [--quick] [--out FILE.md]``.
 
-For every (estimator, solver) of the registries (``skdp.minimax.SOLVERS``,
-``skdp.regression.SOLVERS``, the Goldstein solvers of both, the synthesizer's
+For every (estimator, solver) of the registries (``skdp.minimax.SOLVER_SPECS``,
+``skdp.regression.SOLVER_SPECS`` and the synthesizer's
 solvers) and every claimed epsilon, :func:`skdp.audit.audit_estimator` fits
 ``--trials`` times on each of two neighbouring datasets (the default canary of
 :func:`skdp.audit.make_canary`) and reports the epsilon lower bound at 95%

@@ -10,9 +10,8 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Opt
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
 
-__all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta", "check_bound",
-           "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms", "warn_large_delta",
-           "warn_privacy_leak"]
+__all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta",
+           "check_bound", "warn_large_delta", "warn_privacy_leak"]
 
 
 class RealInterval(Interval):

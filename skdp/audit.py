@@ -33,7 +33,7 @@ import math
 import warnings
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 from sklearn.base import clone, is_classifier, is_regressor
 
 from . import _backend

@@ -7,8 +7,6 @@ private design used by the Euclidean solvers). See
 ``docs/user_guide/minimax.rst``.
 """
 
-from collections.abc import MutableMapping
-from dataclasses import replace
 import math
 from numbers import Integral, Real
 
@@ -40,7 +38,7 @@ from .solvers.minimax.stream import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "SOLVERS", "RAMP_SOLVERS",
+__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "RAMP_SOLVERS",
            "GROUP_SIZE_SHARE", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
 
 
@@ -108,38 +106,6 @@ RAMP_SOLVERS = tuple(name for name, spec in SOLVER_SPECS.items() if spec.family 
 
 _AUTO = ("noisy_gd", "sgda")  # what solver='auto' may run (resolve_solver)
 
-
-class _SolverFunctions(MutableMapping):
-    """``{name: fn}`` of the logistic-loss solvers, a live view of :data:`SOLVER_SPECS`.
-
-    Setting an item replaces that spec's ``fn`` (tests patch a solver this way).
-    """
-
-    def __init__(self, names):
-        self._names = tuple(names)
-
-    def __getitem__(self, name):
-        if name not in self._names:
-            raise KeyError(name)
-        return SOLVER_SPECS[name].fn
-
-    def __setitem__(self, name, fn):
-        if name not in self._names:
-            raise KeyError(name)
-        SOLVER_SPECS[name] = replace(SOLVER_SPECS[name], fn=fn)
-
-    def __delitem__(self, name):
-        raise TypeError("the solvers are fixed; set an item to replace a solver's function.")
-
-    def __iter__(self):
-        return iter(self._names)
-
-    def __len__(self):
-        return len(self._names)
-
-
-SOLVERS = _SolverFunctions(name for name in SOLVER_SPECS if name not in RAMP_SOLVERS)
-"""The logistic-loss solvers' functions by name (a view of :data:`SOLVER_SPECS`)."""
 
 GROUP_SIZE_SHARE = 0.15
 """Share of the zCDP budget spent on the group sizes when they are not public."""

@@ -134,7 +134,6 @@ SOLVER_SPECS = {spec.name: spec for spec in (
 
 Each runs on the budget left after the private preconditioner (``precondition`` of ``rho``)."""
 
-SOLVERS = {name: spec.fn for name, spec in SOLVER_SPECS.items()}
 """The solvers as ``fit`` calls them, ``fn(problem, budget, options)``, by name."""
 
 
@@ -626,7 +625,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         else:
             self._check_solver(solver, loss, gamma, kappa)
             problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa)
-        result = SOLVERS[solver](problem, budget, options)
+        result = spec.fn(problem, budget, options)
 
         if spec.family == "goldstein":
             self.goldstein_certificate_ = result.info["certificate"]

@@ -72,7 +72,6 @@ SOLVER_SPECS = {
 :class:`~skdp.solvers.synth.marginals.MarginalProblem` and returns a
 :class:`~skdp.solvers.spec.SolverResult` (``solution``: the flat histogram)."""
 
-_SOLVERS = {name: spec.fn for name, spec in SOLVER_SPECS.items()}
 """The function :meth:`SaddlePointSynthesizer.fit` calls for each solver name (the ``fn`` of
 :data:`SOLVER_SPECS`; a test replaces an entry to interrupt a fit)."""
 
@@ -369,7 +368,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             shape, marginals, records, self.neighbouring,
             n_iter=None if self.n_iter == "auto" else int(self.n_iter), tol=self.tol,
             progress=self._progress if self.verbose else None)
-        result = _SOLVERS[self.solver](problem, budget, options)
+        result = spec.fn(problem, budget, options)
         if self.verbose:
             print(file=sys.stderr)
 

@@ -17,8 +17,7 @@ from skdp import minimax, regression, synthesizer
 from skdp.audit import Canary, default_statistic
 from skdp.minimax import PrivateMinimaxClassifier
 from skdp.regression import KLAdaptiveRegressor
-from skdp.solvers.goldstein.o2nc import GOLDSTEIN_SOLVERS
-from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
+from skdp.solvers.goldstein import GOLDSTEIN_SOLVERS
 from skdp.synthesizer import SaddlePointSynthesizer
 
 _rng = np.random.default_rng(0)
@@ -31,10 +30,9 @@ DOMAIN = {j: [0, 1, 2] for j in range(3)}
 
 ESTIMATORS = {
     "minimax": (PrivateMinimaxClassifier, dict(group_sizes=[20, 20]),
-                {**minimax.SOLVERS, **GOLDSTEIN_SOLVERS}, X_LIN, Y_CLASS),
-    "regression": (KLAdaptiveRegressor, {}, {**regression.SOLVERS, **GOLDSTEIN_SOLVERS},
-                   X_LIN, Y_REG),
-    "synthesizer": (SaddlePointSynthesizer, dict(domain=DOMAIN), synthesizer._SOLVERS,
+                minimax.SOLVER_SPECS, X_LIN, Y_CLASS),
+    "regression": (KLAdaptiveRegressor, {}, regression.SOLVER_SPECS, X_LIN, Y_REG),
+    "synthesizer": (SaddlePointSynthesizer, dict(domain=DOMAIN), synthesizer.SOLVER_SPECS,
                     X_TABLE, None),
 }
 

@@ -21,6 +21,7 @@ round-trips exactly (fitted attributes, predictions, samples for a given
 ``random_state``).
 """
 
+import dataclasses
 import pickle
 import warnings
 
@@ -509,10 +510,10 @@ def test_any_float_table_fits_or_is_refused_cleanly(kind, X, seed):
 def _registry(kind):
     """(registry dict, key) of the solver the small estimators run."""
     if kind == SYNTH:
-        return synthesizer._SOLVERS, "smd"
+        return synthesizer.SOLVER_SPECS, "smd"
     if kind == CLF:
-        return minimax.SOLVERS, "noisy_gd"
-    return regression.SOLVERS, "adaptive_gd"
+        return minimax.SOLVER_SPECS, "noisy_gd"
+    return regression.SOLVER_SPECS, "adaptive_gd"
 
 
 def _break_solver(monkeypatch, kind, exc):
@@ -529,7 +530,7 @@ def _break_solver(monkeypatch, kind, exc):
                 break
         raise exc("interrupted midway")
 
-    monkeypatch.setitem(registry, key, broken)
+    monkeypatch.setitem(registry, key, dataclasses.replace(registry[key], fn=broken))
     return calls
 
 
@@ -765,11 +766,11 @@ def test_classifier_string_labels_and_rare_class():
 # Every solver on the degenerate tables
 # ---------------------------------------------------------------------------
 SOLVER_CASES = (
-    [(SYNTH, dict(solver=s, n_iter=4)) for s in sorted(synthesizer._SOLVERS)]
-    + [(CLF, dict(solver=s, n_iter=3)) for s in sorted(minimax.SOLVERS)
-       if s not in STREAMING_SOLVERS]
+    [(SYNTH, dict(solver=s, n_iter=4)) for s in sorted(synthesizer.SOLVER_SPECS)]
+    + [(CLF, dict(solver=s, n_iter=3)) for s in sorted(minimax.SOLVER_SPECS)
+       if s not in STREAMING_SOLVERS and s not in minimax.RAMP_SOLVERS]
     + [(CLF, dict(solver=s, group_by=None)) for s in STREAMING_SOLVERS]  # they need one group
-    + [(REG, dict(solver=s, max_iter=4, alpha=0.1)) for s in sorted(regression.SOLVERS)]
+    + [(REG, dict(solver=s, max_iter=4, alpha=0.1)) for s in sorted(regression.SOLVER_SPECS)]
     + [(REG, dict(precondition=0.2)), (REG, dict(model="mlp", hidden_units=3))]
 )
 

@@ -135,7 +135,7 @@ class SolverSpec:
     >>> spec.check_options({"n_itr": 5})
     Traceback (most recent call last):
     ...
-    ValueError: solver_options key 'n_itr' is not an option of solver='gd'; valid keys: ['n_iter'].
+    ValueError: unknown option 'n_itr' in solver_options of solver='gd'; valid keys: ['n_iter'].
     """
 
     name: str
@@ -164,7 +164,7 @@ class SolverSpec:
         out = {}
         for key, value in options.items():
             if key not in by_name:
-                raise ValueError(f"solver_options key {key!r} is not an option of "
+                raise ValueError(f"unknown option {key!r} in solver_options of "
                                  f"solver={self.name!r}; valid keys: {self.option_names}.")
             out[key] = by_name[key].check(value, self.name)
         return out

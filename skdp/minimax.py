@@ -27,7 +27,7 @@ from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
 from .privacy.budget import Budget
 from .privacy.clipping import clip_factors, clip_overflowing_rows, row_norms
 from .privacy.release import Release
-from .privacy.release_minimax import host
+from .privacy.composite import host
 from .solvers.losses.classification import LOSSES, LinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
 from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_RELEASES, LOSS_SHARE, noisy_gd, sgda

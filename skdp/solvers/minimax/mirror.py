@@ -51,7 +51,7 @@ import math
 import numpy as np
 
 from ...privacy.accounting import fully_adaptive_step_epsilon, zcdp_to_approx_dp
-from ...privacy.release_minimax import ExponentialTally, exponential_trial
+from ...privacy.composite import ExponentialTally, exponential_trial
 from ..losses.classification import loss_and_residual, loss_bound, smoothness
 from ..spec import SolverResult
 from .common import largest_within

@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from ...privacy.clipping import clip_factors
-from ...privacy.release_minimax import DisjointGaussian, host
+from ...privacy.composite import DisjointGaussian, host
 from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
 from ..spec import SolverResult
 from .common import softmax_np

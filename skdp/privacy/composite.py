@@ -1,7 +1,8 @@
-"""Release paths of the worst-group classifier's solvers, built on :mod:`skdp.privacy.release`.
+"""Composite releases, built on :mod:`skdp.privacy.release`.
 
-Three shapes of release that :class:`~skdp.privacy.release.Release` does not
-cover by itself, each drawing and recording in one place:
+Shapes of release that :class:`~skdp.privacy.release.Release` does not cover
+by itself (the worst-group classifier's solvers use them), each drawing and
+recording in one place:
 
 * :func:`host` -- the release path on the host: the same generator and ledger,
   NumPy arrays. Small released vectors that the solvers keep on the host

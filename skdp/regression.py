@@ -626,7 +626,6 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             self._check_solver(solver, loss, gamma, kappa)
             problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa)
         result = spec.fn(problem, budget, options)
-
         if spec.family == "goldstein":
             self.goldstein_certificate_ = result.info["certificate"]
             self.goldstein_config_ = result.info["config"]

@@ -18,6 +18,13 @@ Entry forms (each validated by :func:`parse_entry`, errors name the column):
   ``"integer"``, ``"n_bins"``) or ``{"kind": "categorical"}``: kind public,
   categories or bounds found privately; any dict may add ``"missing"``.
 
+Large public domains are shrunk privately, each from one accounted Gaussian
+release of 1-way counts: :func:`compress_columns` merges the rare categories
+of a column with many public categories into one cell (MST, McKenna, Miklau,
+Sheldon 2021, §4), and :func:`quantile_bins` puts a numeric column's bin
+edges at the quantiles of noisy counts on a fine public grid. Which columns
+are treated (:func:`to_compress`, :func:`to_quantile`) is public.
+
 Categories compare by value (:func:`value_key`): numbers by their exact
 value (``1 == 1.0``), booleans by themselves (``True`` is not ``1``), other
 objects by equality. Error messages name columns, never values: a value
@@ -31,11 +38,14 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import special
 
-__all__ = ["Column", "OTHER", "derive", "missing_mask", "parse_entry", "plan_column",
-           "private_domains", "value_key"]
+__all__ = ["Column", "OTHER", "QUANTILE_GRID", "compress_columns", "derive", "missing_mask",
+           "parse_entry", "plan_column", "private_domains", "quantile_bins", "to_compress",
+           "to_quantile", "value_key"]
 
 OTHER = "<other>"
 _POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k
+QUANTILE_GRID = 16  # cells of the fine public grid per quantile bin
+_KEEP_SIGMAS = 3.0  # MST (McKenna, Miklau, Sheldon 2021, §4): a value is kept above 3 sigma
 _KINDS = ("numeric", "categorical")
 _FORMS = ("a list of categories, an int k (codes 0..k-1), (low, high) bounds, or a dict "
           "{'categories': [...]}, {'low': l, 'high': h[, 'n_bins': k][, 'integer': bool]} or "
@@ -234,7 +244,13 @@ def _categories(name, cats):
 # ---------------------------------------------------------------------------
 @dataclass
 class Column:
-    """One column's domain: categories, or bounds cut into bins; plus a missing cell (last)."""
+    """One column's domain: categories, or bounds cut into bins; plus a missing cell (last).
+
+    A compressed column (:meth:`compress`) maps its categories to fewer cells
+    (``cells``: category index -> cell; the last cell before the missing one
+    merges the rest, decoded in proportion to ``weights``); a numeric column
+    with ``edges`` has those bin edges (quantile bins) instead of equal bins.
+    """
 
     name: object
     dtype: object
@@ -247,6 +263,9 @@ class Column:
     missing: bool = False
     source: str = "given"
     index: dict = field(default=None, repr=False)
+    cells: np.ndarray = field(default=None, repr=False)
+    weights: np.ndarray = field(default=None, repr=False)
+    edges: np.ndarray = field(default=None, repr=False)
 
     @property
     def categorical(self):
@@ -254,8 +273,28 @@ class Column:
 
     @property
     def cardinality(self):
-        size = len(self.categories) if self.categorical else self.n_bins
+        size = self.n_bins
+        if self.categorical:
+            size = len(self.categories) if self.cells is None else int(self.cells.max()) + 1
         return size + int(self.missing)
+
+    def compress(self, kept, weights):
+        """Keep the categories at indices ``kept`` as cells of their own (in their order) and
+        merge the others into one last cell, decoded in proportion to ``weights`` (McKenna,
+        Miklau, Sheldon 2021, §4). Post-processing of released counts: public."""
+        kept = np.sort(np.asarray(kept, dtype=np.int64))
+        self.cells = np.full(len(self.categories), len(kept), dtype=np.int64)
+        self.cells[kept] = np.arange(len(kept))
+        self.weights = np.clip(np.asarray(weights, dtype=np.float64), 0.0, None)
+
+    def compression(self):
+        """The compression map: the kept categories (cells ``0 .. k-1``), the merged ones
+        (cell ``k``) and the weights the merged ones are sampled back with."""
+        merged = np.flatnonzero(self.cells == self.cells.max())
+        kept = np.flatnonzero(self.cells < self.cells.max())
+        return {"categories": [_plain(self.categories[i]) for i in kept],
+                "merged": [_plain(self.categories[i]) for i in merged],
+                "weights": self.weights[merged].tolist()}
 
     def describe(self):
         """The entry in its JSON-serialisable dict form (reusable as a domain entry)."""
@@ -276,6 +315,14 @@ class Column:
         return codes
 
     def _encode_categories(self, values):
+        codes = self.category_index(values)
+        if self.cells is None:
+            return codes
+        return np.append(self.cells, self.cardinality - 1)[codes]
+
+    def category_index(self, values):
+        """Index of every value among the categories (before any compression); a missing
+        value gets ``len(categories)``."""
         if self.index is None:
             self.index = {value_key(c): i for i, c in enumerate(self.categories)}
         other = self.index.get(value_key(OTHER))
@@ -289,7 +336,8 @@ class Column:
 
     def _unlisted(self, v, other):
         if _is_missing(v):
-            return self._missing_code()
+            self._missing_code()  # raises when there is no missing cell
+            return len(self.categories)
         if other is not None:
             return other
         raise ValueError(f"column {self.name!r} has a value that is not among its "
@@ -307,6 +355,9 @@ class Column:
     def _encode_bins(self, v):
         if self.n_bins == 1 or self.high <= self.low:
             return np.zeros(len(v), dtype=np.int64)
+        if self.edges is not None:
+            pos = np.searchsorted(self.edges[1:-1], v, side="right")
+            return pos.astype(np.int64)
         low, high = self.low, self.high
         if not math.isfinite(high - low):  # the span overflows: the same bins, halved
             v, low, high = v / 2, low / 2, high / 2
@@ -317,20 +368,47 @@ class Column:
         """Values of cell indices: the category or a uniform draw in the bin; the missing
         cell gives None (categories) or NaN (numeric)."""
         if self.categorical:
-            cats = np.empty(self.cardinality, dtype=object)
-            cats[:len(self.categories)] = self.categories
-            return cats[codes]
+            return self._decode_categories(codes, rng)
         na = codes == self.n_bins if self.missing else None
         values = self._decode_bins(np.minimum(codes, self.n_bins - 1), rng)
         if na is not None:
             values[na] = np.nan
         return values
 
+    def _decode_categories(self, codes, rng):
+        if self.cells is None:
+            cats = np.empty(self.cardinality, dtype=object)
+            cats[:len(self.categories)] = self.categories
+            return cats[codes]
+        k = int(self.cells.max())  # the merged cell
+        cells = np.empty(self.cardinality, dtype=object)
+        cells[:k] = [self.categories[i] for i in np.flatnonzero(self.cells < k)]
+        out = cells[codes]
+        merged = codes == k
+        if merged.any():
+            out[merged] = self._draw_merged(int(merged.sum()), rng)
+        return out
+
+    def _draw_merged(self, size, rng):
+        """Categories of the merged cell, drawn in proportion to their noisy counts
+        (uniformly when all are 0): post-processing with the public sampling generator."""
+        merged = np.flatnonzero(self.cells == self.cells.max())
+        w = self.weights[merged]
+        cum = np.cumsum(w if w.sum() > 0 else np.ones(len(merged)))
+        pick = np.searchsorted(cum, rng.uniform(size=size) * cum[-1], side="right")
+        out = np.empty(size, dtype=object)
+        out[:] = [self.categories[i] for i in merged[np.minimum(pick, len(merged) - 1)]]
+        return out
+
     def _decode_bins(self, codes, rng):
-        if not math.isfinite(self.high - self.low):  # the span overflows: decode halved
+        if self.edges is not None:
+            left = self.edges[codes]
+            width = self.edges[codes + 1] - left
+        elif not math.isfinite(self.high - self.low):  # the span overflows: decode halved
             return 2 * replace(self, low=self.low / 2, high=self.high / 2)._decode_bins(codes, rng)
-        width = (self.high - self.low) / self.n_bins
-        left = self.low + codes * width
+        else:
+            width = (self.high - self.low) / self.n_bins
+            left = self.low + codes * width
         if not self.integer:
             return left + rng.uniform(size=len(codes)) * width
         lo = np.ceil(left)
@@ -477,3 +555,123 @@ def _keep_range(col, noisy, sigma):
     else:
         col.low, col.high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
     col.source = "private"
+
+
+# ---------------------------------------------------------------------------
+# Measured domains of public columns: compression and quantile bins
+# ---------------------------------------------------------------------------
+def to_compress(columns, how, max_categories):
+    """Indices of the columns to compress: public categories, more than ``max_categories``.
+
+    Decided from public cardinalities and a public threshold only: the same
+    for every table (categories found privately or derived are not compressed).
+    """
+    if max_categories is None:
+        return []
+    return [j for j, (c, h) in enumerate(zip(columns, how))
+            if h == "public" and c.categorical and len(c.categories) > max_categories]
+
+
+def to_quantile(columns, how, strategy):
+    """Indices of the columns binned at private quantiles: numeric, public finite bounds,
+    more than one bin (``strategy='quantile'``); public."""
+    if strategy != "quantile":
+        return []
+    return [j for j, (c, h) in enumerate(zip(columns, how))
+            if h == "public" and not c.categorical and c.n_bins > 1 and c.high > c.low
+            and math.isfinite(c.high - c.low)]
+
+
+def compress_columns(columns, values, release, sensitivity, sigma, max_categories):
+    """Compress ``columns`` from one Gaussian release of their 1-way counts (MST's domain
+    compression: McKenna, Miklau, Sheldon 2021, §4).
+
+    The counts of every public category (missing values count in none) are
+    stacked and released at once, ``counts + N(0, sigma**2 I)``, through
+    ``release`` (one Gaussian mechanism of l2-sensitivity ``sensitivity``:
+    Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the categories whose
+    noisy count is at least ``3 sigma`` keep a cell of their own (the
+    ``max_categories - 1`` largest at most), the others share one merged cell,
+    sampled back in proportion to their noisy counts clipped at 0.
+
+    Parameters
+    ----------
+    columns : list of Column
+        Categorical columns with public categories.
+    values : list of arrays
+        Each column's values (missing ones included).
+    release : Release
+    sensitivity, sigma : float
+        l2-sensitivity of the stacked counts and the noise.
+    max_categories : int
+        Most cells of a compressed column (the merged one included).
+    """
+    counts = [np.bincount(c.category_index(v), minlength=len(c.categories) + 1)
+              [:len(c.categories)].astype(np.float64) for c, v in zip(columns, values)]
+    noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
+                             label=f"compression counts of {len(columns)} columns")
+    ends = np.cumsum([len(c) for c in counts])
+    for col, part in zip(columns, np.split(noisy, ends[:-1])):
+        above = np.flatnonzero(part >= _KEEP_SIGMAS * sigma)
+        top = np.argsort(-part[above], kind="stable")[:max_categories - 1]
+        col.compress(above[top], part)
+
+
+def quantile_bins(columns, values, release, sensitivity, sigma):
+    """Bin edges of ``columns`` at the quantiles of one Gaussian release of their counts on a
+    fine public grid.
+
+    Each column's non-missing values, clipped to its public bounds, are counted
+    on ``QUANTILE_GRID * n_bins`` equal cells; the stacked counts are released
+    at once through ``release`` (one Gaussian mechanism of l2-sensitivity
+    ``sensitivity``: Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the
+    noisy counts projected onto the non-negative vectors of their total
+    (:func:`_project`), spread uniformly within their cells, give a
+    distribution whose ``k / n_bins`` quantiles are the inner edges (strictly
+    increasing; equal bins when no noisy count is positive).
+
+    Parameters
+    ----------
+    columns : list of Column
+        Numeric columns with public finite bounds and ``n_bins > 1``.
+    values : list of arrays
+        Each column's values (missing ones included).
+    release : Release
+    sensitivity, sigma : float
+        l2-sensitivity of the stacked counts and the noise.
+    """
+    grids = [np.linspace(c.low, c.high, QUANTILE_GRID * c.n_bins + 1) for c in columns]
+    counts = [np.histogram(np.clip(_as_float(v[~missing_mask(v)], c.name), c.low, c.high),
+                           bins=g)[0].astype(np.float64)
+              for c, v, g in zip(columns, values, grids)]
+    noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
+                             label=f"quantile grid counts of {len(columns)} columns")
+    ends = np.cumsum([len(c) for c in counts])
+    for col, grid, part in zip(columns, grids, np.split(noisy, ends[:-1])):
+        col.edges = _quantile_edges(grid, _project(part), col.n_bins)
+
+
+def _project(noisy):
+    """Euclidean projection of noisy counts onto the non-negative vectors of the same total
+    (clipped at 0 when the total is not positive): subtract the one shift that keeps the
+    total (Duchi et al. 2008, Fig. 1), unlike clipping, which adds the noise of every empty
+    cell to the mass."""
+    total = noisy.sum()
+    if not total > 0:
+        return np.clip(noisy, 0.0, None)
+    v = np.sort(noisy)[::-1]
+    shifts = (np.cumsum(v) - total) / np.arange(1, len(v) + 1)
+    k = np.flatnonzero(v > shifts)[-1]
+    return np.clip(noisy - shifts[k], 0.0, None)
+
+
+def _quantile_edges(grid, mass, n_bins):
+    """Edges at the ``k / n_bins`` quantiles of ``mass`` spread uniformly on its grid cells."""
+    if not mass.sum() > 0:
+        return np.linspace(grid[0], grid[-1], n_bins + 1)
+    cum = np.concatenate([[0.0], np.cumsum(mass)])
+    targets = cum[-1] * np.arange(1, n_bins) / n_bins
+    cell = np.clip(np.searchsorted(cum, targets, side="left") - 1, 0, len(mass) - 1)
+    frac = (targets - cum[cell]) / np.where(mass[cell] > 0, mass[cell], 1.0)
+    inner = grid[cell] + np.clip(frac, 0.0, 1.0) * (grid[cell + 1] - grid[cell])
+    return np.concatenate([[grid[0]], inner, [grid[-1]]])

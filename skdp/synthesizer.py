@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backend import Backend, make_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
-                      private_domains)
+                      compress_columns, private_domains, quantile_bins, to_compress, to_quantile)
 from ._base import PrivacyMixin
 from ._synth import decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
@@ -177,6 +177,32 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         value raises a ValueError naming its column.
     n_bins : int, default=10
         Bins per numeric column.
+    bin_strategy : {'uniform', 'quantile'}, default='uniform'
+        How the public bounds of a numeric column are cut into ``n_bins``
+        bins. ``'uniform'``: equal widths. ``'quantile'``: every column with
+        public bounds is counted on a fine public grid (``16 n_bins`` equal
+        cells), the counts of all such columns are released by one Gaussian
+        mechanism (l2-sensitivity ``sqrt(2 d)`` for ``d`` columns under
+        replace-one, ``sqrt(d)`` under add/remove; Bun–Steinke 2016 Prop.
+        1.6) from ``domain_share`` of the budget, and the edges are put at the
+        quantiles of the noisy counts made non-negative with their total kept
+        (Euclidean projection; post-processing:
+        ``bin_edges_``). Columns whose bounds are found privately or derived
+        keep equal bins.
+    max_categories : int or None, default=100
+        Private domain compression of large public domains (MST: McKenna,
+        Miklau, Sheldon 2021, §4). Every column with more than
+        ``max_categories`` public categories (from its entry or its dtype:
+        the decision reads no value) is compressed: the 1-way counts of all
+        such columns are released by one Gaussian mechanism (l2-sensitivity
+        ``sqrt(2 d)`` for ``d`` columns under replace-one, ``sqrt(d)`` under
+        add/remove; Bun–Steinke 2016 Prop. 1.6) from ``domain_share`` of the
+        budget; then, post-processing, the categories whose noisy count is at
+        least 3 times the noise's standard deviation keep a cell of their
+        own (the ``max_categories - 1`` largest at most) and the others are
+        merged into one cell, sampled back in proportion to their noisy
+        counts clipped at 0 (``compression_``). The missing-value cell stays
+        a cell of its own. ``None``: never compress.
     n_iter : int or 'auto', default='auto'
         Iterations: the mirror-prox cap for ``'smd'`` (500), the steps ``T``
         of the private games (paper 002 §3.1 / notes §6.7 schedules) or the
@@ -189,7 +215,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         measured in ``benchmarks/RESULTS.md``).
     domain_share : float, default=0.1
         Share of the zCDP budget spent on the domain when some column's domain is
-        found privately (``domain='private'`` or a ``"kind"`` entry).
+        found privately (``domain='private'`` or a ``"kind"`` entry), compressed
+        (``max_categories``) or binned at quantiles (``bin_strategy``). The
+        share is split between these releases in proportion to their numbers
+        of columns, so that all domain counts get the same noise.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -219,7 +248,16 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "missing": False}`` or ``{"categories": [...], "missing": True}``: a
         curator can save it and reuse it as ``domain``.
     domain_shape_ : tuple of int
-        Column cardinalities.
+        Column cardinalities (after compression).
+    compression_ : dict
+        Compressed column name -> ``{"categories": [...], "merged": [...],
+        "weights": [...]}``: the categories that keep a cell of their own (in
+        the order of their cells), those of the merged cell (the next one) and
+        their noisy counts clipped at 0, the weights they are sampled back
+        with (uniformly when all are 0). Empty when no column is compressed.
+    bin_edges_ : dict
+        Column name -> its ``n_bins + 1`` bin edges (ndarray), for the columns
+        binned at quantiles (``bin_strategy='quantile'``); empty otherwise.
     marginals_ : list of tuple
         The workload marginals (column names).
     n_records_ : int
@@ -282,6 +320,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "domain": [None, dict, str, os.PathLike],
         "missing": [StrOptions({"keep", "drop", "error"})],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
+        "bin_strategy": [StrOptions({"uniform", "quantile"})],
+        "max_categories": [Interval(Integral, 2, None, closed="left"), None],
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
@@ -293,9 +333,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, solver="smd", workload=2, domain=None,
-                 missing="keep", n_bins=10, n_iter="auto", tol="auto", domain_share=0.1,
-                 neighbouring="replace_one", solver_options=None, accountant=None,
-                 random_state=None, verbose=0):
+                 missing="keep", n_bins=10, bin_strategy="uniform", max_categories=100,
+                 n_iter="auto", tol="auto", domain_share=0.1, neighbouring="replace_one",
+                 solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.solver = solver
@@ -303,6 +343,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.domain = domain
         self.missing = missing
         self.n_bins = n_bins
+        self.bin_strategy = bin_strategy
+        self.max_categories = max_categories
         self.n_iter = n_iter
         self.tol = tol
         self.domain_share = domain_share
@@ -378,6 +420,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.histogram_ = backend.xp.reshape(result.solution, shape)
         self.domain_ = {c.name: c.describe() for c in columns}
         self.domain_shape_ = shape
+        self.compression_ = {c.name: c.compression() for c in columns if c.cells is not None}
+        self.bin_edges_ = {c.name: c.edges.copy() for c in columns if c.edges is not None}
         self.marginals_ = [tuple(columns[i].name for i in m) for m in marginals]
         self._marginal_index = marginals
         self.n_records_ = int(round(n_estimate)) if math.isfinite(n_estimate) else len(records)
@@ -392,15 +436,25 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     def _budget(self, columns, values, how, epsilon, delta, release):
         """Find the private domains, if any column needs one; the solver's budget."""
         find = [j for j, h in enumerate(how) if h == "private"]
-        # the kinds are public (entry or dtype): so is whether delta is split
+        # public decisions (entries, dtypes, parameters): which columns are compressed or
+        # binned at quantiles, and whether delta is split
+        compress = to_compress(columns, how, self.max_categories)
+        quantile = to_quantile(columns, how, self.bin_strategy)
         delta_main = delta / 2.0 if any(columns[j].categorical for j in find) else delta
         rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
-        if not find:
+        n_measured = len(find) + len(compress) + len(quantile)
+        if not n_measured:
             mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
             return Budget(epsilon, delta, rho, release=release, mu=mu, exclusive=True)
         rho_domain = self.domain_share * rho
-        self._private_domain([columns[j] for j in find], [values[j] for j in find], rho_domain,
-                             delta - delta_main, release)
+        if find:  # each release's share in proportion to its columns: one noise scale
+            self._private_domain([columns[j] for j in find], [values[j] for j in find],
+                                 rho_domain * (len(find) / n_measured), delta - delta_main,
+                                 release)
+        self._measure_domain(columns, values, compress, rho_domain * (len(compress) / n_measured),
+                             compress_columns, release, self.max_categories)
+        self._measure_domain(columns, values, quantile, rho_domain * (len(quantile) / n_measured),
+                             quantile_bins, release)
         rest = rho if math.isinf(rho) else rho - rho_domain
         return Budget(epsilon, delta, rest, release=release, exclusive=False)
 
@@ -457,6 +511,18 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                         threshold)
         if n_thr:
             release.ledger.approx(0.0, delta_thr, label="category thresholding")
+
+    def _measure_domain(self, columns, values, index, rho, measure, release, *args):
+        """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by
+        ``measure`` (compression or quantile bins): a row moves at most two counts of
+        each column (replace-one; one under add/remove), so l2-sensitivity ``sqrt(2 d)``
+        (``sqrt(d)``) for ``d`` columns (Bun–Steinke 2016 Prop. 1.6)."""
+        if not index:
+            return
+        sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(index))
+        sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
+        measure([columns[j] for j in index], [values[j] for j in index], release, sens, sigma,
+                *args)
 
     # ------------------------------------------------------------ outputs
     def sample(self, n_samples=None, random_state=None):

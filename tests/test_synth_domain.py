@@ -1,0 +1,213 @@
+"""Domain handling of SaddlePointSynthesizer for wide real tables (issue 17, item 3).
+
+Private compression of large public domains (McKenna, Miklau, Sheldon 2021, §4), private
+quantile bins on public bounds, missing values through both.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from skdp import audit
+from skdp._domain import Column
+from skdp.privacy.accounting import approx_dp_to_zcdp, gaussian_sigma
+from skdp.privacy.release import Release
+from skdp.synthesizer import SaddlePointSynthesizer
+
+pd = pytest.importorskip("pandas")
+
+N_CATS = 5000
+CATS = [f"v{i}" for i in range(N_CATS)]
+FREQUENT = ["v0", "v1", "v2", "v3", "v4"]
+
+
+def _wide(n=3000, seed=0, missing=0.0):
+    """A column of 5000 public categories, five of them frequent, and a small column."""
+    rng = np.random.default_rng(seed)
+    c = np.array(FREQUENT, dtype=object)[rng.choice(5, size=n, p=[.3, .25, .2, .15, .1])]
+    rare = rng.random(n) < 0.02
+    c[rare] = [CATS[i] for i in rng.integers(100, 200, rare.sum())]
+    if missing:
+        c[rng.random(n) < missing] = None
+    return pd.DataFrame({"c": c, "z": rng.integers(0, 3, n)})
+
+
+def _fit(X, **params):
+    params = {"epsilon": 1.0, "domain": {"c": CATS, "z": 3}, "random_state": 0, **params}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the same seed in several fits: on purpose here
+        return SaddlePointSynthesizer(**params).fit(X)
+
+
+@pytest.fixture
+def releases(monkeypatch):
+    """Every Gaussian release of the fits in the test: (label, sensitivity, sigma)."""
+    calls = []
+    original = Release.gaussian
+
+    def spy(self, value, sensitivity, sigma, *, label):
+        calls.append((label, sensitivity, sigma))
+        return original(self, value, sensitivity, sigma, label=label)
+
+    monkeypatch.setattr(Release, "gaussian", spy)
+    return calls
+
+
+# --------------------------------------------------------------------------- compression
+def test_large_column_compresses_to_frequent_values_and_one_merged_cell():
+    X = _wide()
+    synth = _fit(X, max_categories=6)
+    comp = synth.compression_["c"]
+    assert comp["categories"] == FREQUENT
+    assert len(comp["merged"]) == N_CATS - 5 and len(comp["weights"]) == N_CATS - 5
+    assert synth.domain_shape_ == (7, 3)  # five cells, the merged one, the missing one
+    assert synth.domain_["c"]["categories"] == CATS  # the public entry, reusable as `domain`
+    assert set(synth.sample(2000)["c"].dropna()) <= set(CATS)
+    assert all(0 <= e <= 1 for e in synth.workload_error(X).values())
+    # the default threshold (100) compresses it too: few false positives at 3 sigma
+    default = _fit(X).compression_["c"]["categories"]
+    assert set(FREQUENT) <= set(default) and len(default) < 30
+
+
+def test_small_domains_are_not_compressed_by_default(releases):
+    X = _wide()
+    X["c"] = X["c"].where(X["c"].isin(FREQUENT), "v0")
+    synth = _fit(X, domain={"c": CATS[:100], "z": 3})
+    assert synth.compression_ == {} and synth.bin_edges_ == {}
+    assert [label for label, _, _ in releases] == ["1 workload marginals"]
+
+
+def test_merged_cell_decodes_in_proportion_to_noisy_counts():
+    col = Column(name="c", dtype=np.dtype(object), categories=list("abcdefg"))
+    noisy = np.array([500.0, 40.0, -3.0, 10.0, 0.0, 25.0, 5.0])
+    col.compress([0], noisy)  # "a" keeps a cell; the others share cell 1, "c" clipped to 0
+    draws = col.decode(np.ones(20000, dtype=np.int64), np.random.default_rng(0))
+    merged = list("bcdefg")
+    counts = np.array([np.sum(draws == v) for v in merged])
+    assert counts[1] == 0 and counts[3] == 0  # weight 0: never drawn
+    w = np.clip(noisy[1:], 0, None)
+    ok = w > 0
+    assert stats.chisquare(counts[ok], 20000 * w[ok] / w.sum()).pvalue > 1e-3
+    assert list(col.decode(np.zeros(3, dtype=np.int64), None)) == ["a"] * 3
+
+
+def test_merged_cell_is_uniform_when_every_weight_is_zero():
+    col = Column(name="c", dtype=np.dtype(object), categories=list("abcd"))
+    col.compress([0], np.array([9.0, -1.0, 0.0, -2.0]))
+    draws = col.decode(np.ones(6000, dtype=np.int64), np.random.default_rng(1))
+    counts = np.array([np.sum(draws == v) for v in "bcd"])
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("neighbouring, factor", [("replace_one", 2.0), ("add_remove", 1.0)])
+def test_ledger_records_the_compression_release(releases, neighbouring, factor):
+    X = _wide()
+    X["d"] = X["c"]  # two compressed columns: one release of both
+    domain = {"c": CATS, "d": CATS, "z": 3}
+    synth = _fit(X, domain=domain, neighbouring=neighbouring, workload=[("c",), ("z",)])
+    label, sens, sigma = releases[0]
+    assert label == "compression counts of 2 columns"
+    assert sens == pytest.approx(math.sqrt(factor * 2))
+    rho = 0.1 * approx_dp_to_zcdp(1.0, 1e-6)  # domain_share of the budget, all to compression
+    assert sigma == pytest.approx(gaussian_sigma(sens, rho))
+    entry = synth.privacy_ledger_.entries[0]
+    assert entry.label == label and entry.rho == pytest.approx(rho)
+    assert synth.privacy_spent_[0] <= 1.0 + 1e-9
+    assert set(synth.compression_) == {"c", "d"}
+
+
+def test_which_columns_are_compressed_does_not_depend_on_the_data(releases):
+    X = _wide()
+    neighbour = X.copy()
+    neighbour.loc[0, "c"] = "v4999"
+    degenerate = X.assign(c="v7")  # one value: no column's cardinality is read from data
+    fits = [_fit(t) for t in (X, neighbour, degenerate)]
+    assert all(set(f.compression_) == {"c"} for f in fits)
+    per_fit = len(releases) // 3
+    plans = [releases[i * per_fit:(i + 1) * per_fit] for i in range(3)]
+    assert plans[0] == plans[1] == plans[2]  # labels, sensitivities and noise scales
+
+
+def test_missing_values_survive_compression():
+    X = _wide(n=4000, missing=0.2)
+    synth = _fit(X, max_categories=6)
+    assert synth.domain_shape_ == (7, 3)  # five cells, the merged one, the missing one
+    assert synth.domain_["c"]["missing"] is True
+    out = synth.sample(4000)
+    rate = out["c"].isna().mean()
+    assert 0.15 < rate < 0.25
+    assert set(out["c"].dropna()) <= set(CATS)
+
+
+def _noise_scale_ok(synth, zero):
+    """Whether the merged weights of the values counted 0 spread as the recorded noise:
+    E[max(0, N(0, s^2)) | below 3 s] gives s (MST keeps a value above 3 s)."""
+    comp = synth.compression_["c"]
+    weights = dict(zip(comp["merged"], comp["weights"]))
+    mean = np.mean([weights[v] for v in zero if v in weights])
+    sigma = gaussian_sigma(math.sqrt(2), 0.1 * approx_dp_to_zcdp(1.0, 1e-6))
+    expected = sigma * (stats.norm.pdf(0) - stats.norm.pdf(3)) / stats.norm.cdf(3)
+    return abs(mean / expected - 1) < 0.1
+
+
+def test_noisy_counts_spread_as_the_recorded_noise():
+    X = _wide()
+    zero = [v for v in CATS if v not in set(X["c"])]
+    assert _noise_scale_ok(_fit(X), zero)
+    with audit.weakened_noise(2.0):  # half the noise: the test above must notice
+        assert not _noise_scale_ok(_fit(X), zero)
+
+
+# --------------------------------------------------------------------------- quantile bins
+def test_quantile_bins_put_equal_mass_per_bin_on_skewed_data(releases):
+    rng = np.random.default_rng(0)
+    n = 20000
+    X = pd.DataFrame({"y": np.clip(rng.exponential(10, n), 0, 100),
+                      "k": np.clip(rng.geometric(0.05, n), 0, 200).astype(np.int64),
+                      "z": rng.integers(0, 3, n)})
+    domain = {"y": (0, 100), "k": (0, 200), "z": 3}
+    synth = _fit(X, domain=domain, bin_strategy="quantile")
+    assert releases[0][0] == "quantile grid counts of 2 columns"
+    assert releases[0][1] == pytest.approx(2.0)
+    for name in ("y", "k"):
+        edges = synth.bin_edges_[name]
+        assert len(edges) == 11 and np.all(np.diff(edges) > 0)
+        assert edges[0] == domain[name][0] and edges[-1] == domain[name][1]
+        mass = np.histogram(X[name], bins=edges)[0] / n
+        assert np.all(np.abs(mass - 0.1) < 0.04), (name, mass)
+    uniform = np.histogram(X["y"], bins=np.linspace(0, 100, 11))[0] / n
+    assert uniform[0] > 0.5  # what quantile bins are for
+    out = synth.sample(5000)
+    assert out["k"].dtype == np.int64 and out["y"].dropna().between(0, 100).all()
+    assert synth.privacy_spent_[0] <= 1.0 + 1e-9
+
+
+def test_quantile_bins_keep_missing_values():
+    rng = np.random.default_rng(1)
+    y = rng.exponential(5, 3000)
+    y[rng.random(3000) < 0.1] = np.nan
+    X = pd.DataFrame({"y": y, "z": rng.integers(0, 3, 3000)})
+    synth = _fit(X, domain={"y": (0.0, 60.0), "z": 3}, bin_strategy="quantile")
+    assert synth.domain_shape_ == (11, 3)
+    assert 0.05 < synth.sample(3000)["y"].isna().mean() < 0.15
+
+
+def test_compression_and_quantile_share_the_domain_budget(releases):
+    X = _wide()
+    X["y"] = np.random.default_rng(2).exponential(3, len(X))
+    domain = {"c": CATS, "z": 3, "y": (0.0, 50.0)}
+    synth = _fit(X, domain=domain, bin_strategy="quantile")
+    (l1, s1, sig1), (l2, s2, sig2) = releases[:2]
+    assert l1.startswith("compression") and l2.startswith("quantile")
+    assert sig1 == pytest.approx(sig2)  # one noise scale: shares in proportion to columns
+    rho = 0.1 * approx_dp_to_zcdp(1.0, 1e-6)
+    assert sum(e.rho for e in synth.privacy_ledger_.entries[:2]) == pytest.approx(rho)
+
+
+@pytest.mark.parametrize("params", [{"max_categories": 1}, {"bin_strategy": "kmeans"}])
+def test_invalid_domain_parameters_raise(params):
+    with pytest.raises(ValueError):
+        SaddlePointSynthesizer(**params).fit(np.zeros((5, 2)))

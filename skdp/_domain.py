@@ -590,7 +590,7 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
     stacked and released at once, ``counts + N(0, sigma**2 I)``, through
     ``release`` (one Gaussian mechanism of l2-sensitivity ``sensitivity``:
     Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the categories whose
-    noisy count is at least ``3 sigma`` keep a cell of their own (the
+    noisy count is positive and at least ``3 sigma`` keep a cell of their own (the
     ``max_categories - 1`` largest at most), the others share one merged cell,
     sampled back in proportion to their noisy counts clipped at 0.
 
@@ -612,7 +612,7 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
                              label=f"compression counts of {len(columns)} columns")
     ends = np.cumsum([len(c) for c in counts])
     for col, part in zip(columns, np.split(noisy, ends[:-1])):
-        above = np.flatnonzero(part >= _KEEP_SIGMAS * sigma)
+        above = np.flatnonzero((part >= _KEEP_SIGMAS * sigma) & (part > 0))
         top = np.argsort(-part[above], kind="stable")[:max_categories - 1]
         col.compress(above[top], part)
 

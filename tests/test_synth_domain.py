@@ -65,7 +65,9 @@ def test_large_column_compresses_to_frequent_values_and_one_merged_cell():
     assert len(comp["merged"]) == N_CATS - 5 and len(comp["weights"]) == N_CATS - 5
     assert synth.domain_shape_ == (7, 3)  # five cells, the merged one, the missing one
     assert synth.domain_["c"]["categories"] == CATS  # the public entry, reusable as `domain`
-    assert set(synth.sample(2000)["c"].dropna()) <= set(CATS)
+    drawn = set(synth.sample(20000)["c"].dropna()) - set(FREQUENT)
+    weight = dict(zip(comp["merged"], comp["weights"]))
+    assert drawn and all(weight[v] > 0 for v in drawn)  # a weight of 0 is never drawn
     assert all(0 <= e <= 1 for e in synth.workload_error(X).values())
     # the default threshold (100) compresses it too: few false positives at 3 sigma
     default = _fit(X).compression_["c"]["categories"]
@@ -211,3 +213,11 @@ def test_compression_and_quantile_share_the_domain_budget(releases):
 def test_invalid_domain_parameters_raise(params):
     with pytest.raises(ValueError):
         SaddlePointSynthesizer(**params).fit(np.zeros((5, 2)))
+
+
+def test_without_noise_compression_keeps_exactly_the_values_present():
+    X = _wide()
+    synth = _fit(X, epsilon=math.inf)
+    present = sorted(set(X["c"].dropna()), key=CATS.index)
+    assert synth.compression_["c"]["categories"] == present
+    assert not any(synth.compression_["c"]["weights"])

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._backend import Backend, make_rng, to_numpy
+from ._backend import Backend, get_namespace, make_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
                       private_domains)
 from ._base import PrivacyMixin
@@ -425,7 +425,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         release = Release(backend, PrivacyLedger())
         budget = self._budget(columns, values, how, epsilon, delta, release)
         shape = tuple(c.cardinality for c in columns)
-        name = self._solver_for(shape, backend)
+        name = self._solver_for(shape, release)
         spec = SOLVER_SPECS[name]
         options = spec.resolve_options(self.solver_options if name == asked else None)
         marginals = encoding.workload_marginals(columns, self.workload)
@@ -453,14 +453,18 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self._record_spend(accountant, release.ledger)  # last: fit is atomic (see fit)
         return self
 
-    def _solver_for(self, shape, backend):
-        """The solver to run: ``'auto'`` resolved on the public domain size (see ``solver``)."""
+    def _solver_for(self, shape, release):
+        """The solver to run: ``'auto'`` resolved on the public domain size (see ``solver``).
+
+        A NumPy-only solver given another namespace's input draws from the same
+        generator on the host (the table is read to the host anyway).
+        """
         name = self.solver
         if name == "auto":
             name = "smd" if math.prod(shape) <= MAX_CELLS else "aim"
+        backend = release.backend
         if "array_api" not in SOLVER_SPECS[name].backends and not backend.is_numpy:
-            raise ValueError(f"solver {name!r} runs on NumPy only: pass a NumPy array or a "
-                             "DataFrame.")
+            release.backend = Backend(get_namespace(np.zeros(1)), None, backend.rng)
         return name
 
     def _problem(self, name, options, columns, values, shape, marginals):
@@ -757,10 +761,3 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.array_api_support = True
         return tags
-
-    def _expected_failed_checks(self):
-        big = ("its table of 10+ float columns has a derived domain (10 bins and a missing "
-               "cell per column) far above the 1e7-cell dense-histogram limit, so solver='auto' "
-               "runs 'aim', which runs on NumPy only (refused by design); the array-API path is "
-               "tested on a smaller table in tests/test_synthesizer.py")
-        return {"check_array_api_input": big, "check_array_api_same_namespace": big}

@@ -134,7 +134,8 @@ def test_too_large_workload_marginal_is_refused_by_name():
 
 
 def test_candidates_are_the_weighted_downward_closure():
-    assert downward_closure([(0, 1, 2)])[-1] == (0, 1, 2) and len(downward_closure([(0, 1, 2)])) == 7
+    closure = downward_closure([(0, 1, 2)])
+    assert closure[-1] == (0, 1, 2) and len(closure) == 7
     w = candidate_weights(list(combinations(range(4), 2)))
     assert w[(0,)] == 3.0 and w[(0, 1)] == 6.0 and len(w) == 10  # 2 + 4 pairs sharing one
 

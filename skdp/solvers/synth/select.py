@@ -279,10 +279,11 @@ def check_model_size(shape, workload, cap, names=None):
     Examples
     --------
     >>> check_model_size((10, 10, 10), [(0, 1)], 100)
-    >>> check_model_size((10, 10, 10), [(0, 1, 2)], 100, names=["a", "b", "c"])
+    >>> check_model_size((10, 10, 10), [(0, 1, 2)], 100,
+    ...                  names=["a", "b", "c"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: the workload marginal ('a', 'b', 'c') has 1000 cells (a: 10, b: 10, c: 10), more than max_model_size=100: pass a smaller workload, fewer bins or categories, or a larger solver_options['max_model_size'].
+    ValueError: the workload marginal ('a', 'b', 'c') has 1000 cells (a: 10, b: 10, c: 10), ...
     """
     names = list(range(len(shape))) if names is None else list(names)
     for m in workload:

@@ -165,14 +165,14 @@ def _wide_case(d, seed=0):
 def test_wide_model_without_dense_domain():
     shape, ms, truth = _wide_case(15)
     assert math.prod(shape) > 1e17
-    tracemalloc.start()
     start = time.perf_counter()
-    model = estimate(shape, ms, n_iter=1000)
+    model = estimate(shape, ms, n_iter=500)
     fit_s = time.perf_counter() - start
+    tv = [0.5 * np.abs(model.marginal(m.cols) - truth.marginal(m.cols)).sum() for m in ms]
+    assert fit_s < 20 and np.mean(tv) < 0.02
+    tracemalloc.start()  # memory of a (short) fit and of sampling: no array of the domain's size
+    estimate(shape, ms, n_iter=5, warm_start=model)
     x = model.sample(50_000, np.random.default_rng(1))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert x.shape == (50_000, 15)
-    assert fit_s < 20 and peak < 200e6
-    tv = [0.5 * np.abs(model.marginal(m.cols) - truth.marginal(m.cols)).sum() for m in ms]
-    assert np.mean(tv) < 0.03
+    assert x.shape == (50_000, 15) and peak < 100e6

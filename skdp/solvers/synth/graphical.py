@@ -70,27 +70,53 @@ class Measurement:
         object.__setattr__(self, "values", np.asarray(self.values, dtype=float).ravel())
 
 
-def _propagate(tree, psi):
+def _plan(tree, shape):
+    """Per clique ``i``, the axes and broadcast shapes of its messages with its parent.
+
+    ``(up_axes, up_shape, down_axes, down_shape)``: the axes of clique ``i``
+    summed out of its upward message and the message's shape inside the
+    parent's array, then the same for the parent's downward message.
+    """
+    out = []
+    for i, p in enumerate(tree.parent):
+        if p < 0:
+            out.append(None)
+            continue
+        clique, sep, host = tree.cliques[i], set(tree.separators[i]), tree.cliques[p]
+        out.append((tuple(k for k, c in enumerate(clique) if c not in sep),
+                    [shape[c] if c in sep else 1 for c in host],
+                    tuple(k for k, c in enumerate(host) if c not in sep),
+                    [shape[c] if c in sep else 1 for c in clique]))
+    return out
+
+
+def _normalise(log):
+    """``log`` less its log-sum-exp over every axis."""
+    top = log.max()
+    return log - (np.log(np.exp(log - top).sum()) + top)
+
+
+def _propagate(tree, psi, plan):
     """Calibrated log-beliefs (log-probabilities) of the cliques, by sum-product.
 
-    ``psi[i]`` is the log-potential array of clique ``i``. Upward pass from
-    the leaves, then downward from the root; the message into a child is the
-    parent's belief less the child's own upward message (log-space division).
+    ``psi[i]`` is the log-potential array of clique ``i`` (updated in place).
+    Upward pass from the leaves, then downward from the root; the message into
+    a child is the parent's belief less the child's own upward message
+    (log-space division), summed over the parent's other columns.
     """
-    cliques, parent, seps = tree.cliques, tree.parent, tree.separators
-    up = [None] * len(cliques)
-    inner = [p.copy() for p in psi]  # psi plus the messages from the children
+    parent = tree.parent
+    up = [None] * len(psi)
     for i in reversed(tree.order[1:]):
-        up[i] = Factor(cliques[i], inner[i]).keep(seps[i])
-        inner[parent[i]] = inner[parent[i]] + up[i].expand(cliques[parent[i]])
-    beliefs = [None] * len(cliques)
+        up_axes, up_shape, _, _ = plan[i]
+        up[i] = logsumexp(psi[i], up_axes).reshape(up_shape)
+        psi[parent[i]] += up[i]
+    beliefs = [None] * len(psi)
     root = tree.order[0]
-    beliefs[root] = inner[root] - logsumexp(inner[root], tuple(range(inner[root].ndim)))
+    beliefs[root] = _normalise(psi[root])
     for i in tree.order[1:]:
-        p = parent[i]
-        down = Factor(cliques[p], beliefs[p] - up[i].expand(cliques[p])).keep(seps[i])
-        b = inner[i] + down.expand(cliques[i])
-        beliefs[i] = b - logsumexp(b, tuple(range(b.ndim)))
+        _, _, down_axes, down_shape = plan[i]
+        down = logsumexp(beliefs[parent[i]] - up[i], down_axes).reshape(down_shape)
+        beliefs[i] = _normalise(psi[i] + down)
     return beliefs
 
 
@@ -144,9 +170,10 @@ class GraphicalModel:
         self.total = float(total)
         self.tree = junction_tree(self.shape, list(self.potentials)) if tree is None else tree
         self.cliques = list(self.tree.cliques)
-        hosts = {c: _host(self.cliques, c) for c in self.potentials}
+        layout = _layout(self.tree, self.shape, self.potentials)
         self.beliefs = _propagate(self.tree, _clique_potentials(self.tree, self.shape,
-                                                                self.potentials, hosts))
+                                                                self.potentials, layout),
+                                  _plan(self.tree, self.shape))
         self._sampler = None
 
     def marginal(self, cols):
@@ -266,12 +293,24 @@ class GraphicalModel:
         return factors
 
 
-def _clique_potentials(tree, shape, potentials, hosts):
+def _layout(tree, shape, cliques):
+    """``{cols: (k, bshape, axes)}``: the host clique ``k`` of each column set, the set's
+    broadcast shape inside it, and the host's axes summed out for its marginal."""
+    out = {}
+    for cols in cliques:
+        k = _host(tree.cliques, cols)
+        host = tree.cliques[k]
+        out[cols] = (k, [shape[c] if c in cols else 1 for c in host],
+                     tuple(a for a, c in enumerate(host) if c not in cols))
+    return out
+
+
+def _clique_potentials(tree, shape, potentials, layout):
     """Log-potential arrays of the junction cliques: each theta added to its host."""
     psi = [np.zeros([shape[c] for c in clique]) for clique in tree.cliques]
     for cols, theta in potentials.items():
-        k = hosts[cols]
-        psi[k] = psi[k] + Factor(cols, theta).expand(tree.cliques[k])
+        k, bshape, _ = layout[cols]
+        psi[k] += theta.reshape(bshape)
     return psi
 
 
@@ -360,19 +399,20 @@ def _group(measurements, shape):
 class _Objective:
     """The marginal loss of :func:`estimate` as a function of the potentials."""
 
-    def __init__(self, shape, tree, groups, total, hosts):
+    def __init__(self, shape, tree, groups, total, layout):
         self.shape, self.tree, self.groups, self.total = shape, tree, groups, total
-        self.hosts = hosts
+        self.layout, self.plan = layout, _plan(tree, shape)
 
     def __call__(self, theta):
         """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
-        beliefs = _propagate(self.tree, _clique_potentials(self.tree, self.shape, theta,
-                                                           self.hosts))
-        loss, grad, mu = 0.0, {}, {}
+        psi = _clique_potentials(self.tree, self.shape, theta, self.layout)
+        beliefs = _propagate(self.tree, psi, self.plan)
+        probs, loss, grad, mu = {}, 0.0, {}, {}
         for cols, (w, ybar, resid) in self.groups.items():
-            k = self.hosts[cols]
-            log = Factor(self.tree.cliques[k], beliefs[k]).keep(cols).values
-            mu[cols] = self.total * np.exp(log).ravel()
+            k, _, axes = self.layout[cols]
+            if k not in probs:
+                probs[k] = np.exp(beliefs[k])  # log-probabilities: no overflow
+            mu[cols] = self.total * probs[k].sum(axis=axes).ravel()
             diff = mu[cols] - ybar
             loss += w * float(diff @ diff) + resid
             grad[cols] = 2.0 * w * diff
@@ -449,11 +489,10 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
         old = None if warm_start is None else warm_start.potentials.get(cols)
         theta[cols] = np.zeros([shape[c] for c in cols]) if old is None else old.copy()
     tree = junction_tree(shape, list(theta))
-    hosts = {cols: _host(tree.cliques, cols) for cols in theta}
-    theta = _mirror_descent(_Objective(shape, tree, groups, total, hosts), theta,
-                            n_iter, tol, progress, accelerate)
+    objective = _Objective(shape, tree, groups, total, _layout(tree, shape, theta))
+    theta = _mirror_descent(objective, theta, n_iter, tol, progress, accelerate)
     model = GraphicalModel(shape, theta, total, tree)
-    model.loss = _Objective(shape, tree, groups, total, hosts)(theta)[0]
+    model.loss = objective(theta)[0]
     return model
 
 

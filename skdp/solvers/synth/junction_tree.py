@@ -46,10 +46,11 @@ def logsumexp(values, axes):
     """
     if not axes:
         return values
-    top = np.max(values, axis=axes, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    out = np.log(np.sum(np.exp(values - top), axis=axes))
-    return out + np.squeeze(top, axis=axes)
+    top = values.max(axis=axes, keepdims=True)
+    if not np.isfinite(top).all():
+        top = np.where(np.isfinite(top), top, 0.0)
+    out = np.log(np.exp(values - top).sum(axis=axes))
+    return out + top.reshape(out.shape)
 
 
 class Factor:

@@ -389,7 +389,8 @@ def _group(measurements, shape):
     for m in measurements:
         size = math.prod(shape[c] for c in m.cols)
         if m.values.size != size:
-            raise ValueError(f"Measurement on {m.cols} has {m.values.size} values, expected {size}.")
+            raise ValueError(f"Measurement on {m.cols} has {m.values.size} values, "
+                             f"expected {size}.")
         w, b, q = groups.get(m.cols, (0.0, 0.0, 0.0))
         s2 = m.sigma ** -2
         groups[m.cols] = (w + s2, b + s2 * m.values, q + s2 * float(m.values @ m.values))

@@ -29,7 +29,8 @@ import math
 
 import numpy as np
 
-from .junction_tree import Factor, junction_tree, logsumexp, model_size
+from .factor import Factor, eliminate, logsumexp
+from .junction_tree import host_clique, junction_tree, message_plan, model_size, propagate
 
 __all__ = ["Measurement", "GraphicalModel", "estimate", "junction_tree", "model_size"]
 
@@ -70,63 +71,6 @@ class Measurement:
         object.__setattr__(self, "values", np.asarray(self.values, dtype=float).ravel())
 
 
-def _plan(tree, shape):
-    """Per clique ``i``, the axes and broadcast shapes of its messages with its parent.
-
-    ``(up_axes, up_shape, down_axes, down_shape)``: the axes of clique ``i``
-    summed out of its upward message and the message's shape inside the
-    parent's array, then the same for the parent's downward message.
-    """
-    out = []
-    for i, p in enumerate(tree.parent):
-        if p < 0:
-            out.append(None)
-            continue
-        clique, sep, host = tree.cliques[i], set(tree.separators[i]), tree.cliques[p]
-        out.append((tuple(k for k, c in enumerate(clique) if c not in sep),
-                    [shape[c] if c in sep else 1 for c in host],
-                    tuple(k for k, c in enumerate(host) if c not in sep),
-                    [shape[c] if c in sep else 1 for c in clique]))
-    return out
-
-
-def _normalise(log):
-    """``log`` less its log-sum-exp over every axis."""
-    top = log.max()
-    return log - (np.log(np.exp(log - top).sum()) + top)
-
-
-def _propagate(tree, psi, plan):
-    """Calibrated log-beliefs (log-probabilities) of the cliques, by sum-product.
-
-    ``psi[i]`` is the log-potential array of clique ``i`` (updated in place).
-    Upward pass from the leaves, then downward from the root; the message into
-    a child is the parent's belief less the child's own upward message
-    (log-space division), summed over the parent's other columns.
-    """
-    parent = tree.parent
-    up = [None] * len(psi)
-    for i in reversed(tree.order[1:]):
-        up_axes, up_shape, _, _ = plan[i]
-        up[i] = logsumexp(psi[i], up_axes).reshape(up_shape)
-        psi[parent[i]] += up[i]
-    beliefs = [None] * len(psi)
-    root = tree.order[0]
-    beliefs[root] = _normalise(psi[root])
-    for i in tree.order[1:]:
-        _, _, down_axes, down_shape = plan[i]
-        down = logsumexp(beliefs[parent[i]] - up[i], down_axes).reshape(down_shape)
-        beliefs[i] = _normalise(psi[i] + down)
-    return beliefs
-
-
-def _host(cliques, cols):
-    """Index of the smallest clique containing ``cols`` (``None`` if none does)."""
-    cols = set(cols)
-    hosts = [k for k, c in enumerate(cliques) if cols <= set(c)]
-    return min(hosts, key=lambda k: len(cliques[k])) if hosts else None
-
-
 class GraphicalModel:
     """A distribution ``p(x) ∝ exp(sum_C theta_C(x_C))`` on a junction tree.
 
@@ -151,6 +95,8 @@ class GraphicalModel:
     total : float
     potentials : dict
         The log-potentials, as given (warm starts read them).
+    tree : JunctionTree
+        The junction tree (cliques, parents, separators).
     beliefs : list of ndarray
         The calibrated log-marginals of the cliques.
 
@@ -171,9 +117,9 @@ class GraphicalModel:
         self.tree = junction_tree(self.shape, list(self.potentials)) if tree is None else tree
         self.cliques = list(self.tree.cliques)
         layout = _layout(self.tree, self.shape, self.potentials)
-        self.beliefs = _propagate(self.tree, _clique_potentials(self.tree, self.shape,
+        self.beliefs = propagate(self.tree, _clique_potentials(self.tree, self.shape,
                                                                 self.potentials, layout),
-                                  _plan(self.tree, self.shape))
+                                  message_plan(self.tree, self.shape))
         self._sampler = None
 
     def marginal(self, cols):
@@ -205,11 +151,11 @@ class GraphicalModel:
         if len(set(cols)) != len(cols):
             raise ValueError(f"marginal cols must be distinct, got {cols}.")
         key = tuple(sorted(cols))
-        k = _host(self.cliques, key)
+        k = host_clique(self.cliques, key)
         if k is not None:
             log = Factor(self.cliques[k], self.beliefs[k]).keep(key).values
         else:
-            log = _eliminate(self._subtree_factors(key), key, self.shape)
+            log = eliminate(self._subtree_factors(key), key, self.shape)
         out = np.exp(log - logsumexp(log, tuple(range(log.ndim))))
         return np.transpose(out, [key.index(c) for c in cols])
 
@@ -298,7 +244,7 @@ def _layout(tree, shape, cliques):
     broadcast shape inside it, and the host's axes summed out for its marginal."""
     out = {}
     for cols in cliques:
-        k = _host(tree.cliques, cols)
+        k = host_clique(tree.cliques, cols)
         host = tree.cliques[k]
         out[cols] = (k, [shape[c] if c in cols else 1 for c in host],
                      tuple(a for a, c in enumerate(host) if c not in cols))
@@ -312,34 +258,6 @@ def _clique_potentials(tree, shape, potentials, layout):
         k, bshape, _ = layout[cols]
         psi[k] += theta.reshape(bshape)
     return psi
-
-
-def _eliminate(factors, keep, shape):
-    """Log-marginal on ``keep`` of the product of ``factors`` (greedy variable elimination)."""
-    others = set().union(*(f.cols for f in factors)) - set(keep)
-    while others:
-        def cost(v):
-            scope = set().union(*(f.cols for f in factors if v in f.cols))
-            return math.prod(shape[c] for c in scope)
-        v = min(sorted(others), key=cost)
-        factors = _combine(factors, v, shape)
-        others.discard(v)
-    scope = tuple(sorted(set(keep).union(*(f.cols for f in factors))))
-    total = np.zeros([shape[c] for c in scope])
-    for f in factors:
-        total = total + f.expand(scope)
-    return total
-
-
-def _combine(factors, v, shape):
-    """Multiply the factors that mention ``v`` and sum ``v`` out (log space)."""
-    touch = [f for f in factors if v in f.cols]
-    scope = tuple(sorted(set().union(*(f.cols for f in touch))))
-    prod = np.zeros([shape[c] for c in scope])
-    for f in touch:
-        prod = prod + f.expand(scope)
-    merged = Factor(scope, prod).keep([c for c in scope if c != v])
-    return [f for f in factors if v not in f.cols] + [merged]
 
 
 def _conditional_table(model, i):
@@ -402,12 +320,12 @@ class _Objective:
 
     def __init__(self, shape, tree, groups, total, layout):
         self.shape, self.tree, self.groups, self.total = shape, tree, groups, total
-        self.layout, self.plan = layout, _plan(tree, shape)
+        self.layout, self.plan = layout, message_plan(tree, shape)
 
     def __call__(self, theta):
         """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
         psi = _clique_potentials(self.tree, self.shape, theta, self.layout)
-        beliefs = _propagate(self.tree, psi, self.plan)
+        beliefs = propagate(self.tree, psi, self.plan)
         probs, loss, grad, mu = {}, 0.0, {}, {}
         for cols, (w, ybar, resid) in self.groups.items():
             k, _, axes = self.layout[cols]

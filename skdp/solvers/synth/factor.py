@@ -13,11 +13,14 @@ import math
 
 import numpy as np
 
-__all__ = ["Factor", "logsumexp", "normalise", "eliminate"]
+__all__ = ["Factor", "logsumexp", "eliminate"]
 
 
-def logsumexp(values, axes):
+def logsumexp(values, axes, consume=False):
     """``log(sum(exp(values)))`` over ``axes`` (max-shifted; ``-inf`` safe).
+
+    With ``consume`` the array ``values`` is used as scratch space (one pass
+    and no copy of it: the large cliques' messages).
 
     Examples
     --------
@@ -30,7 +33,8 @@ def logsumexp(values, axes):
     top = values.max(axis=axes, keepdims=True)
     if not np.isfinite(top).all():
         top = np.where(np.isfinite(top), top, 0.0)
-    out = np.log(np.exp(values - top).sum(axis=axes))
+    shifted = np.subtract(values, top, out=values if consume else None)
+    out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
     return out + top.reshape(out.shape)
 
 
@@ -70,19 +74,6 @@ class Factor:
         keep = set(cols)
         axes = tuple(k for k, c in enumerate(self.cols) if c not in keep)
         return Factor(tuple(c for c in self.cols if c in keep), logsumexp(self.values, axes))
-
-
-def normalise(log):
-    """``log`` less its log-sum-exp over every axis (log-probabilities).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> np.exp(normalise(np.log(np.array([1.0, 3.0]))))
-    array([0.25, 0.75])
-    """
-    top = log.max()
-    return log - (np.log(np.exp(log - top).sum()) + top)
 
 
 def eliminate(factors, keep, shape):

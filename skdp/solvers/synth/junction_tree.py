@@ -31,7 +31,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
-from .factor import logsumexp, normalise
+from .factor import logsumexp
 
 __all__ = ["JunctionTree", "junction_tree", "model_size", "message_plan", "propagate",
            "host_clique"]
@@ -211,10 +211,12 @@ def message_plan(tree, shape):
 def propagate(tree, psi, plan):
     """Calibrated log-beliefs (log-probabilities) of the cliques, by sum-product.
 
-    ``psi[i]`` is the log-potential array of clique ``i`` (updated in place).
-    Upward pass from the leaves, then downward from the root; the message into
-    a child is the parent's belief less the child's own upward message
-    (log-space division), summed over the parent's other columns.
+    ``psi[i]`` is the log-potential array of clique ``i``; it is overwritten
+    with the clique's belief (no copies of the large cliques). Upward pass
+    from the leaves, then downward from the root; the message into a child is
+    the parent's belief less the child's own upward message (log-space
+    division), summed over the parent's other columns. The root's
+    log-partition function normalises every belief at once.
 
     Parameters
     ----------
@@ -243,14 +245,13 @@ def propagate(tree, psi, plan):
         up_axes, up_shape, _, _ = plan[i]
         up[i] = logsumexp(psi[i], up_axes).reshape(up_shape)
         psi[parent[i]] += up[i]
-    beliefs = [None] * len(psi)
     root = tree.order[0]
-    beliefs[root] = normalise(psi[root])
-    for i in tree.order[1:]:
+    psi[root] -= logsumexp(psi[root], tuple(range(psi[root].ndim)))
+    for i in tree.order[1:]:  # psi[i] becomes the belief of clique i, in place
         _, _, down_axes, down_shape = plan[i]
-        down = logsumexp(beliefs[parent[i]] - up[i], down_axes).reshape(down_shape)
-        beliefs[i] = normalise(psi[i] + down)
-    return beliefs
+        down = logsumexp(psi[parent[i]] - up[i], down_axes, consume=True)
+        psi[i] += down.reshape(down_shape)
+    return psi
 
 
 def host_clique(cliques, cols):

@@ -127,6 +127,17 @@ def test_total_is_inverse_variance_weighted():
     assert estimate((2, 2), ms, total=7.0, n_iter=1).total == 7.0
 
 
+def test_no_measurement_is_uniform_and_the_total_can_be_measured():
+    model = estimate((2, 3), [], cliques=[(0, 1)])
+    assert model.total == 1.0 and model.cliques == [(0, 1)]
+    np.testing.assert_allclose(model.marginal((0, 1)), np.full((2, 3), 1 / 6))
+    ms = [Measurement((), [100.0], 1.0), Measurement((1,), [10.0, 20.0, 70.0], 1.0)]
+    model = estimate((2, 3), ms)
+    assert model.total == pytest.approx(100.0)
+    np.testing.assert_allclose(model.project_counts((1,)), [10.0, 20.0, 70.0], atol=1e-6)
+    np.testing.assert_allclose(model.marginal((0,)), [0.5, 0.5], atol=1e-12)
+
+
 def test_sampling_matches_marginals():
     shape, potentials = _random_model(3)
     model = GraphicalModel(shape, potentials)

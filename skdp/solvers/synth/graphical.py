@@ -203,7 +203,7 @@ class GraphicalModel:
         Examples
         --------
         >>> import numpy as np
-        >>> m = GraphicalModel((2, 3), {(0,): np.log([0.0 + 1e-300, 1.0])})
+        >>> m = GraphicalModel((2, 3), {(0,): np.log([1e-12, 1.0])})
         >>> x = m.sample(5, np.random.default_rng(0))
         >>> x.shape, bool((x[:, 0] == 1).all())
         ((5, 2), True)
@@ -218,10 +218,14 @@ class GraphicalModel:
         return out
 
     def _subtree_factors(self, cols):
-        """Log-factors of the smallest subtree covering ``cols``: beliefs less separators."""
+        """Log-factors of a small subtree covering ``cols``: beliefs less separators.
+
+        The smallest clique holding each column, joined by the tree's paths:
+        on any connected subtree the product of the beliefs over the product
+        of the separator marginals is the marginal of ``p`` on its columns.
+        """
         parent, seps = self.tree.parent, self.tree.separators
-        need = set(cols)
-        keep = {k for k, c in enumerate(self.cliques) if need & set(c)}
+        keep = {host_clique(self.cliques, (c,)) for c in cols}
         nodes = set(range(len(self.cliques)))
         pruned = True
         while pruned:  # drop leaves of the remaining subtree that are not needed

@@ -1,10 +1,5 @@
 """Junction trees over the columns of a table, and log-space factors on them.
 
-A *factor* is an array over a sorted tuple of columns (its axes in that
-order); its values are log-potentials or log-probabilities. Products of
-factors are broadcast sums of their expanded arrays (:meth:`Factor.expand`),
-marginalisation is a log-sum-exp over the dropped axes (:meth:`Factor.keep`).
-
 The junction tree of a set of cliques (McKenna, Sheldon, Miklau 2019,
 "Graphical-model based estimation and inference for differential privacy",
 §4, and the standard construction of Koller and Friedman 2009, ch. 10):
@@ -23,6 +18,10 @@ The junction tree of a set of cliques (McKenna, Sheldon, Miklau 2019,
 Building the tree touches only column indices and cardinalities, never an
 array of the model's size: :func:`model_size` is cheap enough to screen
 every candidate of a selection round.
+
+:func:`propagate` is log-space sum-product belief propagation on the tree
+(two passes; Koller and Friedman 2009, §10.2-10.3): it returns every clique's
+exact marginal of ``p ∝ exp(sum of the clique potentials)``.
 """
 
 from dataclasses import dataclass
@@ -32,62 +31,10 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
-__all__ = ["Factor", "JunctionTree", "junction_tree", "model_size", "logsumexp"]
+from .factor import logsumexp
 
-
-def logsumexp(values, axes):
-    """``log(sum(exp(values)))`` over ``axes`` (max-shifted; ``-inf`` safe).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> float(logsumexp(np.log(np.array([[1.0, 3.0]])), (0, 1)))
-    1.3862943611198906
-    """
-    if not axes:
-        return values
-    top = np.max(values, axis=axes, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    out = np.log(np.sum(np.exp(values - top), axis=axes))
-    return out + np.squeeze(top, axis=axes)
-
-
-class Factor:
-    """A log-space array over a sorted tuple of columns.
-
-    Parameters
-    ----------
-    cols : tuple of int
-        The columns, ascending; axis ``k`` of ``values`` is column ``cols[k]``.
-    values : ndarray
-        Log-values, of shape ``[shape[c] for c in cols]``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> f = Factor((0, 2), np.log(np.full((2, 3), 0.5)))
-    >>> f.expand((0, 1, 2)).shape
-    (2, 1, 3)
-    >>> np.exp(f.keep((2,)).values)
-    array([1., 1., 1.])
-    """
-
-    __slots__ = ("cols", "values")
-
-    def __init__(self, cols, values):
-        self.cols = tuple(cols)
-        self.values = values
-
-    def expand(self, cols):
-        """The values reshaped to broadcast over the sorted superset ``cols``."""
-        own = dict(zip(self.cols, self.values.shape))
-        return self.values.reshape([own.get(c, 1) for c in cols])
-
-    def keep(self, cols):
-        """The log-sum-exp of the factor over every column not in ``cols``."""
-        keep = set(cols)
-        axes = tuple(k for k, c in enumerate(self.cols) if c not in keep)
-        return Factor(tuple(c for c in self.cols if c in keep), logsumexp(self.values, axes))
+__all__ = ["JunctionTree", "junction_tree", "model_size", "message_plan", "propagate",
+           "host_clique"]
 
 
 @dataclass(frozen=True)
@@ -231,3 +178,92 @@ def model_size(shape, cliques):
     """
     tree = junction_tree(shape, cliques)
     return sum(math.prod(int(shape[c]) for c in clique) for clique in tree.cliques)
+
+
+def message_plan(tree, shape):
+    """Per clique ``i``, the axes and broadcast shapes of its messages with its parent.
+
+    ``(up_axes, up_shape, down_axes, down_shape)``: the axes of clique ``i``
+    summed out of its upward message and the message's shape inside the
+    parent's array, then the same for the parent's downward message
+    (``None`` for the root). Computed once per tree, so that
+    :func:`propagate` does no set arithmetic.
+
+    Examples
+    --------
+    >>> tree = junction_tree((2, 3, 4), [(0, 1), (1, 2)])
+    >>> message_plan(tree, (2, 3, 4))
+    [None, ((1,), [1, 3], (0,), [3, 1])]
+    """
+    out = []
+    for i, p in enumerate(tree.parent):
+        if p < 0:
+            out.append(None)
+            continue
+        clique, sep, host = tree.cliques[i], set(tree.separators[i]), tree.cliques[p]
+        out.append((tuple(k for k, c in enumerate(clique) if c not in sep),
+                    [shape[c] if c in sep else 1 for c in host],
+                    tuple(k for k, c in enumerate(host) if c not in sep),
+                    [shape[c] if c in sep else 1 for c in clique]))
+    return out
+
+
+def propagate(tree, psi, plan):
+    """Calibrated log-beliefs (log-probabilities) of the cliques, by sum-product.
+
+    ``psi[i]`` is the log-potential array of clique ``i``; it is overwritten
+    with the clique's belief (no copies of the large cliques). Upward pass
+    from the leaves, then downward from the root; the message into a child is
+    the parent's belief less the child's own upward message (log-space
+    division), summed over the parent's other columns. The root's
+    log-partition function normalises every belief at once.
+
+    Parameters
+    ----------
+    tree : JunctionTree
+    psi : list of ndarray
+        Log-potentials of the cliques, in the tree's clique order.
+    plan : list
+        ``message_plan(tree, shape)``.
+
+    Returns
+    -------
+    beliefs : list of ndarray
+        The log-marginals of the cliques of the normalised distribution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tree = junction_tree((2, 2), [(0,), (1,)])
+    >>> psi = [np.log(np.array([1.0, 3.0])), np.zeros(2)]
+    >>> [np.exp(b) for b in propagate(tree, psi, message_plan(tree, (2, 2)))]
+    [array([0.25, 0.75]), array([0.5, 0.5])]
+    """
+    parent = tree.parent
+    up = [None] * len(psi)
+    for i in reversed(tree.order[1:]):
+        up_axes, up_shape, _, _ = plan[i]
+        up[i] = logsumexp(psi[i], up_axes).reshape(up_shape)
+        psi[parent[i]] += up[i]
+    root = tree.order[0]
+    psi[root] -= logsumexp(psi[root], tuple(range(psi[root].ndim)))
+    for i in tree.order[1:]:  # psi[i] becomes the belief of clique i, in place
+        _, _, down_axes, down_shape = plan[i]
+        down = logsumexp(psi[parent[i]] - up[i], down_axes, consume=True)
+        psi[i] += down.reshape(down_shape)
+    return psi
+
+
+def host_clique(cliques, cols):
+    """Index of the smallest clique containing ``cols`` (``None`` if none does).
+
+    Examples
+    --------
+    >>> host_clique([(0, 1, 2), (1, 2), (3,)], (2,))
+    1
+    >>> host_clique([(0, 1, 2), (1, 2), (3,)], (0, 3)) is None
+    True
+    """
+    cols = set(cols)
+    hosts = [k for k, c in enumerate(cliques) if cols <= set(c)]
+    return min(hosts, key=lambda k: len(cliques[k])) if hosts else None

@@ -64,6 +64,10 @@ _GOLDSTEIN = {"fo_single_pass": _SINGLE, "zo_single_pass": {**_SINGLE, "anchor_d
 SOLVER_PARAMS = {("regression", "spider"): dict(alpha=0.01),
                  ("synthesizer", "smd"): dict(n_iter=50),
                  ("synthesizer", "smd_linf"): dict(n_iter=50),
+                 # graphical-model solvers: their estimations are post-processing, capped
+                 ("synthesizer", "mst"): dict(n_iter=10, solver_options=dict(estimate_iter=3)),
+                 ("synthesizer", "aim"): dict(n_iter=10, solver_options=dict(
+                     max_rounds=3, round_iter=3)),
                  **{("minimax", name): dict(group_by=None, group_sizes=[40], fit_intercept=False,
                                             solver_options=opts)
                     for name, opts in _STREAM.items()},

@@ -237,6 +237,8 @@ def test_noise_flows_through_the_weakened_generator(name, solver):
 def _release(est):
     if hasattr(est, "histogram_"):
         return np.asarray(est.histogram_, dtype=float).ravel()
+    if hasattr(est, "model_"):  # a graphical model: its marginals on the workload
+        return np.concatenate([np.ravel(est.model_.marginal(m)) for m in est._marginal_index])
     return np.r_[np.ravel(est.coef_), np.ravel(est.intercept_)]
 
 

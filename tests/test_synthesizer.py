@@ -18,12 +18,14 @@ from skdp.privacy.accounting import (PrivacyLedger, advanced_composition_step_ep
 from skdp.privacy.accountant import BudgetAccountant
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
+from skdp.solvers.synth.graphical import GraphicalModel
 from skdp.solvers.synth.games import private_game_schedule, step_epsilon, vertex_schedule
 from skdp.solvers.synth.marginals import MarginalProblem, marginal_sensitivity
 from skdp.solvers.synth.measure import measure
+from skdp.solvers.synth.select import TableProblem
 from skdp.solvers.spec import SolverResult
 from skdp.solvers.synth.smd import mirror_prox
-from skdp.synthesizer import SOLVER_SPECS, SaddlePointSynthesizer
+from skdp.synthesizer import MODEL_SOLVERS, SOLVER_SPECS, SaddlePointSynthesizer
 
 pd = pytest.importorskip("pandas")
 
@@ -303,7 +305,7 @@ def test_solver_specs_and_misspelt_options_raise_before_the_data(solver):
         SaddlePointSynthesizer(solver=solver, solver_options=[("n_iter", 3)]).fit(_table())
 
 
-@pytest.mark.parametrize("solver", sorted(SOLVER_SPECS))
+@pytest.mark.parametrize("solver", sorted(set(SOLVER_SPECS) - MODEL_SOLVERS))
 def test_every_solver_returns_the_one_result_type(solver):
     problem = MarginalProblem((3, 3), [(0, 1)], np.arange(90) % 9, n_iter=5)
     release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
@@ -312,6 +314,19 @@ def test_every_solver_returns_the_one_result_type(solver):
     result = SOLVER_SPECS[solver].fn(problem, budget, SOLVER_SPECS[solver].resolve_options(None))
     assert isinstance(result, SolverResult) and result.n_iter >= 1
     assert np.isclose(float(np.sum(result.solution)), 1.0) and result.solution.shape == (9,)
+    assert result.info["n_estimate"] == 90.0 and release.ledger.entries
+
+
+@pytest.mark.parametrize("solver", sorted(MODEL_SOLVERS))
+def test_every_model_solver_returns_the_one_result_type(solver):
+    codes = np.stack(np.unravel_index(np.arange(90) % 9, (3, 3)), axis=1)
+    problem = TableProblem((3, 3), [(0, 1)], codes, n_iter=5)
+    release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    budget = Budget(1.0, 1e-6, approx_dp_to_zcdp(1.0, 1e-6), release=release)
+    result = SOLVER_SPECS[solver].fn(problem, budget, SOLVER_SPECS[solver].resolve_options(None))
+    assert isinstance(result, SolverResult) and result.n_iter >= 1
+    assert isinstance(result.solution, GraphicalModel)
+    assert np.isclose(result.solution.marginal((0, 1)).sum(), 1.0)
     assert result.info["n_estimate"] == 90.0 and release.ledger.entries
 
 
@@ -336,7 +351,7 @@ def test_bad_input_errors():
     assert "'w'" not in str(err.value)
     wide = np.random.default_rng(0).normal(size=(50, 8))
     with pytest.raises(ValueError, match="cells.*fewer bins"):
-        SaddlePointSynthesizer(domain={j: (-5, 5) for j in range(8)}).fit(wide)
+        SaddlePointSynthesizer(solver="smd", domain={j: (-5, 5) for j in range(8)}).fit(wide)
     for eps in (0, -1.0):
         with pytest.raises(ValueError, match="epsilon"):
             SaddlePointSynthesizer(epsilon=eps, domain=DOMAIN).fit(X)

@@ -210,7 +210,8 @@ def synthesize(args):
 
 
 def _estimator(args, entries, n_bins):
-    verbose = 0 if args.quiet or not sys.stderr.isatty() else 1  # \r progress on a terminal only
+    # progress unless --quiet: an updating line on a terminal, one line per round (mst, aim)
+    verbose = 0 if args.quiet else 1
     return estimator_class()(
         epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
         domain=entries, n_bins=n_bins, missing=args.missing, neighbouring=args.neighbouring,
@@ -232,8 +233,10 @@ def _write(args, est, header, columns, holdout, n_bins):
     print(f"wrote {written} synthetic rows to {args.output}")
     print(f"privacy spent: epsilon={eps:.4f}, delta={delta:g} "
           f"(composition: {est.privacy_method_}; budget epsilon={args.epsilon:g})")
-    print(f"solver: {args.solver}, {len(est.marginals_)} marginals, "
-          f"{math.prod(est.domain_shape_)} cells, {est.n_iter_} iterations")
+    cells = math.prod(est.domain_shape_)
+    print(f"solver: {getattr(est, 'solver_', args.solver)}, {len(est.marginals_)} marginals, "
+          f"{cells if cells < 10**9 else format(cells, '.3g')} cells, {est.n_iter_} "
+          + ("rounds" if getattr(est, "solver_", None) == "aim" else "iterations"))
     if holdout is not None:
         values = np.array(list(est.workload_error(holdout).values()))
         print(f"holdout marginal error (total variation): mean={values.mean():.4f}, "

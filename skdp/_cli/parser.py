@@ -8,7 +8,7 @@ from .domain import DOMAIN_FORMAT
 
 __all__ = ["build_parser"]
 
-SOLVERS = ["smd", "smd_linf", "smd_private_game", "smd_vertex", "mwem"]
+SOLVERS = ["auto", "smd", "smd_linf", "smd_private_game", "smd_vertex", "mwem", "mst", "aim"]
 
 SYNTHESIZE = """\
 Release a differentially private synthetic copy of a CSV table with
@@ -100,13 +100,15 @@ def _add_synthesize(sub):
                         "described from the data, with a PrivacyLeakWarning)")
     p.add_argument("--workload", type=_int_at_least(1), default=2,
                    help="marginals to preserve: all k-way marginals")
-    p.add_argument("--solver", default="smd", choices=SOLVERS, help="solver")
+    p.add_argument("--solver", default="auto", choices=SOLVERS,
+                   help="solver; auto: smd when the domain has at most 1e7 cells, else aim "
+                        "(a graphical model: any number of columns)")
     p.add_argument("--missing", default="keep", choices=["keep", "drop", "error"],
                    help="missing cells: keep them as a value of their own, drop their rows "
                         "before the fit, or stop with an error")
     p.add_argument("--neighbouring", default="replace_one", choices=["replace_one", "add_remove"],
                    help="neighbouring tables of the guarantee: one row replaced (the row count "
-                        "is public), or one row added or removed (solver smd only)")
+                        "is public), or one row added or removed (solvers auto, smd, mst, aim)")
     _common(p, "bins of a numeric column whose domain entry has no n_bins "
                "(default: 10; 6 for the bundled table)")
     p.add_argument("--n-samples", type=_int_at_least(0), default=None,

@@ -1,0 +1,469 @@
+"""The graphical-model histogram player: private-pgm's estimation step in NumPy.
+
+McKenna, Sheldon, Miklau 2019 ("Graphical-model based estimation and
+inference for differential privacy", ICML; private-pgm): given noisy
+marginals ``y_i`` of a table over column sets ``C_i`` with noise sd
+``sigma_i``, estimate the distribution ``p`` over the product domain that
+minimises the L2 marginal loss
+
+    ``L(p) = sum_i ||N * p_{C_i} - y_i||_2^2 / sigma_i^2``
+
+(``N`` the row count, ``p_C`` the marginal of ``p`` on ``C``). Their Theorem 1:
+a minimiser exists in the exponential family
+``p_theta(x) ∝ exp(sum_C theta_C(x_C))`` over the measured cliques, the
+maximum-entropy one among the minimisers; it is found by entropic mirror
+descent on the marginals, which in that family is gradient descent on the
+potentials: ``theta_C <- theta_C - alpha * dL/dmu_C`` with ``mu_C = N p_C``
+(their Algorithm 1 with the line search of their code). The marginals of
+``p_theta`` are computed exactly by log-space sum-product belief propagation
+on a junction tree of the cliques (:mod:`.junction_tree`), so memory and time
+scale with the cliques' cells, never with the domain.
+
+Everything here is post-processing of the measurements (no privacy cost);
+the only randomness is :meth:`GraphicalModel.sample`'s, drawn from the
+public generator passed to it.
+"""
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+from .factor import Factor, eliminate, logsumexp
+from .junction_tree import host_clique, junction_tree, message_plan, model_size, propagate
+
+__all__ = ["Measurement", "GraphicalModel", "estimate", "junction_tree", "model_size"]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A noisy marginal: counts over ``cols`` with Gaussian noise of sd ``sigma``.
+
+    Attributes
+    ----------
+    cols : tuple of int
+        Column indices, sorted ascending.
+    values : ndarray
+        The noisy counts of the marginal over ``cols``, flattened in C order
+        over ``[shape[c] for c in cols]``.
+    sigma : float
+        The noise standard deviation of each cell; the loss weighs the
+        measurement by ``1 / sigma``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Measurement((0,), np.array([3.0, 7.0]), 1.0).cols
+    (0,)
+    """
+
+    cols: tuple
+    values: np.ndarray
+    sigma: float
+
+    def __post_init__(self):
+        cols = tuple(int(c) for c in self.cols)
+        if list(cols) != sorted(set(cols)):
+            raise ValueError(f"Measurement cols must be strictly ascending, got {self.cols}.")
+        if not self.sigma > 0:
+            raise ValueError(f"Measurement sigma must be positive, got {self.sigma}.")
+        object.__setattr__(self, "cols", cols)
+        object.__setattr__(self, "values", np.asarray(self.values, dtype=float).ravel())
+
+
+class GraphicalModel:
+    """A distribution ``p(x) ∝ exp(sum_C theta_C(x_C))`` on a junction tree.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        The cardinality of every column.
+    potentials : dict
+        ``{cols: theta}``: ``cols`` a sorted tuple of columns, ``theta`` an
+        array of log-potentials of shape ``[shape[c] for c in cols]``.
+    total : float, default=1.0
+        The row count the model stands for (:meth:`project_counts`).
+    tree : JunctionTree, optional
+        A junction tree whose cliques cover every key of ``potentials``;
+        default ``junction_tree(shape, potentials)``.
+
+    Attributes
+    ----------
+    shape : tuple of int
+    cliques : list of tuple
+        The junction tree's maximal cliques.
+    total : float
+    potentials : dict
+        The log-potentials, as given (warm starts read them).
+    tree : JunctionTree
+        The junction tree (cliques, parents, separators).
+    beliefs : list of ndarray
+        The calibrated log-marginals of the cliques.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = GraphicalModel((2, 2), {(0, 1): np.log([[1.0, 1.0], [1.0, 5.0]])}, total=8)
+    >>> m.marginal((1,))
+    array([0.25, 0.75])
+    >>> m.project_counts((0,))
+    array([2., 6.])
+    """
+
+    def __init__(self, shape, potentials, total=1.0, tree=None):
+        self.shape = tuple(int(s) for s in shape)
+        self.potentials = {tuple(c): np.asarray(v, dtype=float) for c, v in potentials.items()}
+        self.total = float(total)
+        self.tree = junction_tree(self.shape, list(self.potentials)) if tree is None else tree
+        self.cliques = list(self.tree.cliques)
+        layout = _layout(self.tree, self.shape, self.potentials)
+        self.beliefs = propagate(self.tree, _clique_potentials(self.tree, self.shape,
+                                                                self.potentials, layout),
+                                  message_plan(self.tree, self.shape))
+        self._sampler = None
+
+    def marginal(self, cols):
+        """Probabilities over ``cols``, of shape ``[shape[c] for c in cols]``.
+
+        From the smallest clique belief containing ``cols`` when one does,
+        else by variable elimination over the smallest subtree of the
+        junction tree whose cliques cover ``cols`` (beliefs divided by
+        separator marginals, the tree's factorisation of ``p``).
+
+        Parameters
+        ----------
+        cols : sequence of int
+            Distinct columns, in the order of the returned axes.
+
+        Returns
+        -------
+        marginal : ndarray
+            Non-negative, summing to 1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> m = GraphicalModel((2, 3), {})
+        >>> m.marginal((1, 0)).shape
+        (3, 2)
+        """
+        cols = tuple(int(c) for c in cols)
+        if len(set(cols)) != len(cols):
+            raise ValueError(f"marginal cols must be distinct, got {cols}.")
+        key = tuple(sorted(cols))
+        k = host_clique(self.cliques, key)
+        if k is not None:
+            log = Factor(self.cliques[k], self.beliefs[k]).keep(key).values
+        else:
+            log = eliminate(self._subtree_factors(key), key, self.shape)
+        out = np.exp(log - logsumexp(log, tuple(range(log.ndim))))
+        return np.transpose(out, [key.index(c) for c in cols])
+
+    def project_counts(self, cols):
+        """``total * marginal(cols)``: the model's counts over ``cols``.
+
+        Parameters
+        ----------
+        cols : sequence of int
+            Distinct columns.
+
+        Returns
+        -------
+        counts : ndarray
+
+        Examples
+        --------
+        >>> GraphicalModel((2,), {}, total=10).project_counts((0,))
+        array([5., 5.])
+        """
+        return self.total * self.marginal(cols)
+
+    def sample(self, n, rng, chunk=100_000):
+        """Draw ``n`` rows of integer codes by forward sampling on the tree.
+
+        The root clique is drawn from its belief, then each clique (parents
+        first) from its conditional given the separator with its parent,
+        ``belief_i / marginal(separator_i)``; by the running intersection
+        property this draws exactly from ``p``. Rows are drawn ``chunk`` at a
+        time by inverse-CDF lookup, memory ``O(chunk * d + model size)``.
+
+        Parameters
+        ----------
+        n : int
+            Number of rows.
+        rng : numpy.random.Generator
+            The public random generator (post-processing randomness).
+        chunk : int, default=100_000
+            Rows per batch.
+
+        Returns
+        -------
+        codes : ndarray of shape (n, d), dtype int64
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> m = GraphicalModel((2, 3), {(0,): np.log([1e-12, 1.0])})
+        >>> x = m.sample(5, np.random.default_rng(0))
+        >>> x.shape, bool((x[:, 0] == 1).all())
+        ((5, 2), True)
+        """
+        if self._sampler is None:
+            self._sampler = [_conditional_table(self, i) for i in self.tree.order]
+        out = np.empty((int(n), len(self.shape)), dtype=np.int64)
+        for start in range(0, int(n), int(chunk)):
+            rows = out[start:start + int(chunk)]
+            for sep, rest, cdf in self._sampler:
+                _draw(rows, sep, rest, cdf, self.shape, rng)
+        return out
+
+    def _subtree_factors(self, cols):
+        """Log-factors of a small subtree covering ``cols``: beliefs less separators.
+
+        The smallest clique holding each column, joined by the tree's paths:
+        on any connected subtree the product of the beliefs over the product
+        of the separator marginals is the marginal of ``p`` on its columns.
+        """
+        parent, seps = self.tree.parent, self.tree.separators
+        keep = {host_clique(self.cliques, (c,)) for c in cols}
+        nodes = set(range(len(self.cliques)))
+        pruned = True
+        while pruned:  # drop leaves of the remaining subtree that are not needed
+            pruned = False
+            for k in list(nodes - keep):
+                degree = (parent[k] in nodes) + sum(parent[j] == k for j in nodes)
+                if degree <= 1:
+                    nodes.discard(k)
+                    pruned = True
+        factors = [Factor(self.cliques[k], self.beliefs[k]) for k in nodes]
+        for k in nodes:
+            if parent[k] in nodes:
+                sep = Factor(self.cliques[k], self.beliefs[k]).keep(seps[k])
+                factors.append(Factor(sep.cols, -sep.values))
+        return factors
+
+
+def _layout(tree, shape, cliques):
+    """``{cols: (k, bshape, axes)}``: the host clique ``k`` of each column set, the set's
+    broadcast shape inside it, and the host's axes summed out for its marginal."""
+    out = {}
+    for cols in cliques:
+        k = host_clique(tree.cliques, cols)
+        host = tree.cliques[k]
+        out[cols] = (k, [shape[c] if c in cols else 1 for c in host],
+                     tuple(a for a, c in enumerate(host) if c not in cols))
+    return out
+
+
+def _clique_potentials(tree, shape, potentials, layout):
+    """Log-potential arrays of the junction cliques: each theta added to its host."""
+    psi = [np.zeros([shape[c] for c in clique]) for clique in tree.cliques]
+    for cols, theta in potentials.items():
+        k, bshape, _ = layout[cols]
+        psi[k] += theta.reshape(bshape)
+    return psi
+
+
+def _conditional_table(model, i):
+    """``(sep, rest, cdf)`` of clique ``i``: CDF rows of ``p(rest | sep)``, offset by row.
+
+    Row ``s`` of the table holds the conditional CDF shifted by ``s`` (its
+    last entry exactly ``s + 1``), flattened: one ``searchsorted`` of
+    ``s + u`` then draws every row of a batch at once.
+    """
+    clique, sep = model.cliques[i], model.tree.separators[i]
+    rest = tuple(c for c in clique if c not in sep)
+    axes = [clique.index(c) for c in sep + rest]
+    log = np.transpose(model.beliefs[i], axes).reshape(
+        math.prod(model.shape[c] for c in sep), -1)
+    cond = np.exp(log - logsumexp(log, (1,))[:, None])
+    cdf = np.cumsum(cond, axis=1)
+    cdf /= cdf[:, -1:]
+    cdf[:, -1] = 1.0
+    return sep, rest, (cdf + np.arange(cdf.shape[0])[:, None]).ravel()
+
+
+def _draw(rows, sep, rest, cdf, shape, rng):
+    """Fill the ``rest`` columns of ``rows`` given their ``sep`` columns, in place."""
+    if not rest:
+        return
+    s = (np.ravel_multi_index(tuple(rows[:, c] for c in sep), [shape[c] for c in sep])
+         if sep else np.zeros(len(rows), dtype=np.int64))
+    width = math.prod(shape[c] for c in rest)
+    flat = np.searchsorted(cdf, s + rng.random(len(rows)), side="right")
+    flat = np.minimum(flat, (s + 1) * width - 1) - s * width
+    for c, codes in zip(rest, np.unravel_index(flat, [shape[c] for c in rest])):
+        rows[:, c] = codes
+
+
+def _estimate_total(measurements):
+    """Inverse-variance weighted row count: each marginal's sum has variance ``sigma^2 m``."""
+    if not measurements:
+        return 1.0
+    var = np.array([m.sigma ** 2 * m.values.size for m in measurements])
+    est = np.array([m.values.sum() for m in measurements])
+    return max(1.0, float(np.sum(est / var) / np.sum(1.0 / var)))
+
+
+def _group(measurements, shape):
+    """Per measured column set: ``(w, ybar, resid)``, the loss ``w ||mu - ybar||^2 + resid``."""
+    groups = {}
+    for m in measurements:
+        size = math.prod(shape[c] for c in m.cols)
+        if m.values.size != size:
+            raise ValueError(f"Measurement on {m.cols} has {m.values.size} values, "
+                             f"expected {size}.")
+        w, b, q = groups.get(m.cols, (0.0, 0.0, 0.0))
+        s2 = m.sigma ** -2
+        groups[m.cols] = (w + s2, b + s2 * m.values, q + s2 * float(m.values @ m.values))
+    return {cols: (w, b / w, q - float(b @ b) / w) for cols, (w, b, q) in groups.items()}
+
+
+class _Objective:
+    """The marginal loss of :func:`estimate` as a function of the potentials."""
+
+    def __init__(self, shape, tree, groups, total, layout):
+        self.shape, self.tree, self.groups, self.total = shape, tree, groups, total
+        self.layout, self.plan = layout, message_plan(tree, shape)
+
+    def __call__(self, theta):
+        """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
+        psi = _clique_potentials(self.tree, self.shape, theta, self.layout)
+        beliefs = propagate(self.tree, psi, self.plan)
+        probs, loss, grad, mu = {}, 0.0, {}, {}
+        for cols, (w, ybar, resid) in self.groups.items():
+            k, _, axes = self.layout[cols]
+            if k not in probs:
+                probs[k] = np.exp(beliefs[k])  # log-probabilities: no overflow
+            mu[cols] = self.total * probs[k].sum(axis=axes).ravel()
+            diff = mu[cols] - ybar
+            loss += w * float(diff @ diff) + resid
+            grad[cols] = 2.0 * w * diff
+        return loss, grad, mu
+
+
+def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm_start=None,
+             tol=1e-10, progress=None, accelerate=True):
+    """The graphical model minimising the L2 marginal loss of ``measurements``.
+
+    Entropic mirror descent of McKenna, Sheldon, Miklau 2019 (module
+    docstring) on the potentials ``theta_C``, one per measured column set and
+    per extra clique: each step sets ``theta <- theta - alpha * grad`` with
+    ``grad_C = sum_i 2 (N p_C - y_i) / sigma_i^2`` over the measurements on
+    ``C``; ``alpha`` grows by 1.5 at each step and is halved (at most 25
+    times) until the Armijo condition
+    ``L(new) <= L(old) - 0.5 <grad, mu_old - mu_new>`` holds (private-pgm's
+    backtracking). With ``accelerate`` (the default) the step is taken from
+    Nesterov's extrapolated point ``theta_k + (t_{k-1} - 1) / t_k (theta_k -
+    theta_{k-1})`` with adaptive restart when the loss goes up (O'Donoghue and
+    Candès 2015, "Adaptive restart for accelerated gradient schemes"): the
+    same fixed point, reached in far fewer steps when cells of very different
+    probability make the plain step slow (measured on a 15-column chain: loss
+    602 after 1000 steps against 9107 without). Post-processing only.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        The cardinality of every column.
+    measurements : list of Measurement
+        The noisy marginals.
+    total : float, optional
+        The row count. Default: the inverse-variance weighted mean of the
+        measurements' sums (each has variance ``sigma^2 * cells``), at least 1,
+        as private-pgm estimates it.
+    cliques : list of tuple, optional
+        Extra cliques the model must contain (default none: the measurements'
+        column sets). A potential is kept for each, zero unless warm-started.
+    n_iter : int, default=1000
+        Maximum number of mirror-descent steps.
+    warm_start : GraphicalModel, optional
+        A previous model whose potentials seed this one (its cliques join the
+        model; cliques new since then start at zero).
+    tol : float, default=1e-10
+        Stop when a step lowers the loss by less than ``tol`` times the loss.
+    progress : callable, optional
+        ``progress(i, n_iter, loss)``, called about 20 times.
+    accelerate : bool, default=True
+        Nesterov momentum with adaptive restart; ``False`` gives private-pgm's
+        plain mirror descent.
+
+    Returns
+    -------
+    model : GraphicalModel
+        The estimate, with its ``total`` and its ``loss`` attribute set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = estimate((2, 2), [Measurement((0, 1), np.array([10.0, 20.0, 30.0, 40.0]), 1.0)])
+    >>> np.round(m.project_counts((0, 1)), 3)
+    array([[10., 20.],
+           [30., 40.]])
+    """
+    shape = tuple(int(s) for s in shape)
+    measurements = list(measurements)
+    total = _estimate_total(measurements) if total is None else float(total)
+    groups = _group(measurements, shape)
+    theta = {tuple(sorted(int(c) for c in cl)): None for cl in (cliques or [])}
+    theta.update({cols: None for cols in groups})
+    if warm_start is not None:
+        theta.update(dict.fromkeys(warm_start.potentials, None))
+    for cols in theta:
+        old = None if warm_start is None else warm_start.potentials.get(cols)
+        theta[cols] = np.zeros([shape[c] for c in cols]) if old is None else old.copy()
+    tree = junction_tree(shape, list(theta))
+    objective = _Objective(shape, tree, groups, total, _layout(tree, shape, theta))
+    theta = _mirror_descent(objective, theta, n_iter, tol, progress, accelerate)
+    model = GraphicalModel(shape, theta, total, tree)
+    model.loss = objective(theta)[0]
+    return model
+
+
+def _step(objective, point, alpha):
+    """One mirror-descent step from ``point = (theta, loss, grad, mu)`` with backtracking.
+
+    Halves ``alpha`` (at most 25 times) until the Armijo condition holds;
+    returns the new point and step size, or ``None`` if no step lowered the loss.
+    """
+    theta, loss, grad, mu = point
+    for _ in range(25):
+        new = dict(theta)
+        new.update({c: theta[c] - alpha * g.reshape(theta[c].shape) for c, g in grad.items()})
+        new_loss, new_grad, new_mu = objective(new)
+        decrease = sum(float(g @ (mu[c] - new_mu[c])) for c, g in grad.items())
+        if loss - new_loss >= 0.5 * decrease:
+            return (new, new_loss, new_grad, new_mu), alpha
+        alpha *= 0.5
+    return None, alpha
+
+
+def _mirror_descent(objective, theta, n_iter, tol, progress, accelerate):
+    """Mirror descent on the potentials; returns them (see :func:`estimate`)."""
+    point = (theta, *objective(theta))
+    if not point[2]:
+        return theta
+    alpha = 1.0 / (objective.total * max(w for w, _, _ in objective.groups.values()))
+    look, t = point, 1.0  # the extrapolated point and Nesterov's sequence
+    every = max(1, n_iter // 20)
+    for it in range(1, n_iter + 1):
+        alpha *= 1.5
+        new, alpha = _step(objective, look, alpha)
+        if new is None or new[1] > point[1]:
+            if look is point:
+                break  # no step from the iterate lowers the loss: converged to rounding
+            look, t = point, 1.0  # adaptive restart
+            continue
+        done = point[1] - new[1] <= tol * point[1]
+        t_next = (1.0 + math.sqrt(1.0 + 4.0 * t * t)) / 2.0 if accelerate else 1.0
+        beta = (t - 1.0) / t_next
+        if beta > 0:
+            look = {c: new[0][c] + beta * (new[0][c] - point[0][c]) for c in theta}
+            look = (look, *objective(look))
+        else:
+            look = new
+        point, t = new, t_next
+        if progress is not None and (it % every == 0 or it == n_iter or done):
+            progress(it, n_iter, point[1])
+        if done:
+            break
+    return point[0]

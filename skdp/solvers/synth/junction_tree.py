@@ -1,0 +1,269 @@
+"""Junction trees over the columns of a table, and log-space factors on them.
+
+The junction tree of a set of cliques (McKenna, Sheldon, Miklau 2019,
+"Graphical-model based estimation and inference for differential privacy",
+§4, and the standard construction of Koller and Friedman 2009, ch. 10):
+
+1. the graph whose nodes are all the columns and whose edges join columns
+   that share a clique;
+2. a greedy min-fill elimination order (ties broken by the eliminated
+   clique's number of cells, then by column index) triangulates it; the
+   elimination cliques that are not contained in another are the maximal
+   cliques of the chordal graph;
+3. a maximum-weight spanning tree of the maximal cliques, the weight of a
+   pair being the size of its intersection (its separator), is a junction
+   tree: it has the running intersection property. Cliques with no column in
+   common are joined by an empty separator, so the tree is always connected.
+
+Building the tree touches only column indices and cardinalities, never an
+array of the model's size: :func:`model_size` is cheap enough to screen
+every candidate of a selection round.
+
+:func:`propagate` is log-space sum-product belief propagation on the tree
+(two passes; Koller and Friedman 2009, §10.2-10.3): it returns every clique's
+exact marginal of ``p ∝ exp(sum of the clique potentials)``.
+"""
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+
+from .factor import logsumexp
+
+__all__ = ["JunctionTree", "junction_tree", "model_size", "message_plan", "propagate",
+           "host_clique"]
+
+
+@dataclass(frozen=True)
+class JunctionTree:
+    """A junction tree: maximal cliques, a rooted spanning tree, its separators.
+
+    Attributes
+    ----------
+    cliques : tuple of tuple of int
+        The maximal cliques of the triangulated graph, each sorted.
+    parent : tuple of int
+        ``parent[i]`` is the clique joined to clique ``i`` towards the root
+        (``-1`` for the root, clique 0).
+    order : tuple of int
+        The cliques in breadth-first order from the root (parents first).
+    separators : tuple of tuple of int
+        ``separators[i]`` is ``cliques[i] & cliques[parent[i]]`` (sorted;
+        empty for the root).
+
+    Examples
+    --------
+    >>> tree = junction_tree((2, 2, 2), [(0, 1), (1, 2)])
+    >>> tree.cliques, tree.parent, tree.separators
+    (((0, 1), (1, 2)), (-1, 0), ((), (1,)))
+    """
+
+    cliques: tuple
+    parent: tuple
+    order: tuple
+    separators: tuple
+
+
+def _graph(d, cliques):
+    """Adjacency sets of the graph joining columns that share a clique."""
+    adj = [set() for _ in range(d)]
+    for clique in cliques:
+        for a in clique:
+            adj[a].update(b for b in clique if b != a)
+    return adj
+
+
+def _fill(adj, v):
+    """The number of edges missing among the neighbours of ``v``."""
+    nbs = list(adj[v])
+    return sum(1 for k, a in enumerate(nbs) for b in nbs[k + 1:] if b not in adj[a])
+
+
+def _min_fill_cliques(shape, adj):
+    """Elimination cliques of the greedy min-fill order (module docstring, step 2)."""
+    adj = [set(a) for a in adj]
+    cost = {v: (_fill(adj, v), math.prod(shape[u] for u in adj[v]) * shape[v], v)
+            for v in range(len(shape))}
+    cliques = []
+    while cost:
+        v = min(cost, key=cost.__getitem__)
+        nbs = adj[v]
+        cliques.append(frozenset(nbs | {v}))
+        del cost[v]
+        for a in nbs:
+            adj[a].discard(v)
+            adj[a].update(b for b in nbs if b != a)
+        touched = set(nbs).union(*(adj[a] for a in nbs)) if nbs else set()
+        for u in touched:
+            cost[u] = (_fill(adj, u), math.prod(shape[w] for w in adj[u]) * shape[u], u)
+    return [c for c in cliques if not any(c < other for other in cliques)]
+
+
+def _spanning_tree(cliques):
+    """Parents and breadth-first order of a maximum-weight spanning tree (step 3)."""
+    k = len(cliques)
+    if k == 1:
+        return (-1,), (0,)
+    sizes = np.array([[len(a & b) for b in cliques] for a in cliques], dtype=float)
+    weights = np.triu(sizes.max() + 1.0 - sizes, 1)  # positive; smallest = largest separator
+    tree = minimum_spanning_tree(csr_matrix(weights))
+    order, pred = breadth_first_order(tree, 0, directed=False, return_predecessors=True)
+    parent = tuple(int(p) if p >= 0 else -1 for p in pred)
+    return parent, tuple(int(i) for i in order)
+
+
+def junction_tree(shape, cliques):
+    """The junction tree of ``cliques`` over columns of cardinalities ``shape``.
+
+    Greedy min-fill triangulation of the graph joining columns that share a
+    clique (every column is a node, so a column in no clique is a clique of
+    its own), its maximal cliques, and a maximum-weight spanning tree over
+    separator sizes (module docstring). No array of the model's size is made.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        The cardinality of every column.
+    cliques : iterable of iterable of int
+        The cliques (column index tuples) the model must contain.
+
+    Returns
+    -------
+    tree : JunctionTree
+        Maximal cliques (sorted by their first column), parents, order and
+        separators.
+
+    Examples
+    --------
+    >>> junction_tree((2, 3, 4, 2), [(0, 1), (1, 2), (0, 2), (3,)]).cliques
+    ((0, 1, 2), (3,))
+    """
+    shape = tuple(int(s) for s in shape)
+    adj = _graph(len(shape), [tuple(c) for c in cliques])
+    maximal = sorted((tuple(sorted(c)) for c in _min_fill_cliques(shape, adj)))
+    parent, order = _spanning_tree([frozenset(c) for c in maximal])
+    separators = tuple(
+        () if p < 0 else tuple(sorted(set(c) & set(maximal[p])))
+        for c, p in zip(maximal, parent))
+    return JunctionTree(tuple(maximal), parent, order, separators)
+
+
+def model_size(shape, cliques):
+    """Total cells of the maximal cliques of the junction tree of ``cliques``.
+
+    AIM's ``max_model_size`` check (McKenna et al. 2022, §4): computed from
+    the cardinalities only, never by allocating the model.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        The cardinality of every column.
+    cliques : iterable of iterable of int
+        The cliques of the model.
+
+    Returns
+    -------
+    size : int
+        ``sum over maximal cliques C of prod(shape[c] for c in C)``.
+
+    Examples
+    --------
+    >>> model_size((10, 10, 10), [(0, 1), (1, 2)])
+    200
+    >>> model_size((10, 10, 10), [(0, 1), (1, 2), (0, 2)])
+    1000
+    """
+    tree = junction_tree(shape, cliques)
+    return sum(math.prod(int(shape[c]) for c in clique) for clique in tree.cliques)
+
+
+def message_plan(tree, shape):
+    """Per clique ``i``, the axes and broadcast shapes of its messages with its parent.
+
+    ``(up_axes, up_shape, down_axes, down_shape)``: the axes of clique ``i``
+    summed out of its upward message and the message's shape inside the
+    parent's array, then the same for the parent's downward message
+    (``None`` for the root). Computed once per tree, so that
+    :func:`propagate` does no set arithmetic.
+
+    Examples
+    --------
+    >>> tree = junction_tree((2, 3, 4), [(0, 1), (1, 2)])
+    >>> message_plan(tree, (2, 3, 4))
+    [None, ((1,), [1, 3], (0,), [3, 1])]
+    """
+    out = []
+    for i, p in enumerate(tree.parent):
+        if p < 0:
+            out.append(None)
+            continue
+        clique, sep, host = tree.cliques[i], set(tree.separators[i]), tree.cliques[p]
+        out.append((tuple(k for k, c in enumerate(clique) if c not in sep),
+                    [shape[c] if c in sep else 1 for c in host],
+                    tuple(k for k, c in enumerate(host) if c not in sep),
+                    [shape[c] if c in sep else 1 for c in clique]))
+    return out
+
+
+def propagate(tree, psi, plan):
+    """Calibrated log-beliefs (log-probabilities) of the cliques, by sum-product.
+
+    ``psi[i]`` is the log-potential array of clique ``i``; it is overwritten
+    with the clique's belief (no copies of the large cliques). Upward pass
+    from the leaves, then downward from the root; the message into a child is
+    the parent's belief less the child's own upward message (log-space
+    division), summed over the parent's other columns. The root's
+    log-partition function normalises every belief at once.
+
+    Parameters
+    ----------
+    tree : JunctionTree
+    psi : list of ndarray
+        Log-potentials of the cliques, in the tree's clique order.
+    plan : list
+        ``message_plan(tree, shape)``.
+
+    Returns
+    -------
+    beliefs : list of ndarray
+        The log-marginals of the cliques of the normalised distribution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tree = junction_tree((2, 2), [(0,), (1,)])
+    >>> psi = [np.log(np.array([1.0, 3.0])), np.zeros(2)]
+    >>> [np.exp(b) for b in propagate(tree, psi, message_plan(tree, (2, 2)))]
+    [array([0.25, 0.75]), array([0.5, 0.5])]
+    """
+    parent = tree.parent
+    up = [None] * len(psi)
+    for i in reversed(tree.order[1:]):
+        up_axes, up_shape, _, _ = plan[i]
+        up[i] = logsumexp(psi[i], up_axes).reshape(up_shape)
+        psi[parent[i]] += up[i]
+    root = tree.order[0]
+    psi[root] -= logsumexp(psi[root], tuple(range(psi[root].ndim)))
+    for i in tree.order[1:]:  # psi[i] becomes the belief of clique i, in place
+        _, _, down_axes, down_shape = plan[i]
+        down = logsumexp(psi[parent[i]] - up[i], down_axes, consume=True)
+        psi[i] += down.reshape(down_shape)
+    return psi
+
+
+def host_clique(cliques, cols):
+    """Index of the smallest clique containing ``cols`` (``None`` if none does).
+
+    Examples
+    --------
+    >>> host_clique([(0, 1, 2), (1, 2), (3,)], (2,))
+    1
+    >>> host_clique([(0, 1, 2), (1, 2), (3,)], (0, 3)) is None
+    True
+    """
+    cols = set(cols)
+    hosts = [k for k, c in enumerate(cliques) if cols <= set(c)]
+    return min(hosts, key=lambda k: len(cliques[k])) if hosts else None

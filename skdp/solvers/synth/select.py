@@ -1,0 +1,410 @@
+"""Selection and measurement on a graphical model: MST (one shot) and AIM (adaptive).
+
+Both solvers measure marginals of the table with the Gaussian mechanism and
+fit a graphical model to the noisy answers
+(:func:`~skdp.solvers.synth.graphical.estimate`: private-pgm's estimation,
+McKenna, Sheldon, Miklau 2019), which is post-processing; they differ in how
+the marginals to measure are chosen, privately, by the exponential mechanism.
+In the game view of paper 002 (§1.4 eq. (3)) the selection is the query
+player (MWEM's and AIM's) and the graphical model the histogram player,
+restricted to the exponential family over the measured cliques so that it fits
+in memory on tables of any width.
+
+``mst`` (McKenna, Miklau, Sheldon 2021, Alg. 1)
+    The zCDP budget ``rho`` in thirds: every 1-way marginal measured in one
+    Gaussian release; a maximum spanning tree over the column pairs, each of
+    its ``d - 1`` edges chosen (Kruskal-style, among the pairs joining two
+    components) by one exponential mechanism on the L1 error of the pair
+    under the model of the 1-way measurements; the tree's 2-way marginals
+    measured in one Gaussian release.
+
+``aim`` (McKenna, Mullins, Sheldon, Miklau 2022, Alg. 1 and 2)
+    The candidates are the workload and its downward closure, candidate ``r``
+    weighted ``w_r = sum_W |r & W|``. Every 1-way marginal is measured first;
+    then each round selects, by the exponential mechanism, the candidate of
+    largest bias-corrected error ``w_r (||M_r(D) - M_r(p)||_1 - sqrt(2/pi)
+    sigma n_r)`` among those whose addition keeps the model within
+    ``max_model_size * rho_used / rho`` cells (or that are already inside a
+    clique), measures it, and re-estimates the model from a warm start. When
+    the new model's answer moved by less than the expected noise, the round
+    budget is raised (``sigma /= 2``, ``epsilon *= 2``). The round that can no
+    longer be paid twice spends exactly what remains.
+
+Privacy (every release through :class:`~skdp.privacy.budget.Budget`, a zCDP
+filter over ``rho``): a marginal's counts have l2-sensitivity ``sqrt 2``
+under replace-one neighbours and 1 under add/remove, so ``k`` stacked
+marginals ``sqrt(2 k)`` and ``sqrt(k)`` (Gaussian: ``Delta**2 / (2
+sigma**2)``-zCDP, Bun–Steinke 2016 Prop. 1.6). An L1 error score moves by at
+most 2 (replace-one; 1 under add/remove) times its weight, the model being
+fixed by earlier releases; an epsilon-DP exponential mechanism is
+``epsilon**2 / 8``-zCDP (bounded range, Cesar–Rogers 2021 Lemma 3.2). The
+filter's fixed total makes the adaptive choices (AIM's annealing) valid
+(fully adaptive composition, Whitehouse et al. 2023).
+"""
+
+from dataclasses import dataclass, field
+from itertools import combinations
+import math
+
+import numpy as np
+
+from ..spec import SolverResult
+from . import graphical
+
+__all__ = ["TableProblem", "solve_mst", "solve_aim", "downward_closure", "MAX_MODEL_SIZE"]
+
+MAX_MODEL_SIZE = 10**7
+"""AIM's default cap on the model's cells (its 80 MB of float64)."""
+ESTIMATE_ITER = 1000
+"""Default iterations of the final estimation (private-pgm's)."""
+
+
+@dataclass
+class TableProblem:
+    """A table encoded column by column, for the graphical-model solvers.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Column cardinalities (public).
+    workload : list of tuple of int
+        The workload marginals as sorted column indices.
+    codes : ndarray of shape (n, d)
+        Each record's code in each column (host NumPy; private).
+    relation : {'replace_one', 'add_remove'}
+        Neighbouring relation of the guarantee.
+    n_iter : int, default=None
+        Iterations of the final estimation (``None``: 1000).
+    progress : callable, default=None
+        ``progress(message)``, called once per round.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = TableProblem((2, 3), [(0, 1)], np.array([[0, 2], [1, 2]]))
+    >>> p.counts((1,)).tolist()
+    [0.0, 0.0, 2.0]
+    """
+
+    shape: tuple
+    workload: list
+    codes: np.ndarray
+    relation: str = "replace_one"
+    n_iter: int = None
+    progress: object = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self):
+        return int(self.codes.shape[0])
+
+    @property
+    def d(self):
+        return len(self.shape)
+
+    def cells(self, cols):
+        return math.prod(self.shape[j] for j in cols)
+
+    def counts(self, cols):
+        """The data's counts on marginal ``cols`` (flat, C order; private)."""
+        if cols not in self._cache:
+            sub = tuple(self.shape[j] for j in cols)
+            idx = np.ravel_multi_index(tuple(self.codes[:, j] for j in cols), sub)
+            self._cache[cols] = np.bincount(idx, minlength=math.prod(sub)).astype(np.float64)
+        return self._cache[cols]
+
+    def l2_sensitivity(self):
+        """Of one marginal's counts: ``sqrt 2`` (replace-one) or 1 (add/remove)."""
+        return math.sqrt(2.0) if self.relation == "replace_one" else 1.0
+
+    def l1_sensitivity(self):
+        """Of an L1 error against a fixed model: 2 (replace-one) or 1 (add/remove)."""
+        return 2.0 if self.relation == "replace_one" else 1.0
+
+    def say(self, message):
+        if self.progress is not None:
+            self.progress(message)
+
+
+def downward_closure(marginals):
+    """Every non-empty subset of the marginals, sorted by size.
+
+    Examples
+    --------
+    >>> downward_closure([(0, 1), (1, 2)])
+    [(0,), (1,), (2,), (0, 1), (1, 2)]
+    """
+    out = {sub for m in marginals for k in range(1, len(m) + 1) for sub in combinations(m, k)}
+    return sorted(out, key=lambda c: (len(c), c))
+
+
+def _measure(problem, budget, marginals, rho, label):
+    """One Gaussian release of the stacked counts of ``marginals``, costing ``rho``.
+
+    l2-sensitivity ``sqrt(k) * problem.l2_sensitivity()``; returns the
+    :class:`~skdp.solvers.synth.graphical.Measurement` list and sigma.
+    """
+    if not marginals:
+        return [], 0.0
+    sens = math.sqrt(len(marginals)) * problem.l2_sensitivity()
+    sigma = budget.sigma(sens, rho)
+    exact = np.concatenate([problem.counts(m) for m in marginals])
+    noisy = np.asarray(budget.gaussian(exact, sens, sigma, label=label), dtype=np.float64)
+    out, start = [], 0
+    for m in marginals:
+        c = problem.cells(m)
+        out.append(graphical.Measurement(m, noisy[start:start + c], _weight_sigma(sigma)))
+        start += c
+    return out, sigma
+
+
+def _weight_sigma(sigma):
+    """The sigma that weights a measurement in the estimate (1 when exact: epsilon = inf)."""
+    return sigma if sigma > 0 else 1.0
+
+
+def _total(problem, oneways):
+    """The model's total: ``n`` (public under replace-one), else the mean noisy 1-way total."""
+    if problem.relation == "replace_one" or not oneways:
+        return float(problem.n)
+    return max(1.0, float(np.mean([m.values.sum() for m in oneways])))
+
+
+def _l1(problem, model, cols):
+    return float(np.abs(problem.counts(cols) - np.ravel(model.project_counts(cols))).sum())
+
+
+# ---------------------------------------------------------------------------
+# MST
+# ---------------------------------------------------------------------------
+def mst_shares(d):
+    """Budget shares (1-way, tree selection, tree measurement) of ``d`` columns.
+
+    Thirds (MST Alg. 1); with two columns the one pair is the tree (no
+    selection: halves); with one column, all to the 1-way marginal.
+
+    Examples
+    --------
+    >>> mst_shares(5), mst_shares(2)
+    ((0.3333333333333333, 0.3333333333333333, 0.3333333333333333), (0.5, 0.0, 0.5))
+    """
+    if d >= 3:
+        return (1.0 / 3.0,) * 3
+    return (0.5, 0.0, 0.5) if d == 2 else (1.0, 0.0, 0.0)
+
+
+def _find(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def spanning_tree(problem, budget, model, rho):
+    """``d - 1`` edges, each chosen by one exponential mechanism costing ``rho / (d - 1)``.
+
+    Kruskal-style (MST Alg. 1, after Kruskal with a private choice): the
+    candidates of a step are the pairs joining two components of the edges so
+    far (union-find); the score of a pair is its L1 error under ``model``
+    (fixed: the 1-way model), sensitivity :meth:`TableProblem.l1_sensitivity`.
+    """
+    d = problem.d
+    pairs = list(combinations(range(d), 2))
+    if d == 2:
+        return pairs
+    scores = np.array([_l1(problem, model, p) for p in pairs])
+    parent = list(range(d))
+    edges = []
+    for step in range(d - 1):
+        cand = [k for k, (a, b) in enumerate(pairs) if _find(parent, a) != _find(parent, b)]
+        pick = budget.select(scores[cand], problem.l1_sensitivity(), rho / (d - 1),
+                             label=f"MST edge {step + 1}/{d - 1} (exponential mechanism)")
+        a, b = pairs[cand[pick]]
+        parent[_find(parent, a)] = _find(parent, b)
+        edges.append((a, b))
+        problem.say(f"edge {step + 1}/{d - 1}: {(a, b)}")
+    return sorted(edges)
+
+
+def solve_mst(problem, budget, options):
+    """MST (McKenna, Miklau, Sheldon 2021, Alg. 1) on a :class:`TableProblem`.
+
+    Budget split by :func:`mst_shares` (thirds): the 1-way marginals, the
+    tree's edges (:func:`spanning_tree`), the tree's 2-way marginals; the
+    model is estimated from all of them (post-processing). ``options``:
+    ``estimate_iter`` (iterations of the 1-way model the tree is scored on).
+
+    Returns
+    -------
+    SolverResult
+        ``solution``: the :class:`~skdp.solvers.synth.graphical.GraphicalModel`;
+        ``info``: noise scales, the measured marginals, ``n_estimate``.
+    """
+    rho = budget.rho
+    one, sel, two = mst_shares(problem.d)
+    oneways = [(j,) for j in range(problem.d)]
+    ones, sigma1 = _measure(problem, budget, oneways, one * rho, "MST: 1-way marginals")
+    total = _total(problem, ones)
+    edges = []
+    if problem.d >= 2:
+        base = graphical.estimate(problem.shape, ones, total=total,
+                                  n_iter=options["estimate_iter"])
+        edges = spanning_tree(problem, budget, base, sel * rho)
+    pairs, sigma2 = _measure(problem, budget, edges, two * rho, "MST: tree 2-way marginals")
+    n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
+    model = graphical.estimate(problem.shape, ones + pairs, total=total, n_iter=n_iter)
+    return SolverResult(model, n_iter, info=dict(
+        noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
+        n_estimate=total))
+
+
+# ---------------------------------------------------------------------------
+# AIM
+# ---------------------------------------------------------------------------
+def candidate_weights(workload):
+    """AIM's candidates (the workload's downward closure) and weights ``sum_W |r & W|``.
+
+    Examples
+    --------
+    >>> candidate_weights([(0, 1), (1, 2)])
+    {(0,): 1.0, (1,): 2.0, (2,): 1.0, (0, 1): 3.0, (1, 2): 3.0}
+    """
+    work = sorted(set(workload))
+    return {r: float(sum(len(set(r) & set(w)) for w in work)) for r in downward_closure(work)}
+
+
+def check_model_size(shape, workload, cap, names=None):
+    """Refuse a workload marginal larger than ``cap`` cells, naming its columns and sizes.
+
+    Examples
+    --------
+    >>> check_model_size((10, 10, 10), [(0, 1)], 100)
+    >>> check_model_size((10, 10, 10), [(0, 1, 2)], 100,
+    ...                  names=["a", "b", "c"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the workload marginal ('a', 'b', 'c') has 1000 cells (a: 10, b: 10, c: 10), ...
+    """
+    names = list(range(len(shape))) if names is None else list(names)
+    for m in workload:
+        cells = math.prod(shape[j] for j in m)
+        if cells > cap:
+            sizes = ", ".join(f"{names[j]}: {shape[j]}" for j in m)
+            raise ValueError(
+                f"the workload marginal {tuple(names[j] for j in m)} has {cells} cells "
+                f"({sizes}), more than max_model_size={cap}: pass a smaller workload, fewer "
+                "bins or categories, or a larger solver_options['max_model_size'].")
+
+
+def _admissible(shape, cliques, candidates, limit):
+    """Candidates inside a measured clique, or whose addition keeps the model within ``limit``."""
+    free = set(downward_closure(cliques))
+    return [r for r in candidates
+            if r in free or graphical.model_size(shape, list(cliques) + [r]) <= limit]
+
+
+@dataclass
+class _Schedule:
+    """AIM's per-round zCDP: ``rho_sel = eps**2 / 8`` and ``rho_meas = 1 / (2 s**2)``."""
+
+    rho: float
+    rho_sel: float
+    rho_meas: float
+    share: float
+
+    def next_round(self, spent):
+        """This round's (rho_sel, rho_meas, final): all that remains when two rounds do not fit."""
+        remaining = self.rho - spent
+        if remaining < 2.0 * (self.rho_sel + self.rho_meas):
+            return (1.0 - self.share) * remaining, self.share * remaining, True
+        return self.rho_sel, self.rho_meas, False
+
+    def anneal(self):
+        """``sigma /= 2`` and ``epsilon *= 2``: both costs times 4."""
+        self.rho_sel *= 4.0
+        self.rho_meas *= 4.0
+
+
+def _aim_start(problem, budget, options):
+    T = options["max_rounds"] or 16 * problem.d
+    share = options["measure_share"]
+    rho_init = budget.rho * min(share * problem.d / T, 0.5)
+    schedule = _Schedule(budget.rho, (1.0 - share) * budget.rho / T, share * budget.rho / T,
+                         share)
+    oneways = [(j,) for j in range(problem.d)]
+    ones, sigma = _measure(problem, budget, oneways, rho_init, "AIM: 1-way marginals")
+    return T, schedule, ones, sigma
+
+
+def _aim_round(problem, budget, state, t, rho_sel, rho_meas):
+    """Select (exponential mechanism) and measure (Gaussian) one candidate."""
+    model, cands, weights = state["model"], state["candidates"], state["weights"]
+    sens = problem.l2_sensitivity()
+    sigma = budget.sigma(sens, rho_meas)
+    limit = state["cap"] * min(1.0, (budget.spent + rho_sel + rho_meas) / budget.rho) \
+        if budget.private else state["cap"]
+    ok = _admissible(problem.shape, state["cliques"], cands, limit)
+    bias = math.sqrt(2.0 / math.pi) * sigma
+    scores = np.array([weights[r] * (_l1(problem, model, r) - bias * problem.cells(r))
+                       for r in ok])
+    sens_sel = problem.l1_sensitivity() * max(weights[r] for r in ok)
+    r = ok[budget.select(scores, sens_sel, rho_sel, label=f"AIM round {t}: select")]
+    noisy = budget.gaussian(problem.counts(r), sens, sigma, label=f"AIM round {t}: measure")
+    return r, graphical.Measurement(r, np.asarray(noisy, dtype=np.float64),
+                                    _weight_sigma(sigma)), sigma
+
+
+def solve_aim(problem, budget, options):
+    """AIM (McKenna et al. 2022, Alg. 1) on a :class:`TableProblem`; see the module docstring.
+
+    ``options``: ``max_model_size`` (cells), ``max_rounds`` (``T`` of the
+    initial per-round budget ``rho / T``; ``None``: ``16 d``),
+    ``measure_share`` (of each round's budget, to the measurement; AIM's
+    0.9), ``round_iter`` (estimation iterations per round, warm started).
+    Not private (``epsilon = inf``): ``T`` rounds of exact measurements.
+
+    Returns
+    -------
+    SolverResult
+        ``solution``: the :class:`~skdp.solvers.synth.graphical.GraphicalModel`;
+        ``n_iter``: rounds; ``history``: per round the marginal, its sigma and
+        whether the budget was raised.
+    """
+    check_model_size(problem.shape, problem.workload, options["max_model_size"])
+    T, schedule, ones, sigma1 = _aim_start(problem, budget, options)
+    total = _total(problem, ones)
+    measurements = list(ones)
+    model = graphical.estimate(problem.shape, measurements, total=total,
+                               n_iter=options["round_iter"])
+    weights = candidate_weights(problem.workload)
+    state = dict(model=model, candidates=list(weights), weights=weights,
+                 cliques=[m.cols for m in ones], cap=options["max_model_size"])
+    history, t, final = [], 0, False
+    while not final:
+        t += 1
+        if budget.private:
+            rho_sel, rho_meas, final = schedule.next_round(budget.spent)
+        else:
+            rho_sel, rho_meas, final = math.inf, math.inf, t >= T
+        r, meas, sigma = _aim_round(problem, budget, state, t, rho_sel, rho_meas)
+        measurements.append(meas)
+        state["cliques"].append(r)
+        before = np.ravel(state["model"].project_counts(r))
+        state["model"] = graphical.estimate(problem.shape, measurements, total=total,
+                                            n_iter=options["round_iter"],
+                                            warm_start=state["model"])
+        moved = float(np.abs(np.ravel(state["model"].project_counts(r)) - before).sum())
+        raise_budget = not final and moved <= math.sqrt(2.0 / math.pi) * sigma * problem.cells(r)
+        if raise_budget and budget.private:
+            schedule.anneal()
+        history.append(dict(round=t, marginal=r, sigma=sigma, raised=raise_budget))
+        problem.say(f"round {t}: measured {r} ({problem.cells(r)} cells), sigma={sigma:.4g}"
+                    + (", budget per round raised" if raise_budget else "")
+                    + (f", {100 * budget.spent / budget.rho:.0f}% of the budget spent"
+                       if budget.private else ""))
+    n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
+    model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
+                               warm_start=state["model"])
+    return SolverResult(model, t, history=history, info=dict(
+        noise_std_oneway=sigma1, rounds=t, initial_rounds=T,
+        measured=[m.cols for m in measurements], n_estimate=total))

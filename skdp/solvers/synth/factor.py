@@ -16,11 +16,12 @@ import numpy as np
 __all__ = ["Factor", "logsumexp", "eliminate"]
 
 
-def logsumexp(values, axes, consume=False):
+def logsumexp(values, axes, out=None):
     """``log(sum(exp(values)))`` over ``axes`` (max-shifted; ``-inf`` safe).
 
-    With ``consume`` the array ``values`` is used as scratch space (one pass
-    and no copy of it: the large cliques' messages).
+    ``out``, an array of the shape of ``values`` (``values`` itself allowed),
+    is used as scratch space: no temporary of that size is allocated (the
+    large cliques' messages).
 
     Examples
     --------
@@ -33,7 +34,7 @@ def logsumexp(values, axes, consume=False):
     top = values.max(axis=axes, keepdims=True)
     if not np.isfinite(top).all():
         top = np.where(np.isfinite(top), top, 0.0)
-    shifted = np.subtract(values, top, out=values if consume else None)
+    shifted = np.subtract(values, top, out=out)
     out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
     return out + top.reshape(out.shape)
 

@@ -255,9 +255,16 @@ def _layout(tree, shape, cliques):
     return out
 
 
-def _clique_potentials(tree, shape, potentials, layout):
-    """Log-potential arrays of the junction cliques: each theta added to its host."""
-    psi = [np.zeros([shape[c] for c in clique]) for clique in tree.cliques]
+def _clique_potentials(tree, shape, potentials, layout, psi=None):
+    """Log-potential arrays of the junction cliques: each theta added to its host.
+
+    Into the arrays ``psi`` when given (zeroed first), else new ones.
+    """
+    if psi is None:
+        psi = [np.zeros([shape[c] for c in clique]) for clique in tree.cliques]
+    else:
+        for p in psi:
+            p.fill(0.0)
     for cols, theta in potentials.items():
         k, bshape, _ = layout[cols]
         psi[k] += theta.reshape(bshape)
@@ -325,16 +332,20 @@ class _Objective:
     def __init__(self, shape, tree, groups, total, layout):
         self.shape, self.tree, self.groups, self.total = shape, tree, groups, total
         self.layout, self.plan = layout, message_plan(tree, shape)
+        # work arrays reused by every call: no page faults on fresh large cliques
+        self.buffers = [[np.empty([shape[c] for c in clique]) for clique in tree.cliques]
+                        for _ in range(3)]
 
     def __call__(self, theta):
         """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
-        psi = _clique_potentials(self.tree, self.shape, theta, self.layout)
-        beliefs = propagate(self.tree, psi, self.plan)
+        psi, scratch, prob = self.buffers
+        _clique_potentials(self.tree, self.shape, theta, self.layout, psi)
+        beliefs = propagate(self.tree, psi, self.plan, scratch)
         probs, loss, grad, mu = {}, 0.0, {}, {}
         for cols, (w, ybar, resid) in self.groups.items():
             k, _, axes = self.layout[cols]
-            if k not in probs:
-                probs[k] = np.exp(beliefs[k])  # log-probabilities: no overflow
+            if k not in probs:  # log-probabilities: no overflow
+                probs[k] = np.exp(beliefs[k], out=prob[k])
             mu[cols] = self.total * probs[k].sum(axis=axes).ravel()
             diff = mu[cols] - ybar
             loss += w * float(diff @ diff) + resid

@@ -208,7 +208,7 @@ def message_plan(tree, shape):
     return out
 
 
-def propagate(tree, psi, plan):
+def propagate(tree, psi, plan, scratch=None):
     """Calibrated log-beliefs (log-probabilities) of the cliques, by sum-product.
 
     ``psi[i]`` is the log-potential array of clique ``i``; it is overwritten
@@ -225,6 +225,9 @@ def propagate(tree, psi, plan):
         Log-potentials of the cliques, in the tree's clique order.
     plan : list
         ``message_plan(tree, shape)``.
+    scratch : list of ndarray, optional
+        Work arrays of the shapes of ``psi`` (reused across calls by
+        :func:`~skdp.solvers.synth.graphical.estimate`); default: allocated.
 
     Returns
     -------
@@ -240,17 +243,18 @@ def propagate(tree, psi, plan):
     [array([0.25, 0.75]), array([0.5, 0.5])]
     """
     parent = tree.parent
+    scratch = [None] * len(psi) if scratch is None else scratch
     up = [None] * len(psi)
     for i in reversed(tree.order[1:]):
         up_axes, up_shape, _, _ = plan[i]
-        up[i] = logsumexp(psi[i], up_axes).reshape(up_shape)
+        up[i] = logsumexp(psi[i], up_axes, out=scratch[i]).reshape(up_shape)
         psi[parent[i]] += up[i]
     root = tree.order[0]
-    psi[root] -= logsumexp(psi[root], tuple(range(psi[root].ndim)))
+    psi[root] -= logsumexp(psi[root], tuple(range(psi[root].ndim)), out=scratch[root])
     for i in tree.order[1:]:  # psi[i] becomes the belief of clique i, in place
         _, _, down_axes, down_shape = plan[i]
-        down = logsumexp(psi[parent[i]] - up[i], down_axes, consume=True)
-        psi[i] += down.reshape(down_shape)
+        diff = np.subtract(psi[parent[i]], up[i], out=scratch[parent[i]])
+        psi[i] += logsumexp(diff, down_axes, out=diff).reshape(down_shape)
     return psi
 
 

@@ -1,5 +1,6 @@
 """Paper 002 applied to synthetic data: the marginal-query game between a histogram player
-and a query player (SMD, the vertex and private-game solvers, MWEM).
+and a query player (SMD, the vertex and private-game solvers, MWEM), and its compact
+histogram player, the graphical model (MST, AIM).
 
 Measurement is kept apart from estimation, as in private-pgm:
 
@@ -8,8 +9,13 @@ Measurement is kept apart from estimation, as in private-pgm:
 * :mod:`~skdp.solvers.synth.measure`: the private measurement of the workload
   (one calibrated Gaussian release);
 * :mod:`~skdp.solvers.synth.smd`: estimation as post-processing, the dense
-  mirror-prox estimator (``smd``, ``smd_linf``); a graphical-model estimator
-  goes beside it as one new module;
+  mirror-prox estimator (``smd``, ``smd_linf``);
+* :mod:`~skdp.solvers.synth.graphical` (with :mod:`~skdp.solvers.synth.junction_tree`
+  and :mod:`~skdp.solvers.synth.factor`): estimation as post-processing on a
+  graphical model, private-pgm's maximum-entropy fit of the noisy marginals by
+  belief propagation on a junction tree, and forward sampling from it;
+* :mod:`~skdp.solvers.synth.select`: selection and measurement for the graphical
+  model: ``mst`` (one shot) and ``aim`` (adaptive rounds);
 * :mod:`~skdp.solvers.synth.games`: paper 002's private games
   (``smd_private_game``, ``smd_vertex``), which read the data at every step;
 * :mod:`~skdp.solvers.synth.mwem`: MWEM (``mwem``);
@@ -17,10 +23,11 @@ Measurement is kept apart from estimation, as in private-pgm:
   batches (post-processing, public randomness).
 
 Every solver is called ``fn(problem, budget, options)`` with a
-:class:`~skdp.solvers.synth.marginals.MarginalProblem` and a
+:class:`~skdp.solvers.synth.marginals.MarginalProblem` (dense solvers) or a
+:class:`~skdp.solvers.synth.select.TableProblem` (graphical ones) and a
 :class:`~skdp.privacy.budget.Budget`, and returns a
 :class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is the flat
-histogram; the registry is ``skdp.synthesizer.SOLVER_SPECS``. Encoding the
+histogram or the fitted graphical model; the registry is ``skdp.synthesizer.SOLVER_SPECS``. Encoding the
 table on its public domain, and decoding sampled cells back to a table, are in
 :mod:`skdp._synth`.
 """

@@ -11,8 +11,8 @@ parent is a uniformly drawn earlier column); the root is uniform, every other
 column is a fixed random function of its parent with probability 0.7 and
 uniform otherwise, so every tree edge carries real 2-way dependence (the
 style of ``benchmarks/synthesizer.py`` ``chain15``). Cardinalities are mixed
-between 2 and 40 (:data:`CARDS`, the first ``d`` of them; 5-40 in the first 15): 15 columns give
-9.2e18 cells, 30 columns 1e35.
+between 2 and 40 (:data:`CARDS`, the first ``d`` of them; 5 to 40 in the first
+15): 15 columns give 9.2e18 cells, 30 columns 2.8e35.
 
 Two sweeps, epsilon = 1, delta = 1e-6, one seed, ``OMP_NUM_THREADS=1``:
 (a) rows n in {10k, 50k, 200k, 1M} at 15 columns; (b) columns d in

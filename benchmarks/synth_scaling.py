@@ -51,7 +51,7 @@ EPSILON, DELTA = 1.0, 1e-6
 
 
 def tree_table(n, d, seed=0):
-    """``n`` rows over the first ``d`` :data:`CARDS`: each column a noisy function of its parent."""
+    """``n`` rows over the first ``d`` CARDS, each column a noisy function of its parent."""
     rng = np.random.default_rng(seed)
     cards = CARDS[:d]
     X = np.empty((n, d), dtype=np.int64)

@@ -1,0 +1,213 @@
+"""Scaling of the graphical-model synthesizers (``mst``, ``aim``) in rows and columns.
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/synth_scaling.py [--plot FILE.png]
+[--timeout 600] [--out FILE.json]`` (``--quick``: the 50k x 15 point only).
+
+Issue 17's target: a 50k-row, 15-column table (about 1e19 cells) fitted and
+sampled in under 60 s on the 2-core machine with under 2 GB peak memory.
+
+Tables (generated, seed 0): a random tree over the columns (column ``j``'s
+parent is a uniformly drawn earlier column); the root is uniform, every other
+column is a fixed random function of its parent with probability 0.7 and
+uniform otherwise, so every tree edge carries real 2-way dependence (the
+style of ``benchmarks/synthesizer.py`` ``chain15``). Cardinalities are mixed
+between 2 and 40 (:data:`CARDS`, the first ``d`` of them; 5 to 40 in the first
+15): 15 columns give 9.2e18 cells, 30 columns 2.8e35.
+
+Two sweeps, epsilon = 1, delta = 1e-6, one seed, ``OMP_NUM_THREADS=1``:
+(a) rows n in {10k, 50k, 200k, 1M} at 15 columns; (b) columns d in
+{5, 10, 15, 20, 30} at 50k rows. Each configuration runs in a fresh
+subprocess (bounded by ``--timeout``; a run past it is reported as a
+timeout) that builds the table, fits, samples ``n`` rows and reports the
+fit+sample wall time, the 2-way mean total-variation error (the definition of
+``benchmarks/synthesizer.py`` ``tv``) and its own peak resident memory
+(``getrusage(RUSAGE_SELF).ru_maxrss``: the whole process, table, interpreter
+and imports included, which tracemalloc would undercount). The
+independent-columns DP baseline (``benchmarks/synthesizer.py``
+``independent``) is run beside each configuration for its TV.
+"""
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from synthesizer import independent, tv  # noqa: E402
+
+CARDS = [40, 6, 30, 25, 5, 36, 16, 10, 40, 20, 12, 32, 8, 24, 30,
+         4, 28, 10, 35, 6, 18, 2, 40, 14, 26, 7, 33, 3, 22, 16]
+ROWS = [10_000, 50_000, 200_000, 1_000_000]
+COLS = [5, 10, 15, 20, 30]
+METHODS = ["mst", "aim"]
+EPSILON, DELTA = 1.0, 1e-6
+
+
+def tree_table(n, d, seed=0):
+    """``n`` rows over the first ``d`` CARDS, each column a noisy function of its parent."""
+    rng = np.random.default_rng(seed)
+    cards = CARDS[:d]
+    X = np.empty((n, d), dtype=np.int64)
+    X[:, 0] = rng.integers(0, cards[0], n)
+    for j in range(1, d):
+        parent = int(rng.integers(0, j))
+        f = rng.integers(0, cards[j], cards[parent])  # a fixed random function of the parent
+        X[:, j] = np.where(rng.random(n) < 0.7, f[X[:, parent]], rng.integers(0, cards[j], n))
+    return X, cards
+
+
+def child(n, d, method, seed):
+    """One configuration, in this process: prints one JSON line."""
+    warnings.simplefilter("ignore")
+    X, cards = tree_table(n, d, seed)
+    t0 = time.perf_counter()
+    info = {}
+    if method == "independent":
+        Y = independent(X, cards, EPSILON, DELTA, np.random.default_rng(seed))
+    else:
+        from skdp.synthesizer import SaddlePointSynthesizer
+        domain = {j: list(range(k)) for j, k in enumerate(cards)}
+        est = SaddlePointSynthesizer(epsilon=EPSILON, delta=DELTA, solver=method, domain=domain,
+                                     random_state=seed)
+        est.fit(X)
+        t_fit = time.perf_counter() - t0
+        Y = np.asarray(est.sample(), dtype=np.int64)
+        info = dict(fit_s=t_fit, cliques=[list(c) for c in est.model_.cliques],
+                    model_cells=int(sum(b.size for b in est.model_.beliefs)),
+                    rounds=est.solver_info_.get("rounds"))
+    seconds = time.perf_counter() - t0
+    mean_tv, max_tv = tv(X, Y, cards)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
+    print(json.dumps(dict(n=n, d=d, cells=float(math.prod(cards)), method=method,
+                          seconds=seconds, peak_mb=peak_mb, tv=mean_tv, max_tv=max_tv,
+                          status="ok", **info)), flush=True)
+
+
+def run(n, d, method, seed, timeout):
+    """``child`` in a fresh interpreter with ``OMP_NUM_THREADS=1``, bounded by ``timeout``."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", str(n), str(d), method, str(seed)]
+    base = dict(n=n, d=d, cells=float(math.prod(CARDS[:d])), method=method)
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(base, status=f"timeout ({timeout:g} s)")
+    if out.returncode != 0:
+        return dict(base, status=f"failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def table(results):
+    lines = ["| rows | cols | cells | method | seconds (fit+sample) | peak MB | mean 2-way TV "
+             "| independent TV |", "|---|---|---|---|---|---|---|---|"]
+    base = {(r["n"], r["d"]): r.get("tv") for r in results if r["method"] == "independent"}
+    for r in results:
+        if r["method"] == "independent":
+            continue
+        b = base.get((r["n"], r["d"]))
+        bt = f"{b:.4f}" if b is not None else "-"
+        if r["status"] != "ok":
+            lines.append(f"| {r['n']} | {r['d']} | {r['cells']:.1e} | {r['method']} | "
+                         f"{r['status']} | - | - | {bt} |")
+        else:
+            lines.append(f"| {r['n']} | {r['d']} | {r['cells']:.1e} | {r['method']} | "
+                         f"{r['seconds']:.1f} | {r['peak_mb']:.0f} | {r['tv']:.4f} | {bt} |")
+    return "\n".join(lines)
+
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    fig, axes = plt.subplots(2, 2, figsize=(8, 6), sharey="row")
+    for col, (key, fixed, values, label) in enumerate(
+            [("n", ("d", 15), ROWS, "rows (15 columns)"),
+             ("d", ("n", 50_000), COLS, "columns (50k rows)")]):
+        for method, marker in zip(METHODS, "os"):
+            rs = [r for r in results if r["method"] == method and r[fixed[0]] == fixed[1]
+                  and r[key] in values]
+            rs.sort(key=lambda r: r[key])
+            for row, (field, ylabel) in enumerate([("seconds", "fit + sample (s)"),
+                                                   ("peak_mb", "peak memory (MB)")]):
+                ax = axes[row, col]
+                ok = [r for r in rs if r["status"] == "ok"]
+                line, = ax.plot([r[key] for r in ok], [r[field] for r in ok], marker=marker,
+                                label=method)
+                late = [r for r in rs if r["status"].startswith("timeout")]
+                if late and field == "seconds":  # drawn at their limit ("timeout (300 s)")
+                    ax.plot([r[key] for r in late],
+                            [float(r["status"].split("(")[1].split()[0]) for r in late],
+                            marker="x", ls="none", color=line.get_color(),
+                            label=f"{method}: past the time limit")
+                ax.set_xlabel(label)
+                ax.set_ylabel(ylabel)
+                ax.set_xscale("log" if key == "n" else "linear")
+                if field == "seconds":
+                    ax.set_yscale("log")
+                    ax.yaxis.set_major_formatter(ScalarFormatter())
+                    ax.yaxis.set_minor_formatter(NullFormatter())
+                else:
+                    ax.set_ylim(0, 2300)
+        axes[0, col].axhline(60, color="grey", ls="--", lw=0.8)
+        axes[1, col].axhline(2048, color="grey", ls="--", lw=0.8)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle("mst and aim, epsilon = 1, generated tree tables (dashed: 60 s, 2 GB)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--child", nargs=4, metavar=("N", "D", "METHOD", "SEED"))
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="the 50k x 15 point only")
+    parser.add_argument("--methods", nargs="*", default=METHODS)
+    parser.add_argument("--plot", help="write the 2x2 time/memory figure here")
+    parser.add_argument("--out", help="write the raw results as JSON here")
+    parser.add_argument("--sweep", choices=["rows", "cols", "both"], default="both")
+    parser.add_argument("--load", nargs="*",
+                        help="re-plot / re-tabulate JSON files from --out, run nothing")
+    args = parser.parse_args(argv)
+    if args.child:
+        n, d, method, seed = args.child
+        child(int(n), int(d), method, int(seed))
+        return 0
+    if args.load:
+        results = []
+        for path in args.load:
+            with open(path) as fh:
+                results += [r for r in json.load(fh) if (r["n"], r["d"], r["method"]) not in
+                            {(q["n"], q["d"], q["method"]) for q in results}]
+    else:
+        configs = ([(n, 15) for n in ROWS] if args.sweep != "cols" else []) + \
+            ([(50_000, d) for d in COLS if d != 15 or args.sweep == "cols"]
+             if args.sweep != "rows" else [])
+        configs = [(50_000, 15)] if args.quick else configs
+        results = []
+        for n, d in configs:
+            for method in ["independent"] + list(args.methods):
+                r = run(n, d, method, args.seed, args.timeout)
+                results.append(r)
+                print(json.dumps({k: v for k, v in r.items() if k != "cliques"}),
+                      file=sys.stderr, flush=True)
+                if args.out:
+                    with open(args.out, "w") as fh:
+                        json.dump(results, fh, indent=1)
+    print(table(results))
+    if args.plot:
+        plot(results, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

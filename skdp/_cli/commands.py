@@ -112,9 +112,21 @@ def _check_disk(args, header, domain):
                          f"{free / 1e9:.3g} GB free: ask for fewer rows (--n-samples).")
 
 
+def _check_solver_options(solver, options):
+    """Check ``--solver-options`` against the solver's spec (aim's for auto), naming the flag."""
+    from ..synthesizer import SOLVER_SPECS
+
+    try:
+        SOLVER_SPECS["aim" if solver == "auto" else solver].resolve_options(options)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"--solver-options: {exc}") from None
+
+
 def check_synthesize(args):
     """Check every argument of ``synthesize`` before any data is read; return (header, domain)."""
     epsilon, _ = check_epsilon_delta(args.epsilon, args.delta, need_delta=True)
+    if args.solver_options:
+        _check_solver_options(args.solver, args.solver_options)
     if math.isinf(epsilon):
         print("warning: --epsilon inf: nothing is private: the synthetic table may reveal "
               "the private rows; use a finite epsilon for a release.", file=sys.stderr)
@@ -214,7 +226,9 @@ def _estimator(args, entries, n_bins):
     verbose = 0 if args.quiet else 1
     return estimator_class()(
         epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
-        domain=entries, n_bins=n_bins, missing=args.missing, neighbouring=args.neighbouring,
+        domain=entries, n_bins=n_bins, bin_strategy=args.bin_strategy,
+        max_categories=args.max_categories, missing=args.missing,
+        neighbouring=args.neighbouring, solver_options=args.solver_options,
         random_state=args.seed, verbose=verbose)
 
 

@@ -1,6 +1,7 @@
 """Arguments of ``python -m skdp``: plain-text help with defaults, ranges checked on parsing."""
 
 import argparse
+import json
 import math
 
 from .csvio import NA_VALUES
@@ -64,6 +65,29 @@ def _real(text):
     return value
 
 
+def _max_categories(text):
+    if text.strip().lower() == "none":
+        return None
+    return _int_at_least(2)(text)
+
+
+_max_categories.__name__ = "integer or none"
+
+
+def _json_object(text):
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object such as "
+                                         f"'{{\"max_model_size\": 1000000}}', got {text!r}")
+    return value
+
+
+_json_object.__name__ = "JSON object"
+
+
 def _na_values(text):
     return tuple(v.strip() for v in text.split(",") if v.strip())
 
@@ -103,6 +127,10 @@ def _add_synthesize(sub):
     p.add_argument("--solver", default="auto", choices=SOLVERS,
                    help="solver; auto: smd when the domain has at most 1e7 cells, else aim "
                         "(a graphical model: any number of columns)")
+    p.add_argument("--solver-options", type=_json_object, default=None, metavar="JSON",
+                   help="expert options of the solver, a JSON object (mst and aim take some, "
+                        "e.g. '{\"max_model_size\": 1000000}'; an unknown key is an error "
+                        "that lists the valid ones; with --solver auto they are aim's)")
     p.add_argument("--missing", default="keep", choices=["keep", "drop", "error"],
                    help="missing cells: keep them as a value of their own, drop their rows "
                         "before the fit, or stop with an error")
@@ -111,6 +139,14 @@ def _add_synthesize(sub):
                         "is public), or one row added or removed (solvers auto, smd, mst, aim)")
     _common(p, "bins of a numeric column whose domain entry has no n_bins "
                "(default: 10; 6 for the bundled table)")
+    p.add_argument("--bin-strategy", default="uniform", choices=["uniform", "quantile"],
+                   help="how a numeric column's public bounds are cut into bins: equal widths, "
+                        "or at the quantiles of noisy counts on a fine grid (a private release "
+                        "that spends part of the budget)")
+    p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
+                   help="a column with more than K public categories is compressed: its "
+                        "categories with small noisy counts (a private release that spends "
+                        "part of the budget) share one cell; none: never compress")
     p.add_argument("--n-samples", type=_int_at_least(0), default=None,
                    help="rows to write (default: as many as the input)")
     p.add_argument("--holdout", metavar="HOLDOUT.csv",

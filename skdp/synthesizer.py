@@ -299,10 +299,12 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     histogram_ : array of shape ``domain_shape_``
         The released synthetic distribution over ``Z`` (probabilities), in the
         input's array namespace. Dense solvers only.
-    model_ : GraphicalModel
+    model_ : GraphicalModel or CompressedModel
         ``'mst'`` and ``'aim'``: the released graphical model
         (:class:`skdp.solvers.synth.graphical.GraphicalModel`; its
-        ``marginal(cols)`` gives any marginal, its ``sample`` draws records).
+        ``marginal(cols)`` gives any marginal, its ``sample`` draws records);
+        a :class:`skdp.solvers.synth.compress.CompressedModel` with the same
+        methods when ``'mst'`` merged rare values (``solver_options['compress']``).
     cliques_ : list of tuple
         ``'mst'`` and ``'aim'``: the measured marginals (column names), in the
         order measured (post-processing of the releases).
@@ -648,8 +650,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         Dense solvers: cell counts are ``n_samples * histogram_`` rounded by randomised
         rounding (the integer parts, plus the remaining rows drawn without
         replacement in proportion to the fractional parts); rows are shuffled.
-        ``'mst'`` and ``'aim'``: records drawn independently from ``model_``
-        (forward sampling on its junction tree). Numeric values are drawn
+        ``'mst'`` and ``'aim'``: records drawn from ``model_`` by forward
+        sampling on its junction tree, each clique's counts within a group of
+        rows rounded the same way (private-pgm's ``synthetic_data``), so that
+        the sample's marginals stay within a few rows of the model's. Numeric values are drawn
         uniformly within their bin (integers within it for integer columns).
         The table is built in batches
         (:meth:`iter_sample`), and a request whose output cannot fit in the
@@ -729,9 +733,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     def _host_batches(self, n, batch_size, rng):
         """Host tables of ``n`` rows in batches: from the histogram, or the model's records.
 
-        The model's records are drawn independently (forward sampling on the
-        junction tree, :meth:`~skdp.solvers.synth.graphical.GraphicalModel.sample`),
-        so any split into batches is distributed as one sample.
+        Each batch is drawn from the model and rounded on its own (forward
+        sampling on the junction tree,
+        :meth:`~skdp.solvers.synth.graphical.GraphicalModel.sample`).
         """
         if not hasattr(self, "model_"):
             yield from sampling.host_batches(self.histogram_, n, batch_size, rng, self._decode)

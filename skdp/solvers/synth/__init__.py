@@ -13,7 +13,10 @@ Measurement is kept apart from estimation, as in private-pgm:
 * :mod:`~skdp.solvers.synth.graphical` (with :mod:`~skdp.solvers.synth.junction_tree`
   and :mod:`~skdp.solvers.synth.factor`): estimation as post-processing on a
   graphical model, private-pgm's maximum-entropy fit of the noisy marginals by
-  belief propagation on a junction tree, and forward sampling from it;
+  belief propagation on a junction tree, and forward sampling from it (counts
+  rounded per group of rows, as private-pgm's ``synthetic_data``);
+* :mod:`~skdp.solvers.synth.compress`: MST's domain compression on the noisy
+  1-way counts, and the model read back on the full domain;
 * :mod:`~skdp.solvers.synth.select`: selection and measurement for the graphical
   model: ``mst`` (one shot) and ``aim`` (adaptive rounds);
 * :mod:`~skdp.solvers.synth.games`: paper 002's private games

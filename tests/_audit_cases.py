@@ -80,7 +80,10 @@ SOLVER_PARAMS = {("regression", "spider"): dict(alpha=0.01),
                  **{("regression", name): dict(_ROBUST, solver_options=opts)
                     for name, opts in _GOLDSTEIN.items()}}
 # more fits where they are cheap and the margin at 200 was thin (2-step srgd: 2.29)
+# mst merges rare values (the canary's among them) before the pairs are measured, which
+# dilutes the canary's cell: 200 fits per side give eps_lb 1.93 for the noise/10 variant
 BROKEN_TRIALS = {("minimax", "srgd"): 400, ("regression", "srgd"): 400,
+                 ("synthesizer", "mst"): 400,
                  **{("regression", name): 400 for name in GOLDSTEIN_SOLVERS}}
 # the ramp loss is flat at the canary's margin 0 (w = 0): its smoothed gradient there is half
 # the clip (first order: the whole clip half of the time), so even one noise/10 step moves the

@@ -52,12 +52,18 @@ from ..spec import SolverResult
 from . import graphical
 from .compress import CompressedModel, compress, compress_codes
 
-__all__ = ["TableProblem", "solve_mst", "solve_aim", "downward_closure", "MAX_MODEL_SIZE"]
+__all__ = ["TableProblem", "solve_mst", "solve_aim", "downward_closure", "AIM_MODEL_SIZE",
+           "model_cap"]
 
-MAX_MODEL_SIZE = 10**7
-"""AIM's default cap on the model's cells (its 80 MB of float64)."""
+AIM_MODEL_SIZE = 200_000
+"""The default cap on AIM's model cells (1.6 MB of float64; upstream AIM's is 80 MB, 10**7
+cells): on the validation tables of ``benchmarks/synth_validation.py`` the smaller cap
+gave the same 2-way error at 1/3 to 1/4 of the time."""
 ESTIMATE_ITER = 1000
-"""Default iterations of the final estimation (private-pgm's)."""
+"""Default iterations of MST's final estimation (private-pgm's)."""
+AIM_ESTIMATE_ITER = 300
+"""Default iterations of AIM's final estimation, warm started from its last round's model
+(chosen on the validation tables of ``benchmarks/synth_validation.py``)."""
 
 
 @dataclass
@@ -295,6 +301,20 @@ def candidate_weights(workload):
     return {r: float(sum(len(set(r) & set(w)) for w in work)) for r in downward_closure(work)}
 
 
+def model_cap(shape, workload, cap):
+    """The model-size cap: ``cap``, or when ``None`` the larger of :data:`AIM_MODEL_SIZE`
+    and the largest workload marginal (so that no workload marginal is refused).
+
+    Examples
+    --------
+    >>> model_cap((10, 10), [(0, 1)], None), model_cap((1000, 1000), [(0, 1)], None)
+    (200000, 1000000)
+    """
+    if cap is not None:
+        return cap
+    return max([AIM_MODEL_SIZE] + [math.prod(shape[j] for j in m) for m in workload])
+
+
 def check_model_size(shape, workload, cap, names=None):
     """Refuse a workload marginal larger than ``cap`` cells, naming its columns and sizes.
 
@@ -379,10 +399,13 @@ def _aim_round(problem, budget, state, t, rho_sel, rho_meas):
 def solve_aim(problem, budget, options):
     """AIM (McKenna et al. 2022, Alg. 1) on a :class:`TableProblem`; see the module docstring.
 
-    ``options``: ``max_model_size`` (cells), ``max_rounds`` (``T`` of the
+    ``options``: ``max_model_size`` (cells; ``None``: :func:`model_cap`), ``max_rounds`` (``T`` of the
     initial per-round budget ``rho / T``; ``None``: ``16 d``),
     ``measure_share`` (of each round's budget, to the measurement; AIM's
-    0.9), ``round_iter`` (estimation iterations per round, warm started).
+    0.9), ``round_iter`` (estimation iterations per round, warm started),
+    ``tol`` (each estimation stops when a step lowers the loss by less than
+    ``tol`` times the loss). The final estimation runs ``problem.n_iter``
+    iterations (``None``: :data:`AIM_ESTIMATE_ITER`) from the last round's model.
     Not private (``epsilon = inf``): ``T`` rounds of exact measurements.
 
     Returns
@@ -392,15 +415,16 @@ def solve_aim(problem, budget, options):
         ``n_iter``: rounds; ``history``: per round the marginal, its sigma and
         whether the budget was raised.
     """
-    check_model_size(problem.shape, problem.workload, options["max_model_size"])
+    cap = model_cap(problem.shape, problem.workload, options["max_model_size"])
+    check_model_size(problem.shape, problem.workload, cap)
     T, schedule, ones, sigma1 = _aim_start(problem, budget, options)
     total = _total(problem, ones)
     measurements = list(ones)
     model = graphical.estimate(problem.shape, measurements, total=total,
-                               n_iter=options["round_iter"])
+                               n_iter=options["round_iter"], tol=options["tol"])
     weights = candidate_weights(problem.workload)
     state = dict(model=model, candidates=list(weights), weights=weights,
-                 cliques=[m.cols for m in ones], cap=options["max_model_size"])
+                 cliques=[m.cols for m in ones], cap=cap)
     history, t, final = [], 0, False
     while not final:
         t += 1
@@ -413,7 +437,7 @@ def solve_aim(problem, budget, options):
         state["cliques"].append(r)
         before = np.ravel(state["model"].project_counts(r))
         state["model"] = graphical.estimate(problem.shape, measurements, total=total,
-                                            n_iter=options["round_iter"],
+                                            n_iter=options["round_iter"], tol=options["tol"],
                                             warm_start=state["model"])
         moved = float(np.abs(np.ravel(state["model"].project_counts(r)) - before).sum())
         raise_budget = not final and moved <= math.sqrt(2.0 / math.pi) * sigma * problem.cells(r)
@@ -424,9 +448,9 @@ def solve_aim(problem, budget, options):
                     + (", budget per round raised" if raise_budget else "")
                     + (f", {100 * budget.spent / budget.rho:.0f}% of the budget spent"
                        if budget.private else ""))
-    n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
+    n_iter = AIM_ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
-                               warm_start=state["model"])
+                               tol=options["tol"], warm_start=state["model"])
     return SolverResult(model, t, history=history, info=dict(
         noise_std_oneway=sigma1, rounds=t, initial_rounds=T,
         measured=[m.cols for m in measurements], n_estimate=total))

@@ -79,8 +79,9 @@ def child(n, d, method, seed):
         est.fit(X)
         t_fit = time.perf_counter() - t0
         Y = np.asarray(est.sample(), dtype=np.int64)
+        model = getattr(est.model_, "model", est.model_)  # mst's compressed model: its inner one
         info = dict(fit_s=t_fit, cliques=[list(c) for c in est.model_.cliques],
-                    model_cells=int(sum(b.size for b in est.model_.beliefs)),
+                    model_cells=int(sum(b.size for b in model.beliefs)),
                     rounds=est.solver_info_.get("rounds"))
     seconds = time.perf_counter() - t0
     mean_tv, max_tv = tv(X, Y, cards)

@@ -100,6 +100,9 @@ SOLVER_SPECS = {
                         high_open=True, doc="share of a round's budget to the measurement"),
                  Option("round_iter", "int", 50, low=1,
                         doc="estimation iterations per round (warm started)"),
+                 Option("compress", "float", 0.0, low=0.0,
+                        doc="merge a column's values whose noisy 1-way count is below this "
+                            "many noise sds, as mst does (0: never)"),
                  Option("tol", "float", 1e-6, low=0.0,
                         doc="an estimation stops when a step lowers the loss by less than "
                             "tol times the loss")),

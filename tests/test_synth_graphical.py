@@ -211,3 +211,7 @@ def test_mst_compresses_rare_values_and_samples_them_back_by_noisy_count():
     assert not isinstance(plain.model_, CompressedModel)
     exact = SaddlePointSynthesizer(solver="mst", epsilon=np.inf, domain=domain).fit(table)
     assert not isinstance(exact.model_, CompressedModel)
+    aim = SaddlePointSynthesizer(solver="aim", domain=domain, random_state=0, solver_options=dict(
+        compress=3.0, max_rounds=6, round_iter=20)).fit(table)
+    assert isinstance(aim.model_, CompressedModel) and 0 in aim.model_.merges
+    assert aim.model_.marginal((0, 2)).shape == (30, K)

@@ -419,6 +419,10 @@ def solve_aim(problem, budget, options):
     check_model_size(problem.shape, problem.workload, cap)
     T, schedule, ones, sigma1 = _aim_start(problem, budget, options)
     total = _total(problem, ones)
+    original, merges = problem, {}
+    if options["compress"] > 0 and budget.private:
+        shape, merges, ones = compress(problem.shape, ones, options["compress"])
+        problem = _compressed(problem, shape, merges)
     measurements = list(ones)
     model = graphical.estimate(problem.shape, measurements, total=total,
                                n_iter=options["round_iter"], tol=options["tol"])
@@ -451,6 +455,8 @@ def solve_aim(problem, budget, options):
     n_iter = AIM_ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
                                tol=options["tol"], warm_start=state["model"])
+    if merges:
+        model = CompressedModel(model, original.shape, merges)
     return SolverResult(model, t, history=history, info=dict(
         noise_std_oneway=sigma1, rounds=t, initial_rounds=T,
         measured=[m.cols for m in measurements], n_estimate=total))

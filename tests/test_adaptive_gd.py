@@ -1,0 +1,100 @@
+"""adaptive_gd's reading of its noisy gradient norm (issue 18, deliverable 2).
+
+A noisy norm below ``k`` times its noise sd is "unknown", not "converged": the
+run goes on (skdp/solvers/kl/gd.py ``_adaptive_path``). Lemma 11's stop at the
+floor stays where the norm is confidently small; the budget is always spent
+exactly and ``max_iter`` bounds the run.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from skdp import BudgetAccountant
+from skdp.regression import KLAdaptiveRegressor
+from skdp.solvers.kl.gd import NORM_NOISE_K
+
+
+def tiny_signal(n=2000, d=3, seed=0):
+    """Gradient norms far below the norm query's noise (sd ~ 2C/(sqrt(2n) rho**(1/4)))."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / (2 * math.sqrt(d))
+    return X, 1e-3 * X[:, 0]
+
+
+def strong_signal(n=2000, d=5, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, np.clip(X @ np.full(d, 2.0) + 0.8, -1, 1)
+
+
+def fit(X, y, **params):
+    params = dict(epsilon=1.0, solver="adaptive_gd", precondition=0, random_state=0,
+                  accountant=BudgetAccountant()) | params
+    return KLAdaptiveRegressor(**params).fit(X, y)
+
+
+def ledger_total(reg):
+    return sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_noise_swamped_norm_does_not_end_the_run(seed):
+    X, y = tiny_signal(seed=seed)
+    reg = fit(X, y, fit_intercept=False, random_state=seed)
+    history = reg.history_
+    assert history[0]["unknown"]                  # Alg. 3 would have stopped here (floor)
+    assert reg.n_iter_ > 2
+    assert sum(h["unknown"] for h in history) > 2
+    assert [h.get("stop") for h in history[:-1]] == [None] * (len(history) - 1)
+    assert history[-1]["stop"] == "budget"
+    assert ledger_total(reg) == pytest.approx(reg.rho_, abs=1e-6 * reg.rho_)
+    assert sum(h["rho"] for h in history) == pytest.approx(reg.rho_, rel=1e-9)
+
+
+def test_strong_signal_still_stops_early_at_the_floor():
+    """A norm measured above its noise level and below the floor threshold ends the run (Lemma 11)."""
+    X, y = strong_signal()
+    reg = fit(X, y, snr=4.0, random_state=1)
+    last = reg.history_[-1]
+    assert last["stop"] == "floor"
+    assert not last["unknown"]
+    assert 1 < reg.n_iter_ <= 5
+    assert not any(h["unknown"] for h in reg.history_[:-1])
+    assert ledger_total(reg) == pytest.approx(reg.rho_, abs=1e-6 * reg.rho_)
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 5])
+def test_max_iter_bounds_the_run_and_the_budget_is_spent(max_iter):
+    X, y = tiny_signal()
+    reg = fit(X, y, fit_intercept=False, max_iter=max_iter)
+    assert reg.n_iter_ == max_iter
+    assert reg.history_[-1]["stop"] in ("max_iter", "budget", "floor")
+    assert ledger_total(reg) == pytest.approx(reg.rho_, abs=1e-6 * reg.rho_)
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 8.0])
+@pytest.mark.parametrize("data", [tiny_signal, strong_signal])
+def test_default_fit_spends_its_budget_exactly(eps, data):
+    """With the preconditioner's share: every release is in the ledger and it sums to rho."""
+    X, y = data(n=1000)
+    reg = KLAdaptiveRegressor(epsilon=eps, random_state=0, accountant=BudgetAccountant()).fit(X, y)
+    assert reg.solver_ == "adaptive_gd"
+    assert ledger_total(reg) == pytest.approx(reg.rho_, abs=1e-6 * reg.rho_)
+
+
+def test_unknown_steps_cost_what_the_noise_level_gives():
+    """An unknown step's sigma is Alg. 3's rule at N = k s_hat (or the floor), never below the floor."""
+    X, y = tiny_signal()
+    reg = fit(X, y, fit_intercept=False, clip_norm=1.0)
+    n, d, rho = len(y), X.shape[1], reg.rho_
+    sens = 2 * 1.0 / n
+    sigmas = {h["sigma"] for h in reg.history_[:-1] if h["unknown"]}
+    assert len(sigmas) == 1                       # one noise level for every unknown step
+    norm_cost = math.sqrt(rho) / n
+    s_hat = sens / math.sqrt(2 * norm_cost)
+    scale = math.sqrt(d * max(math.log(n * math.sqrt(rho) / 0.1), 1.0))
+    floor = sens / math.sqrt(2 * 0.5 * rho)
+    assert sigmas.pop() == pytest.approx(max(NORM_NOISE_K * s_hat / scale, floor))

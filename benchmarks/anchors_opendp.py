@@ -80,7 +80,6 @@ reproducible; ``--seed`` seeds NumPy's global generator, which mbi's sampler use
 import argparse
 import glob
 import itertools
-import json
 import math
 import os
 import sys
@@ -88,28 +87,8 @@ import time
 
 import numpy as np
 
-
-# --------------------------------------------------------------- metric (synthesizer.py)
-def marginals(X, cards, pairs):
-    out = []
-    for i, j in pairs:
-        idx = X[:, i] * cards[j] + X[:, j]
-        out.append(np.bincount(idx, minlength=cards[i] * cards[j]) / len(X))
-    return out
-
-
-def tv(X, Y, cards):
-    pairs = list(itertools.combinations(range(len(cards)), 2))
-    e = [0.5 * np.abs(a - b).sum() for a, b in zip(marginals(X, cards, pairs),
-                                                   marginals(Y, cards, pairs))]
-    return float(np.mean(e)), float(np.max(e))
-
-
-def _save(folder, stem, Y, info):
-    os.makedirs(folder, exist_ok=True)
-    np.save(os.path.join(folder, stem + ".npy"), Y)
-    with open(os.path.join(folder, stem + ".json"), "w") as fh:
-        json.dump(info, fh)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from anchors_pgm import _save, tv  # noqa: E402  (numpy only at import: runs in this venv)
 
 
 # ------------------------------------------------------------------------ OpenDP calls

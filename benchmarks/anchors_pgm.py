@@ -222,7 +222,7 @@ def mst(data, epsilon, delta, scale, prng, rows=None, final_iters=5000, select_i
     """mst.py ``MST``; ``scale`` = (sigma multiplier, EM-sensitivity multiplier)."""
     from disjoint_set import DisjointSet
     import networkx as nx
-    from mbi import LinearMeasurement, estimation
+    from mbi import estimation
 
     s_sigma, s_em = scale
     rho = cdp_rho(epsilon, delta)

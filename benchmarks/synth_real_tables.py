@@ -54,13 +54,12 @@ from itertools import combinations
 import math
 import os
 import sys
-import time
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from synthesizer import independent  # noqa: E402
+from synthesizer import synthesize  # noqa: E402
 
 # (package, item): ({numeric column: (low, high, bins)}, columns dropped, target column)
 TABLES = {
@@ -220,25 +219,6 @@ def score(Y, train, test, cards, target, missing=-1):
     return {"tv2": float(two.mean()), "tv2_max": float(two.max()),
             "tv3": float(tvs(train, Y, cards, 3).mean()),
             "ml": ml_utility(Y, test, target, missing) if target >= 0 else math.nan}
-
-
-# ------------------------------------------------------------------- methods
-def synthesize(method, X, cards, epsilon, seed):
-    """``n`` synthetic rows of ``X`` by ``method`` and the fit+sample seconds."""
-    from skdp.synthesizer import SaddlePointSynthesizer
-
-    rng = np.random.default_rng(seed)
-    t0 = time.perf_counter()
-    if method == "independent":
-        Y = independent(X, cards, epsilon, 1e-6, rng)
-    elif method == "bootstrap (not private)":
-        Y = X[rng.integers(0, len(X), len(X))]
-    else:
-        domain = {j: list(range(k)) for j, k in enumerate(cards)}
-        est = SaddlePointSynthesizer(epsilon=epsilon, delta=1e-6, solver=method, domain=domain,
-                                     random_state=seed)
-        Y = np.asarray(est.fit(X).sample(), dtype=np.int64)
-    return Y, time.perf_counter() - t0
 
 
 HEADER = ("| table | train / test rows x cols | cells | method | epsilon | mean 2-way TV | "

@@ -23,7 +23,7 @@ from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
 from .privacy.budget import Budget
 from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec
-from .solvers.kl.gd import (ADAPTIVE_GD_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
+from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
 from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, SolverConfig,
                                 private_preconditioner)
@@ -113,7 +113,7 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                "T = max_iter (10) equal Gaussian gradient steps of rho/T", NOISY_GD_OPTIONS),
     SolverSpec("adaptive_gd", adaptive_gd, "kl", "004 Alg. 3, Thm 3 (privacy), Thm 4 (utility)",
                "per step a noisy gradient norm (norm_cost_scale sqrt(rho)/n), then the gradient "
-               "at the noise it sets; a zCDP filter stops at rho", ADAPTIVE_GD_OPTIONS),
+               "at the noise it sets; a zCDP filter stops at rho", ADAPTIVE_GD_RELEASE_OPTIONS),
     SolverSpec("stationary_gd", stationary_gd, "kl", "004 Alg. 3, Thm 5",
                "(1 - select_frac) rho to adaptive_gd's path, select_frac rho to the "
                "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS),

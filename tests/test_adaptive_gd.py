@@ -98,3 +98,75 @@ def test_unknown_steps_cost_what_the_noise_level_gives():
     scale = math.sqrt(d * max(math.log(n * math.sqrt(rho) / 0.1), 1.0))
     floor = sens / math.sqrt(2 * 0.5 * rho)
     assert sigmas.pop() == pytest.approx(max(NORM_NOISE_K * s_hat / scale, floor))
+
+
+# Released point: suffix averaging (post-processing of the path; issue 18).
+
+def _path_and_release(X, y, average, seed=0, **params):
+    """The fit's released solution and its recorded path (same seed, same noise)."""
+    import skdp.solvers.kl.gd as gd
+
+    seen = {}
+    original = gd._adaptive_path
+
+    def recording(problem, budget, options, keep_iterates=False):
+        out = original(problem, budget, options, keep_iterates=True)
+        seen["iterates"], seen["history"] = out[2], out[1]
+        return out
+
+    gd._adaptive_path = recording
+    try:
+        reg = fit(X, y, fit_intercept=False, random_state=seed,
+                  solver_options={"average": average}, **params)
+    finally:
+        gd._adaptive_path = original
+    return reg, seen
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_suffix_average_is_the_mean_of_the_last_half_of_the_iterates(seed):
+    from skdp.solvers.kl.gd import AVERAGE_MIN_STEPS, suffix_start
+
+    X, y = tiny_signal(seed=seed)
+    reg, seen = _path_and_release(X, y, "suffix", seed=seed)
+    T = len(seen["history"])
+    assert T >= AVERAGE_MIN_STEPS
+    iterates = [np.asarray(w) for w in seen["iterates"]]
+    assert len(iterates) == T + 1
+    s = suffix_start(T)
+    assert len(iterates) - s == (T + 1) // 2
+    expected = np.mean(iterates[s:], axis=0)
+    # the released coefficients are the mean (no preconditioner, no intercept: w is coef_)
+    assert np.allclose(np.ravel(reg.coef_), np.ravel(expected), rtol=1e-10, atol=1e-12)
+    last, _ = _path_and_release(X, y, "last", seed=seed)
+    assert np.allclose(np.ravel(last.coef_), np.ravel(iterates[-1]), rtol=1e-10, atol=1e-12)
+
+
+def test_suffix_start_window():
+    from skdp.solvers.kl.gd import suffix_start
+    assert [suffix_start(T) for T in (10, 11, 20)] == [6, 6, 11]  # w_6..w_10, w_6..w_11, w_11..w_20
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_averaging_spends_nothing(seed):
+    """Same path, same ledger with and without averaging: it is post-processing."""
+    X, y = tiny_signal(seed=seed)
+    avg, seen_avg = _path_and_release(X, y, "suffix", seed=seed)
+    last, seen_last = _path_and_release(X, y, "last", seed=seed)
+    assert avg.privacy_ledger_.log() == last.privacy_ledger_.log()
+    assert [h["rho"] for h in seen_avg["history"]] == [h["rho"] for h in seen_last["history"]]
+    assert ledger_total(avg) == pytest.approx(avg.rho_, abs=1e-6 * avg.rho_)
+    assert not np.allclose(np.ravel(avg.coef_), np.ravel(last.coef_))
+
+
+def test_short_runs_release_the_last_iterate():
+    X, y = tiny_signal()
+    avg, seen = _path_and_release(X, y, "suffix", max_iter=5)
+    assert len(seen["history"]) == 5
+    assert np.allclose(np.ravel(avg.coef_), np.ravel(np.asarray(seen["iterates"][-1])))
+
+
+def test_average_option_is_checked():
+    X, y = tiny_signal(n=500)
+    with pytest.raises(ValueError, match="average"):
+        fit(X, y, solver_options={"average": "polyak"})

@@ -22,8 +22,8 @@ Three modes, two interpreters (mbi is never a dependency of skdp):
            --mech mst --eps 0.5 1 5 --relation replace add --save /tmp/anchor_synth
 
    It prints one markdown row per (table, mechanism, relation, epsilon): mean and max
-   2-way TV between ``n`` synthetic rows and ``codes`` (the same ``tv`` as
-   ``benchmarks/synthesizer.py``, copied here so the venv needs no scikit-learn) and
+   2-way TV between ``n`` synthetic rows and ``codes`` (``tv`` below, numpy
+   only, which ``benchmarks/synthesizer.py`` imports, so both sides use one metric) and
    fit+sample seconds; and saves each synthetic table to
    ``SAVE/TABLE__MECH-RELATION__epsEPS__seedSEED.npy`` (int64 codes), its seconds and
    notes beside it in a ``.json`` file of the same name.
@@ -153,7 +153,7 @@ def score(args):
     return 0
 
 
-# --------------------------------------------------------------- metric (synthesizer.py)
+# ------------------------------------------------- metric (imported by synthesizer.py)
 def marginals(X, cards, pairs):
     out = []
     for i, j in pairs:

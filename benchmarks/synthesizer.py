@@ -33,7 +33,6 @@ delta = 1e-6.
 """
 
 import argparse
-from itertools import combinations
 import math
 import sys
 import time
@@ -44,6 +43,8 @@ from sklearn.datasets import load_breast_cancer, load_digits
 
 from skdp.privacy.accounting import approx_dp_to_gdp
 from skdp.synthesizer import SaddlePointSynthesizer
+
+from anchors_pgm import tv  # numpy only there: the anchors' venv uses the same metric
 
 SOLVERS = ["smd", "smd_linf", "mwem", "smd_private_game", "smd_vertex", "mst", "aim"]
 BOUNDS = {"mean radius": (5.0, 30.0), "mean texture": (5.0, 40.0),
@@ -82,21 +83,6 @@ def chain15(n=50_000, d=15, k=8, seed=0):
 
 TABLES = {"breast_cancer": breast_cancer, "digits": digits}
 EXTRA_TABLES = {"chain15": chain15}
-
-
-def marginals(X, cards, pairs):
-    out = []
-    for i, j in pairs:
-        idx = X[:, i] * cards[j] + X[:, j]
-        out.append(np.bincount(idx, minlength=cards[i] * cards[j]) / len(X))
-    return out
-
-
-def tv(X, Y, cards):
-    pairs = list(combinations(range(len(cards)), 2))
-    e = [0.5 * np.abs(a - b).sum() for a, b in zip(marginals(X, cards, pairs),
-                                                   marginals(Y, cards, pairs))]
-    return float(np.mean(e)), float(np.max(e))
 
 
 def independent(X, cards, epsilon, delta, rng):

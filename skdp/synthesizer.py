@@ -47,6 +47,14 @@ _PGM = "the model estimated as in McKenna-Sheldon-Miklau 2019 (private-pgm, post
 _MODEL_SIZE = Option("max_model_size", "int", None, low=1,
                      doc="cap on the graphical model's cells (None: 2e5, or the largest "
                          "workload marginal if larger; upstream AIM's is 1e7)")
+
+
+def _compress_option(default):
+    return Option("compress", "float", default, low=0.0,
+                  doc="merge a column's values whose noisy 1-way count is below this many "
+                      "noise sds (MST §4; 0: never)")
+
+
 _GAME_SPLIT = ("largest per-step epsilon of Cor. 3.6, Thm 3.5 or bounded-range zCDP "
                "(Cesar-Rogers 2021)")
 
@@ -82,9 +90,7 @@ SOLVER_SPECS = {
                "release of the tree's 2-way marginals",
         options=(Option("estimate_iter", "int", 200, low=1,
                         doc="estimation iterations of the 1-way model the edges are scored on"),
-                 Option("compress", "float", 3.0, low=0.0,
-                        doc="merge a column's values whose noisy 1-way count is below this "
-                            "many noise sds (MST §4; 0: never)")),
+                 _compress_option(3.0)),
         backends=("numpy",)),
     "aim": SolverSpec(
         "aim", select.solve_aim, family="synth",
@@ -100,9 +106,7 @@ SOLVER_SPECS = {
                         high_open=True, doc="share of a round's budget to the measurement"),
                  Option("round_iter", "int", 50, low=1,
                         doc="estimation iterations per round (warm started)"),
-                 Option("compress", "float", 0.0, low=0.0,
-                        doc="merge a column's values whose noisy 1-way count is below this "
-                            "many noise sds, as mst does (0: never)"),
+                 _compress_option(0.0),
                  Option("tol", "float", 1e-6, low=0.0,
                         doc="an estimation stops when a step lowers the loss by less than "
                             "tol times the loss")),

@@ -260,10 +260,7 @@ def solve_mst(problem, budget, options):
     oneways = [(j,) for j in range(problem.d)]
     ones, sigma1 = _measure(problem, budget, oneways, one * rho, "MST: 1-way marginals")
     total = _total(problem, ones)
-    data, merges = problem, {}
-    if options["compress"] > 0 and budget.private:
-        shape, merges, ones = compress(problem.shape, ones, options["compress"])
-        data = _compressed(problem, shape, merges)
+    data, merges, ones = _compress(problem, budget, ones, options["compress"])
     edges = []
     if problem.d >= 2:
         base = graphical.estimate(data.shape, ones, total=total,
@@ -272,18 +269,28 @@ def solve_mst(problem, budget, options):
     pairs, sigma2 = _measure(data, budget, edges, two * rho, "MST: tree 2-way marginals")
     n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(data.shape, ones + pairs, total=total, n_iter=n_iter)
-    if merges:
-        model = CompressedModel(model, problem.shape, merges)
-    return SolverResult(model, n_iter, info=dict(
+    return SolverResult(_read_back(model, problem, merges), n_iter, info=dict(
         noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
         n_estimate=total, compressed_shape=data.shape))
 
 
-def _compressed(problem, shape, merges):
-    """The problem on the compressed domain: the same records, their codes mapped."""
-    return TableProblem(shape, problem.workload,
-                        compress_codes(problem.codes, problem.shape, merges),
-                        problem.relation, problem.n_iter, problem.progress)
+def _compress(problem, budget, ones, factor):
+    """``(problem, merges, ones)`` on the domain compressed at ``factor`` noise sds.
+
+    Post-processing of the 1-way release ``ones`` (:func:`.compress.compress`);
+    unchanged when ``factor`` is 0 or the fit is not private.
+    """
+    if not (factor > 0 and budget.private):
+        return problem, {}, ones
+    shape, merges, ones = compress(problem.shape, ones, factor)
+    codes = compress_codes(problem.codes, problem.shape, merges)
+    return (TableProblem(shape, problem.workload, codes, problem.relation, problem.n_iter,
+                         problem.progress), merges, ones)
+
+
+def _read_back(model, problem, merges):
+    """The model read on ``problem``'s domain (a :class:`CompressedModel` if any merge)."""
+    return CompressedModel(model, problem.shape, merges) if merges else model
 
 
 # ---------------------------------------------------------------------------
@@ -419,10 +426,8 @@ def solve_aim(problem, budget, options):
     check_model_size(problem.shape, problem.workload, cap)
     T, schedule, ones, sigma1 = _aim_start(problem, budget, options)
     total = _total(problem, ones)
-    original, merges = problem, {}
-    if options["compress"] > 0 and budget.private:
-        shape, merges, ones = compress(problem.shape, ones, options["compress"])
-        problem = _compressed(problem, shape, merges)
+    original = problem
+    problem, merges, ones = _compress(problem, budget, ones, options["compress"])
     measurements = list(ones)
     model = graphical.estimate(problem.shape, measurements, total=total,
                                n_iter=options["round_iter"], tol=options["tol"])
@@ -455,8 +460,6 @@ def solve_aim(problem, budget, options):
     n_iter = AIM_ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
                                tol=options["tol"], warm_start=state["model"])
-    if merges:
-        model = CompressedModel(model, original.shape, merges)
-    return SolverResult(model, t, history=history, info=dict(
+    return SolverResult(_read_back(model, original, merges), t, history=history, info=dict(
         noise_std_oneway=sigma1, rounds=t, initial_rounds=T,
         measured=[m.cols for m in measurements], n_estimate=total))

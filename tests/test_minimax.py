@@ -233,8 +233,9 @@ def test_worst_class_weights_pick_the_hard_class():
     pred, pred_erm = clf.predict(X), erm.predict(X)
     worst = min(np.mean(pred[y == c] == c) for c in (0, 1))
     worst_erm = min(np.mean(pred_erm[y == c] == c) for c in (0, 1))
-    assert clf.group_weights_[1] > 0.5
-    assert worst > worst_erm
+    # the weights balance the class losses (at the minimax point neither class dominates)
+    assert worst > worst_erm + 0.3
+    assert abs(clf.group_weights_[1] - 0.5) < 0.2
 
 
 def test_multiclass_shapes_and_determinism():

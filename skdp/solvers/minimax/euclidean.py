@@ -53,12 +53,16 @@ __all__ = ["noisy_gd", "sgda", "auto_iterations", "reference_logits"]
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
 LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
 CENTER_SHARE = 0.1    # share of mu**2 spent on the feature mean (with an intercept)
-CLIP_RATIO = 0.25     # per-sample gradient clip, relative to the Lipschitz bound
+CLIP_RATIO = 0.1      # per-sample gradient clip, relative to the Lipschitz bound
 STEP_SCALE = 4.0      # step = STEP_SCALE / (curvature at 0 x row bound**2)
 TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
 TEMPERATURE_NOISE = 4.0  # ... raised to this multiple of the noise left in the averaged loss
 LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
 WEIGHT_MEMORY = 0.25  # noisy_gd's group weights average the losses of this share of the steps
+ITER_RATE = 0.3      # auto_iterations: ITER_RATE * n * mu steps ...
+MIN_ITER = 100       # ... at least
+MAX_ITER = 500       # ... at most
+INTERCEPT_RATIO = 0.25  # intercept feature = INTERCEPT_RATIO * feature_bound
 INF_RIDGE = 0.1       # epsilon = inf: L2 penalty INF_RIDGE ||W||^2 / (2 n) (sklearn C = 10)
 INF_TOL = 1e-5        # ... L-BFGS gradient tolerance
 INF_MAX_ITER = 500
@@ -67,14 +71,16 @@ INF_MAX_ITER = 500
 def auto_iterations(n, mu):
     """Number of full-batch steps: grows with the signal-to-noise ``n mu``.
 
+    ``ITER_RATE n mu`` clamped to ``[MIN_ITER, MAX_ITER]``.
+
     Examples
     --------
     >>> auto_iterations(1000, 0.2), auto_iterations(10**6, float("inf"))
-    (20, 500)
+    (100, 500)
     """
     if math.isinf(mu):
         return 500
-    return int(min(200, max(10, round(0.1 * n * mu))))
+    return int(min(MAX_ITER, max(MIN_ITER, round(ITER_RATE * n * mu))))
 
 
 def _loss_clip(k, n_classes):
@@ -167,7 +173,7 @@ def noisy_gd(problem, budget, options):
         data, _ = _centre(data, mu, release)
         return _exact_fit(data, sizes, release)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
-    data, mu = _centre(data, mu, release)
+    data, mu = _centre(_scale_intercept(data), mu, release)
     share = LOSS_SHARE if m > 1 else 0.0
     mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
@@ -290,6 +296,13 @@ def _centre(data, mu, release):
     return data.with_center(mean), rest
 
 
+def _scale_intercept(data):
+    """The data with its intercept feature at ``INTERCEPT_RATIO * feature_bound``."""
+    if data.intercept_scale == 0:
+        return data
+    return data.with_intercept_scale(INTERCEPT_RATIO * data.feature_bound)
+
+
 def _intercept(data, W, b):
     out = data.intercept_scale * b
     if data.center is not None:
@@ -372,7 +385,7 @@ def sgda(problem, budget, options):
     backend = release.backend
     xp = backend.xp
     m, k, n = data.n_groups, data.k, data.n
-    data, mu = _centre(data, budget.mu, release)
+    data, mu = _centre(_scale_intercept(data), budget.mu, release)
     epochs = 5 if n_iter == "auto" else int(n_iter)
     bsz = min(max(64, n // 32), n)
     n_batches = n // bsz

@@ -7,17 +7,18 @@ Both minimise over a linear model ``theta = (W, b)`` (an l2 ball of radius
 replacing one record (features, label, group), so ``n`` is public.
 
 ``noisy_gd`` (notes 000 §5.10, design P1)
-    Full-batch noisy gradient descent on the softmax-smoothed worst-group
-    loss ``tau log sum_g exp(L_g / tau)``. Every ``ceil(T / LOSS_RELEASES)``
-    steps it releases the clipped group losses with Gaussian noise (l2-sensitivity
+    Full-batch noisy gradient descent on the worst-group loss. At every step
+    it releases the clipped group losses with Gaussian noise (l2-sensitivity
     ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest groups: a replaced
-    record leaves one group and joins another), sets the weights
-    ``p = softmax(mean_t L~ / tau_t)`` by post-processing (the running mean of
-    the noisy losses, with ``tau_t`` at least TEMPERATURE_NOISE times its noise
-    level), and releases the clipped gradient of ``sum_g p_g L_g`` with
-    Gaussian noise (l2-sensitivity ``2 C max_g p_g / N_g``: the removed and the added record each contribute
-    at most ``C p_g / N_g``). With one group (average risk) no loss is
-    released: this is DP full-batch gradient descent.
+    record leaves one group and joins another), updates the weights ``p`` by
+    one damped exponentiated-gradient (entropic mirror) ascent step on them
+    (group DRO, Sagawa et al. 2020, Alg. 1, on the KL-regularised objective
+    ``sum_g p_g L_g - tau KL(p || p_ref)``; see :class:`_GroupPlayer`), a
+    post-processing, and releases the clipped gradient of ``sum_g p_g L_g``
+    with Gaussian noise (l2-sensitivity ``2 C max_g p_g / N_g``: the removed
+    and the added record each contribute at most ``C p_g / N_g``). With one
+    group (average risk) no loss is released: this is DP full-batch gradient
+    descent.
 ``sgda``
     DP stochastic gradient descent-ascent: a shuffled pass of disjoint
     mini-batches per epoch; the model player takes noisy clipped gradient
@@ -28,7 +29,13 @@ replacing one record (features, label, group), so ``n`` is public.
 
 With an intercept, both first release the mean clipped row (Gaussian,
 l2-sensitivity ``2 feature_bound / n``) and centre the rows on it, which
-conditions the problem (the intercept absorbs the shift).
+conditions the problem (the intercept absorbs the shift). Their intercept
+feature is ``INTERCEPT_RATIO * feature_bound``, not ``feature_bound``: at the
+latter the constant feature dominated every per-sample gradient norm
+``|r_i| sqrt(||x_i - centre||**2 + c**2)`` (centred rows are far shorter than
+the bound), so the clip scaled the gradients by the intercept's share, not by
+how well each row is fit; the intercept's own step ``1 / (h0 c**2)`` keeps its
+Newton scale (:func:`_steps`).
 
 Every release is a Gaussian mechanism with a fixed per-release GDP parameter
 ``mu_t = Delta_t / sigma_t`` (the noise follows the released, hence public,
@@ -50,7 +57,9 @@ from .common import softmax_np
 
 __all__ = ["noisy_gd", "sgda", "auto_iterations", "reference_logits"]
 
-# Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
+# Practical defaults (benchmarks/minimax.py; cross-validated on training folds only). Issue 18
+# re-chose CLIP_RATIO, ITER_RATE, MIN_ITER, MAX_ITER, INTERCEPT_RATIO and WEIGHT_MEMORY on the
+# validation splits of benchmarks/real_tables.py (benchmarks/minimax_diagnose.py).
 LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
 CENTER_SHARE = 0.1    # share of mu**2 spent on the feature mean (with an intercept)
 CLIP_RATIO = 0.1      # per-sample gradient clip, relative to the Lipschitz bound

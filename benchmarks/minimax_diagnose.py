@@ -1,4 +1,4 @@
-"""Diagnose the classifier's default on the real tables (issue 18): skdp, its noise-free run, yardsticks.
+"""The classifier's default on the real tables (issue 18): skdp, its noise-free run, yardsticks.
 
 Uses the tables, preprocessing and public split of ``benchmarks/real_tables.py``
 (validation split by default). Rows per table:
@@ -13,13 +13,14 @@ Uses the tables, preprocessing and public split of ``benchmarks/real_tables.py``
   non-private, a diagnostic only;
 * ``logreg_bal``: non-private ``LogisticRegression(class_weight='balanced')`` on the box encoding;
 * ``dpgd_cw`` (``--dpgd``): a class-weighted DP-GD written here as a yardstick, tuned on the
-  validation split (balanced accuracy) over a small grid (steps, clip; step 1 / smoothness), exact class sizes
-  (so not a private release of them), GDP calibration of the steps. Its best grid point is
-  reported (a tuned reference, not a private method).
+  validation split (balanced accuracy) over a small grid (steps, clip; step 1 / smoothness),
+  exact class sizes (so not a private release of them), GDP calibration of the steps. Its best
+  grid point is reported (a tuned reference, not a private method).
 
 Run::
 
-    OMP_NUM_THREADS=1 python benchmarks/minimax_diagnose.py --tables HMDA Caravan --eps 1 --noise-free
+    OMP_NUM_THREADS=1 python benchmarks/minimax_diagnose.py --tables HMDA Caravan --eps 1 \
+        --noise-free --dpgd
 """
 
 import argparse
@@ -41,7 +42,8 @@ def load(name, which):
     spec = rt.TABLES[name]
     Z, y, R = rt.encode(spec, rt.load_frame(spec))
     X = rt.scale(spec, Z, R, "box")
-    classes = np.asarray(spec["classes"], dtype=object if isinstance(spec["classes"][0], str) else None)
+    is_str = isinstance(spec["classes"][0], str)
+    classes = np.asarray(spec["classes"], dtype=object if is_str else None)
     y = y.astype(classes.dtype)
     tr, ev = rt.split(name, len(y), "train"), rt.split(name, len(y), which)
     return Z, X, y, classes, tr, ev
@@ -146,8 +148,10 @@ def main(argv=None):
                 best = None
                 for steps in (100, 300, 1000):
                     for clip in (0.1, 0.5):
-                        sc = [rt.class_scores(y[ev], dpgd_cw(X[tr], y[tr], classes, eps, s, steps, clip)(
-                            X[ev]), classes) for s in range(a.seeds)]
+                        sc = []
+                        for s in range(a.seeds):
+                            model = dpgd_cw(X[tr], y[tr], classes, eps, s, steps, clip)
+                            sc.append(rt.class_scores(y[ev], model(X[ev]), classes))
                         key = np.mean([s["bal"] for s in sc])
                         if best is None or key > best[0]:
                             best = (key, sc, steps, clip)

@@ -139,6 +139,14 @@ class LinearData:
         out.row_norm = out._row_norm(row_norms(self.X, self.xp))
         return out
 
+    def with_intercept_scale(self, intercept_scale):
+        """A copy whose constant intercept feature is ``intercept_scale``."""
+        out = object.__new__(LinearData)
+        out.__dict__.update(self.__dict__)
+        out.intercept_scale = float(intercept_scale)
+        out.row_norm = out._row_norm(row_norms(self.X, self.xp))
+        return out
+
     @property
     def augmented_bound(self):
         """Public bound on ``||a_i||``: ``sqrt(feature_bound**2 + c**2)``."""

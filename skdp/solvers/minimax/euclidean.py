@@ -7,17 +7,18 @@ Both minimise over a linear model ``theta = (W, b)`` (an l2 ball of radius
 replacing one record (features, label, group), so ``n`` is public.
 
 ``noisy_gd`` (notes 000 §5.10, design P1)
-    Full-batch noisy gradient descent on the softmax-smoothed worst-group
-    loss ``tau log sum_g exp(L_g / tau)``. Every ``ceil(T / LOSS_RELEASES)``
-    steps it releases the clipped group losses with Gaussian noise (l2-sensitivity
+    Full-batch noisy gradient descent on the worst-group loss. At every step
+    it releases the clipped group losses with Gaussian noise (l2-sensitivity
     ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest groups: a replaced
-    record leaves one group and joins another), sets the weights
-    ``p = softmax(mean_t L~ / tau_t)`` by post-processing (the running mean of
-    the noisy losses, with ``tau_t`` at least TEMPERATURE_NOISE times its noise
-    level), and releases the clipped gradient of ``sum_g p_g L_g`` with
-    Gaussian noise (l2-sensitivity ``2 C max_g p_g / N_g``: the removed and the added record each contribute
-    at most ``C p_g / N_g``). With one group (average risk) no loss is
-    released: this is DP full-batch gradient descent.
+    record leaves one group and joins another), updates the weights ``p`` by
+    one damped exponentiated-gradient (entropic mirror) ascent step on them
+    (group DRO, Sagawa et al. 2020, Alg. 1, on the KL-regularised objective
+    ``sum_g p_g L_g - tau KL(p || p_ref)``; see :class:`_GroupPlayer`), a
+    post-processing, and releases the clipped gradient of ``sum_g p_g L_g``
+    with Gaussian noise (l2-sensitivity ``2 C max_g p_g / N_g``: the removed
+    and the added record each contribute at most ``C p_g / N_g``). With one
+    group (average risk) no loss is released: this is DP full-batch gradient
+    descent.
 ``sgda``
     DP stochastic gradient descent-ascent: a shuffled pass of disjoint
     mini-batches per epoch; the model player takes noisy clipped gradient
@@ -28,7 +29,13 @@ replacing one record (features, label, group), so ``n`` is public.
 
 With an intercept, both first release the mean clipped row (Gaussian,
 l2-sensitivity ``2 feature_bound / n``) and centre the rows on it, which
-conditions the problem (the intercept absorbs the shift).
+conditions the problem (the intercept absorbs the shift). Their intercept
+feature is ``INTERCEPT_RATIO * feature_bound``, not ``feature_bound``: at the
+latter the constant feature dominated every per-sample gradient norm
+``|r_i| sqrt(||x_i - centre||**2 + c**2)`` (centred rows are far shorter than
+the bound), so the clip scaled the gradients by the intercept's share, not by
+how well each row is fit; the intercept's own step ``1 / (h0 c**2)`` keeps its
+Newton scale (:func:`_steps`).
 
 Every release is a Gaussian mechanism with a fixed per-release GDP parameter
 ``mu_t = Delta_t / sigma_t`` (the noise follows the released, hence public,
@@ -50,15 +57,21 @@ from .common import softmax_np
 
 __all__ = ["noisy_gd", "sgda", "auto_iterations", "reference_logits"]
 
-# Practical defaults (benchmarks/minimax.py; cross-validated on training folds only).
+# Practical defaults (benchmarks/minimax.py; cross-validated on training folds only). Issue 18
+# re-chose CLIP_RATIO, ITER_RATE, MIN_ITER, MAX_ITER, INTERCEPT_RATIO and WEIGHT_MEMORY on the
+# validation splits of benchmarks/real_tables.py (benchmarks/minimax_diagnose.py).
 LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
 CENTER_SHARE = 0.1    # share of mu**2 spent on the feature mean (with an intercept)
-CLIP_RATIO = 0.25     # per-sample gradient clip, relative to the Lipschitz bound
+CLIP_RATIO = 0.1      # per-sample gradient clip, relative to the Lipschitz bound
 STEP_SCALE = 4.0      # step = STEP_SCALE / (curvature at 0 x row bound**2)
 TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
-TEMPERATURE_NOISE = 4.0  # ... raised to this multiple of the noise left in the mean loss
+TEMPERATURE_NOISE = 4.0  # ... raised to this multiple of the noise left in the averaged loss
 LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
-LOSS_RELEASES = 5     # noisy_gd releases the group losses this many times (evenly spaced)
+WEIGHT_MEMORY = 0.25  # noisy_gd's group weights average the losses of this share of the steps
+ITER_RATE = 0.3      # auto_iterations: ITER_RATE * n * mu steps ...
+MIN_ITER = 100       # ... at least
+MAX_ITER = 500       # ... at most
+INTERCEPT_RATIO = 0.25  # intercept feature = INTERCEPT_RATIO * feature_bound
 INF_RIDGE = 0.1       # epsilon = inf: L2 penalty INF_RIDGE ||W||^2 / (2 n) (sklearn C = 10)
 INF_TOL = 1e-5        # ... L-BFGS gradient tolerance
 INF_MAX_ITER = 500
@@ -67,14 +80,16 @@ INF_MAX_ITER = 500
 def auto_iterations(n, mu):
     """Number of full-batch steps: grows with the signal-to-noise ``n mu``.
 
+    ``ITER_RATE n mu`` clamped to ``[MIN_ITER, MAX_ITER]``.
+
     Examples
     --------
     >>> auto_iterations(1000, 0.2), auto_iterations(10**6, float("inf"))
-    (20, 500)
+    (100, 500)
     """
     if math.isinf(mu):
         return 500
-    return int(min(200, max(10, round(0.1 * n * mu))))
+    return int(min(MAX_ITER, max(MIN_ITER, round(ITER_RATE * n * mu))))
 
 
 def _loss_clip(k, n_classes):
@@ -167,30 +182,24 @@ def noisy_gd(problem, budget, options):
         data, _ = _centre(data, mu, release)
         return _exact_fit(data, sizes, release)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
-    data, mu = _centre(data, mu, release)
+    data, mu = _centre(_scale_intercept(data), mu, release)
     share = LOSS_SHARE if m > 1 else 0.0
-    every = max(1, math.ceil(T / LOSS_RELEASES))
-    releases = math.ceil(T / every)
-    mu_loss, mu_grad = mu * math.sqrt(share / releases), mu * math.sqrt((1 - share) / T)
+    mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
     step, step_b = _steps(data)
     loss_clip = _loss_clip(k, data.n_classes)
     loss_sens = _loss_sensitivity(loss_clip, sizes)
-    n_released = 0
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
-    prior = reference_logits(sizes, problem.reference)
-    p = softmax_np(prior)
-    total = None
+    sigma_loss = 0.0 if m == 1 or math.isinf(mu_loss) else loss_sens / mu_loss
+    player = _GroupPlayer(reference_logits(sizes, problem.reference), T, sigma_loss)
     avg = _Averager(T)
     for t in range(T):
         loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
-        if m > 1 and t % every == 0:
-            noisy, sigma_loss = _release_losses(data, loss, loss_clip, loss_sens, mu_loss, sizes,
-                                                release)
-            total = noisy if total is None else total + noisy
-            n_released += 1
-            p = softmax_np(prior + total / n_released / _temperature(sigma_loss, n_released))
+        p = player.weights
+        if m > 1:
+            player.update(_release_losses(data, loss, loss_clip, loss_sens, sigma_loss, sizes,
+                                          release))
         q = p / sizes
         v = data.onehot @ release.backend.asarray(q, dtype=data.X.dtype)
         gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
@@ -296,6 +305,13 @@ def _centre(data, mu, release):
     return data.with_center(mean), rest
 
 
+def _scale_intercept(data):
+    """The data with its intercept feature at ``INTERCEPT_RATIO * feature_bound``."""
+    if data.intercept_scale == 0:
+        return data
+    return data.with_intercept_scale(INTERCEPT_RATIO * data.feature_bound)
+
+
 def _intercept(data, W, b):
     out = data.intercept_scale * b
     if data.center is not None:
@@ -316,21 +332,47 @@ def _steps(data):
     return step, (min(step, 1.0 / (h0 * c * c)) if c > 0 else step)
 
 
-def _release_losses(data, loss, loss_clip, sens, mu_loss, sizes, release):
-    """The clipped group losses plus Gaussian noise (host), and the noise's sigma."""
+def _release_losses(data, loss, loss_clip, sens, sigma, sizes, release):
+    """The clipped group losses plus Gaussian noise of sd ``sigma`` (host)."""
     values = _group_losses(data, loss, loss_clip, sizes)
-    sigma = 0.0 if math.isinf(mu_loss) else sens / mu_loss
-    return host(release).gaussian(values, sens, sigma, label="group losses"), sigma
+    return host(release).gaussian(values, sens, sigma, label="group losses")
 
 
-def _temperature(sigma_loss, n_released):
-    """Softmax temperature: TEMPERATURE, or a multiple of the noise left in the mean loss.
+class _GroupPlayer:
+    """The worst-group weights: damped exponentiated-gradient ascent on noisy group losses.
 
-    When the loss noise swamps the differences between groups the weights stay
-    near uniform (class-balanced ERM), which keeps the gradient's sensitivity
-    ``2 C max_g p_g / N_g`` near that of ERM.
+    Group DRO's online update (Sagawa et al. 2020, "Distributionally robust
+    neural networks", Alg. 1: ``q_g <- q_g exp(eta L_g)``, normalised) on the
+    KL-regularised objective ``sum_g p_g L_g - tau KL(p || p_ref)``
+    (:func:`reference_logits`): one entropic mirror-ascent step is
+    ``log p <- (1 - eta tau) log p + eta tau log p_ref + eta L~`` (normalised),
+    whose fixed point is the smoothed max ``softmax(log p_ref + L / tau)``.
+    With ``eta tau = 1 / memory``, ``memory = WEIGHT_MEMORY * T`` steps, the
+    log-weights are ``log p_ref`` plus an exponential average of the released
+    losses over about ``memory`` steps, divided by ``tau``: one release moves
+    them by ``1 / memory`` of its way, so they cannot swing with the model as
+    a softmax of a few rare releases did. A release's noise ``sigma`` leaves
+    an sd of about ``sigma / sqrt(2 memory)`` in that average; ``tau`` is at
+    least TEMPERATURE_NOISE times it (and at least TEMPERATURE), so the noise
+    moves the log-weights by about ``1 / TEMPERATURE_NOISE`` nat and, where it
+    swamps the differences between groups, the weights stay near the
+    reference. Post-processing of the released losses.
     """
-    return max(TEMPERATURE, TEMPERATURE_NOISE * sigma_loss / math.sqrt(n_released))
+
+    def __init__(self, prior, T, sigma):
+        self.prior = np.asarray(prior, dtype=float)
+        memory = max(1.0, WEIGHT_MEMORY * T)
+        self.tau = max(TEMPERATURE, TEMPERATURE_NOISE * sigma / math.sqrt(2.0 * memory))
+        self.decay = 1.0 / memory
+        self.logits = self.prior.copy()
+
+    @property
+    def weights(self):
+        return softmax_np(self.logits)
+
+    def update(self, losses):
+        self.logits = ((1.0 - self.decay) * self.logits + self.decay * self.prior
+                       + (self.decay / self.tau) * np.asarray(losses, dtype=float))
 
 
 def sgda(problem, budget, options):
@@ -352,7 +394,7 @@ def sgda(problem, budget, options):
     backend = release.backend
     xp = backend.xp
     m, k, n = data.n_groups, data.k, data.n
-    data, mu = _centre(data, budget.mu, release)
+    data, mu = _centre(_scale_intercept(data), budget.mu, release)
     epochs = 5 if n_iter == "auto" else int(n_iter)
     bsz = min(max(64, n // 32), n)
     n_batches = n // bsz

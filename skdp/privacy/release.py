@@ -114,7 +114,10 @@ class Release:
         return _add_normal(self.backend, value, sigma)
 
     def subsampled_gaussian_batch(self, sensitivity, sigma, sampling_rate, count, *, label):
-        """Open a batch of at most ``count`` subsampled Gaussian steps, recorded now as one entry."""
+        """Open a batch of at most ``count`` subsampled Gaussian steps, recorded now as one entry.
+
+        Each call of the batch adds ``N(0, sigma**2 I)`` to one step's sum.
+        """
         self.ledger.subsampled_gaussian(sensitivity, sigma, sampling_rate, count=count,
                                         label=label)
         return GaussianBatch(self.backend, sigma, count, label)

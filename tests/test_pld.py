@@ -64,6 +64,30 @@ def test_single_step_is_the_exact_curve_from_above(q, nm):
     assert exact - 1e-9 <= ours <= exact + 1e-4
 
 
+def _hockey_stick_2d(u, v, q, alphas, half_width=9.0, n=721):
+    """``H_a((1-q) N(0) + q N(u) || (1-q) N(0) + q N(v))`` in the plane, by quadrature."""
+    x = np.linspace(-half_width, half_width, n)
+    xx, yy = np.meshgrid(x, x, indexing="ij")
+
+    def mixture(m):
+        shifted = np.exp(-((xx - m[0]) ** 2 + (yy - m[1]) ** 2) / 2) / (2 * np.pi)
+        return (1 - q) * np.exp(-(xx**2 + yy**2) / 2) / (2 * np.pi) + q * shifted
+
+    p, r = mixture(u), mixture(v)
+    return np.array([np.maximum(p - a * r, 0).sum() for a in alphas]) * (x[1] - x[0]) ** 2
+
+
+@pytest.mark.parametrize("q", [0.05, 0.5])
+def test_opposite_full_norm_contributions_are_the_worst_case(q):
+    """The theorem's reduction: any |u|, |v| <= C is dominated by v = -u, |u| = C (1-d pair)."""
+    c, eps = 1.5, np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    pair = compose_gaussian_parts(subsampled=[(1 / c, q, 1)])
+    bound = np.array([pair.delta(e) for e in eps])
+    for u, v in [((c, 0), (-c, 0)), ((c, 0), (0, 0)), ((c, 0), (0, c)),
+                 ((c, 0), (-0.5 * c, 0.3)), ((0.4 * c, 0), (-c, 0))]:
+        assert np.all(_hockey_stick_2d(u, v, q, np.exp(eps)) <= bound + 1e-5)
+
+
 @pytest.mark.parametrize("q", RATES)
 @pytest.mark.parametrize("nm", MULTIPLIERS)
 def test_never_looser_than_dp_accounting_on_a_coarse_grid(q, nm):

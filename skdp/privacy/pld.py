@@ -24,7 +24,9 @@ substitution relation). Why: conditioned on the other rows, the changed row
 is kept with probability ``q`` in both datasets, the other rows add the same
 independent shift (post-processing), so a step is
 ``(1 - q) N(0) + q N(u)`` against ``(1 - q) N(0) + q N(v)`` with
-``|u|, |v| <= C``; the worst case is ``v = -u``, ``|u| = C``. The pair is
+``|u|, |v| <= C``; the worst case is ``v = -u``, ``|u| = C`` (reducing to
+the plane of ``u`` and ``v``; tests/test_pld.py checks it by quadrature there
+for several ``u, v``). The pair is
 symmetric (swapping P and Q is ``x -> -x``), so the *add/remove* pitfall of
 Lebeda et al. (the two directions composing to different curves) does not
 arise: the same pair dominates both orders of every neighbouring pair, and
@@ -69,7 +71,7 @@ __all__ = [
 _TAIL = 1e-15          # Chernoff bound on each tail of the composed window
 _X_TAIL = 1e-20        # noise mass left out of a single pair's grid
 _H_MAX = 1e-4          # finest useful gap (dp-accounting's default)
-_N_BINS = 2**20        # composed window size above which the gap grows
+_N_BINS = 2**20        # composed window (or single pair) size above which the gap grows
 _MAX_C = 35.0          # c = C/sigma above which q exp(-c^2/2) underflows
 
 
@@ -81,19 +83,22 @@ def _cutoff(eps, c, q):
 
     With ``u = exp(-x c)`` the equation is ``a u**2 + (1-q)(1-r) u - r a = 0``,
     ``r = exp(eps)``, ``a = q exp(-c**2/2)``; its positive root is taken in
-    the form that does not cancel on either side of ``eps = 0``.
+    the form that does not cancel on either side of ``eps = 0`` (``hypot``: no
+    underflow of ``a**2`` at large ``c``).
     """
     eps = np.asarray(eps, dtype=float)
     a = q * math.exp(-c * c / 2.0)
     p0 = 1.0 - q
+    if p0 == 0:                        # q = 1: u = sqrt(r)
+        return -eps / (2.0 * c)
     pos = eps >= 0
     log_u = np.empty_like(eps)
     inv_r = np.exp(-eps[pos])          # eps >= 0: u / r = (p0 (1-1/r) + sqrt(.)) / (2a)
     b = p0 * (1.0 - inv_r)
-    log_u[pos] = eps[pos] + np.log((b + np.sqrt(b * b + 4.0 * a * a * inv_r)) / (2.0 * a))
+    log_u[pos] = eps[pos] + np.log((b + np.hypot(b, 2.0 * a * np.sqrt(inv_r))) / (2.0 * a))
     r = np.exp(eps[~pos])              # eps < 0: u = 2 a r / (p0 (1-r) + sqrt(.))
     b = p0 * (1.0 - r)
-    log_u[~pos] = np.log(2.0 * a * r / (b + np.sqrt(b * b + 4.0 * a * a * r)))
+    log_u[~pos] = np.log(2.0 * a * r / (b + np.hypot(b, 2.0 * a * np.sqrt(r))))
     return -log_u / c
 
 
@@ -256,11 +261,11 @@ class PrivacyLossDistribution:
 def _gap(parts_spec):
     """The grid gap and the Chernoff parameters, from a coarse discretisation.
 
-    The gap is ``_H_MAX``, finer for narrow pairs, coarser when the composed
-    window would exceed ``_N_BINS`` bins.
+    The gap is ``_H_MAX``, finer for narrow pairs, coarser when a pair or the
+    composed window would exceed ``_N_BINS`` bins.
     """
     ranges = [np.subtract(*_pair_range(c, q)[::-1]) for c, q, _ in parts_spec]
-    h = min(_H_MAX, min(ranges) / 2000.0)
+    h = max(min(_H_MAX, min(ranges) / 2000.0), max(ranges) / _N_BINS)
     coarse = max(ranges) / 400.0
     parts = [(*_discretise(c, q, coarse), n) for c, q, n in parts_spec]
     lo, hi, _, ts = _window(parts, coarse, _TS, _TS)

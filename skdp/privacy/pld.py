@@ -17,8 +17,8 @@ neighbours ``D, D'``, where ``H_a(P || Q) = sup_S P(S) - a Q(S)`` is the hockey-
 divergence. This is the pair of the REPLACE adjacency of dp-accounting's
 Poisson-subsampled ``GaussianPrivacyLoss`` (its ``NeighborRel.REPLACE_ONE``),
 the substitution pair of Zhu, Dong and Wang 2022 ("Optimal accounting of
-differential privacy via characteristic function", Sec. 5, Poisson subsampling
-under replace-one) and of Lebeda, Regehr, Kamath and Steinke 2024 ("Avoiding
+differential privacy via characteristic function", Poisson subsampling under
+replace-one) and of Lebeda, Regehr, Kamath and Steinke 2024 ("Avoiding
 pitfalls for privacy accounting of subsampled mechanisms under composition",
 substitution relation). Why: conditioned on the other rows, the changed row
 is kept with probability ``q`` in both datasets, the other rows add the same
@@ -30,12 +30,12 @@ for several ``u, v``). The pair is
 symmetric (swapping P and Q is ``x -> -x``), so the *add/remove* pitfall of
 Lebeda et al. (the two directions composing to different curves) does not
 arise: the same pair dominates both orders of every neighbouring pair, and
-adaptive composition of ``T`` steps is dominated by ``(P^T, Q^T)`` (Zhu et al.
-2022, Thm 10; Dong, Roth and Su 2022, Thm 3.2). At ``q = 1`` it is the Gaussian
-pair ``N(-c)`` against ``N(c)``: ``2c``-GDP, the replace-one sensitivity ``2C``.
-Subsampling may make the neighbours replace-one *worse* than add/remove by up
-to a factor of about two in ``q`` (Lebeda et al.): the add/remove pair
-``(1 - q) N(0) + q N(c)`` against ``N(0)`` is not valid here.
+adaptive composition of ``T`` steps is dominated by ``(P^T, Q^T)`` (composition
+of dominating pairs, Zhu et al. 2022; of trade-off functions, Dong, Roth and Su
+2022, Thm 3.2). At ``q = 1`` it is the Gaussian pair ``N(-c)`` against
+``N(c)``: ``2c``-GDP, the replace-one sensitivity ``2C``. The add/remove pair
+``(1 - q) N(0) + q N(c)`` against ``N(0)`` is not valid here: a replaced
+record moves the sum by up to ``2C``.
 
 **Discretisation.** Each pair is discretised by the pessimistic
 "connect-the-dots" construction (Doroshenko, Ghazi, Kamath, Kumar and

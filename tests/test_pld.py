@@ -155,7 +155,7 @@ def test_ten_thousand_steps_are_fast():
     subsampled_gaussian_epsilon(1.0, 0.01, 10, DELTA)
     start = time.perf_counter()
     subsampled_gaussian_epsilon(1.0, 0.01, 10_000, DELTA)
-    assert time.perf_counter() - start < 2.0     # ~0.2 s unloaded
+    assert time.perf_counter() - start < 5.0     # ~0.2 s; slack for a loaded machine
 
 
 # --- the ledger ---------------------------------------------------------------

@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 _TAIL = 1e-15          # Chernoff bound on each tail of the composed window
-_X_TAIL = 1e-20        # noise mass left out of a single pair's grid
+_X_TAIL = 1e-20        # noise quantile setting a pair's grid (mass beyond: lowest point or +inf)
 _H_MAX = 1e-4          # finest useful gap (dp-accounting's default)
 _N_BINS = 2**20        # composed window (or single pair) size above which the gap grows
 _MAX_C = 35.0          # c = C/sigma above which q exp(-c^2/2) underflows
@@ -251,7 +251,7 @@ class PrivacyLossDistribution:
         b_after = rev[::-1]                                  # B_k
         a_after = np.append(np.cumsum(p[::-1])[::-1][1:], 0.0)   # A_k
         meets = a_after - b_after + self.p_inf <= delta
-        k = int(np.argmax(meets)) if meets.any() else p.size - 1
+        k = int(np.argmax(meets))          # the last point meets it: there delta = p_inf
         a_before = a_after[k] + p[k]                         # A_{k-1}
         eps_k = (self.offset + k) * self.h
         ratio = (a_before + self.p_inf - delta) / (p[k] + b_after[k])
@@ -273,6 +273,7 @@ def _gap(parts_spec):
 
 
 def _compose(parts, h, ts):
+    """The parts' pmfs composed by one FFT on the Chernoff window (aliases only add mass)."""
     lo, hi, first, _ = _window(parts, h, ts[0] * _NEAR, ts[1] * _NEAR)
     size = sfft.next_fast_len(max(hi - lo + 1, max(p.size for _, p, _, _ in parts)), real=True)
     spectrum = np.ones(size // 2 + 1, dtype=complex)
@@ -305,6 +306,8 @@ def compose_gaussian_parts(gaussian_mu=0.0, subsampled=()):
     -------
     PrivacyLossDistribution
         Discrete, pessimistic (dominating) PLD of the whole composition.
+        A noise multiplier below ``1/35`` (or 0) gives all mass at ``+inf``
+        (epsilon ``inf``: conservative, where ``exp(-c**2/2)`` underflows).
 
     Examples
     --------
@@ -313,7 +316,8 @@ def compose_gaussian_parts(gaussian_mu=0.0, subsampled=()):
     >>> abs(pld.epsilon(1e-5) - gdp_to_approx_dp(1.0, 1e-5)) < 1e-3
     True
     """
-    spec = [(1.0 / nm, float(q), int(n)) for nm, q, n in subsampled if q > 0 and n > 0]
+    spec = [(1.0 / nm if nm > 0 else math.inf, float(q), int(n))
+            for nm, q, n in subsampled if q > 0 and n > 0]
     if gaussian_mu > 0:
         spec.append((gaussian_mu / 2.0, 1.0, 1))
     if not spec:

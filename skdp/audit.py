@@ -787,7 +787,9 @@ def weakened_noise(factor=10.0):
     ``rng.multinomial(n, p)`` come from ``p ** factor`` renormalised (the
     Gumbel-max noise divided by ``factor``). Accounting is untouched, so the
     estimators keep claiming their ``epsilon``. Data-independent sampling
-    (permutations, batch indices) is unchanged; any other generator method
+    (permutations, batch indices, the Poisson samples of subsampled Gaussian
+    steps) is unchanged, the noise of those steps weakened like any other;
+    any other generator method
     raises, so a solver drawing noise some other way is noticed. Host (NumPy)
     noise only: CuPy draws are not weakened.
 

@@ -1,4 +1,4 @@
-"""The privacy core: accounting, the release path, clipping, tree aggregation, the accountant.
+"""The privacy core: accounting (zCDP, GDP, PLD), the release path, clipping, trees, the accountant.
 
 It knows nothing of estimators or solvers; they build on it.
 """
@@ -7,11 +7,13 @@ from .accountant import BudgetAccountant
 from .accounting import (
     PrivacyLedger, Spend, advanced_composition_epsilon, advanced_composition_step_epsilon,
     approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
-    fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_rho, gaussian_sigma,
-    gdp_delta, gdp_to_approx_dp, pure_rho, zcdp_to_approx_dp)
+    fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld, gaussian_rho,
+    gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, zcdp_to_approx_dp)
 from .budget import Budget
 from .clipping import clip_factors, clip_overflowing_rows, clip_rows, row_norms
 from .mechanisms import exponential_mechanism, gaussian_mechanism, report_noisy_max
+from .pld import (PrivacyLossDistribution, compose_gaussian_parts, subsampled_gaussian_delta,
+                  subsampled_gaussian_epsilon, subsampled_gaussian_sigma)
 from .release import ExponentialBatch, GaussianBatch, Release
 from .selection import (repeat_and_select_epsilon, repeat_and_select_rdp, sample_repetitions,
                         truncated_negative_binomial_gamma, truncated_negative_binomial_mean)
@@ -28,6 +30,8 @@ __all__ = [
     "exponential_mechanism", "gaussian_mechanism", "report_noisy_max",
     "TreeAggregator", "max_nodes_per_leaf", "node_decomposition", "nodes_per_leaf",
     "tree_rho", "tree_sigma",
+    "PrivacyLossDistribution", "compose_gaussian_parts", "gaussian_pld",
+    "subsampled_gaussian_delta", "subsampled_gaussian_epsilon", "subsampled_gaussian_sigma",
     "repeat_and_select_epsilon", "repeat_and_select_rdp", "sample_repetitions",
     "truncated_negative_binomial_gamma", "truncated_negative_binomial_mean",
 ]

@@ -27,6 +27,11 @@ Three currencies are used, each with its exact conversion to (epsilon, delta):
   the fully adaptive filter of Whitehouse et al. 2023 (paper 002, Thm 3.5), and
   the per-step rule of paper 002, Cor. 3.6.
 
+* **privacy loss distributions** (:mod:`skdp.privacy.pld`) for the
+  Poisson-subsampled Gaussian mechanism under replace-one, whose exact
+  composition no single parameter above captures: its dominating pair is
+  discretised pessimistically and composed numerically.
+
 :class:`PrivacyLedger` composes any mix of these adaptively and answers "how
 much (epsilon, delta) has been spent" by the tightest of the valid rules.
 """
@@ -36,6 +41,8 @@ import math
 
 import numpy as np
 from scipy import optimize, special
+
+from .pld import compose_gaussian_parts
 
 __all__ = [
     "gaussian_rho",
@@ -54,6 +61,7 @@ __all__ = [
     "bounded_range_step_epsilon",
     "Spend",
     "PrivacyLedger",
+    "gaussian_pld",
 ]
 
 
@@ -395,14 +403,17 @@ class Spend:
 
     Attributes
     ----------
-    kind : {'gaussian', 'zcdp', 'exponential', 'pure', 'approx'}
+    kind : {'gaussian', 'subsampled_gaussian', 'zcdp', 'exponential', 'pure', 'approx'}
         ``'gaussian'``: Gaussian mechanism (carries ``mu`` and ``rho``);
-        ``'zcdp'``: any rho-zCDP mechanism; ``'exponential'``: an
-        epsilon-DP bounded-range mechanism; ``'pure'``: any epsilon-DP
-        mechanism; ``'approx'``: an (epsilon, delta)-DP mechanism.
+        ``'subsampled_gaussian'``: one Poisson-subsampled Gaussian step
+        (carries ``mu = C / sigma``, ``C`` one record's clip, the sampling
+        rate ``q`` and the unamplified ``rho = 2 mu**2``); ``'zcdp'``: any
+        rho-zCDP mechanism; ``'exponential'``: an epsilon-DP bounded-range
+        mechanism; ``'pure'``: any epsilon-DP mechanism; ``'approx'``: an
+        (epsilon, delta)-DP mechanism.
     count : int
         How many times it ran.
-    epsilon, delta, rho, mu : float
+    epsilon, delta, rho, mu, q : float
         Its per-run parameters (``nan`` where they do not apply).
     label : str
         What it released, for the per-step log.
@@ -412,7 +423,8 @@ class Spend:
     >>> ledger = PrivacyLedger()
     >>> ledger.exponential(0.5, count=2, label="select")
     >>> ledger.entries[0]
-    Spend(kind='exponential', count=2, epsilon=0.5, delta=0.0, rho=0.03125, mu=nan, label='select')
+    Spend(kind='exponential', count=2, epsilon=0.5, delta=0.0, rho=0.03125, mu=nan, q=nan, \
+label='select')
     """
 
     kind: str
@@ -421,6 +433,7 @@ class Spend:
     delta: float = 0.0
     rho: float = math.nan
     mu: float = math.nan
+    q: float = math.nan
     label: str = ""
 
 
@@ -434,6 +447,16 @@ class PrivacyLedger:
 
     * ``'gdp'``: when every part is Gaussian, the exact mu-GDP curve of the
       composition (Dong–Roth–Su Cor. 3.3 and 2.13);
+    * ``'pld'``: when a Poisson-subsampled Gaussian part is present, all the
+      Gaussian parts (plain and subsampled) composed by their privacy loss
+      distribution (:func:`~skdp.privacy.pld.compose_gaussian_parts`: the
+      replace-one dominating pairs, discretised pessimistically, composed by
+      FFT); with other parts present, ``'pld+<rule>'``: the Gaussian parts by
+      PLD at ``delta_1``, the others by the best rule below at ``delta_2``,
+      ``delta_1 + delta_2`` the total and the split optimised. Valid because
+      the two groups are interactive mechanisms run concurrently, and
+      concurrent composition has the guarantees of basic composition (Vadhan
+      and Wang 2021; Lyu 2022; Vadhan and Zhang 2023);
     * ``'zcdp'``: every part converted to zCDP (exponential mechanisms at
       ``eps**2/8``, other pure ones at ``eps**2/2``), rho summed, and the CKS
       conversion;
@@ -442,7 +465,10 @@ class PrivacyLedger:
       delta split between them optimised;
 
     ``'approx'`` parts always compose by basic composition (their epsilons and
-    deltas add). :meth:`spent` says which rule won.
+    deltas add). A subsampled step enters the zCDP rules at its unamplified
+    ``rho = (2C)**2 / (2 sigma**2)`` (subsampling never raises a Renyi
+    divergence: joint convexity of ``exp((alpha-1) D_alpha)``), an upper
+    bound. :meth:`spent` says which rule won.
 
     Examples
     --------
@@ -462,6 +488,21 @@ class PrivacyLedger:
         rho = gaussian_rho(sensitivity, sigma)
         mu = math.inf if math.isinf(rho) else math.sqrt(2.0 * rho)
         self.entries.append(Spend("gaussian", int(count), rho=rho, mu=mu, label=label))
+
+    def subsampled_gaussian(self, sensitivity, sigma, sampling_rate, count=1, label=""):
+        """Record ``count`` Poisson-subsampled Gaussian steps (replace-one).
+
+        ``sensitivity`` is ``C``, the bound on one record's clipped
+        contribution to the noisy sum over the sampled rows (not ``2C``):
+        the step's dominating pair is ``(1-q) N(0) + q N(-C/sigma)`` against
+        ``(1-q) N(0) + q N(C/sigma)`` (:mod:`skdp.privacy.pld`).
+        """
+        if not 0 <= sampling_rate <= 1:
+            raise ValueError(f"sampling_rate must be in [0, 1], got {sampling_rate!r}.")
+        rho = 0.0 if sampling_rate == 0 else gaussian_rho(2.0 * sensitivity, sigma)
+        mu = math.inf if math.isinf(rho) else sensitivity / sigma if sensitivity > 0 else 0.0
+        self.entries.append(Spend("subsampled_gaussian", int(count), rho=rho, mu=mu,
+                                  q=float(sampling_rate), label=label))
 
     def zcdp(self, rho, count=1, label=""):
         """Record ``count`` rho-zCDP mechanisms."""
@@ -512,9 +553,9 @@ class PrivacyLedger:
         -------
         epsilon : float
         method : str
-            One of ``'none'``, ``'gdp'``, ``'zcdp'``, ``'zcdp+advanced'``,
-            ``'zcdp+basic'``; prefixed by ``'basic+'`` when 'approx' parts
-            are present.
+            One of ``'none'``, ``'gdp'``, ``'pld'``, ``'zcdp'``,
+            ``'zcdp+advanced'``, ``'zcdp+basic'``, ``'pld+'`` one of the
+            others; prefixed by ``'basic+'`` when 'approx' parts are present.
         """
         _check_delta(delta)
         eps_a, delta_a = self._approx_totals()
@@ -525,6 +566,9 @@ class PrivacyLedger:
         if delta_a > delta:
             return math.inf, prefix + "none"
         delta_r = delta - delta_a
+        if self._of("subsampled_gaussian"):
+            eps, method = self._spent_pld(rest, delta_r)
+            return eps + eps_a, prefix + method
         candidates = {"zcdp": zcdp_to_approx_dp(self.rho, delta_r)}
         if all(e.kind == "gaussian" for e in rest) and delta_r > 0:
             mu = math.sqrt(sum(e.count * e.mu**2 for e in rest))
@@ -534,6 +578,28 @@ class PrivacyLedger:
             candidates.update(self._split_pure(pure, rest, delta_r))
         method = min(candidates, key=candidates.get)
         return candidates[method] + eps_a, prefix + method
+
+    def _spent_pld(self, rest, delta_r):
+        """PLD of the Gaussian parts; the other parts at a share of delta, split optimised."""
+        kinds = ("gaussian", "subsampled_gaussian")
+        pld = gaussian_pld([e for e in rest if e.kind in kinds])
+        others = PrivacyLedger([e for e in rest if e.kind not in kinds])
+        if not others.entries:
+            return pld.epsilon(delta_r), "pld"
+        if delta_r == 0:
+            return math.inf, "pld+none"
+
+        def total(log_share):
+            share = 1.0 / (1.0 + math.exp(-log_share))
+            return pld.epsilon(delta_r * share) + others.spent(delta_r * (1.0 - share))[0]
+
+        res = optimize.minimize_scalar(total, bounds=(-20.0, 20.0), method="bounded",
+                                       options={"xatol": 1e-3})
+        share = 1.0 / (1.0 + math.exp(-res.x))
+        candidates = {"pld+" + others.spent(delta_r * (1.0 - share))[1]: float(res.fun),
+                      "zcdp": zcdp_to_approx_dp(self.rho, delta_r)}
+        method = min(candidates, key=candidates.get)
+        return candidates[method], method
 
     @staticmethod
     def _split_pure(pure, rest, delta_r):
@@ -568,4 +634,29 @@ class PrivacyLedger:
     def log(self):
         """Per-mechanism log: a list of dicts, one per recorded entry."""
         return [dict(kind=e.kind, count=e.count, epsilon=e.epsilon, delta=e.delta,
-                     rho=e.rho, mu=e.mu, label=e.label) for e in self.entries]
+                     rho=e.rho, mu=e.mu, q=e.q, label=e.label) for e in self.entries]
+
+
+def gaussian_pld(entries):
+    """The composed privacy loss distribution of Gaussian ledger entries.
+
+    Plain Gaussian entries compose to ``mu = sqrt(sum count mu_i**2)``-GDP
+    (Dong–Roth–Su 2022, Cor. 3.3); subsampled ones with equal ``(mu, q)`` are
+    merged (their counts add); then :func:`~skdp.privacy.pld.compose_gaussian_parts`.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger()
+    >>> ledger.subsampled_gaussian(1.0, sigma=2.0, sampling_rate=0.01, count=1000)
+    >>> round(gaussian_pld(ledger.entries).epsilon(1e-5), 3)
+    1.205
+    """
+    plain = sum(e.count * e.mu**2 for e in entries if e.kind == "gaussian")
+    steps = {}
+    for e in entries:
+        if e.kind == "subsampled_gaussian" and e.mu > 0 and e.q > 0:
+            steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count
+    if math.isinf(plain) or any(math.isinf(mu) for mu, _ in steps):
+        return compose_gaussian_parts(gaussian_mu=math.inf)
+    parts = [(1.0 / mu, q, n) for (mu, q), n in steps.items()]
+    return compose_gaussian_parts(gaussian_mu=math.sqrt(plain), subsampled=parts)

@@ -9,11 +9,21 @@ release that would take the zCDP total past ``rho``. A zCDP (Renyi) filter
 with a fixed total is valid under fully adaptive composition (Whitehouse et
 al. 2023; Feldman–Zrnic 2021 for Renyi filters), so a solver may choose each
 cost from earlier noisy outputs.
+
+Poisson-subsampled Gaussian steps (:meth:`Budget.subsampled_gaussian`,
+:meth:`Budget.subsampled_gaussian_batch`) are accounted by privacy loss
+distributions (:mod:`skdp.privacy.pld`), which no zCDP share captures: in an
+exclusive budget they are admitted while the fit's ledger, with them, spends
+at most ``epsilon`` at ``delta`` (:meth:`PrivacyLedger.spent
+<skdp.privacy.accounting.PrivacyLedger.spent>`), and they close the zCDP
+filter (releases charged in zCDP come first); in a shared budget they are
+charged to the zCDP filter at their unamplified ``rho = (2C)**2 / (2
+sigma**2)``, a valid upper bound.
 """
 
 import math
 
-from .accounting import bounded_range_rho, gaussian_rho, gaussian_sigma
+from .accounting import PrivacyLedger, bounded_range_rho, gaussian_rho, gaussian_sigma
 from .release import GaussianBatch, Release
 
 __all__ = ["Budget"]
@@ -60,6 +70,7 @@ class Budget:
         self.exclusive = bool(exclusive)
         self.release = release
         self.spent = 0.0
+        self._ahead = {}          # subsampled steps already verified, by (C/sigma, q)
 
     @property
     def backend(self):
@@ -121,3 +132,65 @@ class Budget:
             return GaussianBatch(self.backend, 0.0, count, label)
         self._charge(count * gaussian_rho(sensitivity, sigma), label)
         return self.release.gaussian_batch(sensitivity, sigma, count, label=label)
+
+    def poisson_sample(self, n, sampling_rate):
+        """Indices of the rows kept by Poisson sampling (:meth:`Release.poisson_sample`).
+
+        All ``n`` rows when not private at ``sampling_rate = 1``; the draw
+        is from the fit's generator either way.
+        """
+        return self.release.poisson_sample(n, sampling_rate)
+
+    def subsampled_gaussian(self, value, sensitivity, sigma, sampling_rate, *, label):
+        """One Poisson-subsampled Gaussian step, charged and recorded (replace-one, by PLD).
+
+        ``value`` is the sum of the clipped contributions (norm at most
+        ``sensitivity``) of the rows of :meth:`poisson_sample`. Not private:
+        ``value`` unchanged.
+        """
+        if not self.private:
+            return value
+        self._charge_subsampled(sensitivity, sigma, sampling_rate, 1, label)
+        return self.release.subsampled_gaussian(value, sensitivity, sigma, sampling_rate,
+                                                label=label)
+
+    def subsampled_gaussian_batch(self, sensitivity, sigma, sampling_rate, count, *, label):
+        """Up to ``count`` subsampled Gaussian steps, charged and recorded now as one entry."""
+        if not self.private:
+            return GaussianBatch(self.backend, 0.0, count, label)
+        self._charge_subsampled(sensitivity, sigma, sampling_rate, count, label)
+        return self.release.subsampled_gaussian_batch(sensitivity, sigma, sampling_rate, count,
+                                                      label=label)
+
+    def _charge_subsampled(self, sensitivity, sigma, sampling_rate, count, label):
+        if not self.exclusive:
+            self._charge(count * gaussian_rho(2.0 * sensitivity, sigma), label)
+            return
+        self.spent = max(self.spent, self.rho)        # the zCDP filter is closed
+        key = (sensitivity / sigma if sigma > 0 else math.inf, float(sampling_rate))
+        left, span = self._ahead.get(key, (0, 0))
+        if left >= count:
+            self._ahead[key] = (left - count, span)
+            return
+        # verify a horizon twice the last one; failing that, the longest that fits
+        # (bisection): O(log T) PLD evaluations for T steps
+        ahead = max(count, 2 * span)
+        if not self._fits(key, sensitivity, sigma, sampling_rate, ahead):
+            if not self._fits(key, sensitivity, sigma, sampling_rate, count):
+                raise RuntimeError(f"internal error: release {label!r} would overspend "
+                                   f"(epsilon {self.epsilon} at delta {self.delta}).")
+            lo, hi = count, ahead
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if self._fits(key, sensitivity, sigma, sampling_rate,
+                                                 mid) else (lo, mid)
+            ahead = lo
+        self._ahead[key] = (ahead - count, ahead)
+
+    def _fits(self, key, sensitivity, sigma, sampling_rate, count):
+        trial = PrivacyLedger(list(self.ledger.entries))
+        trial.subsampled_gaussian(sensitivity, sigma, sampling_rate, count=count)
+        for other, (left, _) in self._ahead.items():  # verified earlier, not yet drawn
+            if other != key and left:
+                trial.subsampled_gaussian(1.0, 1.0 / other[0], other[1], count=left)
+        return trial.epsilon(self.delta) <= self.epsilon * _SLACK

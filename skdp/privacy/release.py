@@ -17,6 +17,12 @@ calls instead, so a reader sees at once which draws are private.
   2007; Dwork–Roth Thm 3.10) as report-noisy-max with Gumbel noise (the
   Gumbel-max trick gives exactly the softmax law); epsilon-DP and
   epsilon-bounded-range, hence ``epsilon**2/8``-zCDP (Cesar–Rogers 2021).
+* :meth:`Release.poisson_sample` and :meth:`Release.subsampled_gaussian`: one
+  step of the Poisson-subsampled Gaussian mechanism, the rows kept each with
+  probability ``q`` drawn from the fit's generator (the sample is part of the
+  mechanism and stays private), then the noisy sum of their clipped
+  contributions; recorded with the sampling rate and accounted by privacy
+  loss distributions under replace-one (:mod:`skdp.privacy.pld`).
 * :meth:`Release.gaussian_batch` and :meth:`Release.exponential_batch`: the
   same mechanisms repeated in a loop, recorded once for the whole batch
   (``count`` releases at the same scale) when the batch is opened; every draw
@@ -54,6 +60,10 @@ class Release:
     >>> noisy = release.gaussian(np.zeros(2), sensitivity=1.0, sigma=2.0, label="mean")
     >>> release.ledger.rho   # 1 / (2 * 2**2), Bun–Steinke Prop. 1.6
     0.125
+    >>> rows = release.poisson_sample(1000, 0.05)
+    >>> step = release.subsampled_gaussian(np.zeros(2), 1.0, 4.0, 0.05, label="gradient")
+    >>> release.ledger.entries[-1].kind, release.ledger.entries[-1].q
+    ('subsampled_gaussian', 0.05)
     """
 
     def __init__(self, backend, ledger):
@@ -78,6 +88,39 @@ class Release:
         """
         self.ledger.exponential(epsilon, label=label)
         return _noisy_argmax(self.backend, scores, sensitivity, epsilon, monotonic)
+
+    def poisson_sample(self, n, sampling_rate):
+        """Indices of the rows kept, each independently with probability ``sampling_rate``.
+
+        Drawn from the fit's generator: the sample is part of the subsampled
+        mechanism, so it is never returned to the caller of a fit. Returns
+        an integer array of the backend's namespace (possibly empty).
+        """
+        if not 0 <= sampling_rate <= 1:
+            raise ValueError(f"sampling_rate must be in [0, 1], got {sampling_rate!r}.")
+        kept = np.flatnonzero(self.backend.rng.random(int(n)) < sampling_rate)
+        return self.backend.asarray(kept)
+
+    def subsampled_gaussian(self, value, sensitivity, sigma, sampling_rate, *, label):
+        """``value + N(0, sigma**2 I)``, recorded as one Poisson-subsampled Gaussian step.
+
+        ``value`` is the sum over the rows of :meth:`poisson_sample` of their
+        contributions, each of l2 norm at most ``sensitivity`` (the clip
+        ``C``); the step is accounted under replace-one by its dominating
+        pair ``(1-q) N(0) + q N(-C/sigma)`` against ``(1-q) N(0) + q
+        N(C/sigma)`` (:mod:`skdp.privacy.pld`).
+        """
+        self.ledger.subsampled_gaussian(sensitivity, sigma, sampling_rate, label=label)
+        return _add_normal(self.backend, value, sigma)
+
+    def subsampled_gaussian_batch(self, sensitivity, sigma, sampling_rate, count, *, label):
+        """Open a batch of at most ``count`` subsampled Gaussian steps, recorded now as one entry.
+
+        Each call of the batch adds ``N(0, sigma**2 I)`` to one step's sum.
+        """
+        self.ledger.subsampled_gaussian(sensitivity, sigma, sampling_rate, count=count,
+                                        label=label)
+        return GaussianBatch(self.backend, sigma, count, label)
 
     def gaussian_batch(self, sensitivity, sigma, count, *, label):
         """Open a batch of at most ``count`` Gaussian releases, recorded now as one entry."""

@@ -485,9 +485,10 @@ class BudgetAccountant:
     def charge(self, token, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Turn a reservation into the fit's spend, with the mechanisms it ran.
 
-        The file keeps the fit's compacted ledger when it composes no higher
-        than its reserved claim (both are valid bounds), and never refuses:
-        the fit has run. In memory it is :meth:`spend`.
+        The file keeps the fit's compacted ledger (composed with the others
+        as in memory), or its reserved claim where the ledger would compose
+        over the cap (both are valid bounds; the claim was admitted), and never
+        refuses: the fit has run. In memory it is :meth:`spend`.
 
         Parameters
         ----------
@@ -503,11 +504,13 @@ class BudgetAccountant:
         def work(con):
             spends = _spends_of(self._store, con, self.dataset)
             others = [s for s in spends if s["id"] != token]
-            new = dict(epsilon=epsilon, delta=delta, ledger=ledger)
-            tight = ledger is not None and (self._compose([new], others)
-                                            <= self._compose([dict(new, ledger=None)], others))
-            row = self._row("charged", epsilon, delta, ledger if tight else None, label, seed,
-                            record)
+            try:  # the fit's mechanisms, as in memory, unless they compose over the cap
+                self._admit(others, epsilon, delta, ledger)
+            except BudgetExceededError:
+                ledger_kept = None  # its admitted claim then: a valid bound within the cap
+            else:
+                ledger_kept = ledger
+            row = self._row("charged", epsilon, delta, ledger_kept, label, seed, record)
             if not self._store.update(con, token, **{k: row[k] for k in ("status", "parts")}):
                 raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
                                    "was not reserved.")

@@ -319,3 +319,36 @@ def test_a_file_locked_too_long_raises_and_charges_nothing(tmp_path):
     holder.execute("ROLLBACK")
     holder.close()
     assert acc.spends == []
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------------------------
+def test_cli_synthesize_charges_the_ledger_and_budget_shows_it(tmp_path, capsys):
+    from skdp.__main__ import main
+
+    path, out = str(tmp_path / "budget.sqlite"), str(tmp_path / "out.csv")
+    base = ["synthesize", "-o", out, "--quiet", "--seed", "1", "--ledger", path,
+            "--dataset", "cancer"]
+    assert main(base + ["--budget-epsilon", "1.5", "--budget-delta", "1e-5",
+                        "--purpose", "demo release"]) == 0
+    assert "left epsilon=0.5000" in capsys.readouterr().out
+    assert main(base + ["--seed", "2"]) == 2  # the stored budget, now too small
+    assert "Privacy budget exceeded" in capsys.readouterr().err
+    assert main(["budget", path, "--dataset", "cancer"]) == 0
+    shown = capsys.readouterr().out
+    assert "SaddlePointSynthesizer" in shown and "demo release" in shown
+    assert "total: epsilon=1, delta=1e-06 over 1 counted spends" in shown
+    assert main(["budget", path, "--dataset", "nobody"]) == 2
+    assert "no dataset 'nobody'" in capsys.readouterr().err
+    assert main(["synthesize", "-o", out, "--ledger", path]) == 2
+    assert "--dataset" in capsys.readouterr().err
+
+
+def test_cli_budget_refuses_a_missing_or_foreign_file(tmp_path, capsys):
+    from skdp.__main__ import main
+
+    assert main(["budget", str(tmp_path / "none.sqlite")]) == 2
+    (tmp_path / "notes.txt").write_text("not a database at all, but long enough to read")
+    assert main(["budget", str(tmp_path / "notes.txt")]) == 2
+    assert "not an SQLite file" in capsys.readouterr().err

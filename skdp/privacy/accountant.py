@@ -511,7 +511,7 @@ class BudgetAccountant:
             else:
                 ledger_kept = ledger
             row = self._row("charged", epsilon, delta, ledger_kept, label, seed, record)
-            if not self._store.update(con, token, **{k: row[k] for k in ("status", "parts")}):
+            if not self._store.update(con, token, **{k: row[k] for k in ("status", "parts", "solver")}):
                 raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
                                    "was not reserved.")
             return others
@@ -599,7 +599,7 @@ def _noise_shared_with(spends, seed, epsilon):
 def _tightest(eps_basic, delta, merged):
     """((epsilon, delta), rule): basic composition or the merged ledger's, whichever is less."""
     eps_ledger, rule = merged.spent(delta)
-    return ((eps_basic, delta), "basic") if eps_basic <= eps_ledger else ((eps_ledger, delta), rule)
+    return ((eps_basic, delta), "basic") if eps_basic < eps_ledger else ((eps_ledger, delta), rule)
 
 
 def _spends_of(store, con, dataset):

@@ -455,7 +455,11 @@ class BudgetAccountant:
         ----------
         epsilon, delta : float
             The fit's claimed guarantee.
-        label, seed, **record
+        label : str, default=''
+            What spends it, as :meth:`spend`.
+        seed : str, default=None
+            Its noise seed's fingerprint, as :meth:`spend`.
+        **record
             As :meth:`spend`.
 
         Returns
@@ -494,7 +498,15 @@ class BudgetAccountant:
         ----------
         token : int or None
             What :meth:`reserve` returned.
-        epsilon, delta, ledger, label, seed, **record
+        epsilon, delta : float
+            The fit's claimed guarantee (as reserved).
+        ledger : PrivacyLedger, default=None
+            The mechanisms the fit ran.
+        label : str, default=''
+            What spent it.
+        seed : str, default=None
+            Its noise seed's fingerprint (warns if one recorded repeats).
+        **record
             As :meth:`spend`.
         """
         if self._store is None:
@@ -599,7 +611,7 @@ def _noise_shared_with(spends, seed, epsilon):
 def _tightest(eps_basic, delta, merged):
     """((epsilon, delta), rule): basic composition or the merged ledger's, whichever is less."""
     eps_ledger, rule = merged.spent(delta)
-    return ((eps_basic, delta), "basic") if eps_basic < eps_ledger else ((eps_ledger, delta), rule)
+    return ((eps_basic, delta), "basic") if eps_basic <= eps_ledger else ((eps_ledger, delta), rule)
 
 
 def _spends_of(store, con, dataset):

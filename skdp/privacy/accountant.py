@@ -261,17 +261,15 @@ class BudgetAccountant:
                 merged.approx(s["epsilon"], s["delta"])
         return eps_basic, delta, _compact(merged)
 
-    def _compose(self, new=(), spends=None, method=False):
-        """Composed (epsilon, delta) of the spends recorded (or ``spends``) plus ``new``.
+    def _compose(self, new=(), folded=None, method=False):
+        """Composed (epsilon, delta) of the spends recorded (or ``folded``) plus ``new``.
 
+        ``folded`` is a ``(count, basic epsilon, delta, compacted ledger)`` of
+        some spends (:meth:`_folded`'s, or a file's, :meth:`_file_folded`).
         With ``method=True`` also the rule that gave epsilon (``'basic'`` or
         the ledger's, see :meth:`PrivacyLedger.spent`).
         """
-        if spends is None:
-            count, eps_basic, delta, merged = self._folded()
-        else:
-            count = len(spends)
-            eps_basic, delta, merged = self._fold(0.0, 0.0, PrivacyLedger(), spends)
+        count, eps_basic, delta, merged = self._folded() if folded is None else folded
         if new:
             eps_basic, delta, merged = self._fold(eps_basic, delta, merged, new)
         out, rule = ((0.0, 0.0), "none") if count + len(new) == 0 else \
@@ -280,8 +278,42 @@ class BudgetAccountant:
         return (*out, rule) if method else out
 
     def _recorded(self):
-        """The spends counted: the list in memory, or the file's rows."""
-        return None if self._store is None else self.spends
+        """The spends counted, folded: from memory (None), or read from the file."""
+        return None if self._store is None else self._store.read(self._file_folded)
+
+    def _file_folded(self, con, exclude=None):
+        """``(count, basic epsilon, delta, compacted ledger)`` of the file's counted rows.
+
+        The charged rows never change (only a reservation is updated), so each
+        process folds them once (cached by row id) and reads only the new
+        ones; the reservations (but ``exclude``) are folded on top each time.
+        """
+        ids = con.execute("SELECT id, status FROM spends WHERE dataset = ? AND status != "
+                          "'released'", (self.dataset,)).fetchall()
+        charged = {i for i, status in ids if status == "charged"}
+        cache = self.__dict__.get("_file_cache")
+        if cache is None or cache[0] != os.getpid() or not cache[1] <= charged:
+            cache = (os.getpid(), frozenset(), (0, 0.0, 0.0, PrivacyLedger()))
+        new = sorted(charged - cache[1])
+        if new:
+            count, eps_basic, delta, merged = cache[2]
+            folded = (count + len(new),
+                      *self._fold(eps_basic, delta, merged, self._read_spends(con, new)))
+            cache = (os.getpid(), cache[1] | frozenset(new), folded)
+            self._file_cache = cache
+        held = [i for i, status in ids if status == "reserved" and i != exclude]
+        if not held:
+            return cache[2]
+        count, eps_basic, delta, merged = cache[2]
+        return (count + len(held),
+                *self._fold(eps_basic, delta, merged, self._read_spends(con, held)))
+
+    def _read_spends(self, con, ids):
+        out = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            out += [_spend_of_row(r) for r in self._store.select_ids(con, chunk)]
+        return out
 
     def total(self):
         """Composed (epsilon, delta) spent so far.
@@ -302,7 +334,7 @@ class BudgetAccountant:
             Sum of the spends' deltas.
         """
         with self._lock:
-            return self._compose(spends=self._recorded())
+            return self._compose(folded=self._recorded())
 
     def composition(self):
         """:meth:`total` and the rule that gave its epsilon.
@@ -323,7 +355,7 @@ class BudgetAccountant:
         (1.0, 0.0, 'basic')
         """
         with self._lock:
-            return self._compose(spends=self._recorded(), method=True)
+            return self._compose(folded=self._recorded(), method=True)
 
     def remaining(self):
         """Budget left: the totals minus :meth:`total`, floored at 0.
@@ -357,12 +389,12 @@ class BudgetAccountant:
             self._admit(self._recorded(), epsilon, delta, ledger)
         return True
 
-    def _admit(self, spends, epsilon, delta, ledger):
-        """Raise BudgetExceededError unless ``spends`` plus the new spend fit the budget."""
-        eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)], spends)
+    def _admit(self, folded, epsilon, delta, ledger):
+        """Raise BudgetExceededError unless ``folded`` (None: memory's) plus a spend fit."""
+        eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)], folded)
         tol = 1e-12
         if eps > self.epsilon * (1 + tol) or dlt > self.delta * (1 + tol) + tol:
-            spent = self._compose(spends=spends)
+            spent = self._compose(folded=folded)
             where = "" if self._store is None else \
                 f" (dataset {self.dataset!r} of the ledger {self.ledger})"
             raise BudgetExceededError(
@@ -409,12 +441,11 @@ class BudgetAccountant:
         """
         if self._store is not None:
             def work(con):
-                spends = _spends_of(self._store, con, self.dataset)
-                self._admit(spends, epsilon, delta, ledger)
-                self._store.add(con, self.dataset, self._row(
+                self._admit(self._file_folded(con), epsilon, delta, ledger)
+                row_id = self._store.add(con, self.dataset, self._row(
                     "charged", epsilon, delta, ledger, label, seed, record))
-                return spends
-            earlier = _noise_shared_with(self._store.transaction(work), seed, epsilon)
+                return self._earlier_seed(con, seed, epsilon, row_id)
+            earlier = self._store.transaction(work)
         else:
             earlier = self._spend_in_memory(epsilon, delta, ledger, label, seed, record)
         if earlier is not None:
@@ -440,6 +471,13 @@ class BudgetAccountant:
         return dict(status=status, label=str(label), epsilon=float(epsilon), delta=float(delta),
                     parts=parts, seed=seed, params=record.get("params"),
                     solver=record.get("solver"), purpose=record.get("purpose", self.purpose))
+
+    def _earlier_seed(self, con, seed, epsilon, row_id):
+        """The file's earlier counted spend with this seed (see :func:`_noise_shared_with`)."""
+        if seed is None or math.isinf(epsilon):
+            return None
+        rows = self._store.select_seed(con, self.dataset, seed, row_id)
+        return _noise_shared_with(rows, seed, epsilon)
 
     # reserve, then charge or release ------------------------------------------------
     def reserve(self, epsilon, delta, label="", seed=None, **record):
@@ -481,7 +519,7 @@ class BudgetAccountant:
             return None
 
         def work(con):
-            self._admit(_spends_of(self._store, con, self.dataset), epsilon, delta, None)
+            self._admit(self._file_folded(con), epsilon, delta, None)
             return self._store.add(con, self.dataset, self._row(
                 "reserved", epsilon, delta, None, label, seed, record))
         return self._store.transaction(work)
@@ -514,8 +552,7 @@ class BudgetAccountant:
             return
 
         def work(con):
-            spends = _spends_of(self._store, con, self.dataset)
-            others = [s for s in spends if s["id"] != token]
+            others = self._file_folded(con, exclude=token)
             try:  # the fit's mechanisms, as in memory, unless they compose over the cap
                 self._admit(others, epsilon, delta, ledger)
             except BudgetExceededError:
@@ -526,8 +563,8 @@ class BudgetAccountant:
             if not self._store.update(con, token, **{k: row[k] for k in ("status", "parts", "solver")}):
                 raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
                                    "was not reserved.")
-            return others
-        earlier = _noise_shared_with(self._store.transaction(work), seed, epsilon)
+            return self._earlier_seed(con, seed, epsilon, token)
+        earlier = self._store.transaction(work)
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"])
 
@@ -612,10 +649,6 @@ def _tightest(eps_basic, delta, merged):
     """((epsilon, delta), rule): basic composition or the merged ledger's, whichever is less."""
     eps_ledger, rule = merged.spent(delta)
     return ((eps_basic, delta), "basic") if eps_basic <= eps_ledger else ((eps_ledger, delta), rule)
-
-
-def _spends_of(store, con, dataset):
-    return [_spend_of_row(r) for r in store.select(con, dataset)]
 
 
 def _spend_of_row(row):

@@ -30,6 +30,7 @@ import os
 import socket
 import sqlite3
 import tempfile
+import threading
 import time
 
 from .accounting import Spend
@@ -146,17 +147,32 @@ class LedgerStore:
     def __init__(self, path, timeout=30.0):
         self.path = os.path.abspath(os.fspath(path))
         self.timeout = float(timeout)
+        self._local = threading.local()
         if not os.path.exists(self.path):
             self._create()
         self._check(quick_check=True)
 
     # opening ------------------------------------------------------------------------
     def _connect(self):
+        """This thread's connection (one per thread and process: a forked child opens its own)."""
+        con = getattr(self._local, "con", None)
+        if con is not None and self._local.pid == os.getpid():
+            return con
         try:
-            con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+            con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
+                                  check_same_thread=True)
+            con.execute("PRAGMA synchronous = FULL")  # a commit is on disk when it returns
         except sqlite3.Error as exc:
             raise self._error(exc) from None
+        self._local.con, self._local.pid = con, os.getpid()
         return con
+
+    def close(self):
+        """Close this thread's connection (the others close when the store is collected)."""
+        con = getattr(self._local, "con", None)
+        if con is not None and self._local.pid == os.getpid():
+            con.close()
+        self._local.con = None
 
     def _error(self, exc):
         text = str(exc)
@@ -177,6 +193,7 @@ class LedgerStore:
         try:
             con = sqlite3.connect(tmp, isolation_level=None)
             try:
+                con.execute("PRAGMA journal_mode = WAL")
                 con.executescript(_SCHEMA)
                 con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -221,8 +238,6 @@ class LedgerStore:
                                       "it is never reset: restore it from a backup.")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
-        finally:
-            con.close()
 
     # transactions -------------------------------------------------------------------
     def transaction(self, work):
@@ -231,34 +246,24 @@ class LedgerStore:
         The write lock is taken first, so the rows ``work`` reads cannot change
         before it commits. An exception rolls everything back.
         """
+        return self._run("BEGIN IMMEDIATE", work)
+
+    def read(self, work):
+        """Run ``work(con)`` on a consistent snapshot (a read transaction)."""
+        return self._run("BEGIN", work)
+
+    def _run(self, begin, work):
         con = self._connect()
         try:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                out = work(con)
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+            con.execute(begin)
+            out = work(con)
             con.execute("COMMIT")
             return out
         except sqlite3.Error as exc:
             raise self._error(exc) from None
         finally:
-            con.close()
-
-    def read(self, work):
-        """Run ``work(con)`` on a consistent snapshot (a read transaction)."""
-        con = self._connect()
-        try:
-            con.execute("BEGIN")
-            try:
-                return work(con)
-            finally:
-                con.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise self._error(exc) from None
-        finally:
-            con.close()
+            if con.in_transaction:
+                _rollback(con)
 
     # rows ---------------------------------------------------------------------------
     @staticmethod
@@ -267,6 +272,21 @@ class LedgerStore:
         marks = ",".join("?" * len(statuses))
         cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE dataset = ? "
                           f"AND status IN ({marks}) ORDER BY id", (dataset, *statuses))
+        return [dict(zip(_COLUMNS, row)) for row in cur]
+
+    @staticmethod
+    def select_ids(con, ids):
+        """The rows with these ids, as dicts."""
+        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE id IN "
+                          f"({','.join('?' * len(ids))}) ORDER BY id", list(ids))
+        return [dict(zip(_COLUMNS, row)) for row in cur]
+
+    @staticmethod
+    def select_seed(con, dataset, seed, other_than):
+        """The counted rows of ``dataset`` with this seed, but the row ``other_than``."""
+        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE dataset = ? AND "
+                          "seed = ? AND status != 'released' AND id != ? ORDER BY id",
+                          (dataset, seed, other_than))
         return [dict(zip(_COLUMNS, row)) for row in cur]
 
     def rows(self, dataset, statuses=("reserved", "charged")):
@@ -330,3 +350,9 @@ class LedgerStore:
             return stored
         return self.transaction(work)
 
+
+def _rollback(con):
+    try:
+        con.execute("ROLLBACK")
+    except sqlite3.Error:  # the connection is unusable: the next operation reopens it
+        pass

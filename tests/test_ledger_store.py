@@ -18,6 +18,7 @@ import time
 import warnings
 
 import dp_accounting
+import joblib
 import numpy as np
 import pytest
 from dp_accounting.pld import pld_privacy_accountant
@@ -225,9 +226,10 @@ def _search(acc, **kw):
     return GridSearchCV(est, {"target_bound": [0.5, 1.0, 2.0]}, cv=2, n_jobs=2, **kw)
 
 
-def test_grid_search_with_processes_charges_every_fit(tmp_path):
+@pytest.mark.parametrize("backend", ["loky", "multiprocessing"])
+def test_grid_search_with_processes_charges_every_fit(tmp_path, backend):
     acc = ledger(tmp_path, 100.0, 1e-4)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), joblib.parallel_backend(backend):
         warnings.simplefilter("error", PrivacyLeakWarning)  # no fit lost in a worker
         _search(acc).fit(X, y)
     assert statuses(tmp_path / "budget.sqlite") == ["charged"] * 7  # 3 x 2 folds + refit

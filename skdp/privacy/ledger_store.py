@@ -62,6 +62,9 @@ CREATE TABLE spends (
     pid INTEGER);
 CREATE INDEX spends_dataset ON spends (dataset, status);
 """
+_INHERITED = []
+"""Connections a forked child inherited: kept referenced, so that collecting them does not
+close (and checkpoint) the parent's connection from the child (SQLite, "How To Corrupt")."""
 _COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", "solver",
             "epsilon", "delta", "parts", "seed", "purpose", "host", "pid")
 
@@ -158,6 +161,8 @@ class LedgerStore:
         con = getattr(self._local, "con", None)
         if con is not None and self._local.pid == os.getpid():
             return con
+        if con is not None:  # the parent's, inherited by fork: never used nor closed here
+            _INHERITED.append(con)
         try:
             con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
                                   check_same_thread=True)
@@ -172,6 +177,8 @@ class LedgerStore:
         con = getattr(self._local, "con", None)
         if con is not None and self._local.pid == os.getpid():
             con.close()
+        elif con is not None:
+            _INHERITED.append(con)
         self._local.con = None
 
     def _error(self, exc):

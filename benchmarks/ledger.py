@@ -39,10 +39,13 @@ def cycle(acc):
 
 
 def per_call_ms(fn, n):
-    start = time.perf_counter()
+    """Median time of ``n`` calls (robust to a loaded machine)."""
+    times = []
     for _ in range(n):
+        start = time.perf_counter()
         fn()
-    return 1e3 * (time.perf_counter() - start) / n
+        times.append(time.perf_counter() - start)
+    return 1e3 * float(np.median(times))
 
 
 def fill(acc, n):
@@ -60,7 +63,7 @@ def overhead(folder, n_fits):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
     y = X @ np.array([1.0, -0.5, 0.2]) + 0.1 * rng.normal(size=200)
-    print("## overhead per fit (ms, mean over --fits calls)")
+    print("## overhead per fit (ms, median of --fits calls)")
     print(f"{'ledger':8} {'history':>8} {'fit':>9} {'accounting':>11}")
     for history in (0, 300, 1000):
         for kind in ("memory", "file"):

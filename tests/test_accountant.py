@@ -204,7 +204,8 @@ def test_a_file_accountant_is_its_own_copy_and_pickles_as_its_path(tmp_path):
     assert copy.deepcopy(acc) is acc and clone(NoisyMeanRegressor(accountant=acc)).accountant is acc
     state = acc.__getstate__()
     assert state["ledger"] == str(tmp_path / "b.sqlite") and "_spends" not in state
-    NoisyMeanRegressor(epsilon=1.0, delta=1e-7, accountant=pickle.loads(pickle.dumps(acc))).fit(X, y)
+    unpickled = pickle.loads(pickle.dumps(acc))
+    NoisyMeanRegressor(epsilon=1.0, delta=1e-7, accountant=unpickled).fit(X, y)
     assert len(acc.spends) == 1
     assert "ledger=" in repr(acc) and "dataset='d'" in repr(acc)
     with pytest.raises(AttributeError):

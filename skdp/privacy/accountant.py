@@ -560,7 +560,8 @@ class BudgetAccountant:
             else:
                 ledger_kept = ledger
             row = self._row("charged", epsilon, delta, ledger_kept, label, seed, record)
-            if not self._store.update(con, token, **{k: row[k] for k in ("status", "parts", "solver")}):
+            kept = {k: row[k] for k in ("status", "parts", "solver")}
+            if not self._store.update(con, token, **kept):
                 raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
                                    "was not reserved.")
             return self._earlier_seed(con, seed, epsilon, token)

@@ -358,3 +358,23 @@ def test_cli_budget_refuses_a_missing_or_foreign_file(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("not a database at all, but long enough to read")
     assert main(["budget", str(tmp_path / "notes.txt")]) == 2
     assert "not an SQLite file" in capsys.readouterr().err
+
+
+def test_a_newer_schema_or_an_unknown_part_field_is_refused(tmp_path):
+    acc = ledger(tmp_path)
+    part = PrivacyLedger()
+    part.gaussian(1.0, 2.0)
+    acc.spend(1.0, 1e-6, ledger=part)
+    stored = acc._store.rows("patients")[0]["parts"]
+    assert "NaN" not in stored  # plain JSON: fields that do not apply are left out
+    assert acc.spends[0]["ledger"].entries[0].mu == pytest.approx(0.5)
+    with sqlite3.connect(tmp_path / "budget.sqlite") as con:
+        newer = stored.replace('"label"', '"q": 0.1, "label"')  # a field of a newer skdp
+        con.execute("UPDATE spends SET parts = ?", (newer,))
+    with pytest.raises(LedgerError, match="upgrade skdp"):
+        acc.total()
+    with sqlite3.connect(tmp_path / "budget.sqlite") as con:
+        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    with pytest.raises(LedgerError, match="schema version 2"):
+        ledger(tmp_path)
+

@@ -26,6 +26,7 @@ longer than ``timeout`` seconds raises :class:`LedgerLockedError`.
 
 import dataclasses
 import json
+import math
 import os
 import socket
 import sqlite3
@@ -88,14 +89,23 @@ def encode_parts(entries):
     Returns
     -------
     text : str
-        A JSON array (``NaN`` and ``Infinity`` as Python's ``json`` writes them).
+        A JSON array. A field that is ``nan`` where its default is ``nan``
+        (does not apply) is left out, so that any JSON reader can read the
+        rest (an infinite value is written ``Infinity``, as Python's ``json``
+        does).
 
     Examples
     --------
-    >>> encode_parts([Spend("zcdp", rho=0.5)])[:40]
-    '[{"kind": "zcdp", "count": 1, "epsilon":'
+    >>> encode_parts([Spend("zcdp", rho=0.5)])
+    '[{"kind": "zcdp", "count": 1, "delta": 0.0, "rho": 0.5, "label": ""}]'
     """
-    return json.dumps([dataclasses.asdict(e) for e in entries])
+    nan_default = {f.name for f in dataclasses.fields(Spend) if _is_nan(f.default)}
+    return json.dumps([{k: v for k, v in dataclasses.asdict(e).items()
+                        if not (k in nan_default and _is_nan(v))} for e in entries])
+
+
+def _is_nan(value):
+    return isinstance(value, float) and math.isnan(value)
 
 
 def decode_parts(text):

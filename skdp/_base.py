@@ -1,6 +1,7 @@
 """Privacy plumbing shared by the estimators."""
 
 import hashlib
+import json
 import math
 from numbers import Integral
 import pickle
@@ -70,20 +71,41 @@ class PrivacyMixin:
         A fit is all or nothing (issue 8): an exception, KeyboardInterrupt
         included, leaves the estimator exactly as it was, and nothing was
         charged to the accountant, which :meth:`_record_spend` charges last.
+        With a ledger file the fit's reservation (:meth:`_check_budget`) is
+        released when the fit raised an ``Exception`` (it returned nothing:
+        a refused input, a solver's error), and stays charged when it was
+        interrupted (``KeyboardInterrupt``, ``SystemExit``) or its process
+        died: it may have printed or kept something of the data.
         """
         state = dict(self.__dict__)
         try:
             return self._fit(*args, **kwargs)
-        except BaseException:
+        except BaseException as exc:
+            reservation = self.__dict__.get("_reservation")
             self.__dict__.clear()
             self.__dict__.update(state)
+            if reservation is not None and isinstance(exc, Exception):
+                reservation[0].release(reservation[1])
             raise
 
     def _check_budget(self):
+        """Reserve the fit's (epsilon, delta) on its accountant, before the data are read."""
         accountant = BudgetAccountant.resolve(getattr(self, "accountant", None))
-        accountant.check(self.epsilon, self.delta)
         self._noise_seed = noise_seed(getattr(self, "random_state", None))
+        token = accountant.reserve(self.epsilon, self.delta, **self._spend_record())
+        self._reservation = (accountant, token)
         return accountant
+
+    def _spend_record(self):
+        """What the accountant keeps of the fit besides its spend: label, seed, params, solver."""
+        params = {k: v for k, v in self.get_params(deep=False).items() if k != "accountant"}
+        solver = getattr(self, "solver_", getattr(self, "solver", None))
+        try:
+            text = json.dumps(params, default=repr)
+        except (TypeError, ValueError):  # keys JSON cannot hold
+            text = repr(params)
+        return dict(label=type(self).__name__, seed=self._noise_seed, params=text,
+                    solver=None if solver is None else str(solver))
 
     def _record_spend(self, accountant, ledger):
         if math.isinf(self.epsilon) and math.isfinite(ledger.epsilon(self.delta)):
@@ -92,8 +114,8 @@ class PrivacyMixin:
         if eps_used > self.epsilon * (1 + 1e-9) and not math.isinf(self.epsilon):
             raise RuntimeError(  # a bug: the solver overspent its budget
                 f"internal error: the fit composed to epsilon={eps_used} > {self.epsilon}.")
-        accountant.spend(self.epsilon, self.delta, ledger=ledger, label=type(self).__name__,
-                         seed=self._noise_seed)
+        _, token = self.__dict__.pop("_reservation", (None, None))
+        accountant.charge(token, self.epsilon, self.delta, ledger=ledger, **self._spend_record())
         self.privacy_spent_ = (float(eps_used), float(self.delta))
         self.privacy_method_ = method
         self.privacy_ledger_ = ledger

@@ -176,3 +176,37 @@ def test_incremental_composition_matches_the_full_merge():
     assert len(merged.entries) <= 5  # gaussian, zcdp, 2 exponential epsilons, approx
     acc.spends.pop()  # an edited list is recomposed from scratch
     assert acc.total()[1] == pytest.approx(59e-7)
+
+
+def test_reserve_and_charge_in_memory_check_then_record():
+    acc = BudgetAccountant(epsilon=1.0)
+    token = acc.reserve(0.75, 0.0, label="fit")
+    assert token is None and acc.spends == []  # memory: a check, the charge records
+    acc.charge(token, 0.75, 0.0, label="fit", solver="noisy_gd", params="{}")
+    assert acc.spends[0]["solver"] == "noisy_gd" and acc.total() == (0.75, 0.0)
+    acc.release(None)  # nothing held in memory
+    with pytest.raises(BudgetExceededError):
+        acc.reserve(0.5, 0.0)
+
+
+def test_an_in_memory_accountant_still_pickles_as_a_copy_and_reads_old_pickles():
+    acc = BudgetAccountant(epsilon=2.0)
+    acc.spend(1.0, 0.0)
+    copy_ = pickle.loads(pickle.dumps(acc))
+    assert copy_ is not acc and copy_.total() == (1.0, 0.0) and copy_.ledger is None
+    old = BudgetAccountant.__new__(BudgetAccountant)  # the state an older skdp pickled
+    old.__setstate__(dict(epsilon=2.0, delta=1.0, spends=list(acc.spends), _pid=0))
+    assert old.total() == (1.0, 0.0)
+
+
+def test_a_file_accountant_is_its_own_copy_and_pickles_as_its_path(tmp_path):
+    acc = BudgetAccountant(2.0, 1e-6, ledger=tmp_path / "b.sqlite", dataset="d")
+    assert copy.deepcopy(acc) is acc and clone(NoisyMeanRegressor(accountant=acc)).accountant is acc
+    state = acc.__getstate__()
+    assert state["ledger"] == str(tmp_path / "b.sqlite") and "_spends" not in state
+    unpickled = pickle.loads(pickle.dumps(acc))
+    NoisyMeanRegressor(epsilon=1.0, delta=1e-7, accountant=unpickled).fit(X, y)
+    assert len(acc.spends) == 1
+    assert "ledger=" in repr(acc) and "dataset='d'" in repr(acc)
+    with pytest.raises(AttributeError):
+        acc.spends = []

@@ -3,12 +3,15 @@
 * ``parser``: the arguments, with plain-text help and defaults;
 * ``csvio``: CSV headers, missing cells, streamed writing;
 * ``domain``: domain files, reading and writing cells by domain, drafts;
-* ``commands``: the ``synthesize`` and ``domain`` jobs.
+* ``commands``: the ``synthesize`` and ``domain`` jobs;
+* ``budget``: the ``budget`` job (a ledger file's spends and totals).
 """
 
 import sys
 import warnings
 
+from ..privacy.ledger_store import LedgerError
+from .budget import show_budget
 from .commands import draft_domain, synthesize
 from .parser import build_parser
 
@@ -26,12 +29,12 @@ def main(argv=None):
     ``warning:`` lines on stderr.
     """
     args = build_parser().parse_args(argv)
-    job = synthesize if args.command == "synthesize" else draft_domain
+    job = dict(synthesize=synthesize, domain=draft_domain, budget=show_budget)[args.command]
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = _show
         try:
             return job(args)
-        except (ValueError, TypeError, OSError) as exc:
+        except (ValueError, TypeError, OSError, LedgerError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._validation import check_epsilon_delta, warn_privacy_leak
 from ..exceptions import PrivacyLeakWarning
+from .budget import ledger_accountant
 from .csvio import read_cells, read_header, typed_table, write_rows
 from .domain import Column, check_domain, draft_entry, kind_entry
 
@@ -123,8 +124,13 @@ def _check_solver_options(solver, options):
 
 
 def check_synthesize(args):
-    """Check every argument of ``synthesize`` before any data is read; return (header, domain)."""
+    """Check every argument of ``synthesize`` before any data is read; return (header, domain).
+
+    With ``--ledger`` it opens the ledger (``args.accountant``), so a bad file
+    or dataset stops the job here.
+    """
     epsilon, _ = check_epsilon_delta(args.epsilon, args.delta, need_delta=True)
+    args.accountant = ledger_accountant(args)
     if args.solver_options:
         _check_solver_options(args.solver, args.solver_options)
     if math.isinf(epsilon):
@@ -224,12 +230,13 @@ def synthesize(args):
 def _estimator(args, entries, n_bins):
     # progress unless --quiet: an updating line on a terminal, one line per round (mst, aim)
     verbose = 0 if args.quiet else 1
+    charged = {} if args.accountant is None else dict(accountant=args.accountant)
     return estimator_class()(
         epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
         domain=entries, n_bins=n_bins, bin_strategy=args.bin_strategy,
         max_categories=args.max_categories, missing=args.missing,
         neighbouring=args.neighbouring, solver_options=args.solver_options,
-        random_state=args.seed, verbose=verbose)
+        random_state=args.seed, verbose=verbose, **charged)
 
 
 def _write(args, est, header, columns, holdout, n_bins):
@@ -247,6 +254,10 @@ def _write(args, est, header, columns, holdout, n_bins):
     print(f"wrote {written} synthetic rows to {args.output}")
     print(f"privacy spent: epsilon={eps:.4f}, delta={delta:g} "
           f"(composition: {est.privacy_method_}; budget epsilon={args.epsilon:g})")
+    if args.accountant is not None:
+        total, left = args.accountant.total(), args.accountant.remaining()
+        print(f"ledger {args.ledger}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "
+              f"delta={total[1]:g}; left epsilon={left[0]:.4f}, delta={left[1]:g}")
     cells = math.prod(est.domain_shape_)
     print(f"solver: {getattr(est, 'solver_', args.solver)}, {len(est.marginals_)} marginals, "
           f"{cells if cells < 10**9 else format(cells, '.3g')} cells, {est.n_iter_} "

@@ -158,6 +158,39 @@ def _add_synthesize(sub):
     p.add_argument("--seed", type=_int_at_least(0), default=None,
                    help="random seed, for reproducible tests only (a release must omit it)")
     p.add_argument("--quiet", action="store_true", help="print no progress")
+    _ledger_options(p)
+
+
+def _ledger_options(p):
+    g = p.add_argument_group("a budget shared across processes and people (python -m skdp "
+                             "budget FILE shows it)")
+    g.add_argument("--ledger", metavar="FILE",
+                   help="SQLite ledger file charged with this release (created if absent); the "
+                        "release is refused before the data are read if it would overspend")
+    g.add_argument("--dataset", metavar="NAME", help="the dataset whose budget is charged "
+                                                     "(required with --ledger)")
+    g.add_argument("--budget-epsilon", type=_real, default=None, metavar="EPS",
+                   help="the dataset's total epsilon, set once in the ledger (default: the one "
+                        "stored)")
+    g.add_argument("--budget-delta", type=_real, default=None, metavar="DELTA",
+                   help="the dataset's total delta, set once in the ledger (default: the one "
+                        "stored)")
+    g.add_argument("--purpose", metavar="TEXT", help="who and why, kept with the spend")
+
+
+BUDGET = """\
+Print the spends of a privacy ledger file (BudgetAccountant(..., ledger=FILE)):
+one row per spend, with its status (reserved: a fit running, or one whose process
+died, counted; charged: counted; released: a fit that failed before releasing
+anything, not counted), then each dataset's composed total, the rule that gave
+it, and what is left of its budget."""
+
+
+def _add_budget(sub):
+    p = sub.add_parser("budget", help="show the spends and totals of a ledger file",
+                       description=BUDGET, formatter_class=_Formatter)
+    p.add_argument("ledger", metavar="FILE", help="the SQLite ledger file")
+    p.add_argument("--dataset", metavar="NAME", help="only this dataset (default: all)")
 
 
 def _add_domain(sub):
@@ -172,7 +205,7 @@ def _add_domain(sub):
 
 
 def build_parser():
-    """The parser of ``python -m skdp`` (subcommands ``synthesize`` and ``domain``).
+    """The parser of ``python -m skdp`` (subcommands ``synthesize``, ``domain``, ``budget``).
 
     Examples
     --------
@@ -184,4 +217,5 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True)
     _add_synthesize(sub)
     _add_domain(sub)
+    _add_budget(sub)
     return parser

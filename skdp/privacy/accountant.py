@@ -26,8 +26,14 @@ never reused. Seeds are compared within one accountant (one dataset):
 reusing a seed on another table, e.g. the next version of the same one, is
 not detected and leaks the rows that changed.
 
-Fits run in other processes (``n_jobs > 1`` with a process-based joblib
-backend) spend on a copy of the accountant that the parent never sees: a
+An accountant lives in one process's memory unless it is given a ledger
+file (``ledger='budget.sqlite', dataset='patients-2026'``): then every spend is
+a row of that SQLite file (:mod:`skdp.privacy.ledger_store`), every process
+that opens it sees and charges the same budget, a fit reserves its claim in one
+transaction before it reads the data, and pickling keeps the path (workers of
+``GridSearchCV(n_jobs=-1)`` charge the file). Fits of an in-memory accountant
+run in other processes (``n_jobs > 1`` with a process-based joblib backend)
+spend on a copy that the parent never sees: a
 :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it happens.
 """
 
@@ -38,8 +44,9 @@ import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .accounting import PrivacyLedger, Spend
+from .ledger_store import LedgerError, LedgerLockedError, LedgerStore, decode_parts, encode_parts
 
-__all__ = ["BudgetAccountant"]
+__all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError"]
 
 
 class BudgetAccountant:
@@ -57,13 +64,30 @@ class BudgetAccountant:
         Total epsilon allowed. ``inf``: no limit.
     delta : float, default=1.0
         Total delta allowed, in [0, 1].
+    ledger : str or path-like, default=None
+        A SQLite file that keeps the spends (created if absent): every process
+        that opens it charges and sees the same budget, across restarts. None:
+        the spends live in this process's memory.
+    dataset : str, default=None
+        The dataset whose budget this is (required with ``ledger``): a file
+        holds one budget per dataset. Its cap (epsilon, delta) is stored by
+        the first accountant that opens it; a different cap is refused
+        (:meth:`open` reads the stored one).
+    purpose : str, default=None
+        Free text stored with every spend of a ledger file (who, why).
+    timeout : float, default=30.0
+        Seconds to wait for another process's lock on the ledger file before
+        :class:`~skdp.privacy.ledger_store.LedgerLockedError`.
 
     Attributes
     ----------
     spends : list of dict
         One record per reported spend: ``epsilon``, ``delta``, ``label``,
         ``ledger`` (a :class:`~skdp.privacy.accounting.PrivacyLedger` or None)
-        and ``seed`` (what made its noise reproducible, or None).
+        and ``seed`` (what made its noise reproducible, or None). With a ledger
+        file, read from it (reservations of running fits included, with
+        ``ledger`` None) and with the row's ``id``, ``status``, ``time``,
+        ``params``, ``solver`` and ``purpose``.
 
     Examples
     --------
@@ -74,13 +98,23 @@ class BudgetAccountant:
     (1.0, 1e-06)
     >>> acc.remaining()
     (1.0, 9e-06)
+
+    A budget kept in a file, shared by processes and sessions:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "budget.sqlite")
+    >>> shared = BudgetAccountant(2.0, 1e-5, ledger=path, dataset="patients-2026")
+    >>> shared.spend(1.0, 1e-6, label="first fit")
+    >>> BudgetAccountant.open(path, "patients-2026").total()
+    (1.0, 1e-06)
     """
 
     _default = None
     _default_stack = []
     _lock = threading.RLock()
 
-    def __init__(self, epsilon=math.inf, delta=1.0):
+    def __init__(self, epsilon=math.inf, delta=1.0, ledger=None, dataset=None, purpose=None,
+                 timeout=30.0):
         if isinstance(epsilon, bool) or isinstance(delta, bool):
             raise TypeError(f"epsilon and delta must be real numbers, not bools; got "
                             f"{epsilon!r}, {delta!r}.")
@@ -88,10 +122,84 @@ class BudgetAccountant:
             raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
         if not 0 <= delta <= 1:
             raise ValueError(f"delta must be in [0, 1], got {delta!r}.")
+        if (ledger is None) != (dataset is None):
+            raise ValueError("ledger and dataset go together: a ledger file holds one budget "
+                             f"per dataset; got ledger={ledger!r}, dataset={dataset!r}.")
+        if dataset is not None and not (isinstance(dataset, str) and dataset):
+            raise ValueError(f"dataset must be a non-empty string, got {dataset!r}.")
         self.epsilon = float(epsilon)
         self.delta = float(delta)
-        self.spends = []
+        self.ledger = None if ledger is None else os.path.abspath(os.fspath(ledger))
+        self.dataset = dataset
+        self.purpose = purpose
+        self.timeout = float(timeout)
+        self._spends = []
         self._pid = os.getpid()
+        self._store = None
+        if ledger is not None:
+            self._open_store()
+
+    def _open_store(self):
+        self._store = LedgerStore(self.ledger, self.timeout)
+        stored = self._store.set_budget(self.dataset, self.epsilon, self.delta)
+        if not all(math.isclose(a, b, rel_tol=1e-12) or a == b
+                   for a, b in zip(stored, (self.epsilon, self.delta))):
+            raise ValueError(
+                f"the ledger {self.ledger} holds the budget (epsilon={stored[0]}, "
+                f"delta={stored[1]}) for dataset {self.dataset!r}, not (epsilon={self.epsilon}, "
+                f"delta={self.delta}): a dataset's budget is set once. Pass the stored one, "
+                "or use BudgetAccountant.open(ledger, dataset).")
+
+    @classmethod
+    def open(cls, ledger, dataset, purpose=None, timeout=30.0):
+        """The accountant of ``dataset`` in an existing ledger file, with its stored budget.
+
+        Parameters
+        ----------
+        ledger : str or path-like
+            The ledger file.
+        dataset : str
+            A dataset whose budget was set in it.
+        purpose : str, default=None
+            Stored with every spend.
+        timeout : float, default=30.0
+            Seconds to wait for a lock.
+
+        Returns
+        -------
+        accountant : BudgetAccountant
+            Bound to the file.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "budget.sqlite")
+        >>> _ = BudgetAccountant(3.0, 1e-6, ledger=path, dataset="d")
+        >>> BudgetAccountant.open(path, "d").epsilon
+        3.0
+        """
+        path = os.fspath(ledger)
+        if not os.path.exists(path):
+            raise ValueError(f"no ledger file {path}: create it with "
+                             "BudgetAccountant(epsilon, delta, ledger=..., dataset=...).")
+        cap = LedgerStore(path, timeout).budget(dataset)
+        if cap is None:
+            raise ValueError(f"the ledger {path} has no budget for dataset {dataset!r}: set it "
+                             "with BudgetAccountant(epsilon, delta, ledger=..., dataset=...).")
+        return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout)
+
+    @property
+    def spends(self):
+        """Every spend counted (see the class's Attributes)."""
+        if self._store is None:
+            return self._spends
+        return [_spend_of_row(r) for r in self._store.rows(self.dataset)]
+
+    @spends.setter
+    def spends(self, value):
+        if self._store is not None:
+            raise AttributeError("the spends of a ledger file cannot be replaced.")
+        self._spends = value
 
     # a shared ledger: copies are the same accountant --------------------
     def __copy__(self):
@@ -100,9 +208,27 @@ class BudgetAccountant:
     def __deepcopy__(self, memo):
         return self
 
+    def __getstate__(self):
+        """A file-backed accountant pickles as its path: the unpickled one charges the file."""
+        if self._store is None:
+            return dict(self.__dict__)
+        return {k: getattr(self, k) for k in ("epsilon", "delta", "ledger", "dataset",
+                                                "purpose", "timeout")}
+
+    def __setstate__(self, state):
+        if state.get("ledger") is None:
+            state = dict(state)
+            state.setdefault("_spends", state.pop("spends", []))  # pickled by skdp < 0.x
+            self.__dict__.update(dict(ledger=None, dataset=None, purpose=None, timeout=30.0,
+                                      _store=None), **state)
+            return
+        self.__dict__.update(state, _spends=[], _pid=os.getpid(), _store=None)
+        self._open_store()
+
     def __repr__(self):
         eps, delta = self.total()
-        return (f"BudgetAccountant(epsilon={self.epsilon}, delta={self.delta}); "
+        where = "" if self._store is None else f", ledger={self.ledger!r}, dataset={self.dataset!r}"
+        return (f"BudgetAccountant(epsilon={self.epsilon}, delta={self.delta}{where}); "
                 f"spent=({eps:.6g}, {delta:.3g}) in {len(self.spends)} spends")
 
     # composition --------------------------------------------------------------
@@ -135,16 +261,59 @@ class BudgetAccountant:
                 merged.approx(s["epsilon"], s["delta"])
         return eps_basic, delta, _compact(merged)
 
-    def _compose(self, new=()):
-        """Composed (epsilon, delta) of the spends recorded plus ``new``."""
-        count, eps_basic, delta, merged = self._folded()
+    def _compose(self, new=(), folded=None, method=False):
+        """Composed (epsilon, delta) of the spends recorded (or ``folded``) plus ``new``.
+
+        ``folded`` is a ``(count, basic epsilon, delta, compacted ledger)`` of
+        some spends (:meth:`_folded`'s, or a file's, :meth:`_file_folded`).
+        With ``method=True`` also the rule that gave epsilon (``'basic'`` or
+        the ledger's, see :meth:`PrivacyLedger.spent`).
+        """
+        count, eps_basic, delta, merged = self._folded() if folded is None else folded
         if new:
             eps_basic, delta, merged = self._fold(eps_basic, delta, merged, new)
-        if count + len(new) == 0:
-            return 0.0, 0.0
-        if delta >= 1:
-            return eps_basic, min(delta, 1.0)
-        return min(eps_basic, merged.epsilon(delta)), delta
+        out, rule = ((0.0, 0.0), "none") if count + len(new) == 0 else \
+            ((eps_basic, min(delta, 1.0)), "basic") if delta >= 1 else \
+            _tightest(eps_basic, delta, merged)
+        return (*out, rule) if method else out
+
+    def _recorded(self):
+        """The spends counted, folded: from memory (None), or read from the file."""
+        return None if self._store is None else self._store.read(self._file_folded)
+
+    def _file_folded(self, con, exclude=None):
+        """``(count, basic epsilon, delta, compacted ledger)`` of the file's counted rows.
+
+        The charged rows never change (only a reservation is updated), so each
+        process folds them once (cached by row id) and reads only the new
+        ones; the reservations (but ``exclude``) are folded on top each time.
+        """
+        ids = con.execute("SELECT id, status FROM spends WHERE dataset = ? AND status != "
+                          "'released'", (self.dataset,)).fetchall()
+        charged = {i for i, status in ids if status == "charged"}
+        cache = self.__dict__.get("_file_cache")
+        if cache is None or cache[0] != os.getpid() or not cache[1] <= charged:
+            cache = (os.getpid(), frozenset(), (0, 0.0, 0.0, PrivacyLedger()))
+        new = sorted(charged - cache[1])
+        if new:
+            count, eps_basic, delta, merged = cache[2]
+            folded = (count + len(new),
+                      *self._fold(eps_basic, delta, merged, self._read_spends(con, new)))
+            cache = (os.getpid(), cache[1] | frozenset(new), folded)
+            self._file_cache = cache
+        held = [i for i, status in ids if status == "reserved" and i != exclude]
+        if not held:
+            return cache[2]
+        count, eps_basic, delta, merged = cache[2]
+        return (count + len(held),
+                *self._fold(eps_basic, delta, merged, self._read_spends(con, held)))
+
+    def _read_spends(self, con, ids):
+        out = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            out += [_spend_of_row(r) for r in self._store.select_ids(con, chunk)]
+        return out
 
     def total(self):
         """Composed (epsilon, delta) spent so far.
@@ -153,7 +322,9 @@ class BudgetAccountant:
         sum of their epsilons (basic composition) and the epsilon, at that
         delta, of one ledger holding every spend's mechanisms (a spend that
         reported none enters it as its claimed (epsilon, delta), composed
-        basically with the rest).
+        basically with the rest). With a ledger file, the spends are read from
+        it: those of every process, and the reservations of fits still running
+        (at their claimed (epsilon, delta)).
 
         Returns
         -------
@@ -163,7 +334,28 @@ class BudgetAccountant:
             Sum of the spends' deltas.
         """
         with self._lock:
-            return self._compose()
+            return self._compose(folded=self._recorded())
+
+    def composition(self):
+        """:meth:`total` and the rule that gave its epsilon.
+
+        Returns
+        -------
+        epsilon, delta : float
+            As :meth:`total`.
+        method : str
+            ``'basic'`` (the claims summed), a rule of
+            :meth:`~skdp.privacy.accounting.PrivacyLedger.spent`, or ``'none'``.
+
+        Examples
+        --------
+        >>> acc = BudgetAccountant()
+        >>> acc.spend(1.0, 0.0)
+        >>> acc.composition()
+        (1.0, 0.0, 'basic')
+        """
+        with self._lock:
+            return self._compose(folded=self._recorded(), method=True)
 
     def remaining(self):
         """Budget left: the totals minus :meth:`total`, floored at 0.
@@ -194,19 +386,27 @@ class BudgetAccountant:
             True (raises otherwise).
         """
         with self._lock:
-            eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)])
+            self._admit(self._recorded(), epsilon, delta, ledger)
+        return True
+
+    def _admit(self, folded, epsilon, delta, ledger):
+        """Raise BudgetExceededError unless ``folded`` (None: memory's) plus a spend fit."""
+        eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)], folded)
         tol = 1e-12
         if eps > self.epsilon * (1 + tol) or dlt > self.delta * (1 + tol) + tol:
-            spent = self.total()
+            spent = self._compose(folded=folded)
+            where = "" if self._store is None else \
+                f" (dataset {self.dataset!r} of the ledger {self.ledger})"
             raise BudgetExceededError(
                 f"Privacy budget exceeded: spending (epsilon={epsilon}, delta={delta}) "
                 f"on top of the (epsilon={spent[0]:.6g}, delta={spent[1]:.3g}) already "
                 f"spent would compose to (epsilon={eps:.6g}, delta={dlt:.3g}), over this "
-                f"accountant's total (epsilon={self.epsilon}, delta={self.delta}).")
-        return True
+                f"accountant's total (epsilon={self.epsilon}, delta={self.delta}){where}.")
 
-    def spend(self, epsilon, delta, ledger=None, label="", seed=None):
+    def spend(self, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Record a spend; raise :class:`~skdp.exceptions.BudgetExceededError` if it overspends.
+
+        With a ledger file the check and the record are one transaction.
 
         Parameters
         ----------
@@ -224,6 +424,9 @@ class BudgetAccountant:
             recorded here (by a finite spend) warns
             :class:`~skdp.exceptions.PrivacyLeakWarning`: the two spends share
             their noise, and the composed total does not bound them.
+        **record
+            ``params`` (text: the estimator's parameters), ``solver`` and
+            ``purpose`` (default: the accountant's), kept with the spend.
 
         Examples
         --------
@@ -236,29 +439,147 @@ class BudgetAccountant:
         >>> caught[0].category.__name__
         'PrivacyLeakWarning'
         """
-        if os.getpid() != self._pid:
-            warnings.warn(
-                "A privacy spend was recorded in a worker process: the parent's "
-                "BudgetAccountant will not see it. Use n_jobs=1 (or a thread-based "
-                "joblib backend) to keep the accounting complete.",
-                PrivacyLeakWarning, stacklevel=2)
-        with self._lock:
-            self.check(epsilon, delta, ledger)
-            earlier = self._noise_shared_with(seed, epsilon)
-            self.spends.append(dict(epsilon=float(epsilon), delta=float(delta),
-                                    ledger=ledger, label=str(label), seed=seed))
+        if self._store is not None:
+            def work(con):
+                self._admit(self._file_folded(con), epsilon, delta, ledger)
+                row_id = self._store.add(con, self.dataset, self._row(
+                    "charged", epsilon, delta, ledger, label, seed, record))
+                return self._earlier_seed(con, seed, epsilon, row_id)
+            earlier = self._store.transaction(work)
+        else:
+            earlier = self._spend_in_memory(epsilon, delta, ledger, label, seed, record)
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"])
 
-    def _noise_shared_with(self, seed, epsilon):
-        """The earlier spend whose noise a spend with this seed repeats, or None.
+    def _spend_in_memory(self, epsilon, delta, ledger, label, seed, record):
+        if os.getpid() != self._pid:
+            warnings.warn(
+                "A privacy spend was recorded in a worker process: the parent's "
+                "BudgetAccountant will not see it. Use n_jobs=1, a thread-based "
+                "joblib backend, or a ledger file (BudgetAccountant(..., ledger=...)) "
+                "to keep the accounting complete.",
+                PrivacyLeakWarning, stacklevel=3)
+        with self._lock:
+            self.check(epsilon, delta, ledger)
+            earlier = _noise_shared_with(self._spends, seed, epsilon)
+            self._spends.append(dict(epsilon=float(epsilon), delta=float(delta),
+                                     ledger=ledger, label=str(label), seed=seed, **record))
+        return earlier
 
-        Infinite spends claim no bound, so they neither warn nor are warned about.
-        """
+    def _row(self, status, epsilon, delta, ledger, label, seed, record):
+        parts = None if ledger is None else encode_parts(_compact(ledger).entries)
+        return dict(status=status, label=str(label), epsilon=float(epsilon), delta=float(delta),
+                    parts=parts, seed=seed, params=record.get("params"),
+                    solver=record.get("solver"), purpose=record.get("purpose", self.purpose))
+
+    def _earlier_seed(self, con, seed, epsilon, row_id):
+        """The file's earlier counted spend with this seed (see :func:`_noise_shared_with`)."""
         if seed is None or math.isinf(epsilon):
             return None
-        return next((s for s in self.spends
-                     if s.get("seed") == seed and math.isfinite(s["epsilon"])), None)
+        rows = self._store.select_seed(con, self.dataset, seed, row_id)
+        return _noise_shared_with(rows, seed, epsilon)
+
+    # reserve, then charge or release ------------------------------------------------
+    def reserve(self, epsilon, delta, label="", seed=None, **record):
+        """Check a fit's claim and hold it until :meth:`charge` or :meth:`release`.
+
+        With a ledger file the check and a ``'reserved'`` row are one
+        ``BEGIN IMMEDIATE`` transaction: concurrent processes never admit
+        fits that together overspend, and a process that dies leaves its
+        reservation counted. In memory it is :meth:`check` (the spend is
+        recorded by :meth:`charge`).
+
+        Parameters
+        ----------
+        epsilon, delta : float
+            The fit's claimed guarantee.
+        label : str, default=''
+            What spends it, as :meth:`spend`.
+        seed : str, default=None
+            Its noise seed's fingerprint, as :meth:`spend`.
+        **record
+            As :meth:`spend`.
+
+        Returns
+        -------
+        token : int or None
+            The reservation's row id (None in memory), for :meth:`charge` or
+            :meth:`release`.
+
+        Examples
+        --------
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> token = acc.reserve(0.5, 0.0, label="fit")
+        >>> acc.charge(token, 0.5, 0.0, label="fit")
+        >>> acc.total()
+        (0.5, 0.0)
+        """
+        if self._store is None:
+            self.check(epsilon, delta)
+            return None
+
+        def work(con):
+            self._admit(self._file_folded(con), epsilon, delta, None)
+            return self._store.add(con, self.dataset, self._row(
+                "reserved", epsilon, delta, None, label, seed, record))
+        return self._store.transaction(work)
+
+    def charge(self, token, epsilon, delta, ledger=None, label="", seed=None, **record):
+        """Turn a reservation into the fit's spend, with the mechanisms it ran.
+
+        The file keeps the fit's compacted ledger (composed with the others
+        as in memory), or its reserved claim where the ledger would compose
+        over the cap (both are valid bounds; the claim was admitted), and never
+        refuses: the fit has run. In memory it is :meth:`spend`.
+
+        Parameters
+        ----------
+        token : int or None
+            What :meth:`reserve` returned.
+        epsilon, delta : float
+            The fit's claimed guarantee (as reserved).
+        ledger : PrivacyLedger, default=None
+            The mechanisms the fit ran.
+        label : str, default=''
+            What spent it.
+        seed : str, default=None
+            Its noise seed's fingerprint (warns if one recorded repeats).
+        **record
+            As :meth:`spend`.
+        """
+        if self._store is None:
+            self.spend(epsilon, delta, ledger, label, seed, **record)
+            return
+
+        def work(con):
+            others = self._file_folded(con, exclude=token)
+            try:  # the fit's mechanisms, as in memory, unless they compose over the cap
+                self._admit(others, epsilon, delta, ledger)
+            except BudgetExceededError:
+                ledger_kept = None  # its admitted claim then: a valid bound within the cap
+            else:
+                ledger_kept = ledger
+            row = self._row("charged", epsilon, delta, ledger_kept, label, seed, record)
+            kept = {k: row[k] for k in ("status", "parts", "solver")}
+            if not self._store.update(con, token, **kept):
+                raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
+                                   "was not reserved.")
+            return self._earlier_seed(con, seed, epsilon, token)
+        earlier = self._store.transaction(work)
+        if earlier is not None:
+            _warn_shared_noise(seed, label, earlier["label"])
+
+    def release(self, token):
+        """Cancel a reservation whose fit released nothing (it stays in the file, uncounted).
+
+        Parameters
+        ----------
+        token : int or None
+            What :meth:`reserve` returned (None: nothing to do).
+        """
+        if self._store is not None and token is not None:
+            self._store.transaction(lambda con: self._store.update(con, token,
+                                                                    status="released"))
 
     # the process-wide default -------------------------------------------------
     @classmethod
@@ -312,6 +633,31 @@ class BudgetAccountant:
         with self._lock:
             BudgetAccountant._default = BudgetAccountant._default_stack.pop()
         return False
+
+
+def _noise_shared_with(spends, seed, epsilon):
+    """The earlier spend whose noise a spend with this seed repeats, or None.
+
+    Infinite spends claim no bound, so they neither warn nor are warned about.
+    """
+    if seed is None or math.isinf(epsilon):
+        return None
+    return next((s for s in spends
+                 if s.get("seed") == seed and math.isfinite(s["epsilon"])), None)
+
+
+def _tightest(eps_basic, delta, merged):
+    """((epsilon, delta), rule): basic composition or the merged ledger's, whichever is less."""
+    eps_ledger, rule = merged.spent(delta)
+    return ((eps_basic, delta), "basic") if eps_basic <= eps_ledger else ((eps_ledger, delta), rule)
+
+
+def _spend_of_row(row):
+    """A file row as a spend record (its ledger rebuilt from the stored parts)."""
+    ledger = None if row["parts"] is None else PrivacyLedger(decode_parts(row["parts"]))
+    out = dict(row, ledger=ledger, time=row["created"])
+    del out["parts"]
+    return out
 
 
 def _warn_shared_noise(seed, label, earlier_label):

@@ -1,0 +1,75 @@
+"""``python -m skdp budget FILE``: a ledger file's spends and each dataset's composed total.
+
+Also the accountant that ``synthesize --ledger`` charges.
+"""
+
+import os
+import time
+
+from ..privacy.accountant import BudgetAccountant
+from ..privacy.ledger_store import STATUSES, LedgerStore
+
+__all__ = ["ledger_accountant", "show_budget"]
+
+COLUMNS = ("id", "time (UTC)", "status", "label", "solver", "epsilon", "delta", "seed", "purpose")
+
+
+def ledger_accountant(args):
+    """The accountant of ``synthesize --ledger FILE --dataset NAME``, or None without --ledger.
+
+    The dataset's budget is ``--budget-epsilon``/``--budget-delta`` (set once
+    in the file), else the one stored in it.
+    """
+    if args.ledger is None:
+        if args.dataset is not None:
+            raise ValueError("--dataset names the budget of a ledger: give --ledger FILE too.")
+        return None
+    if not args.dataset:
+        raise ValueError("--ledger needs --dataset NAME: a ledger holds one budget per dataset.")
+    given = (args.budget_epsilon, args.budget_delta)
+    if given == (None, None):
+        if not os.path.exists(args.ledger):
+            raise ValueError(f"no ledger file {args.ledger}: create it by giving the dataset's "
+                             "budget (--budget-epsilon, --budget-delta).")
+        return BudgetAccountant.open(args.ledger, args.dataset, purpose=args.purpose)
+    if None in given:
+        raise ValueError("give both --budget-epsilon and --budget-delta, or neither.")
+    return BudgetAccountant(*given, ledger=args.ledger, dataset=args.dataset,
+                            purpose=args.purpose)
+
+
+def _cells(row):
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["created"]))
+    return [str(row["id"]), when, row["status"], row["label"], row["solver"] or "",
+            f"{row['epsilon']:.6g}", f"{row['delta']:.3g}", row["seed"] or "",
+            row["purpose"] or ""]
+
+
+def _table(rows):
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(COLUMNS)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+             for cells in [list(COLUMNS), *rows]]
+    return "\n".join(lines)
+
+
+def show_budget(args):
+    """Run ``python -m skdp budget``: print the spends and totals; return the exit status."""
+    if not os.path.isfile(args.ledger):
+        raise ValueError(f"no ledger file {args.ledger}.")
+    store = LedgerStore(args.ledger)
+    names = store.datasets() if args.dataset is None else [args.dataset]
+    if args.dataset is not None and args.dataset not in store.datasets():
+        raise ValueError(f"the ledger {args.ledger} has no dataset {args.dataset!r}; it has "
+                         f"{store.datasets()}.")
+    for name in names:
+        cap = store.budget(name) or (float("inf"), 1.0)
+        acc = BudgetAccountant(*cap, ledger=args.ledger, dataset=name)
+        rows = store.rows(name, STATUSES)
+        eps, delta, method = acc.composition()
+        left = acc.remaining()
+        print(f"dataset {name}: budget epsilon={cap[0]:g}, delta={cap[1]:g}")
+        print(_table([_cells(r) for r in rows]) if rows else "(no spends)")
+        counted = sum(r["status"] != "released" for r in rows)
+        print(f"total: epsilon={eps:.6g}, delta={delta:.3g} over {counted} counted spends "
+              f"(composition: {method}); left: epsilon={left[0]:.6g}, delta={left[1]:.3g}\n")
+    return 0

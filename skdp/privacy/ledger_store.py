@@ -1,0 +1,375 @@
+"""A privacy ledger kept in a SQLite file, shared by processes and people.
+
+The file holds every spend charged to a dataset's budget, one row each: when,
+what spent it (a label, the estimator's parameters, its solver), its claimed
+(epsilon, delta), the composable parts of its :class:`~.accounting.PrivacyLedger`
+(JSON, one object per :class:`~.accounting.Spend`, by field name), the
+fingerprint of a fixed noise seed, a free-text purpose and a status:
+
+* ``'reserved'``: a fit checked the budget and holds its claim while it runs;
+* ``'charged'``: the fit returned (or the spend was recorded directly);
+* ``'released'``: the fit failed before anything was released (kept for the
+  record, not counted).
+
+A reservation counts as charged until it is released: a process that dies
+mid-fit leaves it counted (the data may have been read). The check that a new
+spend fits the budget and its reservation run in one ``BEGIN IMMEDIATE``
+transaction, so concurrent processes never overspend. This module stores
+rows; it composes nothing (that is :class:`~.accountant.BudgetAccountant`'s
+job) and knows nothing of estimators.
+
+The file is recognised by ``PRAGMA application_id`` and a ``meta`` table with
+its schema version; a foreign, newer, truncated or corrupt file raises
+:class:`LedgerError` and is never reset. A file locked by another process for
+longer than ``timeout`` seconds raises :class:`LedgerLockedError`.
+"""
+
+import dataclasses
+import json
+import math
+import os
+import socket
+import sqlite3
+import tempfile
+import threading
+import time
+
+from .accounting import Spend
+
+__all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts"]
+
+APPLICATION_ID = 0x736B6470  # 'skdp'
+SCHEMA_VERSION = 1
+STATUSES = ("reserved", "charged", "released")
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE budgets (
+    dataset TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT NULL, created REAL NOT NULL);
+CREATE TABLE spends (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('reserved', 'charged', 'released')),
+    label TEXT NOT NULL,
+    params TEXT,
+    solver TEXT,
+    epsilon REAL NOT NULL,
+    delta REAL NOT NULL,
+    parts TEXT,
+    seed TEXT,
+    purpose TEXT,
+    host TEXT,
+    pid INTEGER);
+CREATE INDEX spends_dataset ON spends (dataset, status);
+"""
+_INHERITED = []
+"""Connections a forked child inherited: kept referenced, so that collecting them does not
+close (and checkpoint) the parent's connection from the child (SQLite, "How To Corrupt")."""
+_COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", "solver",
+            "epsilon", "delta", "parts", "seed", "purpose", "host", "pid")
+
+
+class LedgerError(RuntimeError):
+    """A ledger file that cannot be used: foreign, newer, truncated or corrupt."""
+
+
+class LedgerLockedError(LedgerError, TimeoutError):
+    """A ledger file locked by another process for longer than the timeout."""
+
+
+def encode_parts(entries):
+    """JSON text of a ledger's entries: one object per :class:`Spend`, by field name.
+
+    Parameters
+    ----------
+    entries : list of Spend
+        The (compacted) ledger's entries.
+
+    Returns
+    -------
+    text : str
+        A JSON array. A field that is ``nan`` where its default is ``nan``
+        (does not apply) is left out, so that any JSON reader can read the
+        rest (an infinite value is written ``Infinity``, as Python's ``json``
+        does).
+
+    Examples
+    --------
+    >>> encode_parts([Spend("zcdp", rho=0.5)])
+    '[{"kind": "zcdp", "count": 1, "delta": 0.0, "rho": 0.5, "label": ""}]'
+    """
+    nan_default = {f.name for f in dataclasses.fields(Spend) if _is_nan(f.default)}
+    return json.dumps([{k: v for k, v in dataclasses.asdict(e).items()
+                        if not (k in nan_default and _is_nan(v))} for e in entries])
+
+
+def _is_nan(value):
+    return isinstance(value, float) and math.isnan(value)
+
+
+def decode_parts(text):
+    """The :class:`Spend` entries of :func:`encode_parts`'s text.
+
+    A field missing from the text takes its default; a field this version
+    does not know (a file written by a newer skdp) raises :class:`LedgerError`,
+    since dropping it could change the composition.
+
+    Examples
+    --------
+    >>> decode_parts(encode_parts([Spend("pure", epsilon=0.1)]))[0].epsilon
+    0.1
+    """
+    known = {f.name for f in dataclasses.fields(Spend)}
+    out = []
+    for item in json.loads(text):
+        unknown = set(item) - known
+        if unknown:
+            raise LedgerError(f"a spend's part has field(s) {sorted(unknown)} that this "
+                              "version of skdp does not know: upgrade skdp to read this ledger.")
+        out.append(Spend(**item))
+    return out
+
+
+class LedgerStore:
+    """The rows of a ledger file (see the module's docstring for its format).
+
+    Each operation opens its own connection, so one store serves every thread
+    and survives ``fork`` and pickling (by its path).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The SQLite file; created (atomically, fully initialised) if it does not
+        exist. An existing empty file is refused: it may be a ledger truncated
+        to nothing.
+    timeout : float, default=30.0
+        Seconds to wait for another process's lock before
+        :class:`LedgerLockedError`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "budget.sqlite")
+    >>> store = LedgerStore(path)
+    >>> rid = store.insert("demo", dict(status="charged", label="fit", epsilon=1.0, delta=0.0))
+    >>> [r["epsilon"] for r in store.rows("demo")]
+    [1.0]
+    """
+
+    def __init__(self, path, timeout=30.0):
+        self.path = os.path.abspath(os.fspath(path))
+        self.timeout = float(timeout)
+        self._local = threading.local()
+        if not os.path.exists(self.path):
+            self._create()
+        self._check(quick_check=True)
+
+    # opening ------------------------------------------------------------------------
+    def _connect(self):
+        """This thread's connection (one per thread and process: a forked child opens its own)."""
+        con = getattr(self._local, "con", None)
+        if con is not None and self._local.pid == os.getpid():
+            return con
+        if con is not None:  # the parent's, inherited by fork: never used nor closed here
+            _INHERITED.append(con)
+        try:
+            con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
+                                  check_same_thread=True)
+            con.execute("PRAGMA synchronous = FULL")  # a commit is on disk when it returns
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        self._local.con, self._local.pid = con, os.getpid()
+        return con
+
+    def close(self):
+        """Close this thread's connection (the others close when the store is collected)."""
+        con = getattr(self._local, "con", None)
+        if con is not None and self._local.pid == os.getpid():
+            con.close()
+        elif con is not None:
+            _INHERITED.append(con)
+        self._local.con = None
+
+    def _error(self, exc):
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return LedgerLockedError(
+                f"the privacy ledger {self.path} stayed locked by another process for more "
+                f"than {self.timeout:g} s ({text}); nothing was charged. Retry, or raise "
+                "timeout=.")
+        return LedgerError(
+            f"the privacy ledger {self.path} is unreadable: {text}. It is never reset: "
+            "restore it from a backup (it may be truncated or corrupt).")
+
+    def _create(self):
+        """Initialise a new file beside ``path`` and link it in place (never over a file)."""
+        folder = os.path.dirname(self.path)
+        fd, tmp = tempfile.mkstemp(prefix=".skdp-ledger-", suffix=".tmp", dir=folder)
+        os.close(fd)
+        try:
+            con = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                con.execute("PRAGMA journal_mode = WAL")
+                con.executescript(_SCHEMA)
+                con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                con.executemany("INSERT INTO meta VALUES (?, ?)", [
+                    ("application", "skdp privacy ledger"),
+                    ("schema_version", str(SCHEMA_VERSION)),
+                    ("created", repr(time.time()))])
+            finally:
+                con.close()
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass  # another process created it first: use theirs
+        finally:
+            os.remove(tmp)
+
+    def _check(self, quick_check=False):
+        """Refuse a file that is not an skdp ledger of this schema, or is damaged."""
+        if os.path.getsize(self.path) == 0:
+            raise LedgerError(f"the privacy ledger {self.path} is an empty file (a ledger "
+                              "truncated to nothing?); it is never reset: restore it from a "
+                              "backup, or delete it to start a new ledger.")
+        with open(self.path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                raise LedgerError(f"{self.path} is not an SQLite file, so not an skdp privacy "
+                                  "ledger; give another path.")
+        con = self._connect()
+        try:
+            app = con.execute("PRAGMA application_id").fetchone()[0]
+            if app != APPLICATION_ID:
+                raise LedgerError(f"{self.path} is an SQLite file of another application "
+                                  f"(application_id={app}), not an skdp privacy ledger.")
+            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+            version = int(meta.get("schema_version", -1))
+            if version != SCHEMA_VERSION:
+                raise LedgerError(f"the privacy ledger {self.path} has schema version "
+                                  f"{version}; this skdp reads version {SCHEMA_VERSION}.")
+            if quick_check:
+                result = con.execute("PRAGMA quick_check").fetchone()[0]
+                if result != "ok":
+                    raise LedgerError(f"the privacy ledger {self.path} is damaged ({result}); "
+                                      "it is never reset: restore it from a backup.")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+
+    # transactions -------------------------------------------------------------------
+    def transaction(self, work):
+        """Run ``work(con)`` in one ``BEGIN IMMEDIATE`` transaction; return its result.
+
+        The write lock is taken first, so the rows ``work`` reads cannot change
+        before it commits. An exception rolls everything back.
+        """
+        return self._run("BEGIN IMMEDIATE", work)
+
+    def read(self, work):
+        """Run ``work(con)`` on a consistent snapshot (a read transaction)."""
+        return self._run("BEGIN", work)
+
+    def _run(self, begin, work):
+        con = self._connect()
+        try:
+            con.execute(begin)
+            out = work(con)
+            con.execute("COMMIT")
+            return out
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        finally:
+            if con.in_transaction:
+                _rollback(con)
+
+    # rows ---------------------------------------------------------------------------
+    @staticmethod
+    def select(con, dataset, statuses=("reserved", "charged")):
+        """The rows of ``dataset`` with these statuses, oldest first, as dicts."""
+        marks = ",".join("?" * len(statuses))
+        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE dataset = ? "
+                          f"AND status IN ({marks}) ORDER BY id", (dataset, *statuses))
+        return [dict(zip(_COLUMNS, row)) for row in cur]
+
+    @staticmethod
+    def select_ids(con, ids):
+        """The rows with these ids, as dicts."""
+        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE id IN "
+                          f"({','.join('?' * len(ids))}) ORDER BY id", list(ids))
+        return [dict(zip(_COLUMNS, row)) for row in cur]
+
+    @staticmethod
+    def select_seed(con, dataset, seed, other_than):
+        """The counted rows of ``dataset`` with this seed, but the row ``other_than``."""
+        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE dataset = ? AND "
+                          "seed = ? AND status != 'released' AND id != ? ORDER BY id",
+                          (dataset, seed, other_than))
+        return [dict(zip(_COLUMNS, row)) for row in cur]
+
+    def rows(self, dataset, statuses=("reserved", "charged")):
+        """:meth:`select` in its own read transaction."""
+        return self.read(lambda con: self.select(con, dataset, statuses))
+
+    @staticmethod
+    def add(con, dataset, row):
+        """Insert a spend row (``status``, ``label``, ``epsilon``, ``delta`` and any column)."""
+        now = time.time()
+        values = dict(dataset=dataset, created=now, updated=now, host=socket.gethostname(),
+                      pid=os.getpid(), **row)
+        names = [c for c in _COLUMNS if c in values]
+        cur = con.execute(f"INSERT INTO spends ({', '.join(names)}) VALUES "
+                          f"({', '.join('?' * len(names))})", [values[c] for c in names])
+        return cur.lastrowid
+
+    def insert(self, dataset, row):
+        """:meth:`add` in its own transaction; return the row's id."""
+        return self.transaction(lambda con: self.add(con, dataset, row))
+
+    @staticmethod
+    def update(con, row_id, **values):
+        """Set columns of a row that is still ``'reserved'``; return whether it was."""
+        values["updated"] = time.time()
+        sets = ", ".join(f"{k} = ?" for k in values)
+        cur = con.execute(f"UPDATE spends SET {sets} WHERE id = ? AND status = 'reserved'",
+                          [*values.values(), row_id])
+        return cur.rowcount == 1
+
+    def datasets(self):
+        """Every dataset named in the file (with a budget or a spend), sorted."""
+        return self.read(lambda con: sorted(
+            {r[0] for r in con.execute("SELECT dataset FROM budgets UNION "
+                                       "SELECT dataset FROM spends")}))
+
+    # budgets ------------------------------------------------------------------------
+    @staticmethod
+    def budget_of(con, dataset):
+        """The (epsilon, delta) cap stored for ``dataset``, or None."""
+        row = con.execute("SELECT epsilon, delta FROM budgets WHERE dataset = ?",
+                          (dataset,)).fetchone()
+        return None if row is None else (float(row[0]), float(row[1]))
+
+    def budget(self, dataset):
+        """:meth:`budget_of` in its own read transaction."""
+        return self.read(lambda con: self.budget_of(con, dataset))
+
+    def set_budget(self, dataset, epsilon, delta):
+        """Store the cap of ``dataset`` the first time; return the stored cap.
+
+        A dataset's cap is written once: later callers get the stored one back
+        (and the accountant refuses a different one).
+        """
+        def work(con):
+            stored = self.budget_of(con, dataset)
+            if stored is None:
+                con.execute("INSERT INTO budgets VALUES (?, ?, ?, ?)",
+                            (dataset, float(epsilon), float(delta), time.time()))
+                stored = (float(epsilon), float(delta))
+            return stored
+        return self.transaction(work)
+
+
+def _rollback(con):
+    try:
+        con.execute("ROLLBACK")
+    except sqlite3.Error:  # the connection is unusable: the next operation reopens it
+        pass

@@ -670,12 +670,16 @@ def _warn_shared_noise(seed, label, earlier_label):
         PrivacyLeakWarning, stacklevel=3)
 
 
+_COMPACTED_KINDS = ("gaussian", "subsampled_gaussian", "zcdp", "exponential", "pure", "approx")
+
+
 def _compact(ledger):
     """A ledger with the same composed epsilon at every delta, and few entries.
 
     :meth:`PrivacyLedger.spent` depends on the Gaussian parts only through
-    ``sum count mu**2`` and ``sum count rho``, on the zCDP parts through
-    ``sum count rho``, on the pure parts through their multiset of epsilons
+    ``sum count mu**2`` and ``sum count rho``, on the subsampled Gaussian
+    parts through their multiset of ``(mu, q, count)``, on the zCDP parts
+    through ``sum count rho``, on the pure parts through their multiset of epsilons
     and on the approximate parts through ``sum count epsilon`` and
     ``sum count delta``: one entry per Gaussian / zCDP / approx kind and one
     per distinct pure epsilon keep all of it.
@@ -684,11 +688,20 @@ def _compact(ledger):
     by_kind = {}
     for e in ledger.entries:
         by_kind.setdefault(e.kind, []).append(e)
+    unknown = set(by_kind) - set(_COMPACTED_KINDS)
+    if unknown:  # never drop a spend: an unknown kind would be undercounted
+        raise ValueError(f"cannot compact ledger entries of kind {sorted(unknown)}")
     gauss = by_kind.get("gaussian", [])
     if gauss:
         rho = sum(e.count * e.rho for e in gauss)
         mu = math.sqrt(sum(e.count * e.mu**2 for e in gauss))
         out.entries.append(Spend("gaussian", 1, rho=rho, mu=mu, label="gaussian parts"))
+    steps = {}
+    for e in by_kind.get("subsampled_gaussian", []):
+        steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count
+    for (mu, q), count in steps.items():  # rho: the unamplified bound the ledger records
+        out.entries.append(Spend("subsampled_gaussian", count, rho=2.0 * mu**2, mu=mu, q=q,
+                                 label="subsampled gaussian parts"))
     if "zcdp" in by_kind:
         out.zcdp(sum(e.count * e.rho for e in by_kind["zcdp"]), label="zcdp parts")
     for kind in ("exponential", "pure"):

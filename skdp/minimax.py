@@ -34,6 +34,7 @@ from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_RELEASES, LOSS_SHARE, 
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
+from .solvers.minimax.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
 from .solvers.minimax.stream import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec
 from .solvers.streaming.srgd import STREAM_OPTIONS
@@ -62,6 +63,12 @@ SOLVER_SPECS = {
         "sgda", sgda, "minimax", "DP stochastic gradient descent-ascent (notes 002 §3.1)",
         _GDP + _SHARES + ", the rest to the gradients; per epoch one release of each "
         "(disjoint batches: parallel composition)"),
+    "dpsgd_poisson": SolverSpec(
+        "dpsgd_poisson", dpsgd_poisson, "minimax",
+        "DP-SGD with Poisson sampling (Abadi et al. 2016, Alg. 1); PLD accounting",
+        "centring and group losses as noisy_gd (Gaussian, GDP shares of mu); T Poisson-"
+        "subsampled Gaussian gradient sums at the noise multiplier that makes the ledger's "
+        "PLD composition spend exactly epsilon", options=DPSGD_POISSON_OPTIONS),
     "smd": SolverSpec(
         "smd", smd, "minimax", "paper 002 Alg. 1, Prop. 3.3 (theory=True: Thm 3.1)",
         _EXP + "all at the largest per-draw epsilon that composes within it "
@@ -177,8 +184,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         Privacy budget; ``inf`` gives a non-private fit (no noise).
     delta : float, default=1e-6
         Must be in (0, 1) (every solver needs it).
-    solver : {'auto', 'noisy_gd', 'sgda', 'smd', 'smd_bias_reduced', 'mlmc', 'srgd', \
-            'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
+    solver : {'auto', 'noisy_gd', 'sgda', 'dpsgd_poisson', 'smd', 'smd_bias_reduced', 'mlmc', \
+            'srgd', 'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
             'zo_multi_pass'}, default='auto'
 
         ===================== ============= ================= =======================================
@@ -186,6 +193,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         ===================== ============= ================= =======================================
         ``noisy_gd``          l2 ball       Gaussian, GDP     notes 000 §5.10 (P1)
         ``sgda``              l2 ball       Gaussian, GDP     DP stochastic gradient descent-ascent
+        ``dpsgd_poisson``     l2 ball       subsampled, PLD   DP-SGD, Poisson sampling (Abadi 2016)
         ``smd``               l1 ball       exp. mechanism    paper 002 Alg. 1, Prop. 3.3
         ``smd_bias_reduced``  l1 ball       exp. mechanism    paper 002 Alg. 2-3, Thm 3.5 filter
         ``mlmc``              l2 ball       Gaussian          paper 000 eq. (1), Alg. 6, notes §5.10

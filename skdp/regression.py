@@ -120,7 +120,7 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS),
     SolverSpec("dpsgd_poisson", dpsgd_poisson, "kl",
                "DP-SGD with Poisson sampling (Abadi et al. 2016, Alg. 1); PLD accounting",
-               "T = max_iter (200) Poisson-subsampled Gaussian gradient sums at the noise "
+               "T = max_iter (100) Poisson-subsampled Gaussian gradient sums at the noise "
                "multiplier that makes the ledger's PLD composition spend exactly epsilon",
                DPSGD_POISSON_OPTIONS),
     SolverSpec("spider", spider, "kl", "004 Alg. 1, Thm 1",
@@ -188,7 +188,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
           iterate with the smallest gradient norm (Thm 5); for nonconvex
           losses without a KL guarantee.
         - ``'dpsgd_poisson'``: DP-SGD with Poisson sampling (Abadi et al.
-          2016), ``max_iter`` (200) steps touching a few passes' worth of
+          2016), ``max_iter`` (100) steps touching a few passes' worth of
           rows, accounted by PLD; for large ``n`` (see
           :mod:`skdp.solvers.kl.subsampled`).
         - ``'spider'``: Alg. 1 (Thm 1), kappa in [1, 2], smooth losses; needs

@@ -35,7 +35,7 @@ from .models import Objective
 
 __all__ = ["dpsgd_poisson", "DPSGD_POISSON_STEPS", "DPSGD_POISSON_OPTIONS"]
 
-DPSGD_POISSON_STEPS = 200  # default T (max_iter None)
+DPSGD_POISSON_STEPS = 100  # default T (max_iter None): benchmarks, notes/sgd.md
 
 
 def dpsgd_poisson(problem, budget, options):
@@ -66,7 +66,7 @@ def dpsgd_poisson(problem, budget, options):
     >>> y = np.clip(X @ np.array([1.0, -1.0, 0.5]), -1, 1)
     >>> reg = KLAdaptiveRegressor(solver="dpsgd_poisson", random_state=0).fit(X, y)
     >>> reg.n_iter_, reg.privacy_ledger_.spent(1e-6)[1]
-    (200, 'pld')
+    (100, 'pld')
     """
     obj, w, cfg = problem.objective, problem.w0, problem.config
     T = int(cfg.max_iter or DPSGD_POISSON_STEPS)

@@ -88,7 +88,9 @@ def noise_multiplier_within(entries, planned, q, steps, epsilon, delta):
     composition (PLD when a subsampled part is present) and decreases in
     ``z``. A root search in ``log z`` (Illinois regula falsi, from a
     bracket around the central-limit guess :func:`_clt_guess`) returns the ``z`` whose ledger spends between ``epsilon - ROOT_TOL``
-    and ``epsilon``. Everything it reads is public, so it is cached.
+    and ``epsilon``; it raises ``ValueError`` when the other parts alone
+    leave nothing. Everything it reads is public, so it is
+    cached.
 
     Examples
     --------
@@ -104,16 +106,22 @@ def noise_multiplier_within(entries, planned, q, steps, epsilon, delta):
 
 @lru_cache(maxsize=128)
 def _calibrate(entries, planned, q, steps, epsilon, delta):
+    others = PrivacyLedger(list(entries))
+    for sens, sigma, count in planned:
+        others.gaussian(sens, sigma, count=int(count))
+    if others.entries and others.spent(delta)[0] >= epsilon:
+        raise ValueError("no privacy budget left for the subsampled gradient steps.")
+
     def excess(log_z):
-        ledger = PrivacyLedger(list(entries))
-        for sens, sigma, count in planned:
-            ledger.gaussian(sens, sigma, count=int(count))
+        ledger = PrivacyLedger(list(others.entries))
         ledger.subsampled_gaussian(1.0, math.exp(log_z), q, count=steps)
         return ledger.spent(delta)[0] - epsilon
 
     lo = hi = math.log(_clt_guess(q, steps, epsilon, delta))
     f_lo = f_hi = excess(lo)
     while f_hi > 0:
+        if hi > math.log(1e6):
+            raise ValueError("no privacy budget left for the subsampled gradient steps.")
         lo, f_lo = hi, f_hi
         hi, f_hi = hi + math.log(2.0), excess(hi + math.log(2.0))
     while f_lo <= 0:

@@ -66,9 +66,10 @@ SOLVER_SPECS = {
     "dpsgd_poisson": SolverSpec(
         "dpsgd_poisson", dpsgd_poisson, "minimax",
         "DP-SGD with Poisson sampling (Abadi et al. 2016, Alg. 1); PLD accounting",
-        "centring and group losses as noisy_gd (Gaussian, GDP shares of mu); T Poisson-"
-        "subsampled Gaussian gradient sums at the noise multiplier that makes the ledger's "
-        "PLD composition spend exactly epsilon", options=DPSGD_POISSON_OPTIONS),
+        "centring as noisy_gd (Gaussian, GDP share of mu); T Poisson-subsampled Gaussian "
+        "releases of the gradient and group-loss sums (one mechanism per step) at the noise "
+        "multiplier that makes the ledger's PLD composition spend exactly epsilon",
+        options=DPSGD_POISSON_OPTIONS),
     "smd": SolverSpec(
         "smd", smd, "minimax", "paper 002 Alg. 1, Prop. 3.3 (theory=True: Thm 3.1)",
         _EXP + "all at the largest per-draw epsilon that composes within it "

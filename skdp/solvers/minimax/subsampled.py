@@ -1,44 +1,45 @@
 """Poisson-subsampled DP-SGD for the worst-group (minimax) linear classifier.
 
 ``dpsgd_poisson`` is DP-SGD (Abadi et al. 2016, "Deep learning with
-differential privacy", CCS, Alg. 1) with Poisson sampling, on the same
-problem as :func:`~skdp.solvers.minimax.euclidean.noisy_gd`: the
-softmax-smoothed worst-group loss of a linear model, with public group sizes
-``N_g``, replace-one neighbours and ``n`` public. Each of its ``T`` steps
+differential privacy", CCS, Alg. 1) with Poisson sampling, run as a
+stochastic gradient descent-ascent on the worst-group risk of a linear model
+(the game of :func:`~skdp.solvers.minimax.euclidean.sgda`): public group
+sizes ``N_g``, replace-one neighbours, ``n`` public. Each of its ``T`` steps
 
 1. keeps each row independently with probability ``q`` (the sample is drawn
    from the fit's private generator: it is part of the mechanism);
-2. releases the SUM over the kept rows of the per-row vectors
-   ``u_i = (w_{g_i} / w_max) clip_C(r_i a_i)`` plus ``N(0, (z C)**2 I)``,
-   where ``clip_C`` scales the row's logistic gradient to norm at most
-   ``C``, ``w_g = p_g / N_g`` are the group weights of the smoothed max and
-   ``w_max = max_g w_g`` (public: ``p`` is post-processing of released
-   losses), so one record's contribution has norm at most ``C``;
-3. steps along ``w_max / q`` times the released sum, an unbiased estimate
-   of the weighted gradient ``sum_i w_{g_i} clip_C(r_i a_i)`` (for one group,
-   the sum divided by the expected batch size ``q n``).
+2. releases, as ONE Gaussian mechanism, the SUM over the kept rows of the
+   per-row vectors ``u_i = (a_G v_i / C, a_L l_i / c_L)`` plus
+   ``N(0, z**2 I)``, where ``v_i = (w_{g_i} / w_max) clip_C(r_i a_i)`` is the
+   row's logistic gradient clipped to norm ``C`` and weighted by the group
+   player's ``w_g = y_g / N_g`` (``w_max = max_g w_g``), ``l_i = min(loss_i,
+   c_L) (N_min / N_{g_i}) e_{g_i}`` its clipped loss in its group's
+   coordinate, and ``a_G**2 = 1 - LOSS_SHARE``, ``a_L**2 = LOSS_SHARE``
+   (``a_L = 0`` with one group): one record's contribution has norm at most 1;
+3. the model player steps along ``w_max C / (a_G q)`` times the gradient
+   part, an unbiased estimate of ``sum_i w_{g_i} clip_C(r_i a_i)`` (for one
+   group, the gradient sum divided by the expected batch size ``q n``); the
+   group player takes an exponentiated-gradient ascent step (as ``sgda``) on
+   the loss estimate ``c_L / (a_L q N_min)`` times the loss part, unbiased
+   for the clipped group risks.
 
 Privacy: each step is the Poisson-subsampled Gaussian mechanism with noise
-multiplier ``z`` (sensitivity ``C`` of one record's contribution), whose
+multiplier ``z`` and one record's contribution of norm at most 1, whose
 privacy is amplified by the sampling (Abadi et al. 2016, Thm 1; Balle,
 Barthe and Gaboardi 2018, "Privacy amplification by subsampling", for the
-replace-one relation; Zhu, Dong and Wang 2022, "Optimal accounting of
-differential privacy via characteristic function", for the PLD composition).
-The other releases of the fit are plain Gaussian mechanisms, as in
-``noisy_gd``: the mean clipped row (centring, with an intercept) and, with
-``m > 1`` groups, the clipped group losses on the FULL data, ``LOSS_RELEASES``
-times (their GDP shares ``CENTER_SHARE`` and ``LOSS_SHARE`` of the solver's
-``mu``). All of them and the ``T`` subsampled steps are composed by privacy
-loss distributions in the fit's ledger (Koskela, Jälkö and Honkela 2020;
-Doroshenko et al. 2022, "Connect the dots"); ``z`` is the smallest noise
-multiplier for which the whole ledger spends at most the fit's epsilon at
-its delta (:func:`noise_multiplier_within`, a root search on the ledger's
-own composition), so the fit spends its epsilon exactly.
+replace-one relation). The weights ``w_g`` follow released values only. With
+an intercept the mean clipped row is first released by the Gaussian
+mechanism (centring, GDP share ``CENTER_SHARE`` of the solver's ``mu``, as
+``noisy_gd``). The fit's releases are composed by privacy loss distributions
+in its ledger (Koskela, Jälkö and Honkela 2020; Doroshenko et al. 2022,
+"Connect the dots"); ``z`` is the smallest noise multiplier for which the
+whole ledger spends at most the fit's epsilon at its delta
+(:func:`noise_multiplier_within`, a root search on the ledger's own
+composition), so the fit spends its epsilon exactly.
 
-Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by default)
-plus one pass per group-loss release, against ``T`` passes for
-``noisy_gd``. Only the sampled rows are gathered (``X[idx]``); ``X`` is
-never copied.
+Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
+default), against ``T`` passes for ``noisy_gd``. Only the sampled rows are
+gathered (``X[idx]``); ``X`` is never copied.
 """
 
 from functools import lru_cache
@@ -50,9 +51,8 @@ from ...privacy.accounting import PrivacyLedger, approx_dp_to_gdp
 from ..losses.classification import lipschitz, loss_and_residual
 from ..spec import Option, SolverResult
 from .common import softmax_np
-from .euclidean import (CLIP_RATIO, LOSS_RELEASES, LOSS_SHARE, _Averager, _centre,
-                        _clipped_residual, _intercept, _loss_clip, _loss_sensitivity, _project,
-                        _release_losses, _steps, _temperature, _to_host, auto_iterations,
+from .euclidean import (CLIP_RATIO, LOSS_SHARE, _Averager, _centre, _clipped_residual,
+                        _intercept, _loss_clip, _project, _steps, _to_host, auto_iterations,
                         reference_logits)
 
 __all__ = ["dpsgd_poisson", "noise_multiplier_within", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
@@ -154,7 +154,7 @@ def _clt_guess(q, steps, epsilon, delta):
 
 
 def dpsgd_poisson(problem, budget, options):
-    """Poisson-subsampled DP-SGD on the smoothed worst-group loss (see module doc).
+    """Poisson-subsampled DP-SGD(A) on the worst-group loss (see module doc).
 
     Parameters
     ----------
@@ -162,9 +162,9 @@ def dpsgd_poisson(problem, budget, options):
         As for :func:`~skdp.solvers.minimax.euclidean.noisy_gd`; ``n_iter``
         counts steps (``'auto'``: :func:`auto_iterations`, as ``noisy_gd``).
     budget : Budget
-        ``budget.mu``: the GDP share of the Gaussian parts (centring and
-        group losses, as in ``noisy_gd``); the gradient steps get what the
-        ledger leaves of ``(budget.epsilon, budget.delta)``.
+        ``budget.mu``: sets the centring's share (``CENTER_SHARE``, as in
+        ``noisy_gd``); the steps get what the ledger leaves of
+        ``(budget.epsilon, budget.delta)``.
     options : dict
         ``sampling_rate`` (None: :func:`sampling_rate`).
 
@@ -184,75 +184,72 @@ def dpsgd_poisson(problem, budget, options):
     >>> clf.privacy_ledger_.spent(1e-6)[1]
     'pld'
     """
-    data, sizes = problem.data, problem.sizes
-    backend = budget.release.backend
-    xp = backend.xp
-    m = data.n_groups
+    data = problem.data
+    xp = budget.release.backend.xp
     T = auto_iterations(data.n, budget.mu) if problem.n_iter == "auto" else int(problem.n_iter)
     q = sampling_rate(options["sampling_rate"], T)
-    data, mu = _centre(data, budget.mu, budget.release)
-    every = max(1, math.ceil(T / LOSS_RELEASES))
-    releases = math.ceil(T / every) if m > 1 else 0
-    mu_loss = mu * math.sqrt(LOSS_SHARE / max(releases, 1))
-    loss_clip = _loss_clip(data.k, data.n_classes)
-    loss_sens = _loss_sensitivity(loss_clip, sizes)
-    z = _noise_multiplier(budget, loss_sens, mu_loss, releases, q, T)
-    W, b, p_avg = _run(problem, budget, data, (T, q, z, every, loss_clip, loss_sens, mu_loss))
+    data, _ = _centre(data, budget.mu, budget.release)
+    z = 0.0
+    if not math.isinf(budget.mu):
+        z = noise_multiplier_within(budget.ledger.entries, [], q, T, budget.epsilon,
+                                    budget.delta)
+    W, b, y_avg = _run(problem, budget, data, T, q, z)
     return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=T,
-                        info=dict(group_weights=np.asarray(_to_host(xp, p_avg)),
+                        info=dict(group_weights=np.asarray(_to_host(xp, y_avg)),
                                   sampling_rate=q, noise_multiplier=z))
 
 
-def _noise_multiplier(budget, loss_sens, mu_loss, releases, q, T):
-    if math.isinf(budget.mu):
-        return 0.0
-    planned = [(loss_sens, loss_sens / mu_loss, releases)] if releases else []
-    return noise_multiplier_within(budget.ledger.entries, planned, q, T, budget.epsilon,
-                                   budget.delta)
-
-
-def _run(problem, budget, data, plan):
-    """The ``T`` steps; returns the averaged ``(W, b, p)`` of the last half."""
-    T, q, z, every, loss_clip, loss_sens, mu_loss = plan
+def _run(problem, budget, data, T, q, z):
+    """The ``T`` steps; returns the averaged ``(W, b, y)`` of the last half."""
     backend = budget.release.backend
-    xp, sizes = backend.xp, np.asarray(problem.sizes, dtype=float)
-    clip = CLIP_RATIO * lipschitz(data.k) * data.augmented_bound
+    xp, sizes, m = backend.xp, np.asarray(problem.sizes, dtype=float), data.n_groups
+    share = LOSS_SHARE if m > 1 else 0.0
+    scales = (math.sqrt(1.0 - share), math.sqrt(share))
+    clips = (CLIP_RATIO * lipschitz(data.k) * data.augmented_bound,
+             _loss_clip(data.k, data.n_classes))
     step, step_b = _steps(data)
+    eta_y = math.sqrt(2 * math.log(max(m, 2)) / T) / clips[1]
     W = xp.zeros((data.k, data.p), dtype=data.X.dtype)
     b = xp.zeros((data.k,), dtype=data.X.dtype)
-    prior = reference_logits(sizes, problem.reference)
-    p, total, n_released = softmax_np(prior), None, 0
+    log_y = reference_logits(sizes, problem.reference)  # the group player starts there
     avg = _Averager(T)
     for t in range(T):
-        if data.n_groups > 1 and t % every == 0:
-            loss, _ = loss_and_residual(data.margins(W, b), data.targets, xp)
-            noisy, sigma_loss = _release_losses(data, loss, loss_clip, loss_sens, mu_loss, sizes,
-                                                budget.release)
-            total = noisy if total is None else total + noisy
-            n_released += 1
-            p = softmax_np(prior + total / n_released / _temperature(sigma_loss, n_released))
-        weights = p / sizes
-        gw, gb = _noisy_step(budget, data, W, b, weights, (q, z, clip))
+        y = softmax_np(log_y)
+        weights = y / sizes
+        gw, gb, losses = _noisy_step(budget, data, (W, b), (weights, sizes),
+                                     (q, z, clips, scales))
+        if m > 1:
+            log_y = log_y + eta_y * losses  # ascent, as sgda
         W, b = _project(W - step * gw, b - step_b * gb, problem.radius, xp)
-        avg.add(t, W, b, backend.asarray(p))
+        avg.add(t, W, b, backend.asarray(y))
         if problem.verbose:
             print(f"[dpsgd_poisson] step {t + 1}/{T} q={q:.3g} noise multiplier={z:.3g} "
-                  f"weights={np.round(p, 3)}")
+                  f"weights={np.round(y, 3)}")
     return avg.mean()
 
 
-def _noisy_step(budget, data, W, b, weights, plan):
-    """The released gradient estimate ``(w_max / q) (sum_{i in S} u_i + N(0, (z C)**2 I))``."""
-    q, z, clip = plan
+def _noisy_step(budget, data, model, groups, plan):
+    """One release: the gradient estimate ``(gw, gb)`` and the group-loss estimate (host)."""
+    (W, b), (weights, sizes), (q, z, (clip, loss_clip), (a_g, a_l)) = model, groups, plan
     backend = budget.release.backend
-    xp = backend.xp
+    xp, dtype = backend.xp, data.X.dtype
     batch = data.subset(budget.poisson_sample(data.n, q))
-    top = float(weights.max())
-    _, r = loss_and_residual(batch.margins(W, b), batch.targets, xp)
-    v = batch.onehot @ backend.asarray(weights / top, dtype=data.X.dtype)
+    top, n_min = float(weights.max()), float(sizes.min())
+    loss, r = loss_and_residual(batch.margins(W, b), batch.targets, xp)
+    v = batch.onehot @ backend.asarray(weights / top, dtype=dtype)
     gw, gb = batch.gradient(v[:, None] * _clipped_residual(batch, r, clip))
-    flat = xp.concat([xp.reshape(gw, (-1,)), gb])
-    flat = budget.subsampled_gaussian(flat, clip, z * clip, q, label="subsampled gradient sum")
-    flat = flat * (top / q)
+    parts = [xp.reshape(gw, (-1,)), gb]
+    if a_l > 0:
+        clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
+        parts.append(batch.onehot.T @ clipped * backend.asarray(n_min / sizes, dtype=dtype)
+                     * (a_l * clip / (a_g * loss_clip)))
+    flat = budget.subsampled_gaussian(xp.concat(parts) * (a_g / clip), 1.0, z, q,
+                                      label="subsampled gradient and group-loss sums")
+    flat = flat * (clip / a_g)
     k, p = gw.shape
-    return xp.reshape(flat[:k * p], (k, p)), flat[k * p:]
+    g_scale = top / q
+    losses = None
+    if a_l > 0:
+        tail = np.asarray(_to_host(xp, flat[k * p + k:]), dtype=float)
+        losses = tail * (a_g * loss_clip / (a_l * clip)) / (q * n_min)
+    return xp.reshape(flat[:k * p], (k, p)) * g_scale, flat[k * p:k * p + k] * g_scale, losses

@@ -133,7 +133,8 @@ def resolve_solver(n_samples, n_features, epsilon):
 
     Rule (issue 18; measured in ``benchmarks/RESULTS.md``, "dpsgd_poisson"):
     ``"noisy_gd"`` below ``AUTO_SUBSAMPLE = 1e7`` for ``n_samples *
-    n_features``, else ``"dpsgd_poisson"``. On generated data (d = 100,
+    n_features`` and at ``epsilon = inf`` (its exact L-BFGS fit), else
+    ``"dpsgd_poisson"``. On generated data (d = 100,
     n = 1e5 to 1e6, epsilon 1) ``dpsgd_poisson`` matched ``noisy_gd``'s
     accuracy with one group and ``sgda``'s worst-class accuracy with the
     classes as groups, 3 to 30 times faster than ``noisy_gd`` and up to 3
@@ -153,7 +154,9 @@ def resolve_solver(n_samples, n_features, epsilon):
     >>> resolve_solver(1000, 30, 1.0), resolve_solver(10**6, 1000, 1.0)
     ('noisy_gd', 'dpsgd_poisson')
     """
-    return "noisy_gd" if n_samples * n_features < AUTO_SUBSAMPLE else "dpsgd_poisson"
+    if math.isinf(epsilon) or n_samples * n_features < AUTO_SUBSAMPLE:
+        return "noisy_gd"
+    return "dpsgd_poisson"
 
 
 class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, BaseEstimator):

@@ -251,6 +251,7 @@ def test_multiclass_shapes_and_determinism():
 def test_auto_rule():
     assert resolve_solver(500, 10, 1.0) == "noisy_gd"
     assert resolve_solver(10**6, 10**3, 1.0) == "dpsgd_poisson"
+    assert resolve_solver(10**6, 10**3, math.inf) == "noisy_gd"
 
 
 # ---------------------------------------------------------------------------

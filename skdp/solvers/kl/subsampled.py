@@ -50,7 +50,7 @@ def dpsgd_poisson(problem, budget, options):
         The fit's (epsilon, delta), its release path and ledger (which holds
         the preconditioner's release).
     options : dict
-        ``sampling_rate`` (None: ``SAMPLING_PASSES / T`` within ``[MIN_BATCH / n, 1]``).
+        ``sampling_rate`` (None: ``min(1, SAMPLING_PASSES / T)``, 1 at epsilon = inf).
 
     Returns
     -------
@@ -70,7 +70,7 @@ def dpsgd_poisson(problem, budget, options):
     """
     obj, w, cfg = problem.objective, problem.w0, problem.config
     T = int(cfg.max_iter or DPSGD_POISSON_STEPS)
-    q = sampling_rate(options["sampling_rate"], T, obj.n)
+    q = sampling_rate(options["sampling_rate"], T, budget.private)
     z = 0.0
     if budget.private:
         z = noise_multiplier_within(budget.ledger.entries, [], q, T, budget.epsilon,

@@ -58,33 +58,31 @@ from .euclidean import (CLIP_RATIO, LOSS_SHARE, _Averager, _centre, _clipped_res
 __all__ = ["dpsgd_poisson", "noise_multiplier_within", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
 
 SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
-MIN_BATCH = 256        # default q keeps the expected batch q n at least this
 ROOT_TOL = 1e-8        # the calibrated ledger spends within this of the fit's epsilon
 
 DPSGD_POISSON_OPTIONS = (
     Option("sampling_rate", "float", None, low=0, high=1, low_open=True,
-           doc=f"Poisson sampling rate q (None: {SAMPLING_PASSES:g} / T, about "
-               f"{SAMPLING_PASSES:g} passes over the rows, within [{MIN_BATCH} / n, 1])"),
+           doc=f"Poisson sampling rate q (None: min(1, {SAMPLING_PASSES:g} / T), about "
+               f"{SAMPLING_PASSES:g} passes over the rows; 1 at epsilon = inf)"),
 )
 
 
-def sampling_rate(option, steps, n, passes=SAMPLING_PASSES):
-    """The Poisson sampling rate: ``option``, or ``passes / steps`` within ``[MIN_BATCH / n, 1]``.
+def sampling_rate(option, steps, private=True, passes=SAMPLING_PASSES):
+    """The Poisson sampling rate: ``option``, or ``min(1, passes / steps)``; 1 when not private.
 
-    The expected batch ``q n`` is kept at ``MIN_BATCH`` rows or more: a
-    smaller one makes the gradient estimate (the sum over the batch divided
-    by ``q n``) too variable for the full-batch step size.
+    A non-private fit (epsilon = inf) has no noise to amplify: its default is
+    the full batch (exact gradient steps).
 
     Examples
     --------
-    >>> sampling_rate(None, 200, 10**5), sampling_rate(0.5, 200, 10**5)
-    (0.02, 0.5)
-    >>> sampling_rate(None, 200, 1000), sampling_rate(None, 2, 10**5)
-    (0.256, 1.0)
+    >>> sampling_rate(None, 200), sampling_rate(0.5, 200), sampling_rate(None, 2)
+    (0.02, 0.5, 1.0)
+    >>> sampling_rate(None, 200, private=False)
+    1.0
     """
     if option is not None:
         return float(option)
-    return min(1.0, max(passes / steps, MIN_BATCH / n))
+    return min(1.0, passes / steps) if private else 1.0
 
 
 def noise_multiplier_within(entries, planned, q, steps, epsilon, delta):
@@ -196,7 +194,7 @@ def dpsgd_poisson(problem, budget, options):
     data = problem.data
     xp = budget.release.backend.xp
     T = auto_iterations(data.n, budget.mu) if problem.n_iter == "auto" else int(problem.n_iter)
-    q = sampling_rate(options["sampling_rate"], T, data.n)
+    q = sampling_rate(options["sampling_rate"], T, not math.isinf(budget.mu))
     data, _ = _centre(data, budget.mu, budget.release)
     z = 0.0
     if not math.isinf(budget.mu):

@@ -94,10 +94,10 @@ def noise_multiplier_within(entries, planned, q, steps, epsilon, delta):
     and noise multiplier ``z``; its epsilon at ``delta`` is the ledger's own
     composition (PLD when a subsampled part is present) and decreases in
     ``z``. A root search in ``log z`` (Illinois regula falsi, from a
-    bracket around the central-limit guess :func:`_clt_guess`) returns the ``z`` whose ledger spends between ``epsilon - ROOT_TOL``
-    and ``epsilon``; it raises ``ValueError`` when the other parts alone
-    leave nothing. Everything it reads is public, so it is
-    cached.
+    bracket around the central-limit guess ``_clt_guess``) returns the ``z``
+    whose ledger spends between ``epsilon - ROOT_TOL`` and ``epsilon``; it
+    raises ``ValueError`` when the other parts alone leave nothing.
+    Everything it reads is public, so it is cached.
 
     Examples
     --------

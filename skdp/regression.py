@@ -25,6 +25,7 @@ from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
+from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
 from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, SolverConfig,
                                 private_preconditioner)
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
@@ -117,6 +118,11 @@ SOLVER_SPECS = {spec.name: spec for spec in (
     SolverSpec("stationary_gd", stationary_gd, "kl", "004 Alg. 3, Thm 5",
                "(1 - select_frac) rho to adaptive_gd's path, select_frac rho to the "
                "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS),
+    SolverSpec("dpsgd_poisson", dpsgd_poisson, "kl",
+               "DP-SGD with Poisson sampling (Abadi et al. 2016, Alg. 1); PLD accounting",
+               "T = max_iter (100) Poisson-subsampled Gaussian gradient sums at the noise "
+               "multiplier that makes the ledger's PLD composition spend exactly epsilon",
+               DPSGD_POISSON_OPTIONS),
     SolverSpec("spider", spider, "kl", "004 Alg. 1, Thm 1",
                "frac_full rho over the K full gradients, the rest over the gradient "
                "differences, evenly", SPIDER_OPTIONS),
@@ -171,8 +177,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     delta : float, default=1e-6
         Privacy parameter, in (0, 1); should be well below ``1/n``
         (``PrivacyLeakWarning`` otherwise).
-    solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'spider', 'ppm', 'srgd', \
-            'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
+    solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'dpsgd_poisson', 'spider', \
+            'ppm', 'srgd', 'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
             'zo_multi_pass'}, default='auto'
         - ``'adaptive_gd'``: paper 004 Alg. 3 (Thm 3, 4); unknown gamma, kappa;
           a privacy filter stops it when the budget is spent.
@@ -181,6 +187,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         - ``'stationary_gd'``: Alg. 3 then exponential-mechanism choice of the
           iterate with the smallest gradient norm (Thm 5); for nonconvex
           losses without a KL guarantee.
+        - ``'dpsgd_poisson'``: DP-SGD with Poisson sampling (Abadi et al.
+          2016), ``max_iter`` (100) steps touching a few passes' worth of
+          rows, accounted by PLD; for large ``n`` (see
+          :mod:`skdp.solvers.kl.subsampled`).
         - ``'spider'``: Alg. 1 (Thm 1), kappa in [1, 2], smooth losses; needs
           ``kl_gamma`` and ``kl_kappa`` (or ``alpha > 0``).
         - ``'ppm'``: Alg. 2 with Alg. 4 inside (Thm 2), kappa >= 2, weakly
@@ -273,6 +283,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         and ``select_frac`` (0.2); ``spider``: ``spider_constants`` (4, 2),
         ``frac_full`` (0.5); ``ppm``: ``prox_strength`` (0.5 L1),
         ``max_outer`` (10), ``max_inner`` (10); ``noisy_gd``: none;
+        ``dpsgd_poisson``: ``sampling_rate`` (None: about 4 passes);
         for the streaming solvers ``batch_size``, ``learning_rate``,
         ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
         ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.streaming.srgd`);

@@ -106,7 +106,7 @@ def test_duality_gap_finite_at_small_epsilon(solver):
 
 # gap reached at n = 30000, eps = inf (the l1 solvers' outputs are averages of
 # sampled vertices, so their floor is the Maurey sampling error of 002 Lemma 3.11)
-GAP_TOLERANCE = {"noisy_gd": 0.03, "sgda": 0.05, "smd": 0.03, "smd_bias_reduced": 0.05,
+GAP_TOLERANCE = {"noisy_gd": 0.03, "sgda": 0.05, "dpsgd_poisson": 0.03, "smd": 0.03, "smd_bias_reduced": 0.05,
                  "mlmc": 0.1}
 
 
@@ -251,7 +251,8 @@ def test_multiclass_shapes_and_determinism():
 
 def test_auto_rule():
     assert resolve_solver(500, 10, 1.0) == "noisy_gd"
-    assert resolve_solver(10**6, 10**3, 1.0) == "sgda"
+    assert resolve_solver(10**6, 10**3, 1.0) == "dpsgd_poisson"
+    assert resolve_solver(10**6, 10**3, math.inf) == "noisy_gd"
 
 
 # ---------------------------------------------------------------------------
@@ -320,7 +321,8 @@ def test_array_api_strict_gives_numpy_result(solver):
 def test_every_solver_has_a_spec():
     names = PrivateMinimaxClassifier._parameter_constraints["solver"][0].options - {"auto"}
     assert names == set(SOLVER_SPECS)
-    assert set(ALL_SOLVERS) == {"noisy_gd", "sgda", "smd", "smd_bias_reduced", "mlmc"}
+    assert set(ALL_SOLVERS) == {"noisy_gd", "sgda", "dpsgd_poisson", "smd", "smd_bias_reduced",
+                                "mlmc"}
     for name, spec in SOLVER_SPECS.items():
         assert isinstance(spec, SolverSpec) and spec.name == name
         assert spec.paper and spec.budget and spec.family in ("minimax", "streaming", "goldstein")

@@ -1,0 +1,262 @@
+"""Poisson-subsampled DP-SGD for the worst-group (minimax) linear classifier.
+
+``dpsgd_poisson`` is DP-SGD (Abadi et al. 2016, "Deep learning with
+differential privacy", CCS, Alg. 1) with Poisson sampling, run as a
+stochastic gradient descent-ascent on the worst-group risk of a linear model
+(the game of :func:`~skdp.solvers.minimax.euclidean.sgda`): public group
+sizes ``N_g``, replace-one neighbours, ``n`` public. Each of its ``T`` steps
+
+1. keeps each row independently with probability ``q`` (the sample is drawn
+   from the fit's private generator: it is part of the mechanism);
+2. releases, as ONE Gaussian mechanism, the SUM over the kept rows of the
+   per-row vectors ``u_i = (a_G v_i / C, a_L l_i / c_L)`` plus
+   ``N(0, z**2 I)``, where ``v_i = (w_{g_i} / w_max) clip_C(r_i a_i)`` is the
+   row's logistic gradient clipped to norm ``C`` and weighted by the group
+   player's ``w_g = y_g / N_g`` (``w_max = max_g w_g``), ``l_i = min(loss_i,
+   c_L) (N_min / N_{g_i}) e_{g_i}`` its clipped loss in its group's
+   coordinate, and ``a_G**2 = 1 - LOSS_SHARE``, ``a_L**2 = LOSS_SHARE``
+   (``a_L = 0`` with one group): one record's contribution has norm at most 1;
+3. the model player steps along ``w_max C / (a_G q)`` times the gradient
+   part, an unbiased estimate of ``sum_i w_{g_i} clip_C(r_i a_i)`` (for one
+   group, the gradient sum divided by the expected batch size ``q n``); the
+   group player takes an exponentiated-gradient ascent step (as ``sgda``) on
+   the loss estimate ``c_L / (a_L q N_min)`` times the loss part, unbiased
+   for the clipped group risks.
+
+Privacy: each step is the Poisson-subsampled Gaussian mechanism with noise
+multiplier ``z`` and one record's contribution of norm at most 1, whose
+privacy is amplified by the sampling (Abadi et al. 2016, Thm 1; Balle,
+Barthe and Gaboardi 2018, "Privacy amplification by subsampling", for the
+replace-one relation). The weights ``w_g`` follow released values only. With
+an intercept the mean clipped row is first released by the Gaussian
+mechanism (centring, GDP share ``CENTER_SHARE`` of the solver's ``mu``, as
+``noisy_gd``). The fit's releases are composed by privacy loss distributions
+in its ledger (Koskela, Jälkö and Honkela 2020; Doroshenko et al. 2022,
+"Connect the dots"); ``z`` is the smallest noise multiplier for which the
+whole ledger spends at most the fit's epsilon at its delta
+(:func:`noise_multiplier_within`, a root search on the ledger's own
+composition), so the fit spends its epsilon exactly.
+
+Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
+default), against ``T`` passes for ``noisy_gd``. Only the sampled rows are
+gathered (``X[idx]``); ``X`` is never copied.
+"""
+
+from functools import lru_cache
+import math
+
+import numpy as np
+
+from ...privacy.accounting import PrivacyLedger, approx_dp_to_gdp
+from ..losses.classification import lipschitz, loss_and_residual
+from ..spec import Option, SolverResult
+from .common import softmax_np
+from .euclidean import (CLIP_RATIO, LOSS_SHARE, _Averager, _centre, _clipped_residual,
+                        _intercept, _loss_clip, _project, _steps, _to_host, auto_iterations,
+                        reference_logits)
+
+__all__ = ["dpsgd_poisson", "noise_multiplier_within", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
+
+SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
+ROOT_TOL = 1e-8        # the calibrated ledger spends within this of the fit's epsilon
+
+DPSGD_POISSON_OPTIONS = (
+    Option("sampling_rate", "float", None, low=0, high=1, low_open=True,
+           doc=f"Poisson sampling rate q (None: min(1, {SAMPLING_PASSES:g} / T), about "
+               f"{SAMPLING_PASSES:g} passes over the rows; 1 at epsilon = inf)"),
+)
+
+
+def sampling_rate(option, steps, private=True, passes=SAMPLING_PASSES):
+    """The Poisson sampling rate: ``option``, or ``min(1, passes / steps)``; 1 when not private.
+
+    A non-private fit (epsilon = inf) has no noise to amplify: its default is
+    the full batch (exact gradient steps).
+
+    Examples
+    --------
+    >>> sampling_rate(None, 200), sampling_rate(0.5, 200), sampling_rate(None, 2)
+    (0.02, 0.5, 1.0)
+    >>> sampling_rate(None, 200, private=False)
+    1.0
+    """
+    if option is not None:
+        return float(option)
+    return min(1.0, passes / steps) if private else 1.0
+
+
+def noise_multiplier_within(entries, planned, q, steps, epsilon, delta):
+    """Smallest noise multiplier ``z`` that keeps a ledger within (epsilon, delta).
+
+    The ledger is ``entries`` (what the fit has released), the Gaussian
+    mechanisms ``planned`` (``(sensitivity, sigma, count)`` triples, released
+    later) and ``steps`` Poisson-subsampled Gaussian releases at rate ``q``
+    and noise multiplier ``z``; its epsilon at ``delta`` is the ledger's own
+    composition (PLD when a subsampled part is present) and decreases in
+    ``z``. A root search in ``log z`` (Illinois regula falsi, from a
+    bracket around the central-limit guess ``_clt_guess``) returns the ``z``
+    whose ledger spends between ``epsilon - ROOT_TOL`` and ``epsilon``; it
+    raises ``ValueError`` when the other parts alone leave nothing.
+    Everything it reads is public, so it is cached.
+
+    Examples
+    --------
+    >>> z = noise_multiplier_within([], [], 0.1, 20, 1.0, 1e-6)
+    >>> ledger = PrivacyLedger()
+    >>> ledger.subsampled_gaussian(1.0, z, 0.1, count=20)
+    >>> 1.0 - 1e-6 < ledger.spent(1e-6)[0] <= 1.0
+    True
+    """
+    return _calibrate(tuple(entries), tuple(tuple(float(v) for v in p) for p in planned),
+                      float(q), int(steps), float(epsilon), float(delta))
+
+
+@lru_cache(maxsize=128)
+def _calibrate(entries, planned, q, steps, epsilon, delta):
+    others = PrivacyLedger(list(entries))
+    for sens, sigma, count in planned:
+        others.gaussian(sens, sigma, count=int(count))
+    if others.entries and others.spent(delta)[0] >= epsilon:
+        raise ValueError("no privacy budget left for the subsampled gradient steps.")
+
+    def excess(log_z):
+        ledger = PrivacyLedger(list(others.entries))
+        ledger.subsampled_gaussian(1.0, math.exp(log_z), q, count=steps)
+        return ledger.spent(delta)[0] - epsilon
+
+    lo = hi = math.log(_clt_guess(q, steps, epsilon, delta))
+    f_lo = f_hi = excess(lo)
+    while f_hi > 0:
+        if hi > math.log(1e6):
+            raise ValueError("no privacy budget left for the subsampled gradient steps.")
+        lo, f_lo = hi, f_hi
+        hi, f_hi = hi + math.log(2.0), excess(hi + math.log(2.0))
+    while f_lo <= 0:
+        hi, f_hi = lo, f_lo
+        lo, f_lo = lo - math.log(2.0), excess(lo - math.log(2.0))
+    side = 0
+    for _ in range(100):
+        if -ROOT_TOL <= f_hi or hi - lo < 1e-12:
+            break
+        mid = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+        f_mid = excess(mid)
+        if f_mid > 0:
+            lo, f_lo = mid, f_mid
+            f_hi, side = (f_hi / 2, side) if side == 1 else (f_hi, 1)
+        else:
+            hi, f_hi = mid, f_mid
+            f_lo, side = (f_lo / 2, side) if side == -1 else (f_lo, -1)
+    return math.exp(hi)
+
+
+def _clt_guess(q, steps, epsilon, delta):
+    """Start of the search: ``z`` with ``q sqrt(T (exp(1/z**2) - 1)) = mu(epsilon, delta)``.
+
+    The central-limit GDP approximation of ``T`` subsampled Gaussian steps
+    (Bu, Dong, Long and Su 2020, "Deep learning with Gaussian differential
+    privacy", Thm 5); only a starting point, never a privacy claim.
+    """
+    mu = approx_dp_to_gdp(epsilon, delta)
+    return 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
+
+
+def dpsgd_poisson(problem, budget, options):
+    """Poisson-subsampled DP-SGD(A) on the worst-group loss (see module doc).
+
+    Parameters
+    ----------
+    problem : MinimaxProblem
+        As for :func:`~skdp.solvers.minimax.euclidean.noisy_gd`; ``n_iter``
+        counts steps (``'auto'``: :func:`auto_iterations`, as ``noisy_gd``).
+    budget : Budget
+        ``budget.mu``: sets the centring's share (``CENTER_SHARE``, as in
+        ``noisy_gd``); the steps get what the ledger leaves of
+        ``(budget.epsilon, budget.delta)``.
+    options : dict
+        ``sampling_rate`` (None: :func:`sampling_rate`).
+
+    Returns
+    -------
+    SolverResult
+        ``info``: ``group_weights`` (averaged), ``sampling_rate`` and
+        ``noise_multiplier`` (public).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp import PrivateMinimaxClassifier
+    >>> X = np.random.default_rng(0).normal(size=(400, 3))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> clf = PrivateMinimaxClassifier(solver="dpsgd_poisson", random_state=0).fit(X, y)
+    >>> clf.privacy_ledger_.spent(1e-6)[1]
+    'pld'
+    """
+    data = problem.data
+    xp = budget.release.backend.xp
+    T = auto_iterations(data.n, budget.mu) if problem.n_iter == "auto" else int(problem.n_iter)
+    q = sampling_rate(options["sampling_rate"], T, not math.isinf(budget.mu))
+    data, _ = _centre(data, budget.mu, budget.release)
+    z = 0.0
+    if not math.isinf(budget.mu):
+        z = noise_multiplier_within(budget.ledger.entries, [], q, T, budget.epsilon,
+                                    budget.delta)
+    W, b, y_avg = _run(problem, budget, data, T, q, z)
+    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=T,
+                        info=dict(group_weights=np.asarray(_to_host(xp, y_avg)),
+                                  sampling_rate=q, noise_multiplier=z))
+
+
+def _run(problem, budget, data, T, q, z):
+    """The ``T`` steps; returns the averaged ``(W, b, y)`` of the last half."""
+    backend = budget.release.backend
+    xp, sizes, m = backend.xp, np.asarray(problem.sizes, dtype=float), data.n_groups
+    share = LOSS_SHARE if m > 1 else 0.0
+    scales = (math.sqrt(1.0 - share), math.sqrt(share))
+    clips = (CLIP_RATIO * lipschitz(data.k) * data.augmented_bound,
+             _loss_clip(data.k, data.n_classes))
+    step, step_b = _steps(data)
+    eta_y = math.sqrt(2 * math.log(max(m, 2)) / T) / clips[1]
+    W = xp.zeros((data.k, data.p), dtype=data.X.dtype)
+    b = xp.zeros((data.k,), dtype=data.X.dtype)
+    log_y = reference_logits(sizes, problem.reference)  # the group player starts there
+    avg = _Averager(T)
+    for t in range(T):
+        y = softmax_np(log_y)
+        weights = y / sizes
+        gw, gb, losses = _noisy_step(budget, data, (W, b), (weights, sizes),
+                                     (q, z, clips, scales))
+        if m > 1:
+            log_y = log_y + eta_y * losses  # ascent, as sgda
+        W, b = _project(W - step * gw, b - step_b * gb, problem.radius, xp)
+        avg.add(t, W, b, backend.asarray(y))
+        if problem.verbose:
+            print(f"[dpsgd_poisson] step {t + 1}/{T} q={q:.3g} noise multiplier={z:.3g} "
+                  f"weights={np.round(y, 3)}")
+    return avg.mean()
+
+
+def _noisy_step(budget, data, model, groups, plan):
+    """One release: the gradient estimate ``(gw, gb)`` and the group-loss estimate (host)."""
+    (W, b), (weights, sizes), (q, z, (clip, loss_clip), (a_g, a_l)) = model, groups, plan
+    backend = budget.release.backend
+    xp, dtype = backend.xp, data.X.dtype
+    batch = data.subset(budget.poisson_sample(data.n, q))
+    top, n_min = float(weights.max()), float(sizes.min())
+    loss, r = loss_and_residual(batch.margins(W, b), batch.targets, xp)
+    v = batch.onehot @ backend.asarray(weights / top, dtype=dtype)
+    gw, gb = batch.gradient(v[:, None] * _clipped_residual(batch, r, clip))
+    parts = [xp.reshape(gw, (-1,)), gb]
+    if a_l > 0:
+        clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
+        parts.append(batch.onehot.T @ clipped * backend.asarray(n_min / sizes, dtype=dtype)
+                     * (a_l * clip / (a_g * loss_clip)))
+    flat = budget.subsampled_gaussian(xp.concat(parts) * (a_g / clip), 1.0, z, q,
+                                      label="subsampled gradient and group-loss sums")
+    flat = flat * (clip / a_g)
+    k, p = gw.shape
+    g_scale = top / q
+    losses = None
+    if a_l > 0:
+        tail = np.asarray(_to_host(xp, flat[k * p + k:]), dtype=float)
+        losses = tail * (a_g * loss_clip / (a_l * clip)) / (q * n_min)
+    return xp.reshape(flat[:k * p], (k, p)) * g_scale, flat[k * p:k * p + k] * g_scale, losses

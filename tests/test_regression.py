@@ -15,7 +15,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import LOSSES, make_loss
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx_dp
+from skdp.privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
+                                    zcdp_to_approx_dp)
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.regression import KLAdaptiveRegressor, SOLVER_SPECS, resolve_solver
@@ -49,8 +50,25 @@ def test_zcdp_reference_value():
 def test_fit_budget_is_exact_conversion():
     X, y = make_data()
     reg = KLAdaptiveRegressor(epsilon=0.7, delta=1e-5, random_state=0).fit(X, y)
+    assert reg.rho_ == pytest.approx(approx_dp_to_gdp(0.7, 1e-5) ** 2 / 2)
+    assert reg.privacy_spent_[0] <= 0.7 * (1 + 1e-9)
+    reg = KLAdaptiveRegressor(epsilon=0.7, delta=1e-5, solver="stationary_gd",
+                              random_state=0).fit(X, y)  # an exponential mechanism: zCDP
     assert reg.rho_ == pytest.approx(approx_dp_to_zcdp(0.7, 1e-5))
     assert reg.privacy_spent_[0] <= 0.7 * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 1e-6), (0.5, 1e-5), (1.0, 1e-6), (5.0, 1e-8),
+                                        (20.0, 1e-4)])
+@pytest.mark.parametrize("kwargs", [{}, dict(precondition=0.0), dict(solver="noisy_gd")])
+def test_default_ledger_spends_the_stated_epsilon(eps, delta, kwargs):
+    """Issue 18: nothing unspent by calibration slack (GDP calibration, filter emptied)."""
+    X, y = make_data(n=500)
+    reg = KLAdaptiveRegressor(epsilon=eps, delta=delta, random_state=0, **kwargs).fit(X, y)
+    spent, method = reg.privacy_ledger_.spent(delta)
+    assert method == "gdp"
+    assert abs(spent - eps) < 1e-6
+    assert reg.privacy_spent_[0] == pytest.approx(eps, abs=1e-6)
 
 
 @settings(max_examples=8, deadline=None)
@@ -115,7 +133,7 @@ def test_chi_square_detects_halved_noise(monkeypatch):
 def test_adaptive_gd_norm_noise_sd():
     """With zero gradients the first released norm is N(0, sigma_hat**2)."""
     n, d, eps, delta = 200, 2, 1.0, 1e-6
-    rho = approx_dp_to_zcdp(eps, delta)
+    rho = approx_dp_to_gdp(eps, delta) ** 2 / 2  # GDP calibration (all releases Gaussian)
     sigma_hat = (2 * 1.0 / n) / math.sqrt(2 * math.sqrt(rho) / n)
     norms = []
     for seed in range(300):

@@ -25,8 +25,8 @@ from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
-from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, SolverConfig,
-                                private_preconditioner)
+from .solvers.kl.models import (Design, KLProblem, LinearModel, MLPModel, Objective,
+                                SolverConfig, private_preconditioner)
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
@@ -570,6 +570,13 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             X = xp.concat([X, ones], axis=1)
         return X
 
+    def _design_operator(self, X, xp):
+        """Clipped features as a :class:`~skdp.solvers.kl.models.Design`: the one copy of ``X``
+        a batch fit keeps (the intercept column and ``P`` are applied on the fly)."""
+        X = clip_rows(X, self.feature_bound_, xp)
+        linear_intercept = self.fit_intercept and self.model == "linear"
+        return Design(X, self.feature_bound_ if linear_intercept else None, None, xp)
+
     def _config(self, loss, model, row_sq, top_eig, gamma, kappa):
         """Solver constants from public bounds (and the released ``S_hat``)."""
         clip = self.clip_norm or loss.residual_bound(self.target_bound_) * math.sqrt(row_sq)
@@ -597,7 +604,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             return Xd, None, row_sq, row_sq
         P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget)
         floor = 1e-3  # only reached when S_hat is all noise
-        return (Xd @ P, P, max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
+        return (Design(Xd.X, Xd.intercept, P, xp), P,
+                max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
                 max(float(xp.max(spectrum)), floor))
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -699,7 +707,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         self.feature_bound_, self.target_bound_ = self._bounds(X, y, xp)
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         y = xp.clip(y, low, self.target_bound_)
-        Xd = self._design(X, xp)
+        Xd = self._design_operator(X, xp)
+        del X  # the clipped copy is the only one kept
 
         eps, delta = float(self.epsilon), float(self.delta)
         self.rho_ = fit_budget(eps, delta, solver)
@@ -711,7 +720,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                  else LinearModel(int(Xd.shape[1])))
         objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
         config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
-        w0 = model.init(backend, X.dtype)
+        w0 = model.init(backend, Xd.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
         budget = Budget(eps, delta, (1.0 - share) * self.rho_, release=release)
         return KLProblem(objective, w0, config), budget, accountant, P
@@ -813,7 +822,8 @@ def _glm_problem(obj):
     def phi(Z, T, xp):
         return loss.value(Z[..., 0], T[..., 0], xp), loss.derivative(Z, T, xp)
 
-    return GLMProblem(obj.X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
+    X = obj.X.dense() if isinstance(obj.X, Design) else obj.X
+    return GLMProblem(X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
 
 
 def _is_numpy(xp):

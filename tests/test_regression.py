@@ -495,3 +495,45 @@ def test_preconditioner_sensitivity():
         x, x2 = x / np.linalg.norm(x), x2 / np.linalg.norm(x2)
         worst = max(worst, np.linalg.norm(np.outer(x, x) - np.outer(x2, x2)))
     assert worst <= math.sqrt(2) + 1e-12
+
+
+# -------------------------------------------------- design operator (issue 18)
+@pytest.mark.parametrize("intercept", [None, 0.7])
+@pytest.mark.parametrize("with_p", [False, True])
+def test_design_operator_equals_materialised_design(intercept, with_p, monkeypatch):
+    """[X, c 1] P applied on the fly gives the products of the materialised design."""
+    from skdp.solvers.kl import models
+    monkeypatch.setattr(models, "ROW_CHUNK", 7)  # several blocks, a short last one
+    rng = np.random.default_rng(0)
+    n, d = 30, 4
+    X = rng.normal(size=(n, d))
+    p = d + (intercept is not None)
+    A = rng.normal(size=(p, p))
+    P = A @ A.T if with_p else None
+    D = models.Design(X, intercept, P, np)
+    dense = X if intercept is None else np.hstack([X, np.full((n, 1), intercept)])
+    full = dense if P is None else dense @ P
+    w, W = rng.normal(size=p), rng.normal(size=(p, 3))
+    u, U = rng.normal(size=n), rng.normal(size=(2, n))
+    assert D.shape == full.shape
+    np.testing.assert_allclose(D @ w, full @ w, rtol=1e-10)
+    np.testing.assert_allclose(D @ W, full @ W, rtol=1e-10)
+    np.testing.assert_allclose(D.rmatmul(u), u @ full, rtol=1e-10)
+    np.testing.assert_allclose(D.rmatmul(U), U @ full, rtol=1e-10)
+    np.testing.assert_allclose(D.row_sq_norms(), np.sum(full**2, axis=1), rtol=1e-10)
+    np.testing.assert_allclose(D.second_moment(), dense.T @ dense / n, rtol=1e-10)
+    np.testing.assert_allclose(D.dense(), full, rtol=1e-10)
+    np.testing.assert_allclose(D.take(np.array([3, 1])).dense(), full[[3, 1]], rtol=1e-10)
+
+
+def test_design_operator_fit_matches_materialised_fit():
+    """A fit on the operator equals a fit on the materialised, preconditioned design."""
+    X, y = make_data(n=400, d=3)
+    reg = KLAdaptiveRegressor(epsilon=2.0, random_state=3).fit(X, y)
+    backend = Backend.from_arrays(X, random_state=3)
+    budget = Budget(2.0, 1e-6, reg.rho_ * 0.2, release=Release(backend, PrivacyLedger()))
+    from skdp.solvers.kl.models import private_preconditioner
+    dense = np.hstack([X, np.ones((len(X), 1))])
+    P, _ = private_preconditioner(dense, math.sqrt(2.0), budget)
+    np.testing.assert_allclose(reg._precond, P, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(reg.predict(X), dense @ P @ reg._w, rtol=1e-8, atol=1e-10)

@@ -21,6 +21,7 @@ from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
 from .privacy.budget import Budget
+from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile
 from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
@@ -39,6 +40,10 @@ __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
 MODELS = ("linear", "mlp")
 GAUSSIAN_SOLVERS = ("adaptive_gd", "noisy_gd", "spider", "ppm")
 """Solvers whose every release is a Gaussian mechanism: calibrated on Gaussian DP (``fit_budget``)."""
+CLIP_QUANTILE = 0.8   # default clip: this private quantile of the gradient norms at w0
+CLIP_SHARE = 0.05     # share of the budget its release takes
+CLIP_GRID = 9         # candidates: the bound rule's clip times 2**(-k/2), k < CLIP_GRID
+CLIP_NOISE_TOL = 0.1  # released only if the noisy cumulative fraction's sd is at most this
 GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
 
 
@@ -266,10 +271,20 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         spending the rest of the budget; ``spider``/``ppm`` size their noise
         for at most this many queries.
     clip_norm : float, default=None
-        Per-sample gradient clip ``C`` (the Lipschitz constant's role). Default
-        from the bounds: ``(bound on |loss'| at z = 0) * sqrt(feature_bound**2 +
-        intercept**2)`` (linear), the same times ``sqrt(1 + feature_bound**2)``
-        for the mlp.
+        Per-sample gradient clip ``C`` (the Lipschitz constant's role). The
+        bound rule: ``(bound on |loss'| at z = 0) * sqrt(feature_bound**2 +
+        intercept**2)`` (linear; with ``precondition``, the root of the
+        released mean squared row norm in the new coordinates), the same times
+        ``sqrt(1 + feature_bound**2)`` for the mlp. Default (None): for the
+        paper-004 solvers of a private fit with ``theory=False``, the
+        ``CLIP_QUANTILE = 0.8`` quantile of the per-sample gradient norms at
+        the start point, released privately on the grid ``bound rule *
+        2**(-k/2)``, ``k < 9`` (:func:`~skdp.privacy.quantile.private_quantile`,
+        adaptive clipping after Andrew et al. 2021) at ``CLIP_SHARE = 5%`` of
+        the budget, when that release is informative (the sd of its noisy
+        cumulative fraction at most ``CLIP_NOISE_TOL = 0.1``, a public rule
+        in ``n`` and epsilon); otherwise, and with ``theory=True``, the bound
+        rule. ``clip_norm_`` is the clip used.
     smoothness : float, default=None
         ``L1``; steps are ``1/L1`` (``1/(2 L1)`` with ``theory=True``). Default:
         ``sup|loss''| * (row-norm bound)**2``.
@@ -344,6 +359,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Gradient steps (queries) run.
     solver_ : str
         The solver that ran (resolves ``'auto'``).
+    clip_norm_ : float
+        The per-sample gradient clip used (batch solvers).
     rho_ : float
         Total of the fit's privacy filter (sum of the releases'
         ``Delta**2 / (2 sigma**2)``): ``mu**2 / 2`` with ``mu =
@@ -722,8 +739,31 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
         w0 = model.init(backend, Xd.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
-        budget = Budget(eps, delta, (1.0 - share) * self.rho_, release=release)
+        rest = (1.0 - share) * self.rho_
+        if self._adaptive_clip(solver, objective.n):
+            clip_budget = Budget(eps, delta, CLIP_SHARE * self.rho_, release=release)
+            config.clip = self._private_clip(objective, w0, config.clip, clip_budget)
+            rest -= clip_budget.rho
+        self.clip_norm_ = config.clip
+        budget = Budget(eps, delta, rest, release=release)
         return KLProblem(objective, w0, config), budget, accountant, P
+
+    def _adaptive_clip(self, solver, n):
+        """The clip comes from a private quantile: no ``clip_norm``, private, a paper-004 solver,
+        not ``theory`` (which keeps the Lipschitz bound of the paper)."""
+        return (self.clip_norm is None and not self.theory and math.isfinite(self.rho_)
+                and SOLVER_SPECS[solver].family == "kl"
+                and _quantile_noise(n, CLIP_SHARE * self.rho_) <= CLIP_NOISE_TOL)
+
+    @staticmethod
+    def _private_clip(objective, w0, bound, budget):
+        """The ``CLIP_QUANTILE`` quantile of the per-sample gradient norms at ``w0``, released on
+        the grid ``bound * 2**(-k/2)`` (:func:`~skdp.privacy.quantile.private_quantile`: one
+        Gaussian histogram, all of ``budget``)."""
+        grid = [bound * 2.0 ** (-k / 2.0) for k in reversed(range(CLIP_GRID))]
+        norms = objective.grad_norms(w0)
+        return private_quantile(norms, CLIP_QUANTILE, grid, budget, budget.rho,
+                                label="gradient-norm histogram")[0]
 
     def _stream_problem(self, X, y, loss, partial):
         """(problem, budget, accountant, P) of a streaming pass: ``fit`` starts a stream,
@@ -824,6 +864,12 @@ def _glm_problem(obj):
 
     X = obj.X.dense() if isinstance(obj.X, Design) else obj.X
     return GLMProblem(X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
+
+
+def _quantile_noise(n, rho):
+    """sd of the clip histogram's noisy cumulative fraction at the top of the grid (public):
+    ``sqrt(CLIP_GRID) sigma / n``, ``sigma = sqrt(2) / sqrt(2 rho)``."""
+    return math.sqrt(CLIP_GRID) * HISTOGRAM_SENSITIVITY / math.sqrt(2.0 * rho) / n
 
 
 def _is_numpy(xp):

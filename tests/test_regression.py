@@ -537,3 +537,28 @@ def test_design_operator_fit_matches_materialised_fit():
     P, _ = private_preconditioner(dense, math.sqrt(2.0), budget)
     np.testing.assert_allclose(reg._precond, P, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(reg.predict(X), dense @ P @ reg._w, rtol=1e-8, atol=1e-10)
+
+
+# ------------------------------------------------------ adaptive clip (issue 18)
+def test_default_clip_is_a_private_quantile_charged_to_the_ledger():
+    from skdp.regression import CLIP_GRID, CLIP_SHARE
+    X, y = make_data(n=20000, d=3)
+    reg = KLAdaptiveRegressor(epsilon=1.0, precondition=0.0, random_state=0).fit(X, y)
+    (entry,) = [e for e in reg.privacy_ledger_.log() if e["label"] == "gradient-norm histogram"]
+    assert entry["rho"] == pytest.approx(CLIP_SHARE * reg.rho_)
+    bound = math.sqrt(2.0)  # the bound rule: |y| <= 1 at w0 = 0, rows of norm <= 1 plus intercept
+    grid = [bound * 2.0 ** (-k / 2.0) for k in range(CLIP_GRID)]
+    assert min(abs(reg.clip_norm_ - g) for g in grid) < 1e-12
+    norms = np.abs(y) * np.sqrt(np.sum(X**2, axis=1) + 1.0)  # gradient norms at w0 = 0
+    assert 0.6 < np.mean(norms <= reg.clip_norm_) and reg.clip_norm_ < bound
+    assert reg.privacy_spent_[0] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [dict(n=300), dict(theory=True), dict(clip_norm=0.7),
+                                    dict(epsilon=math.inf)])
+def test_bound_rule_clip_where_the_quantile_is_uninformative_or_not_asked(kwargs):
+    """Small n * mu (a public rule), theory=True, a given clip or no privacy: no histogram."""
+    X, y = make_data(n=kwargs.pop("n", 20000), d=3)
+    reg = KLAdaptiveRegressor(precondition=0.0, random_state=0, **kwargs).fit(X, y)
+    assert all(e["label"] != "gradient-norm histogram" for e in reg.privacy_ledger_.log())
+    assert reg.clip_norm_ == pytest.approx(kwargs.get("clip_norm", math.sqrt(2.0)))

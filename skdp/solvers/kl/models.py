@@ -265,6 +265,12 @@ class Objective:
             return xp.ones_like(norms)
         return clip_factors(norms, bound, xp)
 
+    def grad_norms(self, w):
+        """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (never released as is)."""
+        xp = self.xp
+        r, cache = self._residuals(w)
+        return xp.abs(r) * xp.sqrt(self.model.jac_sq_norms(cache, self.x_sq_norms, xp))
+
     def clipped_grad(self, w, clip):
         """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""
         xp = self.xp

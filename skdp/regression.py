@@ -39,7 +39,7 @@ __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
 
 MODELS = ("linear", "mlp")
 GAUSSIAN_SOLVERS = ("adaptive_gd", "noisy_gd", "spider", "ppm")
-"""Solvers whose every release is a Gaussian mechanism: calibrated on Gaussian DP (``fit_budget``)."""
+"""Solvers whose every release is Gaussian: calibrated on Gaussian DP (``fit_budget``)."""
 CLIP_QUANTILE = 0.8   # default clip: this private quantile of the gradient norms at w0
 CLIP_SHARE = 0.05     # share of the budget its release takes
 CLIP_GRID = 9         # candidates: the bound rule's clip times 2**(-k/2), k < CLIP_GRID

@@ -81,7 +81,7 @@ def noisy_fraction_below(values, threshold, budget, rho, *, label="fraction belo
 
 
 def private_quantile(values, q, grid, budget, rho, *, label="quantile histogram"):
-    """The smallest point of a public grid whose noisy fraction of values at or below it is ``>= q``.
+    """The smallest point of a public grid whose noisy fraction of values up to it is ``>= q``.
 
     One Gaussian release of the histogram of ``values`` over the cells cut
     by ``grid`` (l2-sensitivity ``HISTOGRAM_SENSITIVITY = sqrt(2)`` under

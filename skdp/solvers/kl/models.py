@@ -266,7 +266,7 @@ class Objective:
         return clip_factors(norms, bound, xp)
 
     def grad_norms(self, w):
-        """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (never released as is)."""
+        """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (not a release)."""
         xp = self.xp
         r, cache = self._residuals(w)
         return xp.abs(r) * xp.sqrt(self.model.jac_sq_norms(cache, self.x_sq_norms, xp))

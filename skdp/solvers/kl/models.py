@@ -311,8 +311,15 @@ def private_preconditioner(X, row_bound, budget):
     sqrt(2) B**2`` (expand the norm: the cross term ``(x . x')**2`` is >= 0),
     so ``Delta = sqrt(2) B**2 / n``, at the whole of ``budget``. The noisy
     matrix is symmetrised (post-processing), its eigenvalues floored at 0 and
-    shifted by ``lambda = 1.5 sqrt(2 p) sigma`` (about the spectral norm of
-    the noise) plus ``1e-6 B**2``. Everything after the release is
+    shifted by ``lambda = 1.5 sqrt(2 p) sigma`` plus ``1e-6 B**2``. The
+    symmetrised noise ``(G + G^T)/2`` has off-diagonal sd ``sigma/sqrt(2)``,
+    so its spectrum's edge is about ``sqrt(2 p) sigma`` (GOE), and
+    ``||(G + G^T)/2|| <= ||G|| <= (2 sqrt(p) + t) sigma`` with probability
+    ``1 - exp(-t**2/2)`` (Davidson–Szarek ``E||G|| <= 2 sqrt(p) sigma`` and
+    Gaussian concentration of the 1-Lipschitz norm): ``1.5 sqrt(2 p) =
+    2.12 sqrt(p)`` is about that bound. Smaller shifts (``1.0`` and ``0.5
+    sqrt(2 p) sigma``) and flooring the eigenvalues at the shift instead of
+    adding it were mixed on the validation tables (issue 18). Everything after the release is
     post-processing, so ``P`` and any bound computed from ``S_hat`` are public.
     Gradient descent on the reparametrised model ``z = (X P) w'`` then sees a
     Hessian close to the identity (a far smaller ``gamma`` in the KL condition,
@@ -333,6 +340,19 @@ def private_preconditioner(X, row_bound, budget):
     spectrum : array of shape (p,)
         Eigenvalues of ``P S_hat P`` with ``S_hat``'s eigenvalues floored at 0:
         ``lambda_i / (lambda_i + shift)``, all in [0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.budget import Budget
+    >>> from skdp.privacy.release import Release
+    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    >>> X = np.random.default_rng(0).normal(size=(1000, 3)) / 4
+    >>> P, spectrum = private_preconditioner(X, 1.0, Budget(1.0, 1e-6, 0.1, release=release))
+    >>> P.shape, bool(np.all((0 <= spectrum) & (spectrum < 1)))
+    ((3, 3), True)
     """
     xp = budget.backend.xp
     n, p = X.shape

@@ -19,15 +19,16 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           warn_privacy_leak)
 from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
-from .privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
+from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
 from .privacy.budget import Budget
+from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile
 from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
 from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
-from .solvers.kl.models import (KLProblem, LinearModel, MLPModel, Objective, SolverConfig,
-                                private_preconditioner)
+from .solvers.kl.models import (Design, KLProblem, LinearModel, MLPModel, Objective,
+                                SolverConfig, private_preconditioner)
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
@@ -38,6 +39,46 @@ from .solvers.streaming.srgd import STREAM_OPTIONS
 __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
 
 MODELS = ("linear", "mlp")
+GAUSSIAN_SOLVERS = ("adaptive_gd", "noisy_gd", "spider", "ppm")
+"""Solvers whose every release is Gaussian: calibrated on Gaussian DP (``fit_budget``)."""
+CLIP_QUANTILE = 0.8   # default clip: this private quantile of the gradient norms at w0
+CLIP_SHARE = 0.05     # share of the budget its release takes
+CLIP_GRID = 9         # candidates: the bound rule's clip times 2**(-k/2), k < CLIP_GRID
+CLIP_NOISE_TOL = 0.1  # released only if the noisy cumulative fraction's sd is at most this
+GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
+
+
+def fit_budget(epsilon, delta, solver):
+    """The filter total ``rho`` of a batch fit: exact GDP where every release is Gaussian.
+
+    A fit made only of Gaussian releases (the preconditioner and the
+    ``GAUSSIAN_SOLVERS``) is calibrated on Gaussian DP: ``mu =
+    approx_dp_to_gdp(epsilon, delta)`` (Dong–Roth–Su 2022, Cor. 2.13 inverted),
+    and its filter runs on ``sum_t mu_t**2 <= mu**2``, which for Gaussian
+    releases (``mu_t = Delta_t / sigma_t = sqrt(2 rho_t)``) is the zCDP
+    filter ``sum_t rho_t <= rho = mu**2 / 2``. A Gaussian-DP filter is valid
+    when each ``mu_t`` is chosen from earlier outputs (fully adaptive
+    composition: Smith & Thakurta 2022, "Fully adaptive composition for
+    Gaussian differential privacy", arXiv:2210.17520: such a filter has the
+    parameters of non-adaptive composition, Dong–Roth–Su Cor. 3.3), so the
+    fit is ``mu``-GDP, i.e. exactly ``(epsilon, delta)``-DP, and the ledger
+    (its ``'gdp'`` rule) reports ``epsilon`` when the filter is emptied.
+    Other solvers (exponential mechanisms, trees, streams) keep the zCDP
+    calibration of Canonne–Kamath–Steinke 2020.
+
+    Examples
+    --------
+    >>> round(fit_budget(1.0, 1e-6, "adaptive_gd"), 4)  # mu**2 / 2
+    0.028
+    >>> round(fit_budget(1.0, 1e-6, "stationary_gd"), 4)  # zCDP (an exponential mechanism)
+    0.0244
+    """
+    if math.isinf(epsilon):
+        return math.inf
+    if solver in GAUSSIAN_SOLVERS:
+        mu = approx_dp_to_gdp(epsilon, delta) * (1.0 - GDP_SLACK)
+        return mu * mu / 2.0
+    return approx_dp_to_zcdp(epsilon, delta)
 
 
 def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
@@ -155,13 +196,17 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     Read more in the :ref:`User Guide <kl_regression>`.
 
     **Privacy model.** (epsilon, delta)-DP under replace-one adjacency (two
-    datasets of the same public size n differing in one row). The budget is
-    converted exactly to rho-zCDP (Canonne–Kamath–Steinke 2020,
-    :func:`~skdp.privacy.accounting.approx_dp_to_zcdp`); every release is a
-    Gaussian mechanism on a mean of per-sample gradients clipped to norm
+    datasets of the same public size n differing in one row). Every release
+    is a Gaussian mechanism on a mean of per-sample gradients clipped to norm
     ``clip_norm`` (l2-sensitivity ``2 clip_norm / n``), or an exponential
-    mechanism (``'stationary_gd'``), composed in zCDP; the solvers' noise
-    levels are derived from that explicit budget, not from the paper's
+    mechanism (``'stationary_gd'``). Where every release is Gaussian (the
+    default path) the budget is converted exactly to ``mu``-GDP
+    (Dong–Roth–Su 2022; adaptive filter: Smith–Thakurta 2022, see
+    :func:`fit_budget`) and spent in full; otherwise to rho-zCDP
+    (Canonne–Kamath–Steinke 2020,
+    :func:`~skdp.privacy.accounting.approx_dp_to_zcdp`), composed in zCDP.
+    The solvers' noise levels are derived from that explicit budget, not
+    from the paper's
     constants (which are off by factors of 2, notes 004 §0). What is public:
     n, the number of features, ``feature_bound``, ``target_bound`` and all
     parameters. Rows of ``X`` are scaled to l2 norm at most ``feature_bound``
@@ -236,10 +281,20 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         spending the rest of the budget; ``spider``/``ppm`` size their noise
         for at most this many queries.
     clip_norm : float, default=None
-        Per-sample gradient clip ``C`` (the Lipschitz constant's role). Default
-        from the bounds: ``(bound on |loss'| at z = 0) * sqrt(feature_bound**2 +
-        intercept**2)`` (linear), the same times ``sqrt(1 + feature_bound**2)``
-        for the mlp.
+        Per-sample gradient clip ``C`` (the Lipschitz constant's role). The
+        bound rule: ``(bound on |loss'| at z = 0) * sqrt(feature_bound**2 +
+        intercept**2)`` (linear; with ``precondition``, the root of the
+        released mean squared row norm in the new coordinates), the same times
+        ``sqrt(1 + feature_bound**2)`` for the mlp. Default (None): for the
+        paper-004 solvers of a private fit with ``theory=False``, the
+        ``CLIP_QUANTILE = 0.8`` quantile of the per-sample gradient norms at
+        the start point, released privately on the grid ``bound rule *
+        2**(-k/2)``, ``k < 9`` (:func:`~skdp.privacy.quantile.private_quantile`,
+        adaptive clipping after Andrew et al. 2021) at ``CLIP_SHARE = 5%`` of
+        the budget, when that release is informative (the sd of its noisy
+        cumulative fraction at most ``CLIP_NOISE_TOL = 0.1``, a public rule
+        in ``n`` and epsilon); otherwise, and with ``theory=True``, the bound
+        rule. ``clip_norm_`` is the clip used.
     smoothness : float, default=None
         ``L1``; steps are ``1/L1`` (``1/(2 L1)`` with ``theory=True``). Default:
         ``sup|loss''| * (row-norm bound)**2``.
@@ -315,8 +370,15 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Gradient steps (queries) run.
     solver_ : str
         The solver that ran (resolves ``'auto'``).
+    clip_norm_ : float
+        The per-sample gradient clip used (batch solvers).
     rho_ : float
-        zCDP budget of the fit.
+        Total of the fit's privacy filter (sum of the releases'
+        ``Delta**2 / (2 sigma**2)``): ``mu**2 / 2`` with ``mu =
+        approx_dp_to_gdp(epsilon, delta)`` for the solvers made of Gaussian
+        releases only (``'adaptive_gd'``, ``'noisy_gd'``, ``'spider'``,
+        ``'ppm'``; exact Gaussian-DP calibration, see :func:`fit_budget`),
+        else the zCDP budget ``approx_dp_to_zcdp(epsilon, delta)``.
     history_ : list of dict
         Per-step log (noise scale, cost, ...); empty for the streaming solvers.
     goldstein_certificate_ : float
@@ -536,6 +598,13 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             X = xp.concat([X, ones], axis=1)
         return X
 
+    def _design_operator(self, X, xp):
+        """Clipped features as a :class:`~skdp.solvers.kl.models.Design`: the one copy of ``X``
+        a batch fit keeps (the intercept column and ``P`` are applied on the fly)."""
+        X = clip_rows(X, self.feature_bound_, xp)
+        linear_intercept = self.fit_intercept and self.model == "linear"
+        return Design(X, self.feature_bound_ if linear_intercept else None, None, xp)
+
     def _config(self, loss, model, row_sq, top_eig, gamma, kappa):
         """Solver constants from public bounds (and the released ``S_hat``)."""
         clip = self.clip_norm or loss.residual_bound(self.target_bound_) * math.sqrt(row_sq)
@@ -563,7 +632,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             return Xd, None, row_sq, row_sq
         P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget)
         floor = 1e-3  # only reached when S_hat is all noise
-        return (Xd @ P, P, max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
+        return (Design(Xd.X, Xd.intercept, P, xp), P,
+                max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
                 max(float(xp.max(spectrum)), floor))
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -635,7 +705,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                 options["clip"] = float(self.clip_norm)
         else:
             self._check_solver(solver, loss, gamma, kappa)
-            problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa)
+            problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa,
+                                                                 solver)
         result = spec.fn(problem, budget, options)
         if spec.family == "goldstein":
             self.goldstein_certificate_ = result.info["certificate"]
@@ -649,7 +720,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             self._record_spend(accountant, budget.ledger)
         return self
 
-    def _batch_problem(self, X, y, loss, gamma, kappa):
+    def _batch_problem(self, X, y, loss, gamma, kappa, solver):
         """(problem, budget, accountant, P) of a fit that reads the data as often as it likes.
 
         The accountant is checked first; ``precondition`` of ``rho`` goes to the
@@ -664,10 +735,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         self.feature_bound_, self.target_bound_ = self._bounds(X, y, xp)
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         y = xp.clip(y, low, self.target_bound_)
-        Xd = self._design(X, xp)
+        Xd = self._design_operator(X, xp)
+        del X  # the clipped copy is the only one kept
 
         eps, delta = float(self.epsilon), float(self.delta)
-        self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
+        self.rho_ = fit_budget(eps, delta, solver)
         release = Release(backend, PrivacyLedger())
         share = float(self.precondition)
         Xd, P, row_sq, top_eig = self._precondition(
@@ -676,10 +748,33 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                  else LinearModel(int(Xd.shape[1])))
         objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
         config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
-        w0 = model.init(backend, X.dtype)
+        w0 = model.init(backend, Xd.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
-        budget = Budget(eps, delta, (1.0 - share) * self.rho_, release=release)
+        rest = (1.0 - share) * self.rho_
+        if self._adaptive_clip(solver, objective.n):
+            clip_budget = Budget(eps, delta, CLIP_SHARE * self.rho_, release=release)
+            config.clip = self._private_clip(objective, w0, config.clip, clip_budget)
+            rest -= clip_budget.rho
+        self.clip_norm_ = config.clip
+        budget = Budget(eps, delta, rest, release=release)
         return KLProblem(objective, w0, config), budget, accountant, P
+
+    def _adaptive_clip(self, solver, n):
+        """The clip comes from a private quantile: no ``clip_norm``, private, a paper-004 solver,
+        not ``theory`` (which keeps the Lipschitz bound of the paper)."""
+        return (self.clip_norm is None and not self.theory and math.isfinite(self.rho_)
+                and SOLVER_SPECS[solver].family == "kl"
+                and _quantile_noise(n, CLIP_SHARE * self.rho_) <= CLIP_NOISE_TOL)
+
+    @staticmethod
+    def _private_clip(objective, w0, bound, budget):
+        """The ``CLIP_QUANTILE`` quantile of the per-sample gradient norms at ``w0``, released on
+        the grid ``bound * 2**(-k/2)`` (:func:`~skdp.privacy.quantile.private_quantile`: one
+        Gaussian histogram, all of ``budget``)."""
+        grid = [bound * 2.0 ** (-k / 2.0) for k in reversed(range(CLIP_GRID))]
+        norms = objective.grad_norms(w0)
+        return private_quantile(norms, CLIP_QUANTILE, grid, budget, budget.rho,
+                                label="gradient-norm histogram")[0]
 
     def _stream_problem(self, X, y, loss, partial):
         """(problem, budget, accountant, P) of a streaming pass: ``fit`` starts a stream,
@@ -778,7 +873,14 @@ def _glm_problem(obj):
     def phi(Z, T, xp):
         return loss.value(Z[..., 0], T[..., 0], xp), loss.derivative(Z, T, xp)
 
-    return GLMProblem(obj.X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
+    X = obj.X.dense() if isinstance(obj.X, Design) else obj.X
+    return GLMProblem(X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
+
+
+def _quantile_noise(n, rho):
+    """sd of the clip histogram's noisy cumulative fraction at the top of the grid (public):
+    ``sqrt(CLIP_GRID) sigma / n``, ``sigma = sqrt(2) / sqrt(2 rho)``."""
+    return math.sqrt(CLIP_GRID) * HISTOGRAM_SENSITIVITY / math.sqrt(2.0 * rho) / n
 
 
 def _is_numpy(xp):

@@ -15,7 +15,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import LOSSES, make_loss
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx_dp
+from skdp.privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
+                                    zcdp_to_approx_dp)
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.regression import KLAdaptiveRegressor, SOLVER_SPECS, resolve_solver
@@ -49,8 +50,25 @@ def test_zcdp_reference_value():
 def test_fit_budget_is_exact_conversion():
     X, y = make_data()
     reg = KLAdaptiveRegressor(epsilon=0.7, delta=1e-5, random_state=0).fit(X, y)
+    assert reg.rho_ == pytest.approx(approx_dp_to_gdp(0.7, 1e-5) ** 2 / 2)
+    assert reg.privacy_spent_[0] <= 0.7 * (1 + 1e-9)
+    reg = KLAdaptiveRegressor(epsilon=0.7, delta=1e-5, solver="stationary_gd",
+                              random_state=0).fit(X, y)  # an exponential mechanism: zCDP
     assert reg.rho_ == pytest.approx(approx_dp_to_zcdp(0.7, 1e-5))
     assert reg.privacy_spent_[0] <= 0.7 * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 1e-6), (0.5, 1e-5), (1.0, 1e-6), (5.0, 1e-8),
+                                        (20.0, 1e-4)])
+@pytest.mark.parametrize("kwargs", [{}, dict(precondition=0.0), dict(solver="noisy_gd")])
+def test_default_ledger_spends_the_stated_epsilon(eps, delta, kwargs):
+    """Issue 18: nothing unspent by calibration slack (GDP calibration, filter emptied)."""
+    X, y = make_data(n=500)
+    reg = KLAdaptiveRegressor(epsilon=eps, delta=delta, random_state=0, **kwargs).fit(X, y)
+    spent, method = reg.privacy_ledger_.spent(delta)
+    assert method == "gdp"
+    assert abs(spent - eps) < 1e-6
+    assert reg.privacy_spent_[0] == pytest.approx(eps, abs=1e-6)
 
 
 @settings(max_examples=8, deadline=None)
@@ -118,7 +136,7 @@ def test_chi_square_detects_halved_noise(monkeypatch):
 def test_adaptive_gd_norm_noise_sd():
     """With zero gradients the first released norm is N(0, sigma_hat**2)."""
     n, d, eps, delta = 200, 2, 1.0, 1e-6
-    rho = approx_dp_to_zcdp(eps, delta)
+    rho = approx_dp_to_gdp(eps, delta) ** 2 / 2  # GDP calibration (all releases Gaussian)
     sigma_hat = (2 * 1.0 / n) / math.sqrt(2 * math.sqrt(rho) / n)
     norms = []
     for seed in range(300):
@@ -480,3 +498,70 @@ def test_preconditioner_sensitivity():
         x, x2 = x / np.linalg.norm(x), x2 / np.linalg.norm(x2)
         worst = max(worst, np.linalg.norm(np.outer(x, x) - np.outer(x2, x2)))
     assert worst <= math.sqrt(2) + 1e-12
+
+
+# -------------------------------------------------- design operator (issue 18)
+@pytest.mark.parametrize("intercept", [None, 0.7])
+@pytest.mark.parametrize("with_p", [False, True])
+def test_design_operator_equals_materialised_design(intercept, with_p, monkeypatch):
+    """[X, c 1] P applied on the fly gives the products of the materialised design."""
+    from skdp.solvers.kl import models
+    monkeypatch.setattr(models, "ROW_CHUNK", 7)  # several blocks, a short last one
+    rng = np.random.default_rng(0)
+    n, d = 30, 4
+    X = rng.normal(size=(n, d))
+    p = d + (intercept is not None)
+    A = rng.normal(size=(p, p))
+    P = A @ A.T if with_p else None
+    D = models.Design(X, intercept, P, np)
+    dense = X if intercept is None else np.hstack([X, np.full((n, 1), intercept)])
+    full = dense if P is None else dense @ P
+    w, W = rng.normal(size=p), rng.normal(size=(p, 3))
+    u, U = rng.normal(size=n), rng.normal(size=(2, n))
+    assert D.shape == full.shape
+    np.testing.assert_allclose(D @ w, full @ w, rtol=1e-10)
+    np.testing.assert_allclose(D @ W, full @ W, rtol=1e-10)
+    np.testing.assert_allclose(D.rmatmul(u), u @ full, rtol=1e-10)
+    np.testing.assert_allclose(D.rmatmul(U), U @ full, rtol=1e-10)
+    np.testing.assert_allclose(D.row_sq_norms(), np.sum(full**2, axis=1), rtol=1e-10)
+    np.testing.assert_allclose(D.second_moment(), dense.T @ dense / n, rtol=1e-10)
+    np.testing.assert_allclose(D.dense(), full, rtol=1e-10)
+    np.testing.assert_allclose(D.take(np.array([3, 1])).dense(), full[[3, 1]], rtol=1e-10)
+
+
+def test_design_operator_fit_matches_materialised_fit():
+    """A fit on the operator equals a fit on the materialised, preconditioned design."""
+    X, y = make_data(n=400, d=3)
+    reg = KLAdaptiveRegressor(epsilon=2.0, random_state=3).fit(X, y)
+    backend = Backend.from_arrays(X, random_state=3)
+    budget = Budget(2.0, 1e-6, reg.rho_ * 0.2, release=Release(backend, PrivacyLedger()))
+    from skdp.solvers.kl.models import private_preconditioner
+    dense = np.hstack([X, np.ones((len(X), 1))])
+    P, _ = private_preconditioner(dense, math.sqrt(2.0), budget)
+    np.testing.assert_allclose(reg._precond, P, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(reg.predict(X), dense @ P @ reg._w, rtol=1e-8, atol=1e-10)
+
+
+# ------------------------------------------------------ adaptive clip (issue 18)
+def test_default_clip_is_a_private_quantile_charged_to_the_ledger():
+    from skdp.regression import CLIP_GRID, CLIP_SHARE
+    X, y = make_data(n=20000, d=3)
+    reg = KLAdaptiveRegressor(epsilon=1.0, precondition=0.0, random_state=0).fit(X, y)
+    (entry,) = [e for e in reg.privacy_ledger_.log() if e["label"] == "gradient-norm histogram"]
+    assert entry["rho"] == pytest.approx(CLIP_SHARE * reg.rho_)
+    bound = math.sqrt(2.0)  # the bound rule: |y| <= 1 at w0 = 0, rows of norm <= 1 plus intercept
+    grid = [bound * 2.0 ** (-k / 2.0) for k in range(CLIP_GRID)]
+    assert min(abs(reg.clip_norm_ - g) for g in grid) < 1e-12
+    norms = np.abs(y) * np.sqrt(np.sum(X**2, axis=1) + 1.0)  # gradient norms at w0 = 0
+    assert 0.6 < np.mean(norms <= reg.clip_norm_) and reg.clip_norm_ < bound
+    assert reg.privacy_spent_[0] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [dict(n=300), dict(theory=True), dict(clip_norm=0.7),
+                                    dict(epsilon=math.inf)])
+def test_bound_rule_clip_where_the_quantile_is_uninformative_or_not_asked(kwargs):
+    """Small n * mu (a public rule), theory=True, a given clip or no privacy: no histogram."""
+    X, y = make_data(n=kwargs.pop("n", 20000), d=3)
+    reg = KLAdaptiveRegressor(precondition=0.0, random_state=0, **kwargs).fit(X, y)
+    assert all(e["label"] != "gradient-norm histogram" for e in reg.privacy_ledger_.log())
+    assert reg.clip_norm_ == pytest.approx(kwargs.get("clip_norm", math.sqrt(2.0)))

@@ -21,10 +21,118 @@ mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
 from dataclasses import dataclass
 import math
 
+from ..._backend import array_api_compat
 from ...privacy.clipping import clip_factors
 
-__all__ = ["LinearModel", "MLPModel", "Objective", "SolverConfig", "KLProblem",
+__all__ = ["Design", "LinearModel", "MLPModel", "Objective", "SolverConfig", "KLProblem",
            "private_preconditioner"]
+
+ROW_CHUNK = 8192  # rows per block where a product with P would otherwise be (n, p)
+
+
+class Design:
+    """The design ``[X, c 1] P`` as an operator: products only, never materialised.
+
+    A batch fit keeps one array, the clipped ``X`` of shape (n, d); the
+    intercept column ``c 1`` and the preconditioner ``P`` (symmetric, (p, p)
+    with ``p = d + 1`` when there is an intercept) enter only through
+    products: ``Design @ W = X (P W)[:d] + c (P W)[d]`` and
+    ``rmatmul(U) = [U X, c U 1] P`` (issue 18: the design with its
+    intercept column and the preconditioned copy ``X P`` took about 1.7
+    copies of ``X``). The algebra is that of the materialised
+    ``[X, c 1] P``, so the solvers and their privacy are unchanged.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        Clipped features.
+    intercept : float or None
+        ``c``, the constant of the intercept column (None: no column).
+    P : array of shape (p, p) or None
+        Symmetric preconditioner (None: the identity).
+    xp : namespace
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> D = Design(X, 1.0, 2.0 * np.eye(3), np)
+    >>> D.shape, (D @ np.ones(3)).tolist(), D.rmatmul(np.ones(2)).tolist()
+    ((2, 3), [8.0, 16.0], [8.0, 12.0, 4.0])
+    >>> np.allclose(D.dense(), np.hstack([X, np.ones((2, 1))]) @ (2.0 * np.eye(3)))
+    True
+    """
+
+    def __init__(self, X, intercept, P, xp):
+        self.X, self.intercept, self.P, self.xp = X, intercept, P, xp
+        self.d = int(X.shape[1])
+        self.shape = (int(X.shape[0]), self.d + (intercept is not None))
+        self.dtype = X.dtype
+
+    def _rows(self, X, V):
+        out = X @ V[:self.d, ...]
+        if self.intercept is not None:
+            out = out + self.intercept * V[self.d, ...]
+        return out
+
+    def __matmul__(self, W):
+        """``[X, c 1] P W`` for ``W`` of shape (p,) or (p, k)."""
+        return self._rows(self.X, W if self.P is None else self.P @ W)
+
+    def rmatmul(self, U):
+        """``U [X, c 1] P`` for ``U`` of shape (n,) or (m, n)."""
+        xp = self.xp
+        A = U @ self.X
+        if self.intercept is not None:
+            last = self.intercept * xp.sum(U, axis=-1)
+            A = xp.concat([A, xp.reshape(last, (*A.shape[:-1], 1))], axis=-1)
+        return A if self.P is None else A @ self.P
+
+    def row_sq_norms(self):
+        """Squared norms of the rows of ``[X, c 1] P``, in blocks of ``ROW_CHUNK`` rows."""
+        xp, n = self.xp, self.shape[0]
+        if self.P is None:
+            sq = xp.sum(self.X * self.X, axis=1)
+            return sq if self.intercept is None else sq + self.intercept**2
+        blocks = []
+        for start in range(0, n, ROW_CHUNK):
+            Z = self._rows(self.X[start:min(start + ROW_CHUNK, n), ...], self.P)
+            blocks.append(xp.sum(Z * Z, axis=1))
+        return blocks[0] if len(blocks) == 1 else xp.concat(blocks)
+
+    def second_moment(self):
+        """``[X, c 1]^T [X, c 1] / n`` (without ``P``), with no (n, p) temporary."""
+        xp, n = self.xp, self.shape[0]
+        S = self.X.T @ self.X / n
+        if self.intercept is None:
+            return S
+        c = self.intercept
+        col = xp.reshape(c * xp.sum(self.X, axis=0) / n, (-1, 1))
+        corner = xp.full((1, 1), c * c, dtype=S.dtype, device=_device(S))
+        return xp.concat([xp.concat([S, col], axis=1),
+                          xp.concat([col.T, corner], axis=1)], axis=0)
+
+    def take(self, idx):
+        """The rows ``idx`` (a subsample) as a :class:`Design` with the same ``c`` and ``P``."""
+        return Design(self.xp.take(self.X, idx, axis=0), self.intercept, self.P, self.xp)
+
+    def dense(self):
+        """``[X, c 1] P`` materialised (the solvers that need an array: Goldstein, streams)."""
+        return self @ self.xp.eye(self.shape[1], dtype=self.dtype, device=_device(self.X))
+
+
+def _device(a):
+    return array_api_compat.device(a)
+
+
+def rmatmul(U, X):
+    """``U @ X`` for an array or a :class:`Design` ``X``."""
+    return X.rmatmul(U) if isinstance(X, Design) else U @ X
+
+
+def row_sq_norms(X, xp):
+    """Squared row norms of an array or a :class:`Design`."""
+    return X.row_sq_norms() if isinstance(X, Design) else xp.sum(X * X, axis=1)
 
 
 class LinearModel:
@@ -56,7 +164,7 @@ class LinearModel:
 
     def vjp(self, cache, u, X, xp):
         """``sum_i u_i J_i``."""
-        return u @ X
+        return rmatmul(u, X)
 
 
 class MLPModel:
@@ -111,7 +219,7 @@ class MLPModel:
     def vjp(self, cache, u, X, xp):
         A, a = cache
         G = u[:, None] * a
-        gW = G.T @ X
+        gW = rmatmul(G.T, X)
         return xp.concat([xp.reshape(gW, (-1,)), xp.sum(G, axis=0), u @ A,
                           xp.reshape(xp.sum(u), (1,))])
 
@@ -129,8 +237,12 @@ class Objective:
 
     Parameters
     ----------
-    X, y : arrays
-        Public-bound-clipped data in the backend namespace.
+    X : array or Design
+        Public-bound-clipped design in the backend namespace (a
+        :class:`Design` applies the intercept column and the preconditioner
+        on the fly).
+    y : array
+        Clipped targets.
     loss : loss object from :mod:`skdp.solvers.losses.regression`
     model : LinearModel or MLPModel
     alpha : float
@@ -141,7 +253,7 @@ class Objective:
     def __init__(self, X, y, loss, model, alpha, xp):
         self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
         self.n = int(X.shape[0])
-        self.x_sq_norms = xp.sum(X * X, axis=1)
+        self.x_sq_norms = row_sq_norms(X, xp)
 
     def _residuals(self, w):
         z, cache = self.model.forward(w, self.X, self.xp)
@@ -152,6 +264,12 @@ class Objective:
         if math.isinf(bound):
             return xp.ones_like(norms)
         return clip_factors(norms, bound, xp)
+
+    def grad_norms(self, w):
+        """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (not a release)."""
+        xp = self.xp
+        r, cache = self._residuals(w)
+        return xp.abs(r) * xp.sqrt(self.model.jac_sq_norms(cache, self.x_sq_norms, xp))
 
     def clipped_grad(self, w, clip):
         """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""
@@ -193,8 +311,15 @@ def private_preconditioner(X, row_bound, budget):
     sqrt(2) B**2`` (expand the norm: the cross term ``(x . x')**2`` is >= 0),
     so ``Delta = sqrt(2) B**2 / n``, at the whole of ``budget``. The noisy
     matrix is symmetrised (post-processing), its eigenvalues floored at 0 and
-    shifted by ``lambda = 1.5 sqrt(2 p) sigma`` (about the spectral norm of
-    the noise) plus ``1e-6 B**2``. Everything after the release is
+    shifted by ``lambda = 1.5 sqrt(2 p) sigma`` plus ``1e-6 B**2``. The
+    symmetrised noise ``(G + G^T)/2`` has off-diagonal sd ``sigma/sqrt(2)``,
+    so its spectrum's edge is about ``sqrt(2 p) sigma`` (GOE), and
+    ``||(G + G^T)/2|| <= ||G|| <= (2 sqrt(p) + t) sigma`` with probability
+    ``1 - exp(-t**2/2)`` (Davidson–Szarek ``E||G|| <= 2 sqrt(p) sigma`` and
+    Gaussian concentration of the 1-Lipschitz norm): ``1.5 sqrt(2 p) =
+    2.12 sqrt(p)`` is about that bound. Smaller shifts (``1.0`` and ``0.5
+    sqrt(2 p) sigma``) and flooring the eigenvalues at the shift instead of
+    adding it were mixed on the validation tables (issue 18). Everything after the release is
     post-processing, so ``P`` and any bound computed from ``S_hat`` are public.
     Gradient descent on the reparametrised model ``z = (X P) w'`` then sees a
     Hessian close to the identity (a far smaller ``gamma`` in the KL condition,
@@ -203,7 +328,7 @@ def private_preconditioner(X, row_bound, budget):
 
     Parameters
     ----------
-    X : array of shape (n, p)
+    X : array of shape (n, p) or Design
         Clipped design, rows of norm at most ``row_bound``.
     row_bound : float
     budget : Budget
@@ -215,12 +340,26 @@ def private_preconditioner(X, row_bound, budget):
     spectrum : array of shape (p,)
         Eigenvalues of ``P S_hat P`` with ``S_hat``'s eigenvalues floored at 0:
         ``lambda_i / (lambda_i + shift)``, all in [0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.budget import Budget
+    >>> from skdp.privacy.release import Release
+    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    >>> X = np.random.default_rng(0).normal(size=(1000, 3)) / 4
+    >>> P, spectrum = private_preconditioner(X, 1.0, Budget(1.0, 1e-6, 0.1, release=release))
+    >>> P.shape, bool(np.all((0 <= spectrum) & (spectrum < 1)))
+    ((3, 3), True)
     """
     xp = budget.backend.xp
     n, p = X.shape
     sens = math.sqrt(2.0) * row_bound**2 / n
     sigma = budget.sigma(sens, budget.rho)
-    S = budget.gaussian(X.T @ X / n, sens, sigma, label="second-moment matrix")
+    moment = X.second_moment() if isinstance(X, Design) else X.T @ X / n
+    S = budget.gaussian(moment, sens, sigma, label="second-moment matrix")
     S = 0.5 * (S + S.T)
     evals, evecs = xp.linalg.eigh(S)
     shift = 1.5 * math.sqrt(2.0 * p) * sigma + 1e-6 * row_bound**2

@@ -31,7 +31,7 @@ sampled rows are gathered (``X[idx]``), ``X`` is never copied.
 from ..minimax.subsampled import DPSGD_POISSON_OPTIONS, noise_multiplier_within, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start
-from .models import Objective
+from .models import Design, Objective
 
 __all__ = ["dpsgd_poisson", "DPSGD_POISSON_STEPS", "DPSGD_POISSON_OPTIONS"]
 
@@ -97,7 +97,8 @@ def dpsgd_poisson(problem, budget, options):
 def _clipped_sum(obj, w, idx, clip):
     """Sum over the rows ``idx`` of the per-row gradients clipped to norm ``clip``."""
     xp = obj.xp
-    batch = Objective(xp.take(obj.X, idx, axis=0), xp.take(obj.y, idx, axis=0), obj.loss,
+    rows = obj.X.take(idx) if isinstance(obj.X, Design) else xp.take(obj.X, idx, axis=0)
+    batch = Objective(rows, xp.take(obj.y, idx, axis=0), obj.loss,
                       obj.model, 0.0, xp)
     if batch.n == 0:
         return xp.zeros_like(w)

@@ -88,6 +88,9 @@ CORE_SECTIONS = {
     "skdp.privacy.clipping": "Clipping",
     "skdp.privacy.tree": "Tree mechanism (continual counting)",
     "skdp.privacy.selection": "Private selection: best of a random number of runs",
+    "skdp.privacy.pld": "Privacy loss distributions: the Poisson-subsampled Gaussian",
+    "skdp.privacy.quantile": "Private quantiles (adaptive clipping)",
+    "skdp.privacy.ledger_store": "The ledger file (a budget shared across processes)",
 }
 
 

@@ -3,6 +3,7 @@
 from .exceptions import BudgetExceededError, PrivacyLeakWarning
 from .minimax import PrivateMinimaxClassifier
 from .privacy.accountant import BudgetAccountant
+from .privacy.ledger_store import LedgerError, LedgerLockedError
 from .regression import KLAdaptiveRegressor
 from .synthesizer import SaddlePointSynthesizer
 
@@ -12,6 +13,8 @@ __all__ = [
     "BudgetAccountant",
     "BudgetExceededError",
     "KLAdaptiveRegressor",
+    "LedgerError",
+    "LedgerLockedError",
     "PrivacyLeakWarning",
     "PrivateMinimaxClassifier",
     "SaddlePointSynthesizer",

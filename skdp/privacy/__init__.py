@@ -10,10 +10,12 @@ from .accounting import (
     fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld, gaussian_rho,
     gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, zcdp_to_approx_dp)
 from .budget import Budget
+from .ledger_store import LedgerError, LedgerLockedError
 from .clipping import clip_factors, clip_overflowing_rows, clip_rows, row_norms
 from .mechanisms import exponential_mechanism, gaussian_mechanism, report_noisy_max
 from .pld import (PrivacyLossDistribution, compose_gaussian_parts, subsampled_gaussian_delta,
                   subsampled_gaussian_epsilon, subsampled_gaussian_sigma)
+from .quantile import noisy_fraction_below, private_quantile
 from .release import ExponentialBatch, GaussianBatch, Release
 from .selection import (repeat_and_select_epsilon, repeat_and_select_rdp, sample_repetitions,
                         truncated_negative_binomial_gamma, truncated_negative_binomial_mean)
@@ -29,7 +31,8 @@ __all__ = [
     "gdp_delta", "gdp_to_approx_dp", "pure_rho", "zcdp_to_approx_dp",
     "exponential_mechanism", "gaussian_mechanism", "report_noisy_max",
     "TreeAggregator", "max_nodes_per_leaf", "node_decomposition", "nodes_per_leaf",
-    "tree_rho", "tree_sigma",
+    "tree_rho", "tree_sigma", "LedgerError", "LedgerLockedError", "noisy_fraction_below",
+    "private_quantile",
     "PrivacyLossDistribution", "compose_gaussian_parts", "gaussian_pld",
     "subsampled_gaussian_delta", "subsampled_gaussian_epsilon", "subsampled_gaussian_sigma",
     "repeat_and_select_epsilon", "repeat_and_select_rdp", "sample_repetitions",

@@ -29,7 +29,9 @@ timeout). The child loads X and y fully into memory (not memory-mapped, so the
 file's pages do not count), fits once on the first 2,000 rows (imports, BLAS
 buffers), then:
 
-* ``seconds``: wall time of ``fit`` on all rows;
+* ``seconds``, ``cpu s``: wall and CPU (``process_time``) seconds of ``fit`` on all
+  rows; with one thread they agree on a quiet machine, and on a loaded one the CPU
+  seconds are the steadier (the ``x reference`` ratio uses them);
 * ``rss x X`` (the number reported against the target): the peak extra resident
   memory of that fit, ``VmHWM`` after the fit minus ``VmRSS`` before it, with
   the high-water mark reset just before the fit (``/proc/self/clear_refs``;
@@ -131,22 +133,25 @@ def _reset_peak():
 
 
 def _peak_extra_bytes(fit):
-    """Wall seconds of ``fit()`` and its peak extra resident bytes (see module doc)."""
+    """Wall and CPU seconds of ``fit()`` and its peak extra resident bytes (see module doc)."""
     import gc
 
     gc.collect()
     if _reset_peak():
         before = _status_kb("VmRSS")
-        t0 = time.perf_counter()
-        fit()
-        seconds = time.perf_counter() - t0
+        seconds = _timed(fit)
         return seconds, 1024 * (_status_kb("VmHWM") - before), "VmHWM"
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
-    fit()
-    seconds = time.perf_counter() - t0
+    seconds = _timed(fit)
     return seconds, 1024 * (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before), \
         "ru_maxrss"
+
+
+def _timed(fit):
+    """Wall and CPU seconds of ``fit()``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fit()
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def _traced_peak_bytes(fit):
@@ -169,11 +174,12 @@ def child(method, n, d, dtype, tmp):
         est, kw = make(method)
         est.fit(X[:WARMUP], y[:WARMUP], **kw)
         est, kw = make(method)
-        seconds, rss, how = _peak_extra_bytes(lambda: est.fit(X, y, **kw))
+        (seconds, cpu), rss, how = _peak_extra_bytes(lambda: est.fit(X, y, **kw))
         traced = _traced_peak_bytes(lambda: make(method)[0].fit(X, y, **kw))
         m = min(n, 100_000)
         score = float(est.score(X[:m], y[:m]))
     print(json.dumps(dict(method=method, n=n, d=d, dtype=dtype, status="ok", seconds=seconds,
+                          cpu_seconds=cpu,
                           x_bytes=X.nbytes, rss_bytes=rss, rss_how=how, traced_bytes=traced,
                           score=score, n_iter=_n_iter(est))), flush=True)
 
@@ -198,21 +204,26 @@ def run(method, n, d, dtype, tmp, timeout):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _cpu(r):
+    return r.get("cpu_seconds", r["seconds"])
+
+
 def table(results):
-    """Markdown table; time ratios against LogisticRegression (classifiers) or Ridge."""
-    ref = {(r["n"], r["d"], r["dtype"], r["method"]): r["seconds"] for r in results
+    """Markdown table; CPU-time ratios against LogisticRegression (classifiers) or Ridge."""
+    ref = {(r["n"], r["d"], r["dtype"], r["method"]): _cpu(r) for r in results
            if r["status"] == "ok"}
-    lines = ["| n | d | dtype | method | fit s | x reference time | rss x X | tm x X | score "
-             "| n_iter |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| n | d | dtype | method | fit s | cpu s | x reference | rss x X | tm x X | score "
+             "| n_iter |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         head = f"| {r['n']:.0e} | {r['d']} | {r['dtype']} | {r['method']} |"
         if r["status"] != "ok":
-            lines.append(f"{head} {r['status']} | - | - | - | - | - |")
+            lines.append(f"{head} {r['status']} | - | - | - | - | - | - |")
             continue
         other = "LogisticRegression" if r["method"] in CLASSIFIERS else "Ridge"
         base = ref.get((r["n"], r["d"], r["dtype"], other))
-        ratio = f"{r['seconds'] / base:.2f}" if base else "-"
-        lines.append(f"{head} {r['seconds']:.2f} | {ratio} | {r['rss_bytes'] / r['x_bytes']:.2f} "
+        ratio = f"{_cpu(r) / base:.2f}" if base else "-"
+        lines.append(f"{head} {r['seconds']:.2f} | {_cpu(r):.2f} | {ratio} "
+                     f"| {r['rss_bytes'] / r['x_bytes']:.2f} "
                      f"| {r['traced_bytes'] / r['x_bytes']:.2f} | {r['score']:.3f} "
                      f"| {r['n_iter'] if r['n_iter'] is not None else '-'} |")
     return "\n".join(lines)
@@ -231,11 +242,12 @@ def plot(results, path):
     for method, dtype in keys:
         ok = sorted((r for r in results if r["method"] == method and r["dtype"] == dtype
                      and r["status"] == "ok"), key=lambda r: r["n"])
-        style = dict(marker="o" if dtype == "float64" else "s",
+        color = f"C{METHODS.index(method)}" if method in METHODS else None
+        style = dict(color=color, marker="o" if dtype == "float64" else "s",
                      ls="-" if dtype == "float64" else "--", label=f"{method} {dtype}")
-        axes[0].plot([r["n"] for r in ok], [r["seconds"] for r in ok], **style)
+        axes[0].plot([r["n"] for r in ok], [_cpu(r) for r in ok], **style)
         axes[1].plot([r["n"] for r in ok], [r["rss_bytes"] / r["x_bytes"] for r in ok], **style)
-    axes[0].set_ylabel("fit time (s, one thread)")
+    axes[0].set_ylabel("fit CPU time (s, one thread)")
     axes[1].set_ylabel("peak extra RSS of the fit / size of X")
     axes[1].axhline(1.2, color="grey", ls=":", lw=0.8)
     for ax in axes:

@@ -103,6 +103,17 @@ def _clipped_residual(data, r, clip):
     return r * clip_factors(gnorm, clip, xp)[:, None]
 
 
+def _weighted_residual(data, v, clip):
+    """``residual(Z, rows)`` for ``data.residual_gradient``: ``v_i`` times the clipped residual."""
+    xp = data.xp
+
+    def residual(Z, rows):
+        _, r = loss_and_residual(Z, data.targets[rows, :], xp)
+        gnorm = xp.sqrt(xp.sum(r * r, axis=1)) * data.row_norm[rows]
+        return r * (v[rows] * clip_factors(gnorm, clip, xp))[:, None]
+    return residual
+
+
 def _group_losses(data, loss, loss_clip, sizes):
     xp = data.xp
     clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
@@ -184,8 +195,8 @@ def noisy_gd(problem, budget, options):
     total = None
     avg = _Averager(T)
     for t in range(T):
-        loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
         if m > 1 and t % every == 0:
+            loss, _ = loss_and_residual(data.margins(W, b), data.targets, xp)
             noisy, sigma_loss = _release_losses(data, loss, loss_clip, loss_sens, mu_loss, sizes,
                                                 release)
             total = noisy if total is None else total + noisy
@@ -193,7 +204,7 @@ def noisy_gd(problem, budget, options):
             p = softmax_np(prior + total / n_released / _temperature(sigma_loss, n_released))
         q = p / sizes
         v = data.onehot @ release.backend.asarray(q, dtype=data.X.dtype)
-        gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
+        gw, gb = data.residual_gradient(W, b, _weighted_residual(data, v, clip))
         sens = 2.0 * clip * float(q.max())
         sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
         gw, gb = gaussian_blocks(release, [gw, gb], sens, sigma, label="worst-group gradient")

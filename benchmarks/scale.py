@@ -40,7 +40,8 @@ buffers), then:
   the interpreter's own growth;
 * ``tm x X``: tracemalloc's peak over a second fit (same data), divided by
   ``X.nbytes``: the NumPy / Python allocations only (BLAS buffers are not
-  seen), timed separately because tracing slows small allocations;
+  seen), timed separately because tracing slows small allocations
+  (``--no-traced`` skips it);
 * ``score``: training accuracy (classifiers) or R^2 (regressors) on the first
   1e5 rows, a check that the fit is a fit.
 
@@ -162,7 +163,7 @@ def _traced_peak_bytes(fit):
     return peak
 
 
-def child(method, n, d, dtype, tmp):
+def child(method, n, d, dtype, tmp, traced=True):
     """One configuration, in this process: prints one JSON line."""
     from threadpoolctl import threadpool_limits
 
@@ -175,7 +176,7 @@ def child(method, n, d, dtype, tmp):
         est.fit(X[:WARMUP], y[:WARMUP], **kw)
         est, kw = make(method)
         (seconds, cpu), rss, how = _peak_extra_bytes(lambda: est.fit(X, y, **kw))
-        traced = _traced_peak_bytes(lambda: make(method)[0].fit(X, y, **kw))
+        traced = _traced_peak_bytes(lambda: make(method)[0].fit(X, y, **kw)) if traced else None
         m = min(n, 100_000)
         score = float(est.score(X[:m], y[:m]))
     print(json.dumps(dict(method=method, n=n, d=d, dtype=dtype, status="ok", seconds=seconds,
@@ -189,11 +190,11 @@ def _n_iter(est):
     return None if n_iter is None else int(np.max(n_iter))
 
 
-def run(method, n, d, dtype, tmp, timeout):
+def run(method, n, d, dtype, tmp, timeout, traced=True):
     """``child`` in a fresh interpreter, one thread, bounded by ``timeout`` seconds."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", method, str(n), str(d), dtype,
-           "--tmp", tmp]
+           "--tmp", tmp] + ([] if traced else ["--no-traced"])
     base = dict(method=method, n=n, d=d, dtype=dtype)
     try:
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
@@ -206,6 +207,10 @@ def run(method, n, d, dtype, tmp, timeout):
 
 def _cpu(r):
     return r.get("cpu_seconds", r["seconds"])
+
+
+def _ratio(num, den):
+    return "-" if num is None else f"{num / den:.2f}"
 
 
 def table(results):
@@ -224,7 +229,7 @@ def table(results):
         ratio = f"{_cpu(r) / base:.2f}" if base else "-"
         lines.append(f"{head} {r['seconds']:.2f} | {_cpu(r):.2f} | {ratio} "
                      f"| {r['rss_bytes'] / r['x_bytes']:.2f} "
-                     f"| {r['traced_bytes'] / r['x_bytes']:.2f} | {r['score']:.3f} "
+                     f"| {_ratio(r['traced_bytes'], r['x_bytes'])} | {r['score']:.3f} "
                      f"| {r['n_iter'] if r['n_iter'] is not None else '-'} |")
     return "\n".join(lines)
 
@@ -271,11 +276,13 @@ def main(argv=None):
     parser.add_argument("--tmp", default="/tmp", help="where the generated .npy files go")
     parser.add_argument("--out", help="write the raw results as JSON here")
     parser.add_argument("--plot", help="write the figure here (docs/_static/scale.png)")
+    parser.add_argument("--no-traced", dest="traced", action="store_false",
+                        help="skip the tracemalloc fit (halves the time; tm x X shows -)")
     parser.add_argument("--load", nargs="*", help="re-tabulate / re-plot JSON files, run nothing")
     args = parser.parse_args(argv)
     if args.child:
         method, n, d, dtype = args.child
-        child(method, int(n), int(d), dtype, args.tmp)
+        child(method, int(n), int(d), dtype, args.tmp, args.traced)
         return 0
     results = []
     for path in args.load or []:
@@ -285,7 +292,8 @@ def main(argv=None):
         for dtype in args.dtype:
             generate(n, args.d, dtype, args.tmp)
             for method in args.methods:
-                results.append(run(method, n, args.d, dtype, args.tmp, args.timeout))
+                results.append(run(method, n, args.d, dtype, args.tmp, args.timeout,
+                                   args.traced))
                 print(json.dumps(results[-1]), file=sys.stderr, flush=True)
                 if args.out:
                     with open(args.out, "w") as fh:

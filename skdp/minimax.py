@@ -25,7 +25,7 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           warn_privacy_leak)
 from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp
 from .privacy.budget import Budget
-from .privacy.clipping import clip_factors, clip_overflowing_rows, row_norms
+from .privacy.clipping import clip_factors, clip_overflowing_rows
 from .privacy.release import Release
 from .privacy.composite import host
 from .solvers.losses.classification import LOSSES, LinearData
@@ -473,7 +473,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         accountant = self._check_budget() if state is None else None
         public = classes is not None or state is not None
         X, y, xp = self._validate_fit_data(X, y, reset=state is None, check_y=not public)
-        X = clip_overflowing_rows(X, self.feature_bound, xp)
+        X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
         n = X.shape[0]
         if state is None:
             warn_large_delta(delta, n)
@@ -489,7 +489,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         sizes = self._group_sizes(group_codes, labels, n, epsilon, delta, release)
         data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
                           self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
-                          float(self.feature_bound) if self.fit_intercept else 0.0, xp)
+                          float(self.feature_bound) if self.fit_intercept else 0.0, xp,
+                          norms=norms)
         self.solver_ = resolve_solver(n, X.shape[1], epsilon) if solver == "auto" else solver
         spec = SOLVER_SPECS[self.solver_]
         problem = MinimaxProblem(
@@ -615,8 +616,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.n_features_in_} features as input.")
-        X = clip_overflowing_rows(X, self.feature_bound, xp)
-        scale = clip_factors(row_norms(X, xp), self.feature_bound, xp)
+        X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
+        scale = clip_factors(norms, self.feature_bound, xp)
         Z = scale[:, None] * (X @ xp.astype(self.coef_, X.dtype).T) + xp.astype(self.intercept_, X.dtype)
         return Z[:, 0] if Z.shape[1] == 1 else Z
 

@@ -1,6 +1,7 @@
 """Tests of PrivateMinimaxClassifier and its solvers (issue 4)."""
 
 import math
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -17,6 +18,7 @@ from skdp.exceptions import PrivacyLeakWarning
 from skdp.minimax import (PrivateMinimaxClassifier, RAMP_SOLVERS, SOLVER_SPECS,
                           UNKNOWN_LABEL_MESSAGE, resolve_solver)
 from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
+from skdp.solvers.losses import classification
 from skdp.solvers.minimax import euclidean as minimax_euclidean
 from skdp.solvers.spec import SolverSpec
 
@@ -236,6 +238,41 @@ def test_worst_class_weights_pick_the_hard_class():
     # the weights balance the class losses (at the minimax point neither class dominates)
     assert worst > worst_erm + 0.3
     assert abs(clf.group_weights_[1] - 0.5) < 0.2
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fit_keeps_no_copy_of_X(dtype):
+    # issue 18: a fit's peak memory beside X is O(n) arrays (labels, clip factors, margins),
+    # never an (n, p) copy (a centred, scaled or upcast X): one copy would exceed the bound
+    n, p = 200_000, 20
+    X = (np.random.default_rng(0).standard_normal((n, p)) / np.sqrt(2 * p)).astype(dtype)
+    y = (X[:, 0] > 0).astype(int)
+    clf = PrivateMinimaxClassifier(n_iter=5, random_state=0)
+    tracemalloc.start()
+    try:
+        clf.fit(X, y, classes=[0, 1])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert clf.coef_.dtype == dtype
+    assert peak < 0.2 * X.nbytes + 25 * X.itemsize * n
+
+
+def test_blockwise_gradient_matches_two_pass_gradient(monkeypatch):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((1000, 7))
+    y = rng.integers(0, 3, 1000)
+    data = classification.LinearData(X, y, y, 3, 3, 1.0, 0.5, np).with_center(np.full(7, 0.1))
+    W, b = rng.standard_normal((3, 7)), rng.standard_normal(3)
+    v = rng.random(1000)
+
+    def residual(Z, rows):
+        return v[rows][:, None] * classification.loss_and_residual(Z, data.targets[rows, :], np)[1]
+
+    expected = data.gradient(residual(data.margins(W, b), slice(None)))
+    monkeypatch.setattr(classification, "BLOCK_BYTES", 7 * 8 * 64)  # 64-row blocks, a short last
+    for got, want in zip(data.residual_gradient(W, b, residual), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
 def test_multiclass_shapes_and_determinism():

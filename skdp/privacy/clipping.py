@@ -50,19 +50,25 @@ def row_norms(X, xp=np):
         return xp.where(huge, peak * xp.sqrt(_squared_row_norms(scaled, xp)), norms)
 
 
-def clip_overflowing_rows(X, bound, xp=np):
+def clip_overflowing_rows(X, bound, xp=np, return_norms=False):
     """``X`` with each row whose squared l2 norm overflows replaced by its clipped value.
 
     Such a row (entries near 1e154 and up) becomes its direction at norm
-    ``bound``, as :func:`clip_rows` would make it; other rows are untouched.
+    ``bound``, as :func:`clip_rows` would make it; other rows are untouched
+    and ``X`` is returned itself (not copied) when no row overflows.
     Without this, the clipping factor ``bound / inf = 0`` would zero the row.
+    ``return_norms=True`` also returns the l2 norms of the result's rows
+    (computed on the way, so a caller need not pass over ``X`` again).
 
     Examples
     --------
     >>> clip_overflowing_rows(np.array([[3e300, 4e300], [3.0, 4.0]]), 1.0).round(3).tolist()
     [[0.6, 0.8], [3.0, 4.0]]
+    >>> clip_overflowing_rows(np.array([[3.0, 4.0]]), 1.0, return_norms=True)[1].tolist()
+    [5.0]
     """
-    return _clip_overflowing_rows(X, bound, xp)[0]
+    X, norms = _clip_overflowing_rows(X, bound, xp)
+    return (X, norms) if return_norms else X
 
 
 def clip_rows(X, bound, xp=np):

@@ -8,15 +8,17 @@ replacing one record (features, label, group), so ``n`` is public.
 
 ``noisy_gd`` (notes 000 §5.10, design P1)
     Full-batch noisy gradient descent on the worst-group loss. At every step
-    it releases the clipped group losses with Gaussian noise (l2-sensitivity
-    ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest groups: a replaced
-    record leaves one group and joins another), updates the weights ``p`` by
-    one damped exponentiated-gradient (entropic mirror) ascent step on them
-    (group DRO, Sagawa et al. 2020, Alg. 1, on the KL-regularised objective
-    ``sum_g p_g L_g - tau KL(p || p_ref)``; see :class:`_GroupPlayer`), a
-    post-processing, and releases the clipped gradient of ``sum_g p_g L_g``
-    with Gaussian noise (l2-sensitivity ``2 C max_g p_g / N_g``: the removed
-    and the added record each contribute at most ``C p_g / N_g``). With one
+    it releases the clipped gradient of ``sum_g p_g L_g``, ``p`` the weights
+    set by the earlier releases, with Gaussian noise (l2-sensitivity ``2 C
+    max_g p_g / N_g``: the removed and the added record each contribute at
+    most ``C p_g / N_g``), and the clipped group losses at the same point
+    (computed in the same pass over ``X``) with Gaussian noise
+    (l2-sensitivity ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest
+    groups: a replaced record leaves one group and joins another); it then
+    updates ``p`` by one damped exponentiated-gradient (entropic mirror)
+    ascent step on them (group DRO, Sagawa et al. 2020, Alg. 1, on the
+    KL-regularised objective ``sum_g p_g L_g - tau KL(p || p_ref)``; see
+    :class:`_GroupPlayer`), a post-processing. With one
     group (average risk) no loss is released: this is DP full-batch gradient
     descent.
 ``sgda``
@@ -118,6 +120,25 @@ def _clipped_residual(data, r, clip):
     return r * clip_factors(gnorm, clip, xp)[:, None]
 
 
+def _weighted_residual(data, v, clip, loss_sums=None, loss_clip=None):
+    """``residual(Z, rows)`` for ``data.residual_gradient``: ``v_i`` times the clipped residual.
+
+    With a list ``loss_sums``, each block also appends its per-group sums of
+    the losses clipped at ``loss_clip`` (the group losses of the same point,
+    without a second pass over ``X``).
+    """
+    xp = data.xp
+
+    def residual(Z, rows):
+        loss, r = loss_and_residual(Z, data.targets[rows, :], xp)
+        if loss_sums is not None:
+            clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
+            loss_sums.append(data.onehot[rows, :].T @ clipped)
+        gnorm = xp.sqrt(xp.sum(r * r, axis=1)) * data.row_norm[rows]
+        return r * (v[rows] * clip_factors(gnorm, clip, xp))[:, None]
+    return residual
+
+
 def _group_losses(data, loss, loss_clip, sizes):
     xp = data.xp
     clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
@@ -195,17 +216,17 @@ def noisy_gd(problem, budget, options):
     player = _GroupPlayer(reference_logits(sizes, problem.reference), T, sigma_loss)
     avg = _Averager(T)
     for t in range(T):
-        loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
-        p = player.weights
-        if m > 1:
-            player.update(_release_losses(data, loss, loss_clip, loss_sens, sigma_loss, sizes,
-                                          release))
+        p = player.weights  # set by the losses released before this step
         q = p / sizes
         v = data.onehot @ release.backend.asarray(q, dtype=data.X.dtype)
-        gw, gb = data.gradient(v[:, None] * _clipped_residual(data, r, clip))
+        loss_sums = [] if m > 1 else None  # the group losses at (W, b), in the same pass over X
+        gw, gb = data.residual_gradient(W, b, _weighted_residual(data, v, clip, loss_sums,
+                                                                 loss_clip))
         sens = 2.0 * clip * float(q.max())
         sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
         gw, gb = gaussian_blocks(release, [gw, gb], sens, sigma, label="worst-group gradient")
+        if m > 1:
+            player.update(_release_losses(xp, loss_sums, loss_sens, sigma_loss, sizes, release))
         W, b = _project(W - step * gw, b - step_b * gb, radius, xp)
         avg.add(t, W, b, release.backend.asarray(p))
         if problem.verbose:
@@ -332,9 +353,12 @@ def _steps(data):
     return step, (min(step, 1.0 / (h0 * c * c)) if c > 0 else step)
 
 
-def _release_losses(data, loss, loss_clip, sens, sigma, sizes, release):
-    """The clipped group losses plus Gaussian noise of sd ``sigma`` (host)."""
-    values = _group_losses(data, loss, loss_clip, sizes)
+def _release_losses(xp, loss_sums, sens, sigma, sizes, release):
+    """The clipped group losses (from the blocks' sums) plus Gaussian noise of sd ``sigma`` (host)."""
+    total = loss_sums[0]
+    for part in loss_sums[1:]:
+        total = total + part
+    values = np.asarray(_to_host(xp, total), dtype=float) / sizes
     return host(release).gaussian(values, sens, sigma, label="group losses")
 
 

@@ -233,7 +233,7 @@ def test_weakened_noise_covers_the_subsampled_release():
         release.poisson_sample(100, 0.5)
         noisy = release.subsampled_gaussian(np.zeros(4000), 1.0, 3.0, 0.5, label="g")
     assert np.std(noisy) == pytest.approx(0.3, rel=0.05)
-    assert draws == ["random", "standard_normal"]
+    assert draws == ["geometric", "standard_normal"]
 
 
 def test_budget_admits_steps_within_epsilon_and_refuses_one_more():
@@ -269,3 +269,22 @@ def test_budget_shared_or_not_private():
     value = np.ones(2)
     assert free.subsampled_gaussian(value, 1.0, 0.0, 0.1, label="step") is value
     assert free.ledger.entries == []
+
+
+def test_poisson_sample_keeps_each_row_independently_with_probability_q():
+    # the gap sampler draws Geometric(q) gaps: each row is kept with probability q,
+    # the count is Binomial(n, q) (mean and variance), the last row as often as the first
+    release = _release(seed=3)
+    n, q, reps = 50, 0.2, 4000
+    kept = np.zeros(n)
+    counts = []
+    for _ in range(reps):
+        rows = release.poisson_sample(n, q)
+        assert rows.size == 0 or (rows.min() >= 0 and rows.max() < n)
+        kept[rows] += 1
+        counts.append(rows.size)
+    assert np.abs(kept / reps - q).max() < 4 * np.sqrt(q * (1 - q) / reps)
+    assert np.mean(counts) == pytest.approx(n * q, rel=0.02)
+    assert np.var(counts) == pytest.approx(n * q * (1 - q), rel=0.1)
+    assert release.poisson_sample(7, 1.0).tolist() == list(range(7))
+    assert release.poisson_sample(7, 0.0).size == 0

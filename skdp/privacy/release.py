@@ -98,8 +98,7 @@ class Release:
         """
         if not 0 <= sampling_rate <= 1:
             raise ValueError(f"sampling_rate must be in [0, 1], got {sampling_rate!r}.")
-        kept = np.flatnonzero(self.backend.rng.random(int(n)) < sampling_rate)
-        return self.backend.asarray(kept)
+        return self.backend.asarray(_bernoulli_rows(self.backend.rng, int(n), sampling_rate))
 
     def subsampled_gaussian(self, value, sensitivity, sigma, sampling_rate, *, label):
         """``value + N(0, sigma**2 I)``, recorded as one Poisson-subsampled Gaussian step.
@@ -217,6 +216,29 @@ class ExponentialBatch(_Batch):
         """Counts of ``n`` iid indices ``~ p`` (``n`` samples of the batch), as NumPy."""
         self._take(int(n))
         return self.backend.rng.multinomial(int(n), p)
+
+
+def _bernoulli_rows(rng, n, q):
+    """Sorted indices of ``n`` independent Bernoulli(q) trials that succeed, in O(q n) draws.
+
+    The gaps between successive successes of i.i.d. Bernoulli(q) trials are
+    i.i.d. Geometric(q) (support 1, 2, ...), so their cumulative sums are the
+    successes' positions (plus one): the same distribution as
+    ``flatnonzero(rng.random(n) < q)``, with about ``q n`` draws instead of
+    ``n`` (the step of a subsampled fit on 1e6 rows at q = 0.02 draws 2e4).
+    """
+    if q <= 0 or n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if q >= 1:
+        return np.arange(n, dtype=np.int64)
+    parts, end = [], -1
+    chunk = int(q * n + 4.0 * math.sqrt(q * n) + 16)
+    while end < n:
+        pos = end + np.cumsum(rng.geometric(q, size=chunk))
+        parts.append(pos)
+        end = int(pos[-1])
+    rows = np.concatenate(parts)
+    return rows[:np.searchsorted(rows, n)]
 
 
 def _add_normal(backend, value, sigma):

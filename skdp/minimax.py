@@ -34,7 +34,7 @@ from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_SHARE, noisy_gd, sgda
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
-from .solvers.minimax.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
+from .solvers.minimax.subsampled import AUTO_SUBSAMPLE, DPSGD_POISSON_OPTIONS, dpsgd_poisson
 from .solvers.minimax.stream import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec
 from .solvers.streaming.srgd import STREAM_OPTIONS
@@ -113,7 +113,6 @@ RAMP_SOLVERS = tuple(name for name, spec in SOLVER_SPECS.items() if spec.family 
 """The paper-001 solvers, the only ones of ``loss='ramp'``."""
 
 _AUTO = ("noisy_gd", "dpsgd_poisson")  # what solver='auto' may run (resolve_solver)
-AUTO_SUBSAMPLE = 1e7  # n_samples * n_features from which 'auto' runs dpsgd_poisson
 
 
 GROUP_SIZE_SHARE = 0.05

@@ -9,7 +9,7 @@ import sklearn
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
@@ -27,6 +27,7 @@ from .solvers.spec import Option, SolverSpec
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
 from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
+from .solvers.minimax.subsampled import AUTO_SUBSAMPLE
 from .solvers.kl.models import (Design, KLProblem, LinearModel, MLPModel, Objective,
                                 SolverConfig, private_preconditioner)
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
@@ -81,13 +82,17 @@ def fit_budget(epsilon, delta, solver):
     return approx_dp_to_zcdp(epsilon, delta)
 
 
-def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
+def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0):
     """The ``'auto'`` rule of notes 004 §5.5, and notes 001 §5.1 for robust losses.
 
     Robust (truncated, nonconvex) losses: ``fo_single_pass`` (paper 001 Alg. 2
     + Alg. 5). Otherwise, unknown (gamma, kappa): ``adaptive_gd`` (Alg. 3) for
     smooth losses, ``ppm`` otherwise; known: ``spider`` (Alg. 1) when
-    ``kappa <= 2`` and the loss is smooth, else ``ppm`` (Alg. 2).
+    ``kappa <= 2`` and the loss is smooth, else ``ppm`` (Alg. 2). Issue 18:
+    where ``adaptive_gd`` would run on a private fit of ``size = n_samples *
+    n_features >= AUTO_SUBSAMPLE = 1e7`` (public: the shape of ``X``),
+    ``dpsgd_poisson`` (about 4 passes over the rows instead of up to 2000
+    full-batch steps; the classifier's rule).
 
     Examples
     --------
@@ -97,12 +102,16 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False):
     'spider'
     >>> resolve_solver("auto", None, None, False, robust=True)
     'fo_single_pass'
+    >>> resolve_solver("auto", None, None, True, size=10**6 * 100)
+    'dpsgd_poisson'
     """
     if solver != "auto":
         return solver
     if robust:
         return "fo_single_pass"
     if kl_gamma is None or kl_kappa is None:
+        if smooth and size >= AUTO_SUBSAMPLE:
+            return "dpsgd_poisson"
         return "adaptive_gd" if smooth else "ppm"
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
 
@@ -685,6 +694,16 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         """
         return self._fit_atomically(X, y, partial=True)
 
+    def _auto_size(self, X):
+        """``n_samples * n_features`` for the ``'auto'`` rule: the public shape of ``X``
+        (0 where the rule does not look at it: a non-private fit, an MLP, ``partial_fit``)."""
+        if self.solver != "auto" or math.isinf(self.epsilon) or self.model != "linear":
+            return 0
+        try:
+            return _num_samples(X) * _num_features(X)
+        except TypeError:  # not array-like: validate_data names the problem
+            return 0
+
     def _stream_params(self):
         return (self.solver, float(self.epsilon), float(self.delta), self.loss, self.model,
                 self.feature_bound, self.target_bound, self.alpha, self.fit_intercept,
@@ -696,7 +715,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                          truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
-                                robust=self.loss in ROBUST_LOSSES)
+                                robust=self.loss in ROBUST_LOSSES, size=self._auto_size(X))
         spec = SOLVER_SPECS[solver]
         options = spec.resolve_options(self.solver_options)  # before any data or charge
         if spec.streaming:

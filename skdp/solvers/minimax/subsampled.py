@@ -55,8 +55,9 @@ from .euclidean import (LOSS_SHARE, _Averager, _centre, _clipped_residual,
                         _intercept, _loss_clip, _project, _steps, _to_host, auto_iterations,
                         reference_logits)
 
-__all__ = ["dpsgd_poisson", "noise_multiplier_within", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
+__all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "noise_multiplier_within", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
 
+AUTO_SUBSAMPLE = 1e7  # n_samples * n_features from which the estimators' 'auto' runs it
 SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
 SGD_CLIP_RATIO = 0.25  # per-sample clip / Lipschitz bound (noisy_gd's is smaller: full batches)
 ROOT_TOL = 1e-8        # the calibrated ledger spends within this of the fit's epsilon

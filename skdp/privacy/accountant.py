@@ -391,6 +391,8 @@ class BudgetAccountant:
 
     def _admit(self, folded, epsilon, delta, ledger):
         """Raise BudgetExceededError unless ``folded`` (None: memory's) plus a spend fit."""
+        if math.isinf(self.epsilon) and self.delta >= 1:
+            return  # no limit: every spend fits (and composing them all costs time)
         eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)], folded)
         tol = 1e-12
         if eps > self.epsilon * (1 + tol) or dlt > self.delta * (1 + tol) + tol:

@@ -37,6 +37,7 @@ much (epsilon, delta) has been spent" by the tightest of the valid rules.
 """
 
 from dataclasses import dataclass, field
+import functools
 import math
 
 import numpy as np
@@ -657,6 +658,13 @@ def gaussian_pld(entries):
         if e.kind == "subsampled_gaussian" and e.mu > 0 and e.q > 0:
             steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count
     if math.isinf(plain) or any(math.isinf(mu) for mu, _ in steps):
-        return compose_gaussian_parts(gaussian_mu=math.inf)
-    parts = [(1.0 / mu, q, n) for (mu, q), n in steps.items()]
-    return compose_gaussian_parts(gaussian_mu=math.sqrt(plain), subsampled=parts)
+        return _composed(math.inf, ())
+    return _composed(math.sqrt(plain), tuple(sorted((1.0 / mu, q, n)
+                                                    for (mu, q), n in steps.items())))
+
+
+@functools.lru_cache(maxsize=8)
+def _composed(gaussian_mu, parts):
+    """:func:`~skdp.privacy.pld.compose_gaussian_parts`, remembered: a fit's filter and its
+    accountant ask for the same composition many times (a few MB per entry)."""
+    return compose_gaussian_parts(gaussian_mu=gaussian_mu, subsampled=list(parts))

@@ -71,11 +71,37 @@ _COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", 
 
 
 class LedgerError(RuntimeError):
-    """A ledger file that cannot be used: foreign, newer, truncated or corrupt."""
+    """A ledger file that cannot be used: foreign, newer, truncated or corrupt.
+
+    Raised when the file is opened or read, before any fit touches data; the
+    message names the file. The file is never reset or overwritten.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdp import BudgetAccountant, LedgerError
+    >>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
+    >>> _ = open(path, "w").write("not a database at all, but long enough to read")
+    >>> try:
+    ...     BudgetAccountant(1.0, 1e-6, ledger=path, dataset="d")
+    ... except LedgerError as exc:
+    ...     print("not an SQLite file" in str(exc))
+    True
+    """
 
 
 class LedgerLockedError(LedgerError, TimeoutError):
-    """A ledger file locked by another process for longer than the timeout."""
+    """A ledger file locked by another process for longer than the timeout.
+
+    The accountant's ``timeout`` (seconds) bounds the wait for SQLite's write
+    lock; the fit is refused before it reads the data.
+
+    Examples
+    --------
+    >>> from skdp import LedgerError, LedgerLockedError
+    >>> issubclass(LedgerLockedError, LedgerError), issubclass(LedgerLockedError, TimeoutError)
+    (True, True)
+    """
 
 
 def encode_parts(entries):

@@ -97,9 +97,9 @@ def dpsgd_poisson(problem, budget, options):
 def _clipped_sum(obj, w, idx, clip):
     """Sum over the rows ``idx`` of the per-row gradients clipped to norm ``clip``."""
     xp = obj.xp
+    if idx.shape[0] == 0:  # an empty Poisson sample: the sum is zero (only noise is released)
+        return xp.zeros_like(w)
     rows = obj.X.take(idx) if isinstance(obj.X, Design) else xp.take(obj.X, idx, axis=0)
     batch = Objective(rows, xp.take(obj.y, idx, axis=0), obj.loss,
                       obj.model, 0.0, xp)
-    if batch.n == 0:
-        return xp.zeros_like(w)
     return batch.clipped_grad(w, clip) * batch.n

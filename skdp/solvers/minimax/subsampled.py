@@ -60,7 +60,9 @@ __all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "noise_multiplier_within", "sampli
 AUTO_SUBSAMPLE = 1e7  # n_samples * n_features from which the estimators' 'auto' runs it
 SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
 SGD_CLIP_RATIO = 0.25  # per-sample clip / Lipschitz bound (noisy_gd's is smaller: full batches)
-ROOT_TOL = 1e-8        # the calibrated ledger spends within this of the fit's epsilon
+ROOT_TOL = 1e-8        # the calibrated ledger spends within this of epsilon (1 - PLD_MARGIN)
+PLD_MARGIN = 1e-8      # the PLD grid moves epsilon by about 1e-9 relative when the released
+#                        mu = C / (z C) differs from 1 / z in its last digit
 
 DPSGD_POISSON_OPTIONS = (
     Option("sampling_rate", "float", None, low=0, high=1, low_open=True,
@@ -97,7 +99,8 @@ def noise_multiplier_within(entries, planned, q, steps, epsilon, delta):
     composition (PLD when a subsampled part is present) and decreases in
     ``z``. A root search in ``log z`` (Illinois regula falsi, from a
     bracket around the central-limit guess ``_clt_guess``) returns the ``z``
-    whose ledger spends between ``epsilon - ROOT_TOL`` and ``epsilon``; it
+    whose ledger spends between ``e - ROOT_TOL`` and ``e = epsilon (1 -
+    PLD_MARGIN)`` (a margin for the PLD grid's round-off); it
     raises ``ValueError`` when the other parts alone leave nothing.
     Everything it reads is public, so it is cached.
 
@@ -121,10 +124,12 @@ def _calibrate(entries, planned, q, steps, epsilon, delta):
     if others.entries and others.spent(delta)[0] >= epsilon:
         raise ValueError("no privacy budget left for the subsampled gradient steps.")
 
+    target = epsilon * (1.0 - PLD_MARGIN)
+
     def excess(log_z):
         ledger = PrivacyLedger(list(others.entries))
         ledger.subsampled_gaussian(1.0, math.exp(log_z), q, count=steps)
-        return ledger.spent(delta)[0] - epsilon
+        return ledger.spent(delta)[0] - target
 
     lo = hi = math.log(_clt_guess(q, steps, epsilon, delta))
     f_lo = f_hi = excess(lo)

@@ -392,7 +392,10 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         self._validate_params()
         accountant = BudgetAccountant.resolve(self.accountant)
         spaces, fit_rho, score_rho, run_rho, eps, theorem = self._privacy_plan()
-        accountant.check(eps, float(self.delta))  # before the data are touched
+        seed = noise_seed(self.random_state)  # before rng draws from a RandomState
+        # before the data are touched: with a ledger file, check and hold in one transaction
+        token = accountant.reserve(eps, float(self.delta), label=type(self).__name__, seed=seed)
+        self._reservation = (accountant, token)
         if self.reveal_n_runs:
             warnings.warn("reveal_n_runs=True releases the number of runs K (n_runs_, per-run "
                           "output): the Papernot-Steinke bound holds only with K hidden, so "
@@ -408,7 +411,6 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         if n_val < 1 or n - n_val < 1:
             raise ValueError(f"validation_fraction={self.validation_fraction} of n={n} samples "
                              "leaves no training or no validation rows.")
-        seed = noise_seed(self.random_state)  # before rng draws from a RandomState
         rng = make_rng(self.random_state)
         perm = rng.permutation(n)  # independent of the rows' values
         val, train = perm[:n_val], perm[n_val:]
@@ -439,7 +441,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                 est = self._run_fit(params, rng, X, y, np.arange(n), fit_params, fit_rho)
         if est is not None:
             self._drop_run_traces(est, params)
-        accountant.spend(eps, float(self.delta), label=type(self).__name__, seed=seed)
+        self.__dict__.pop("_reservation", None)
+        accountant.charge(token, eps, float(self.delta), label=type(self).__name__, seed=seed)
         if n_runs == 0:
             warnings.warn("K = 0 runs were drawn (Poisson): the search released nothing.",
                           UserWarning, stacklevel=3)

@@ -378,3 +378,24 @@ def test_a_newer_schema_or_an_unknown_part_field_is_refused(tmp_path):
     with pytest.raises(LedgerError, match="schema version 2"):
         ledger(tmp_path)
 
+
+
+def test_private_search_reserves_then_charges_the_file(tmp_path):
+    from skdp import PrivateMinimaxClassifier
+    from skdp.model_selection import PrivateHyperparameterSearch
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    acc = ledger(tmp_path, epsilon=100.0, delta=1e-3)
+    search = PrivateHyperparameterSearch(
+        PrivateMinimaxClassifier(),
+        {"n_iter": [2, 3]}, mean_runs=2, accountant=acc, random_state=0)
+    search.fit(X, y, classes=[0, 1])
+    assert statuses(tmp_path / "budget.sqlite") == ["charged"]
+    assert acc.total()[0] == pytest.approx(search.privacy_spent_[0])
+    small = ledger(tmp_path, name="small.sqlite", epsilon=0.01, delta=1e-3)
+    with pytest.raises(BudgetExceededError):
+        PrivateHyperparameterSearch(PrivateMinimaxClassifier(), {"n_iter": [2]}, mean_runs=2,
+                                    accountant=small, random_state=0).fit(X, y, classes=[0, 1])
+    assert statuses(tmp_path / "small.sqlite") == []

@@ -72,21 +72,35 @@ class PrivacyMixin:
         included, leaves the estimator exactly as it was, and nothing was
         charged to the accountant, which :meth:`_record_spend` charges last.
         With a ledger file the fit's reservation (:meth:`_check_budget`) is
-        released when the fit raised an ``Exception`` (it returned nothing:
-        a refused input, a solver's error), and stays charged when it was
-        interrupted (``KeyboardInterrupt``, ``SystemExit``) or its process
-        died: it may have printed or kept something of the data.
+        released when the fit raised an ``Exception`` before it read the data
+        (:meth:`_reading_data`: a refused parameter, a budget refusal), and
+        stays charged when it failed after (an error may depend on the
+        data), was interrupted (``KeyboardInterrupt``, ``SystemExit``) or its
+        process died.
         """
+        self.__dict__.pop("_data_read", None)
         state = dict(self.__dict__)
         try:
-            return self._fit(*args, **kwargs)
+            result = self._fit(*args, **kwargs)
         except BaseException as exc:
             reservation = self.__dict__.get("_reservation")
+            data_read = self.__dict__.get("_data_read", False)
             self.__dict__.clear()
             self.__dict__.update(state)
-            if reservation is not None and isinstance(exc, Exception):
+            if reservation is not None and isinstance(exc, Exception) and not data_read:
                 reservation[0].release(reservation[1])
             raise
+        self.__dict__.pop("_data_read", None)
+        return result
+
+    def _reading_data(self):
+        """Mark that the fit is about to read ``X`` / ``y`` (right before validating them).
+
+        From here on a failed fit keeps its ledger-file reservation charged
+        (issue 19: the data may have been touched, e.g. by an error that
+        depends on them); before it, the reservation is released.
+        """
+        self._data_read = True
 
     def _check_budget(self):
         """Reserve the fit's (epsilon, delta) on its accountant, before the data are read."""

@@ -533,6 +533,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     def _validate_fit_data(self, X, y, reset=True, check_y=True):
         """Checked ``X`` and ``y``; ``check_y=False`` (public classes) leaves the labels'
         values to the membership test, whose message is the same whatever they are."""
+        self._reading_data()
         xp = get_namespace(X)
         if _is_numpy(xp) and check_y:
             X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=reset)

@@ -401,6 +401,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                           "output): the Papernot-Steinke bound holds only with K hidden, so "
                           "privacy_spent_ does not bound this release.",
                           PrivacyLeakWarning, stacklevel=3)
+        self._reading_data()
         X, y = indexable(X, y)
         if y is None:
             raise ValueError("PrivateHyperparameterSearch requires y to be passed, but the "

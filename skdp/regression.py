@@ -746,6 +746,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         private preconditioner, the rest to the solver's :class:`Budget`.
         """
         accountant = self._check_budget()
+        self._reading_data()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
         warn_large_delta(self.delta, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
@@ -800,6 +801,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         ``partial_fit`` continues it (the accountant is charged once, by the start)."""
         state = self._stream_to_continue(partial)
         accountant = self._check_budget() if state is None else None
+        self._reading_data()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
                              reset=state is None)
         if state is None:

@@ -605,6 +605,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             X = X.astype(object)
         elif hasattr(X, "__array_namespace__") and not isinstance(X, np.ndarray):
             X = to_numpy(X)  # array-API input: discretised on the host
+        self._reading_data()
         arr = validate_data(self, X, reset=reset, dtype=None, ensure_min_samples=1,
                             ensure_all_finite="allow-nan")
         if frame is not None:

@@ -170,6 +170,9 @@ class Stalling(PrivacyMixin):
         self._check_budget()
         if self.then == "error":
             raise ValueError("refused input")
+        if self.then == "late error":
+            self._reading_data()
+            raise ValueError("refused input after reading it")
         if self.then == "interrupt":
             raise KeyboardInterrupt
         self.then.set()  # an Event: the reservation is in the file
@@ -184,7 +187,10 @@ def test_a_failed_fit_releases_and_an_interrupted_one_stays_charged(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         Stalling(acc, "interrupt").fit()
     assert acc.total() == (1.0, 1e-6)
-    assert statuses(tmp_path / "budget.sqlite") == ["released", "reserved"]
+    with pytest.raises(ValueError, match="after reading"):  # the data may have been touched
+        Stalling(acc, "late error").fit()
+    assert acc.total() == (2.0, 2e-6)
+    assert statuses(tmp_path / "budget.sqlite") == ["released", "reserved", "reserved"]
 
 
 def _stall(path, ready):
@@ -399,3 +405,18 @@ def test_private_search_reserves_then_charges_the_file(tmp_path):
         PrivateHyperparameterSearch(PrivateMinimaxClassifier(), {"n_iter": [2]}, mean_runs=2,
                                     accountant=small, random_state=0).fit(X, y, classes=[0, 1])
     assert statuses(tmp_path / "small.sqlite") == []
+
+
+def test_an_estimator_that_fails_on_its_data_stays_charged(tmp_path):
+    from skdp import KLAdaptiveRegressor
+
+    acc = ledger(tmp_path, 5.0, 1e-5)
+    X = np.ones((20, 2))
+    X[3, 1] = np.nan  # found while reading the data: the failure depends on them
+    with pytest.raises(ValueError):
+        KLAdaptiveRegressor(epsilon=1.0, accountant=acc).fit(X, np.zeros(20))
+    assert statuses(tmp_path / "budget.sqlite") == ["reserved"]
+    assert acc.total()[0] == pytest.approx(1.0)
+    with pytest.raises(ValueError):  # a bad parameter: refused before any reservation
+        KLAdaptiveRegressor(epsilon=-1.0, accountant=acc).fit(np.ones((20, 2)), np.zeros(20))
+    assert statuses(tmp_path / "budget.sqlite") == ["reserved"]

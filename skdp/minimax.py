@@ -618,7 +618,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                                  f"expecting {self.n_features_in_} features as input.")
         X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
         scale = clip_factors(norms, self.feature_bound, xp)
-        Z = scale[:, None] * (X @ xp.astype(self.coef_, X.dtype).T) + xp.astype(self.intercept_, X.dtype)
+        Z = (scale[:, None] * (X @ xp.astype(self.coef_, X.dtype).T)
+             + xp.astype(self.intercept_, X.dtype))
         return Z[:, 0] if Z.shape[1] == 1 else Z
 
     def predict_proba(self, X):

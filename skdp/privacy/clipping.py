@@ -101,7 +101,7 @@ def _peak_scaled(X, rows, xp):
 
 
 def _clip_overflowing_rows(X, bound, xp):
-    """:func:`clip_overflowing_rows`, and the row norms of the result (``bound`` on the rows replaced)."""
+    """:func:`clip_overflowing_rows` and the result's row norms (``bound`` on rows replaced)."""
     sq = _squared_row_norms(X, xp)
     huge = xp.isinf(sq)
     if not bool(xp.any(huge)):

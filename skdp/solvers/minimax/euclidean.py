@@ -354,7 +354,7 @@ def _steps(data):
 
 
 def _release_losses(xp, loss_sums, sens, sigma, sizes, release):
-    """The clipped group losses (from the blocks' sums) plus Gaussian noise of sd ``sigma`` (host)."""
+    """The clipped group losses (from the blocks' sums) plus N(0, sigma**2) noise (host)."""
     total = loss_sums[0]
     for part in loss_sums[1:]:
         total = total + part

@@ -55,7 +55,8 @@ from .euclidean import (LOSS_SHARE, _Averager, _centre, _clipped_residual,
                         _intercept, _loss_clip, _project, _steps, _to_host, auto_iterations,
                         reference_logits)
 
-__all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "noise_multiplier_within", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
+__all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "noise_multiplier_within", "sampling_rate",
+           "DPSGD_POISSON_OPTIONS"]
 
 AUTO_SUBSAMPLE = 1e7  # n_samples * n_features from which the estimators' 'auto' runs it
 SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows

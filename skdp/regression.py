@@ -46,6 +46,7 @@ CLIP_QUANTILE = 0.8   # default clip: this private quantile of the gradient norm
 CLIP_SHARE = 0.05     # share of the budget its release takes
 CLIP_GRID = 9         # candidates: the bound rule's clip times 2**(-k/2), k < CLIP_GRID
 CLIP_NOISE_TOL = 0.1  # released only if the noisy cumulative fraction's sd is at most this
+CLIP_ROWS = 100_000   # the quantile reads at most this many rows (a public random subset)
 GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
 
 
@@ -784,14 +785,21 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         not ``theory`` (which keeps the Lipschitz bound of the paper)."""
         return (self.clip_norm is None and not self.theory and math.isfinite(self.rho_)
                 and SOLVER_SPECS[solver].family == "kl"
-                and _quantile_noise(n, CLIP_SHARE * self.rho_) <= CLIP_NOISE_TOL)
+                and _quantile_noise(min(n, CLIP_ROWS), CLIP_SHARE * self.rho_) <= CLIP_NOISE_TOL)
 
     @staticmethod
     def _private_clip(objective, w0, bound, budget):
         """The ``CLIP_QUANTILE`` quantile of the per-sample gradient norms at ``w0``, released on
         the grid ``bound * 2**(-k/2)`` (:func:`~skdp.privacy.quantile.private_quantile`: one
-        Gaussian histogram, all of ``budget``)."""
+        Gaussian histogram, all of ``budget``). Above ``CLIP_ROWS`` rows it reads a random
+        subset of ``CLIP_ROWS`` of them, drawn from the public generator (data-independent):
+        replacing one record changes at most one row of the subset, so the histogram's
+        sensitivity is unchanged, and its fractions are over the subset's public size."""
         grid = [bound * 2.0 ** (-k / 2.0) for k in reversed(range(CLIP_GRID))]
+        if objective.n > CLIP_ROWS:
+            rng = budget.backend.public_rng
+            idx = np.sort(rng.choice(objective.n, CLIP_ROWS, replace=False))
+            objective = objective.rows(budget.backend.asarray(idx))
         norms = objective.grad_norms(w0)
         return private_quantile(norms, CLIP_QUANTILE, grid, budget, budget.rho,
                                 label="gradient-norm histogram")[0]

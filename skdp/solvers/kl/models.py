@@ -253,7 +253,26 @@ class Objective:
     def __init__(self, X, y, loss, model, alpha, xp):
         self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
         self.n = int(X.shape[0])
-        self.x_sq_norms = row_sq_norms(X, xp)
+        self._x_sq_norms = None
+
+    @property
+    def x_sq_norms(self):
+        """Squared row norms of the design, computed on first use (a pass over ``X``; a
+        subsampled solver that builds its own batches never needs the full ones)."""
+        if self._x_sq_norms is None:
+            self._x_sq_norms = row_sq_norms(self.X, self.xp)
+        return self._x_sq_norms
+
+    def rows(self, idx, alpha=None):
+        """The objective restricted to the rows ``idx`` (an integer index array), with the
+        ridge ``alpha`` (None: this one's); its row norms are taken from this one's, computed
+        once (a batch's own would cost a product with ``P`` per batch)."""
+        xp = self.xp
+        X = self.X.take(idx) if isinstance(self.X, Design) else xp.take(self.X, idx, axis=0)
+        out = Objective(X, xp.take(self.y, idx, axis=0), self.loss, self.model,
+                        self.alpha if alpha is None else alpha, xp)
+        out._x_sq_norms = xp.take(self.x_sq_norms, idx, axis=0)
+        return out
 
     def _residuals(self, w):
         z, cache = self.model.forward(w, self.X, self.xp)

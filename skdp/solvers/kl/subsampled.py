@@ -31,7 +31,6 @@ sampled rows are gathered (``X[idx]``), ``X`` is never copied.
 from ..minimax.subsampled import DPSGD_POISSON_OPTIONS, noise_multiplier_within, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start
-from .models import Design, Objective
 
 __all__ = ["dpsgd_poisson", "DPSGD_POISSON_STEPS", "DPSGD_POISSON_OPTIONS"]
 
@@ -99,7 +98,5 @@ def _clipped_sum(obj, w, idx, clip):
     xp = obj.xp
     if idx.shape[0] == 0:  # an empty Poisson sample: the sum is zero (only noise is released)
         return xp.zeros_like(w)
-    rows = obj.X.take(idx) if isinstance(obj.X, Design) else xp.take(obj.X, idx, axis=0)
-    batch = Objective(rows, xp.take(obj.y, idx, axis=0), obj.loss,
-                      obj.model, 0.0, xp)
+    batch = obj.rows(idx, alpha=0.0)
     return batch.clipped_grad(w, clip) * batch.n

@@ -24,7 +24,8 @@ from skdp.solvers.kl.models import KLProblem, LinearModel, Objective, SolverConf
 from skdp.solvers.losses.classification import LinearData
 from skdp.solvers.losses.regression import make_loss
 from skdp.solvers.minimax.common import MinimaxProblem
-from skdp.solvers.minimax.subsampled import noise_multiplier_within, sampling_rate
+from skdp.privacy.accounting import subsampled_noise_within
+from skdp.solvers.minimax.subsampled import sampling_rate
 
 DELTA = 1e-6
 
@@ -91,7 +92,7 @@ def test_noise_multiplier_matches_dp_accounting_and_half_overspends(q, steps):
 
     ledger = PrivacyLedger()
     ledger.gaussian(0.01, 0.2, count=3, label="other releases")
-    z = noise_multiplier_within(ledger.entries, [(0.02, 0.4, 2)], q, steps, 1.0, DELTA)
+    z = subsampled_noise_within(ledger.entries, [(0.02, 0.4, 2)], q, steps, 1.0, DELTA)
 
     def independent(noise):  # dp-accounting's PLD, replace-one neighbours
         acc = pld.PLDAccountant(dp_accounting.NeighboringRelation.REPLACE_ONE,
@@ -105,7 +106,7 @@ def test_noise_multiplier_matches_dp_accounting_and_half_overspends(q, steps):
     assert independent(z) == pytest.approx(1.0, rel=1e-2)
     assert independent(z / 2) > 1.5
     with pytest.raises(ValueError, match="no privacy budget left"):
-        noise_multiplier_within(ledger.entries, [(0.02, 0.001, 2)], q, steps, 1.0, DELTA)
+        subsampled_noise_within(ledger.entries, [(0.02, 0.001, 2)], q, steps, 1.0, DELTA)
 
 
 def _spy_budget(seed=0):

@@ -8,7 +8,8 @@ from .accounting import (
     PrivacyLedger, Spend, advanced_composition_epsilon, advanced_composition_step_epsilon,
     approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
     fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld, gaussian_rho,
-    gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, zcdp_to_approx_dp)
+    gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, subsampled_noise_within,
+    zcdp_to_approx_dp)
 from .budget import Budget
 from .ledger_store import LedgerError, LedgerLockedError
 from .clipping import clip_factors, clip_overflowing_rows, clip_rows, row_norms
@@ -35,6 +36,7 @@ __all__ = [
     "private_quantile",
     "PrivacyLossDistribution", "compose_gaussian_parts", "gaussian_pld",
     "subsampled_gaussian_delta", "subsampled_gaussian_epsilon", "subsampled_gaussian_sigma",
+    "subsampled_noise_within",
     "repeat_and_select_epsilon", "repeat_and_select_rdp", "sample_repetitions",
     "truncated_negative_binomial_gamma", "truncated_negative_binomial_mean",
 ]

@@ -43,9 +43,10 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from .pld import compose_gaussian_parts
+from .pld import compose_gaussian_parts, smallest_noise_multiplier
 
 __all__ = [
+    "subsampled_noise_within",
     "gaussian_rho",
     "gaussian_sigma",
     "zcdp_to_approx_dp",
@@ -668,3 +669,56 @@ def _composed(gaussian_mu, parts):
     """:func:`~skdp.privacy.pld.compose_gaussian_parts`, remembered: a fit's filter and its
     accountant ask for the same composition many times (a few MB per entry)."""
     return compose_gaussian_parts(gaussian_mu=gaussian_mu, subsampled=list(parts))
+
+
+PLD_MARGIN = 1e-8
+""":func:`subsampled_noise_within` aims this far (relative) below epsilon: the PLD grid moves a
+composed epsilon by about 1e-9 relative when the released ``mu = C / (z C)`` differs from ``1 / z``
+in its last digit."""
+
+
+def subsampled_noise_within(entries, planned, sampling_rate, steps, epsilon, delta):
+    """Smallest noise multiplier ``z`` that keeps a ledger within (epsilon, delta).
+
+    The ledger is ``entries`` (what a fit has released), the Gaussian
+    mechanisms ``planned`` (``(sensitivity, sigma, count)`` triples, released
+    later) and ``steps`` Poisson-subsampled Gaussian releases at rate
+    ``sampling_rate`` and noise multiplier ``z``; its epsilon at ``delta`` is
+    the ledger's own composition (:meth:`PrivacyLedger.spent`: PLD when a
+    subsampled part is present), decreasing in ``z``. The root search
+    (:func:`~skdp.privacy.pld.smallest_noise_multiplier`, started at the
+    central-limit guess of Bu, Dong, Long and Su 2020, Thm 5, only a starting
+    point) returns ``z`` whose ledger spends at most ``epsilon (1 -
+    PLD_MARGIN)``, within about 1e-9 relative of it. Raises ``ValueError``
+    when the other parts alone leave nothing. Everything it reads is public,
+    so it is cached.
+
+    Examples
+    --------
+    >>> z = subsampled_noise_within([], [], 0.1, 20, 1.0, 1e-6)
+    >>> ledger = PrivacyLedger()
+    >>> ledger.subsampled_gaussian(1.0, z, 0.1, count=20)
+    >>> 1.0 - 1e-6 < ledger.spent(1e-6)[0] <= 1.0
+    True
+    """
+    return _calibrate(tuple(entries), tuple(tuple(float(v) for v in p) for p in planned),
+                      float(sampling_rate), int(steps), float(epsilon), float(delta))
+
+
+@functools.lru_cache(maxsize=128)
+def _calibrate(entries, planned, q, steps, epsilon, delta):
+    others = PrivacyLedger(list(entries))
+    for sens, sigma, count in planned:
+        others.gaussian(sens, sigma, count=int(count))
+    target = epsilon * (1.0 - PLD_MARGIN)
+    if others.entries and others.spent(delta)[0] >= target:
+        raise ValueError("no privacy budget left for the subsampled gradient steps.")
+
+    def excess(z):
+        ledger = PrivacyLedger(list(others.entries))
+        ledger.subsampled_gaussian(1.0, z, q, count=steps)
+        return ledger.spent(delta)[0] - target
+
+    mu = approx_dp_to_gdp(epsilon, delta)
+    guess = 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
+    return smallest_noise_multiplier(excess, start=guess)

@@ -66,6 +66,7 @@ __all__ = [
     "subsampled_gaussian_delta",
     "subsampled_gaussian_epsilon",
     "subsampled_gaussian_sigma",
+    "smallest_noise_multiplier",
 ]
 
 _TAIL = 1e-15          # Chernoff bound on each tail of the composed window
@@ -425,10 +426,30 @@ def subsampled_gaussian_sigma(sampling_rate, steps, epsilon, delta, rtol=1e-9):
     if math.isinf(epsilon) or sampling_rate == 0 or steps == 0:
         return 0.0
 
-    def gap(log_s):
-        return subsampled_gaussian_epsilon(math.exp(log_s), sampling_rate, steps, delta) - epsilon
+    return smallest_noise_multiplier(
+        lambda s: subsampled_gaussian_epsilon(s, sampling_rate, steps, delta) - epsilon,
+        rtol=rtol)
 
-    hi = 0.0
+
+def smallest_noise_multiplier(excess, start=1.0, rtol=1e-9):
+    """Smallest noise multiplier ``s >= 1 / 35`` with ``excess(s) <= 0``, ``excess`` decreasing.
+
+    Brackets the root in ``log s`` by unit steps from ``log start``, solves
+    by Brent's method (relative tolerance ``rtol``) and returns the root on
+    the side that meets the target (``excess(s) <= 0``, nudged up by ``rtol``
+    steps if the solver lands just short). ``excess`` is a composed epsilon
+    minus its target: the calibrations of :func:`subsampled_gaussian_sigma`
+    and :func:`skdp.privacy.accounting.subsampled_noise_within` share it.
+
+    Examples
+    --------
+    >>> round(smallest_noise_multiplier(lambda s: 2.0 / s - 1.0), 6)
+    2.0
+    """
+    def gap(log_s):
+        return excess(math.exp(log_s))
+
+    hi = math.log(start)
     while gap(hi) > 0:
         hi += 1.0
     lo = hi - 1.0

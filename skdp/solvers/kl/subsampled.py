@@ -20,7 +20,7 @@ neighbours); the ``T`` steps and the fit's other releases (the private
 preconditioner, a Gaussian mechanism) are composed by privacy loss
 distributions in the fit's ledger, and ``z`` is the smallest noise
 multiplier for which the ledger spends at most the fit's epsilon at its
-delta (:func:`~skdp.solvers.minimax.subsampled.noise_multiplier_within`),
+delta (:func:`~skdp.privacy.accounting.subsampled_noise_within`),
 so the fit spends its epsilon exactly. The zCDP share ``budget.rho`` is not
 used: the subsampled Gaussian is calibrated on the ledger's PLD total.
 
@@ -28,7 +28,8 @@ Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES``); only the
 sampled rows are gathered (``X[idx]``), ``X`` is never copied.
 """
 
-from ..minimax.subsampled import DPSGD_POISSON_OPTIONS, noise_multiplier_within, sampling_rate
+from ...privacy.accounting import subsampled_noise_within
+from ..minimax.subsampled import DPSGD_POISSON_OPTIONS, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start
 
@@ -72,7 +73,7 @@ def dpsgd_poisson(problem, budget, options):
     q = sampling_rate(options["sampling_rate"], T, budget.private)
     z = 0.0
     if budget.private:
-        z = noise_multiplier_within(budget.ledger.entries, [], q, T, budget.epsilon,
+        z = subsampled_noise_within(budget.ledger.entries, [], q, T, budget.epsilon,
                                     budget.delta)
     eta = 1.0 / (2.0 * cfg.smoothness) if cfg.theory else 1.0 / cfg.smoothness
     iterates, history = [w], []

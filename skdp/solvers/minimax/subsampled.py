@@ -34,7 +34,7 @@ mechanism (centring, GDP share ``CENTER_SHARE`` of the solver's ``mu``, as
 in its ledger (Koskela, Jälkö and Honkela 2020; Doroshenko et al. 2022,
 "Connect the dots"); ``z`` is the smallest noise multiplier for which the
 whole ledger spends at most the fit's epsilon at its delta
-(:func:`noise_multiplier_within`, a root search on the ledger's own
+(:func:`~skdp.privacy.accounting.subsampled_noise_within`, a root search on the ledger's own
 composition), so the fit spends its epsilon exactly.
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
@@ -42,12 +42,11 @@ default), against ``T`` passes for ``noisy_gd``. Only the sampled rows are
 gathered (``X[idx]``); ``X`` is never copied.
 """
 
-from functools import lru_cache
 import math
 
 import numpy as np
 
-from ...privacy.accounting import PrivacyLedger, approx_dp_to_gdp
+from ...privacy.accounting import subsampled_noise_within
 from ..losses.classification import lipschitz, loss_and_residual
 from ..spec import Option, SolverResult
 from .common import softmax_np
@@ -55,15 +54,11 @@ from .euclidean import (LOSS_SHARE, _Averager, _centre, _clipped_residual,
                         _intercept, _loss_clip, _project, _steps, _to_host, auto_iterations,
                         reference_logits)
 
-__all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "noise_multiplier_within", "sampling_rate",
-           "DPSGD_POISSON_OPTIONS"]
+__all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
 
 AUTO_SUBSAMPLE = 1e7  # n_samples * n_features from which the estimators' 'auto' runs it
 SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
 SGD_CLIP_RATIO = 0.25  # per-sample clip / Lipschitz bound (noisy_gd's is smaller: full batches)
-ROOT_TOL = 1e-8        # the calibrated ledger spends within this of epsilon (1 - PLD_MARGIN)
-PLD_MARGIN = 1e-8      # the PLD grid moves epsilon by about 1e-9 relative when the released
-#                        mu = C / (z C) differs from 1 / z in its last digit
 
 DPSGD_POISSON_OPTIONS = (
     Option("sampling_rate", "float", None, low=0, high=1, low_open=True,
@@ -88,84 +83,6 @@ def sampling_rate(option, steps, private=True, passes=SAMPLING_PASSES):
     if option is not None:
         return float(option)
     return min(1.0, passes / steps) if private else 1.0
-
-
-def noise_multiplier_within(entries, planned, q, steps, epsilon, delta):
-    """Smallest noise multiplier ``z`` that keeps a ledger within (epsilon, delta).
-
-    The ledger is ``entries`` (what the fit has released), the Gaussian
-    mechanisms ``planned`` (``(sensitivity, sigma, count)`` triples, released
-    later) and ``steps`` Poisson-subsampled Gaussian releases at rate ``q``
-    and noise multiplier ``z``; its epsilon at ``delta`` is the ledger's own
-    composition (PLD when a subsampled part is present) and decreases in
-    ``z``. A root search in ``log z`` (Illinois regula falsi, from a
-    bracket around the central-limit guess ``_clt_guess``) returns the ``z``
-    whose ledger spends between ``e - ROOT_TOL`` and ``e = epsilon (1 -
-    PLD_MARGIN)`` (a margin for the PLD grid's round-off); it
-    raises ``ValueError`` when the other parts alone leave nothing.
-    Everything it reads is public, so it is cached.
-
-    Examples
-    --------
-    >>> z = noise_multiplier_within([], [], 0.1, 20, 1.0, 1e-6)
-    >>> ledger = PrivacyLedger()
-    >>> ledger.subsampled_gaussian(1.0, z, 0.1, count=20)
-    >>> 1.0 - 1e-6 < ledger.spent(1e-6)[0] <= 1.0
-    True
-    """
-    return _calibrate(tuple(entries), tuple(tuple(float(v) for v in p) for p in planned),
-                      float(q), int(steps), float(epsilon), float(delta))
-
-
-@lru_cache(maxsize=128)
-def _calibrate(entries, planned, q, steps, epsilon, delta):
-    others = PrivacyLedger(list(entries))
-    for sens, sigma, count in planned:
-        others.gaussian(sens, sigma, count=int(count))
-    if others.entries and others.spent(delta)[0] >= epsilon:
-        raise ValueError("no privacy budget left for the subsampled gradient steps.")
-
-    target = epsilon * (1.0 - PLD_MARGIN)
-
-    def excess(log_z):
-        ledger = PrivacyLedger(list(others.entries))
-        ledger.subsampled_gaussian(1.0, math.exp(log_z), q, count=steps)
-        return ledger.spent(delta)[0] - target
-
-    lo = hi = math.log(_clt_guess(q, steps, epsilon, delta))
-    f_lo = f_hi = excess(lo)
-    while f_hi > 0:
-        if hi > math.log(1e6):
-            raise ValueError("no privacy budget left for the subsampled gradient steps.")
-        lo, f_lo = hi, f_hi
-        hi, f_hi = hi + math.log(2.0), excess(hi + math.log(2.0))
-    while f_lo <= 0:
-        hi, f_hi = lo, f_lo
-        lo, f_lo = lo - math.log(2.0), excess(lo - math.log(2.0))
-    side = 0
-    for _ in range(100):
-        if -ROOT_TOL <= f_hi or hi - lo < 1e-12:
-            break
-        mid = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        f_mid = excess(mid)
-        if f_mid > 0:
-            lo, f_lo = mid, f_mid
-            f_hi, side = (f_hi / 2, side) if side == 1 else (f_hi, 1)
-        else:
-            hi, f_hi = mid, f_mid
-            f_lo, side = (f_lo / 2, side) if side == -1 else (f_lo, -1)
-    return math.exp(hi)
-
-
-def _clt_guess(q, steps, epsilon, delta):
-    """Start of the search: ``z`` with ``q sqrt(T (exp(1/z**2) - 1)) = mu(epsilon, delta)``.
-
-    The central-limit GDP approximation of ``T`` subsampled Gaussian steps
-    (Bu, Dong, Long and Su 2020, "Deep learning with Gaussian differential
-    privacy", Thm 5); only a starting point, never a privacy claim.
-    """
-    mu = approx_dp_to_gdp(epsilon, delta)
-    return 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
 
 
 def dpsgd_poisson(problem, budget, options):
@@ -206,7 +123,7 @@ def dpsgd_poisson(problem, budget, options):
     data, _ = _centre(data, budget.mu, budget.release)
     z = 0.0
     if not math.isinf(budget.mu):
-        z = noise_multiplier_within(budget.ledger.entries, [], q, T, budget.epsilon,
+        z = subsampled_noise_within(budget.ledger.entries, [], q, T, budget.epsilon,
                                     budget.delta)
     W, b, y_avg = _run(problem, budget, data, T, q, z)
     return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=T,

@@ -81,14 +81,19 @@ def contend(path, seconds, charged, refused):
     acc = BudgetAccountant.open(path, "bench")
     stop = time.monotonic() + seconds
     while time.monotonic() < stop:
-        try:
-            cycle(acc)
-        except BudgetExceededError:
-            with refused.get_lock():
-                refused.value += 1
-            continue
-        with charged.get_lock():
-            charged.value += 1
+        attempt(lambda: cycle(acc), charged, refused)
+
+
+def attempt(spend, charged, refused):
+    """Run ``spend`` and count it in ``charged``, or in ``refused`` if the cap refused it."""
+    try:
+        spend()
+    except BudgetExceededError:
+        with refused.get_lock():
+            refused.value += 1
+        return
+    with charged.get_lock():
+        charged.value += 1
 
 
 def throughput(folder, seconds):
@@ -123,16 +128,12 @@ def capped(folder, n_proc=8, attempts=25):
 
     def run():
         acc = BudgetAccountant.open(path, "bench")
+
+        def spend():
+            acc.charge(acc.reserve(1.0, 0.0), 1.0, 0.0)
+
         for _ in range(attempts):
-            try:
-                token = acc.reserve(1.0, 0.0)
-                acc.charge(token, 1.0, 0.0)
-            except BudgetExceededError:
-                with refused.get_lock():
-                    refused.value += 1
-                continue
-            with charged.get_lock():
-                charged.value += 1
+            attempt(spend, charged, refused)
 
     procs = [FORK.Process(target=run) for _ in range(n_proc)]
     for p in procs:

@@ -50,3 +50,14 @@ def pytest_collection_modifyitems(items):
         "ignore:.*drew the same noise:skdp.exceptions.PrivacyLeakWarning")
     for item in items:
         item.add_marker(shared_noise)
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """One ``distributed.LocalCluster`` for the Dask tests: 2 worker processes,
+    one thread and 1 GiB each (the issue-20 setting), closed at the end."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  memory_limit="1GiB", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        yield client

@@ -1,0 +1,103 @@
+"""Estimator-side checks of Dask input (the ``dask`` extra).
+
+The estimators validate a Dask array lazily: what can be checked on the
+metadata (dimensions, dtype, rows of ``X`` against ``y``) is checked before
+any partition is read; what needs the values (finiteness) is checked by
+:func:`check_finite` inside each partition's preparation, with the same
+fixed message as scikit-learn's ``validate_data``.
+"""
+
+import numpy as np
+
+__all__ = ["check_dask_solver", "check_dask_X", "check_dask_y", "check_finite"]
+
+
+def check_dask_solver(estimator, solver, supported):
+    """Refuse a solver that cannot run on a Dask collection, naming those that can.
+
+    Examples
+    --------
+    >>> check_dask_solver("Est", "a", {"a", "b"})
+    >>> try:
+    ...     check_dask_solver("Est", "c", {"a", "b"})
+    ... except ValueError as exc:
+    ...     print(exc)
+    Est: solver='c' cannot run on a Dask collection; the solvers that can: 'a', 'b'. \
+Pass a NumPy array (e.g. X.compute()) to use it.
+    """
+    if solver not in supported:
+        names = ", ".join(repr(s) for s in sorted(supported))
+        raise ValueError(f"{estimator}: solver={solver!r} cannot run on a Dask collection; "
+                         f"the solvers that can: {names}. Pass a NumPy array "
+                         "(e.g. X.compute()) to use it.")
+
+
+def check_dask_X(X, dtypes=(np.float64, np.float32)):
+    """A 2-D Dask array of a float dtype (other numeric dtypes cast to the first of ``dtypes``).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> check_dask_X(da.ones((4, 2), dtype=int, chunks=2)).dtype
+    dtype('float64')
+    """
+    import dask.array as da
+
+    if not isinstance(X, da.Array):
+        X = da.asarray(X)  # a Dask DataFrame of numbers: its values
+        if hasattr(X, "compute_chunk_sizes") and any(np.isnan(c) for c in X.chunks[0]):
+            X = X.compute_chunk_sizes()
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D array, got {X.ndim}D: reshape X to (n_samples, "
+                         "n_features).")
+    if X.dtype.kind not in "fiub":
+        raise ValueError(f"X has dtype {X.dtype}: expected numbers.")
+    if X.dtype not in [np.dtype(d) for d in dtypes]:
+        X = X.astype(dtypes[0])
+    if X.shape[1] < 1:
+        raise ValueError(f"Found array with shape {X.shape}: need at least 1 feature.")
+    return X
+
+
+def check_dask_y(y, X):
+    """``y`` as a 1-D Dask array chunked like the rows of ``X`` (a NumPy ``y`` is split).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> X = da.ones((5, 2), chunks=(3, 2))
+    >>> check_dask_y(np.arange(5), X).chunks
+    ((3, 2),)
+    """
+    import dask.array as da
+
+    if not isinstance(y, da.Array):
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y has shape {y.shape}; expected ({X.shape[0]},) like the rows "
+                             "of X.")
+        return da.from_array(y, chunks=(X.chunks[0],))
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got {y.ndim}D.")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}.")
+    return y.rechunk((X.chunks[0],))
+
+
+def check_finite(a, name="X"):
+    """Raise scikit-learn's fixed message if ``a`` (one partition) holds NaN or infinity.
+
+    Examples
+    --------
+    >>> check_finite(np.array([1.0, np.nan]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Input X contains NaN or infinity.
+    """
+    if a.dtype.kind == "f" and not np.isfinite(a).all():
+        raise ValueError(f"Input {name} contains NaN or infinity.")
+    return a

@@ -1,0 +1,213 @@
+"""Rows of one fit split into partitions that stay where they live; sums come back.
+
+Every skdp release is a sum over rows followed by noise on the sum (clipped
+gradient sums, second moments, marginal counts). :class:`Partitions` holds
+the per-row arrays of one fit (features, labels, clip factors, ...) as
+partitions in cluster memory (a Dask collection, persisted) and evaluates
+one data pass as one reduction: ``fn(part, *args)`` on each partition where
+it lives, the partial results added on the client. Noise is drawn on the
+client only, by the caller, from the fit's generator: a partitioned fit
+draws the same noise as the in-memory fit of the same seed, and differs
+from it by the order of floating-point additions only.
+
+This module knows nothing of estimators, solvers or privacy; Dask is
+imported only when a Dask collection is given (the ``dask`` extra).
+"""
+
+import sys
+
+import numpy as np
+
+__all__ = ["Partitions", "is_dask_collection"]
+
+
+def is_dask_collection(x):
+    """Whether ``x`` is a Dask collection (array, DataFrame, Series, bag).
+
+    Does not import Dask: an object of a module not loaded cannot be one.
+
+    Examples
+    --------
+    >>> is_dask_collection(np.zeros(3))
+    False
+    """
+    if "dask" not in sys.modules:
+        return False
+    from dask import is_dask_collection as is_collection
+
+    return bool(is_collection(x))
+
+
+def _add(total, part):
+    """Elementwise sum of two results (arrays, scalars, or tuples/lists of them)."""
+    if total is None:
+        return part
+    if isinstance(part, (tuple, list)):
+        return type(part)(_add(t, p) for t, p in zip(total, part))
+    return total + part
+
+
+def _apply(fn, part, args, kwargs):
+    return fn(part, *args, **kwargs)
+
+
+def _apply_rows(fn, part, index, args, kwargs):
+    return fn({name: a[index] for name, a in part.items()}, *args, **kwargs)
+
+
+def _part(names, blocks):
+    return dict(zip(names, blocks))
+
+
+def _rows(part):
+    return len(next(iter(part.values()))) if part else 0
+
+
+def _select(part, names):
+    return {name: part[name] for name in names}
+
+
+class Partitions:
+    """Per-row arrays of one fit, split by rows, each partition a dict ``{name: array}``.
+
+    Parameters
+    ----------
+    parts : list
+        One Dask object (a persisted ``Delayed`` or a future) per partition,
+        each computing a dict of NumPy arrays with the same number of rows.
+    sizes : sequence of int
+        Rows of each partition (the layout: public, it does not depend on
+        the values of the rows; an empty partition is allowed).
+
+    Attributes
+    ----------
+    n : int
+        Rows in all.
+    offsets : ndarray of shape (n_partitions + 1,)
+        First row of each partition in the fit's row order, and ``n``.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> X = da.from_array(np.arange(12.0).reshape(6, 2), chunks=(4, 2))
+    >>> parts = Partitions.from_arrays({"X": X})
+    >>> parts.n, parts.sizes.tolist()
+    (6, [4, 2])
+    >>> parts.reduce(lambda part: part["X"].sum(axis=0)).tolist()
+    [30.0, 36.0]
+    """
+
+    def __init__(self, parts, sizes):
+        self.parts = list(parts)
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+        self.n = int(self.offsets[-1])
+
+    @classmethod
+    def from_arrays(cls, arrays, prepare=None, args=(), persist=True):
+        """Partitions of Dask arrays that share their row chunks.
+
+        Parameters
+        ----------
+        arrays : dict of {name: dask.array.Array}
+            1-D or 2-D arrays with the same number of rows; their row chunks
+            are aligned to the first one's (unknown chunk sizes are computed:
+            the layout, not the values).
+        prepare : callable, default=None
+            ``prepare(part, *args) -> dict`` run on each partition before it
+            is persisted (validation, clipping: per-row work done once).
+        args : tuple
+            Public arguments of ``prepare``.
+        persist : bool, default=True
+            Keep the prepared partitions in cluster memory (the solvers'
+            many passes read them there).
+        """
+        import dask
+
+        names = list(arrays)
+        first = arrays[names[0]]
+        if any(np.isnan(c) for c in first.chunks[0]):
+            first = first.compute_chunk_sizes()
+        rows = first.chunks[0]
+        blocks = {}
+        for name in names:
+            a = first if name == names[0] else arrays[name]
+            if a.shape[0] != first.shape[0] and not np.isnan(a.shape[0]):
+                raise ValueError(f"{name} has {a.shape[0]} rows, expected {first.shape[0]}.")
+            a = a.rechunk({0: rows, **{i: -1 for i in range(1, a.ndim)}})
+            blocks[name] = a.to_delayed().ravel()
+        parts = [dask.delayed(_part)(names, [blocks[name][i] for name in names])
+                 for i in range(len(rows))]
+        if prepare is not None:
+            parts = [dask.delayed(prepare)(p, *args) for p in parts]
+        if persist:
+            parts = list(dask.persist(*parts))
+        return cls(parts, rows)
+
+    @classmethod
+    def from_frame(cls, frame, prepare, args=(), persist=True):
+        """Partitions of a Dask DataFrame: ``prepare(pandas_partition, *args) -> dict``.
+
+        ``prepare`` turns each pandas partition into per-row arrays (e.g. the
+        integer codes of each column on its public domain); the partitions'
+        lengths are read (the layout, not the values).
+        """
+        import dask
+
+        parts = [dask.delayed(prepare)(p, *args) for p in frame.to_delayed()]
+        if persist:
+            parts = list(dask.persist(*parts))
+        sizes = dask.compute(*[dask.delayed(_rows)(p) for p in parts])
+        return cls(parts, sizes)
+
+    def map(self, fn, *args, **kwargs):
+        """``[fn(part, *args, **kwargs) for part in partitions]``, computed where they live."""
+        import dask
+
+        tasks = [dask.delayed(_apply, pure=False)(fn, p, args, kwargs) for p in self.parts]
+        return list(dask.compute(*tasks))
+
+    def reduce(self, fn, *args, **kwargs):
+        """One pass: ``sum(fn(part, *args, **kwargs) for part in partitions)``.
+
+        ``fn`` returns an array, a number, or a tuple or list of them (summed
+        elementwise); it must accept an empty partition (0 rows).
+        """
+        total = None
+        for result in self.map(fn, *args, **kwargs):
+            total = _add(total, result)
+        return total
+
+    def reduce_rows(self, index, fn, *args, **kwargs):
+        """``fn`` on the rows ``index`` (sorted global row numbers) of each partition, summed.
+
+        The rows of a subsample (Poisson sampling drawn on the client from
+        the fit's generator, e.g.) are split by partition; each partition
+        receives its own local row numbers only (``fn`` sees the
+        partition restricted to them).
+        """
+        import dask
+
+        index = np.asarray(index, dtype=np.int64)
+        cuts = np.searchsorted(index, self.offsets)
+        tasks = []
+        for i, p in enumerate(self.parts):
+            local = index[cuts[i]:cuts[i + 1]] - self.offsets[i]
+            tasks.append(dask.delayed(_apply_rows, pure=False)(fn, p, local, args, kwargs))
+        total = None
+        for result in dask.compute(*tasks):
+            total = _add(total, result)
+        return total
+
+    def with_parts(self, fn, *args, persist=True):
+        """New partitions ``fn(part, *args)`` (e.g. the rows centred on a released mean)."""
+        import dask
+
+        parts = [dask.delayed(fn, pure=False)(p, *args) for p in self.parts]
+        if persist:
+            parts = list(dask.persist(*parts))
+        return Partitions(parts, self.sizes)
+
+    def select(self, names):
+        """Partitions holding only the arrays ``names`` (no copy where they live)."""
+        return self.with_parts(_select, list(names), persist=False)

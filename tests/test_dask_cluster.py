@@ -1,0 +1,270 @@
+"""Model selection and failures on a Dask cluster (issue 20): the shared ledger file, killed workers.
+
+Every test runs on the session's ``dask_client`` (a 2-worker LocalCluster of processes). The
+functions run on the workers are module-level here and shipped by value (the workers need not
+import this file).
+"""
+
+import math
+import os
+import signal
+import sqlite3
+import sys
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+import cloudpickle  # noqa: E402  (a dependency of distributed)
+import dask.array as da  # noqa: E402
+import joblib  # noqa: E402
+from distributed.scheduler import KilledWorker  # noqa: E402
+from sklearn.model_selection import GridSearchCV  # noqa: E402
+
+from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor,  # noqa: E402
+                  PrivacyLeakWarning, PrivateMinimaxClassifier)
+from skdp._base import PrivacyMixin  # noqa: E402
+from skdp._partitions import Partitions  # noqa: E402
+from skdp.model_selection import PrivateHyperparameterSearch  # noqa: E402
+from skdp.privacy.accounting import PrivacyLedger  # noqa: E402
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(240, 3)) / 2
+y_reg = X @ np.array([0.5, -0.3, 0.2]) + 0.05 * rng.normal(size=240)
+y_clf = (X[:, 0] + X[:, 1] > 0).astype(int)
+CHUNKS = ((300, 0, 500, 200), 3)  # unequal, one empty
+
+
+def ledger(tmp_path, epsilon, delta, name="b.sqlite"):
+    return BudgetAccountant(epsilon=epsilon, delta=delta, ledger=tmp_path / name, dataset="t")
+
+
+def statuses(path):
+    with sqlite3.connect(path) as con:
+        return [r[0] for r in con.execute("SELECT status FROM spends ORDER BY id")]
+
+
+def composed(spends):
+    """The (epsilon, delta) of ``spends`` composed again in memory, from their claims."""
+    memory = BudgetAccountant()
+    for s in spends:
+        memory.spend(s["epsilon"], s["delta"], ledger=s["ledger"])
+    return memory.total()
+
+
+class Watch:
+    """Reads the file's total from a thread while the cluster charges it; ``max`` is the largest."""
+
+    def __init__(self, acc):
+        self.acc, self.seen, self.stop = acc, [], threading.Event()
+        self.thread = threading.Thread(target=self._run)
+
+    def _run(self):
+        reader = BudgetAccountant.open(self.acc.ledger, self.acc.dataset)
+        while not self.stop.is_set():
+            self.seen.append(reader.total())
+            self.stop.wait(0.002)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(10)
+
+
+# ---------------------------------------------------------------------------------------------
+# GridSearchCV under joblib's Dask backend: every fit charged to the shared file, once
+# ---------------------------------------------------------------------------------------------
+ESTIMATORS = {
+    "regressor": (lambda acc: KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, accountant=acc),
+                  y_reg, {}),
+    "classifier": (lambda acc: PrivateMinimaxClassifier(epsilon=1.0, delta=1e-6, n_iter=3,
+                                                        accountant=acc),
+                   y_clf, {"classes": [0, 1]}),
+}
+
+
+def search(make, acc):
+    return GridSearchCV(make(acc), {"epsilon": [0.5, 1.0, 2.0]}, cv=2, n_jobs=2)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_grid_search_on_dask_charges_every_fit_once(dask_client, tmp_path, name):
+    make, y, public = ESTIMATORS[name]
+    acc = ledger(tmp_path, 100.0, 1e-4)
+    with warnings.catch_warnings(), joblib.parallel_config(backend="dask"), Watch(acc) as watch:
+        warnings.simplefilter("error", PrivacyLeakWarning)  # no fit spent on a lost copy
+        fitted = search(make, acc).fit(X, y, **public)
+    assert statuses(tmp_path / "b.sqlite") == ["charged"] * 7  # 3 x 2 folds + the refit
+    spends = acc.spends
+    workers = set(dask_client.run(os.getpid).values())
+    assert {s["pid"] for s in spends[:6]} <= workers  # the folds ran on the workers
+    assert len({s["pid"] for s in spends[:6]}) == 2 and spends[6]["pid"] == os.getpid()
+    assert sorted(s["epsilon"] for s in spends) == sorted(
+        [0.5, 0.5, 1.0, 1.0, 2.0, 2.0, fitted.best_params_["epsilon"]])
+    assert acc.total() == pytest.approx(composed(spends), rel=1e-9)
+    assert acc.total()[1] == pytest.approx(7e-6)
+    assert max(seen[1] for seen in watch.seen) <= 7e-6 * (1 + 1e-9)  # reservations included
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_grid_search_on_dask_refuses_fits_over_the_cap(dask_client, tmp_path, name):
+    make, y, public = ESTIMATORS[name]
+    acc = ledger(tmp_path, 100.0, 3.5e-6)  # admits three fits by their deltas
+    with warnings.catch_warnings(), joblib.parallel_config(backend="dask"), Watch(acc) as watch:
+        warnings.simplefilter("ignore")  # sklearn's FitFailedWarning for the refused folds
+        with pytest.raises(BudgetExceededError, match="b.sqlite"):
+            search(make, acc).fit(X, y, **public)  # the refit is refused too
+    assert statuses(tmp_path / "b.sqlite") == ["charged"] * 3  # a refused fit leaves no row
+    eps, delta = acc.total()
+    assert delta == pytest.approx(3e-6) and delta <= 3.5e-6
+    assert (eps, delta) == pytest.approx(composed(acc.spends), rel=1e-9)
+    assert max(seen[1] for seen in watch.seen) <= 3.5e-6  # never over the cap while running
+
+
+def test_a_refused_fit_on_a_worker_never_reads_the_data(dask_client, tmp_path):
+    acc = ledger(tmp_path, 100.0, 1.5e-6)
+    bad = X.copy()
+    bad[5, 1] = np.nan  # reading these raises ValueError, and keeps the reservation charged
+    est = KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, accountant=acc)
+    with pytest.raises(ValueError, match="NaN"):
+        dask_client.submit(est.fit, bad, y_reg, pure=False).result()
+    with pytest.raises(BudgetExceededError):  # refused before it reached the NaN
+        dask_client.submit(est.fit, bad, y_reg, pure=False).result()
+    assert statuses(tmp_path / "b.sqlite") == ["reserved"]
+
+
+def test_private_search_on_two_workers_shares_the_file(dask_client, tmp_path):
+    # PrivateHyperparameterSearch has no n_jobs (its runs share one noisy selection); two
+    # searches submitted at once to two workers, on a cap that admits one, charge it once.
+    probe = PrivateHyperparameterSearch(PrivateMinimaxClassifier(), {"n_iter": [2, 3]},
+                                        mean_runs=2, random_state=0)
+    probe.fit(X, y_clf, classes=[0, 1])
+    cap = probe.privacy_spent_[0] * 1.5
+    acc = ledger(tmp_path, cap, 1e-3)
+    searches = [PrivateHyperparameterSearch(PrivateMinimaxClassifier(), {"n_iter": [2, 3]},
+                                            mean_runs=2, accountant=acc, random_state=seed)
+                for seed in (1, 2)]
+    futures = [dask_client.submit(s.fit, X, y_clf, classes=[0, 1], pure=False)
+               for s in searches]
+    errors = [f.exception() for f in futures]
+    assert sorted(type(e).__name__ for e in errors) == ["BudgetExceededError", "NoneType"]
+    assert statuses(tmp_path / "b.sqlite") == ["charged"]
+    assert acc.total()[0] == pytest.approx(probe.privacy_spent_[0], rel=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# A worker killed mid-fit: Dask recomputes the lost partitions, or the fit fails, still charged
+# ---------------------------------------------------------------------------------------------
+def _kill_once(block, marker):
+    """The block, but first SIGKILL this worker process if ``marker`` does not exist yet."""
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return block
+
+
+def _kill(block):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _clip(part, bound):
+    norms = np.maximum(np.linalg.norm(part["X"], axis=1) / bound, 1.0)
+    return {"X": part["X"] / norms[:, None]}
+
+
+def _shifted_sum(part, shift, marker=None):
+    if marker is not None:
+        _kill_once(None, marker)
+    return (part["X"] - shift).sum(axis=0), len(part["X"])
+
+
+SIGMA = 20.0  # per pass, times sqrt(passes): sensitivity 2, well within epsilon=1
+
+
+class NoisyMeanByPasses(PrivacyMixin):
+    """A private mean of clipped rows found by ``passes`` reductions over partitions (a toy fit
+    with the estimators' reservation, reading and charging)."""
+
+    def __init__(self, epsilon, delta, accountant, passes=4, kill=None):
+        self.epsilon, self.delta, self.accountant = epsilon, delta, accountant
+        self.passes, self.kill = passes, kill
+
+    def get_params(self, deep=False):
+        return dict(epsilon=self.epsilon, delta=self.delta, passes=self.passes)
+
+    def fit(self, X):
+        return self._fit_atomically(X)
+
+    def _fit(self, X):
+        accountant = self._check_budget()
+        self._reading_data()
+        parts = Partitions.from_arrays({"X": X}, prepare=_clip, args=(1.0,))
+        ledger, shift, rng = PrivacyLedger(), np.zeros(X.shape[1]), np.random.default_rng(0)
+        sigma = SIGMA * self.passes ** 0.5
+        for k in range(self.passes):
+            marker = self.kill if k == self.passes // 2 else None
+            total, n = parts.reduce(_shifted_sum, shift, marker)
+            shift = shift + (total + rng.normal(0, sigma, size=total.shape)) / n
+            ledger.gaussian(2.0, sigma)
+        self.mean_ = shift
+        self._record_spend(accountant, ledger)
+        return self
+
+
+def expected_mean(Xn, passes):
+    norms = np.maximum(np.linalg.norm(Xn, axis=1), 1.0)
+    clipped, shift, rng = Xn / norms[:, None], np.zeros(Xn.shape[1]), np.random.default_rng(0)
+    for _ in range(passes):
+        shift = shift + ((clipped - shift).sum(axis=0)
+                         + rng.normal(0, SIGMA * passes ** 0.5, size=Xn.shape[1])) / len(Xn)
+    return shift
+
+
+@pytest.fixture
+def workers_back(dask_client):
+    """Wait, after the test, for the nannies to restart the workers it killed."""
+    yield dask_client
+    dask_client.wait_for_workers(2, timeout=60)
+
+
+def test_partitions_recompute_a_partition_lost_with_its_worker(workers_back, tmp_path):
+    Xn = np.random.default_rng(1).normal(size=(1000, 3))
+    parts = Partitions.from_arrays({"X": da.from_array(Xn, chunks=CHUNKS)}, prepare=_clip,
+                                   args=(1.0,))
+    before = parts.reduce(_shifted_sum, np.zeros(3))
+    after = parts.reduce(_shifted_sum, np.zeros(3), str(tmp_path / "killed"))
+    assert os.path.exists(tmp_path / "killed")  # a worker died holding persisted partitions
+    np.testing.assert_allclose(after[0], before[0], rtol=1e-12)
+    assert after[1] == before[1] == 1000
+
+
+def test_a_worker_killed_mid_fit_is_recomputed_and_charged_once(workers_back, tmp_path):
+    acc = ledger(tmp_path, 10.0, 1e-5)
+    Xn = np.random.default_rng(2).normal(size=(1000, 3))
+    X = da.from_array(Xn, chunks=CHUNKS)
+    est = NoisyMeanByPasses(1.0, 1e-6, acc, kill=str(tmp_path / "killed")).fit(X)
+    assert os.path.exists(tmp_path / "killed")
+    np.testing.assert_allclose(est.mean_, expected_mean(Xn, 4), rtol=1e-9)
+    assert statuses(tmp_path / "b.sqlite") == ["charged"]
+    assert acc.total()[1] == pytest.approx(1e-6)
+
+
+def test_a_fit_whose_workers_keep_dying_fails_with_its_reservation_kept(workers_back,
+                                                                        tmp_path):
+    acc = ledger(tmp_path, 10.0, 1e-5)
+    X = da.from_array(np.ones((50, 3)), chunks=(25, 3)).map_blocks(_kill, meta=np.empty((0, 0)))
+    est = NoisyMeanByPasses(1.0, 1e-6, acc)
+    with pytest.raises(KilledWorker):
+        est.fit(X)
+    assert not hasattr(est, "mean_")
+    assert statuses(tmp_path / "b.sqlite") == ["reserved"]  # counted: the data may have been read
+    assert acc.total() == (1.0, 1e-6)
+    assert math.isclose(acc.remaining()[1], 9e-6)

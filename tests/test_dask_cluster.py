@@ -1,4 +1,4 @@
-"""Model selection and failures on a Dask cluster (issue 20): the shared ledger file, killed workers.
+"""Model selection and failures on a Dask cluster (issue 20): the shared ledger, killed workers.
 
 Every test runs on the session's ``dask_client`` (a 2-worker LocalCluster of processes). The
 functions run on the workers are module-level here and shipped by value (the workers need not

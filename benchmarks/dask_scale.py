@@ -50,7 +50,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from skdp import KLAdaptiveRegressor, PrivateMinimaxClassifier  # noqa: E402
+from skdp import BudgetAccountant, KLAdaptiveRegressor, PrivateMinimaxClassifier  # noqa: E402
 from skdp._partitions import Partitions, _add  # noqa: E402
 
 EPSILON, DELTA = 1.0, 1e-6
@@ -110,15 +110,15 @@ def dask_table(n, d, chunk_rows, seed=0, task="classification"):
     return X, y
 
 
-def estimator(task, n_iter, accountant=None):
-    """The estimator timed: ``noisy_gd`` with ``n_iter`` full-data steps (one pass each)."""
+def estimator(task, n_iter):
+    """The estimator timed: ``noisy_gd`` with ``n_iter`` full-data steps (one pass each), on
+    a fresh accountant (the same seed is reused on purpose: same-seed fits are compared)."""
     if task == "classification":
         return PrivateMinimaxClassifier(epsilon=EPSILON, delta=DELTA, solver="noisy_gd",
                                         n_iter=n_iter, group_by=None, random_state=0,
-                                        accountant=accountant)
+                                        accountant=BudgetAccountant())
     return KLAdaptiveRegressor(epsilon=EPSILON, delta=DELTA, solver="noisy_gd",
-                               solver_options={"max_iter": n_iter}, random_state=0,
-                               accountant=accountant)
+                               max_iter=n_iter, random_state=0, accountant=BudgetAccountant())
 
 
 def fit_kwargs(task):
@@ -161,10 +161,99 @@ def part_overhead(args, client):
         del parts
 
 
+class CountPasses:
+    """Counts the data passes (:meth:`Partitions.map` and :meth:`Partitions.reduce_rows`
+    calls: one round of tasks over every partition each), the tasks, and the bytes of the
+    results that come back to the client, while in a ``with`` block."""
+
+    def __enter__(self):
+        self.passes = self.tasks = self.bytes_back = 0
+        self.saved = Partitions.map, Partitions.reduce_rows
+        counter, (map_, reduce_rows) = self, self.saved
+
+        def counted_map(parts, fn, *args, **kwargs):
+            results = map_(parts, fn, *args, **kwargs)
+            counter.count(len(parts.parts), results)
+            return results
+
+        def counted_rows(parts, index, fn, *args, **kwargs):
+            total = reduce_rows(parts, index, fn, *args, **kwargs)
+            counter.count(len(parts.parts), [total] * len(parts.parts))
+            return total
+
+        Partitions.map, Partitions.reduce_rows = counted_map, counted_rows
+        return self
+
+    def count(self, tasks, results):
+        self.passes += 1
+        self.tasks += tasks
+        self.bytes_back += sum(_nbytes(r) for r in results)
+
+    def __exit__(self, *exc):
+        Partitions.map, Partitions.reduce_rows = self.saved
+
+
+def _nbytes(result):
+    if isinstance(result, (tuple, list)):
+        return sum(_nbytes(r) for r in result)
+    return int(getattr(result, "nbytes", 8))
+
+
 def timed_fit(est, X, y, **kw):
-    start = time.perf_counter()
-    est.fit(X, y, **kw)
-    return time.perf_counter() - start
+    """Seconds of ``est.fit(X, y, **kw)`` and its :class:`CountPasses`."""
+    with CountPasses() as counted:
+        start = time.perf_counter()
+        est.fit(X, y, **kw)
+        seconds = time.perf_counter() - start
+    return seconds, counted
+
+
+SOLVERS = {"classification": ["noisy_gd", "dpsgd_poisson"],
+           "regression": ["adaptive_gd", "noisy_gd", "stationary_gd", "dpsgd_poisson", "spider",
+                          "ppm"],
+           "synthesis": ["mst", "aim"]}
+
+
+KL_CONSTANTS = {"kl_gamma": 0.7, "kl_kappa": 2.0}  # spider and ppm need them (no default)
+
+
+def default_estimator(task, solver, **kw):
+    """An estimator with ``solver`` and its defaults otherwise (epsilon 1, delta 1e-6)."""
+    from skdp import SaddlePointSynthesizer
+
+    cls = {"classification": PrivateMinimaxClassifier, "regression": KLAdaptiveRegressor,
+           "synthesis": SaddlePointSynthesizer}[task]
+    return cls(epsilon=EPSILON, delta=DELTA, solver=solver, random_state=0,
+               accountant=BudgetAccountant(), **kw)
+
+
+def part_passes(args, client):
+    """Data passes, tasks and bytes back per fit of each solver that runs on Dask, defaults."""
+    n, d = int(args.rows), args.features
+    for task in set(args.tasks) - {"synthesis"}:
+        X, y = dask_table(n, d, args.chunk_rows, task=task)
+        for solver in SOLVERS[task]:
+            kw = KL_CONSTANTS if solver in ("spider", "ppm") else {}
+            seconds, counted = timed_fit(default_estimator(task, solver, **kw), X, y,
+                                         **fit_kwargs(task))
+            log(args.out, dict(part="passes", task=task, solver=solver, rows=n, features=d,
+                               partitions=len(X.chunks[0]), passes=counted.passes,
+                               tasks=counted.tasks, bytes_back=counted.bytes_back,
+                               seconds=seconds))
+    if "synthesis" not in args.tasks:
+        return
+    frame, n_parts = dask_codes(n, args.columns, args.levels, args.chunk_rows)
+    domain = {f"c{j}": list(range(args.levels)) for j in range(args.columns)}
+    for solver in SOLVERS["synthesis"]:
+        synth = default_estimator("synthesis", solver, domain=domain)
+        with CountPasses() as counted:
+            start = time.perf_counter()
+            synth.fit(frame)
+            seconds = time.perf_counter() - start
+        log(args.out, dict(part="passes", task="synthesis", solver=solver, rows=n,
+                           columns=args.columns, levels=args.levels, partitions=n_parts,
+                           passes=counted.passes, tasks=counted.tasks,
+                           bytes_back=counted.bytes_back, seconds=seconds))
 
 
 def part_compare(args, client):
@@ -181,11 +270,12 @@ def part_compare(args, client):
         row["generate_seconds"] = time.perf_counter() - start
         est = estimator(task, args.n_iter)
         est.fit(Xn[:2000], yn[:2000], **fit_kwargs(task))  # warm
-        row["numpy_seconds"] = timed_fit(est, Xn, yn, **fit_kwargs(task))
+        row["numpy_seconds"] = timed_fit(est, Xn, yn, **fit_kwargs(task))[0]
         reference = coefficients(est)
         del Xn, yn
         est = estimator(task, args.n_iter)
-        row["dask_seconds"] = timed_fit(est, X, y, **fit_kwargs(task))
+        row["dask_seconds"], counted = timed_fit(est, X, y, **fit_kwargs(task))
+        row["dask_passes"] = counted.passes
         row["max_rel_diff"] = float(np.max(np.abs(coefficients(est) - reference))
                                     / max(np.max(np.abs(reference)), 1e-300))
         row["numpy_rows_per_s"] = n / row["numpy_seconds"]
@@ -202,8 +292,10 @@ def part_big(args, client):
                chunk_rows=args.chunk_rows, partitions=len(X.chunks[0]),
                table_gb=n * d * 4 / 1e9, workers=args.workers,
                memory_limit=args.memory_limit)
-    row["seconds"] = timed_fit(est, X, y, classes=[0, 1])
+    row["seconds"], counted = timed_fit(est, X, y, classes=[0, 1])
+    row["passes"] = counted.passes
     row["rows_per_s"] = n / row["seconds"]
+    row["row_passes_per_s"] = n * counted.passes / row["seconds"]
     row["coef_norm"] = float(np.linalg.norm(coefficients(est)))
     row["cosine_to_truth"] = float(coefficients(est) @ direction(d)
                                    / max(np.linalg.norm(coefficients(est)), 1e-300))
@@ -246,25 +338,24 @@ def dask_codes(n, columns, levels, chunk_rows, seed=0):
 
 def part_synth(args, client):
     """The synthesizer's Dask fit (``mst``, one pass of counts) on generated codes."""
-    from skdp import SaddlePointSynthesizer
-
     n = int(args.rows)
     frame, n_parts = dask_codes(n, args.columns, args.levels, args.chunk_rows)
     domain = {f"c{j}": list(range(args.levels)) for j in range(args.columns)}
-    synth = SaddlePointSynthesizer(epsilon=EPSILON, delta=DELTA, solver="mst",
-                                   domain=domain, random_state=0)
+    synth = default_estimator("synthesis", "mst", domain=domain)
     row = dict(part="synth", rows=n, columns=args.columns, levels=args.levels,
                partitions=n_parts, chunk_rows=args.chunk_rows, workers=args.workers,
                memory_limit=args.memory_limit, table_gb=n * args.columns / 1e9)
-    start = time.perf_counter()
-    synth.fit(frame)
-    row["seconds"] = time.perf_counter() - start
+    with CountPasses() as counted:
+        start = time.perf_counter()
+        synth.fit(frame)
+        row["seconds"] = time.perf_counter() - start
+    row["passes"] = counted.passes
     row["rows_per_s"] = n / row["seconds"]
     log(args.out, row)
 
 
-PARTS = {"overhead": part_overhead, "compare": part_compare, "big": part_big,
-         "synth": part_synth}
+PARTS = {"overhead": part_overhead, "passes": part_passes, "compare": part_compare,
+         "big": part_big, "synth": part_synth}
 QUICK = dict(rows=2e5, features=20, chunk_rows=50_000, n_iter=5, columns=6, levels=4,
              partitions=[2, 8], model_sizes=[10, 10_000], repeats=5, memory_limit="1GiB")
 
@@ -280,7 +371,9 @@ def parse(argv=None):
     parser.add_argument("--levels", type=int, default=8)
     parser.add_argument("--chunk-rows", type=int, default=2_000_000)
     parser.add_argument("--n-iter", type=int, default=5)
-    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"])
+    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"],
+                        choices=["classification", "regression", "synthesis"],
+                        help="the estimators of compare and passes (synthesis: passes only)")
     parser.add_argument("--partitions", type=int, nargs="+", default=[2, 8, 32, 128, 512])
     parser.add_argument("--model-sizes", type=int, nargs="+", default=[10, 1000, 100_000])
     parser.add_argument("--repeats", type=int, default=20)

@@ -381,6 +381,38 @@ def part_synth(args, client):
     log(args.out, row)
 
 
+def plot(records, path):
+    """Seconds per pass against partitions (one line per model size), and rows per second
+    of the NumPy and Dask fits (compare) and of the big fits, from ``records``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    overhead = [r for r in records if r["part"] == "overhead"]
+    for size in sorted({r["model_floats"] for r in overhead}):
+        rows = sorted((r["partitions"], r["seconds_per_pass"]) for r in overhead
+                      if r["model_floats"] == size)
+        left.plot(*zip(*rows), marker="o", label=f"model of {size:,} floats")
+    left.set(xscale="log", yscale="log", xlabel="partitions",
+             ylabel="seconds per pass (no rows' work)", title="a pass's fixed cost")
+    left.legend()
+    bars, short = [], {"classification": "clf", "regression": "reg"}
+    for r in records:
+        if r["part"] == "compare":
+            name = f"{short[r['task']]} %s\n{r['rows']:.1e} rows"
+            bars += [(name % "NumPy", r["numpy_rows_per_s"]), (name % "Dask", r["dask_rows_per_s"])]
+        elif r["part"] == "big":
+            bars.append((f"{short[r['task']]} Dask\n{r['rows']:.1e} rows", r["rows_per_s"]))
+    if bars:
+        right.bar(range(len(bars)), [b[1] for b in bars])
+        right.set_xticks(range(len(bars)), [b[0] for b in bars], fontsize=8)
+    right.set(ylabel="rows per second (whole fit)", title="fit throughput (noisy_gd)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
 PARTS = {"overhead": part_overhead, "passes": part_passes, "compare": part_compare,
          "big": part_big, "synth": part_synth}
 QUICK = dict(rows=2e5, features=20, chunk_rows=50_000, n_iter=5, columns=6, levels=4,
@@ -411,6 +443,8 @@ def parse(argv=None):
     parser.add_argument("--memory-limit", default="5GiB")
     parser.add_argument("--local-directory", default="/work/tmp/dask-spill")
     parser.add_argument("--out", default="dask_scale.jsonl")
+    parser.add_argument("--plot", metavar="PNG",
+                        help="draw the records of --out (all of them) to PNG and exit")
     args = parser.parse_args(argv)
     args.solvers = {}  # every solver that runs on Dask
     unknown = set(args.parts) - set(PARTS)
@@ -425,6 +459,10 @@ def parse(argv=None):
 
 def main(argv=None):
     args = parse(argv)
+    if args.plot:
+        with open(args.out) as fh:
+            plot([json.loads(line) for line in fh], args.plot)
+        return
     cluster, client = start_cluster(args)
     try:
         for name in args.parts or ["overhead"]:

@@ -660,10 +660,18 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (rows scaled to norm ``feature_bound``).
-        y : array-like of shape (n_samples,)
-            Targets (clipped to the target bound).
+        X : array-like or Dask array of shape (n_samples, n_features)
+            Training data (rows scaled to norm ``feature_bound``). A Dask array
+            (or Dask DataFrame of numbers) is fitted where its partitions live:
+            each data pass is one reduction over them, the noise is drawn on
+            the client, and the fit equals the in-memory one of the same seed
+            up to floating-point round-off (solvers in ``DASK_SOLVERS``; the
+            streaming solvers run partition after partition, as ``fit`` then
+            ``partial_fit``; any other raises ``ValueError``). See the
+            :ref:`User Guide <kl_regression_dask>`.
+        y : array-like or Dask array of shape (n_samples,)
+            Targets (clipped to the target bound). With a Dask ``X``: a Dask
+            array or Series, or a NumPy array split like the rows of ``X``.
 
         Returns
         -------
@@ -764,7 +772,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         SOLVER_SPECS[self.solver].resolve_options(self.solver_options)  # before any read
         X = check_dask_X(X).rechunk({1: -1})
-        y = check_dask_y(y, X)
+        y = check_dask_y(_dask_target(y), X)
         blocks = list(zip(X.to_delayed().ravel(), y.to_delayed().ravel()))
         full = [b for b, rows in zip(blocks, X.chunks[0]) if rows > 0]
         for i, (Xb, yb) in enumerate(full or blocks[:1]):  # no rows: the NumPy error
@@ -821,7 +829,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         """(partitioned design, None, backend) of Dask input: each partition validated
         (the NumPy path's messages), bounded and clipped where it lives, then persisted;
         ``'data'`` bounds are maxima over the partitions (one pass each)."""
-        y = check_dask_y(y, X)
+        y = check_dask_y(_dask_target(y), X)
         n, d = int(X.shape[0]), int(X.shape[1])
         if n < 1:
             raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
@@ -917,13 +925,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or Dask array of shape (n_samples, n_features)
             Samples (rows scaled to norm ``feature_bound_``, as in ``fit``).
 
         Returns
         -------
-        y : array of shape (n_samples,)
-            Predictions (in [0, 1] for ``loss='sigmoid'``).
+        y : array or Dask array of shape (n_samples,)
+            Predictions (in [0, 1] for ``loss='sigmoid'``); for a Dask ``X``, a
+            Dask array computed partition by partition.
         """
         check_is_fitted(self)
         if sklearn.get_config().get("array_api_dispatch", False):
@@ -985,6 +994,13 @@ def _predict_block(X, predictor):
 
 
 # Per-partition steps of a fit on a Dask collection (module-level: sent to the workers).
+
+def _dask_target(y):
+    """A Dask Series or DataFrame column as a Dask array (its values stay where they are)."""
+    if is_dask_collection(y) and hasattr(y, "to_dask_array"):
+        return y.to_dask_array(lengths=True)
+    return y
+
 
 def _checked_rows(part):
     """A partition validated as ``validate_data`` does (finite values), ``y`` in ``X``'s dtype."""

@@ -140,3 +140,14 @@ def test_predict_is_a_dask_array(dask_client):
     np.testing.assert_allclose(pred.compute(), reg.predict(X), rtol=1e-12)
     with pytest.raises(ValueError, match="X has 3 features"):
         reg.predict(_chunked(X[:, :3]))
+
+
+def test_dask_dataframe_and_series(dask_client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    frame = dd.from_pandas(pd.DataFrame(X), npartitions=3)
+    target = dd.from_pandas(pd.Series(y), npartitions=3)
+    a = KLAdaptiveRegressor(solver="noisy_gd", random_state=0).fit(X, y)
+    b = KLAdaptiveRegressor(solver="noisy_gd", random_state=0).fit(frame, target)
+    _assert_same_fit(a, b)

@@ -238,6 +238,15 @@ class RowModel:
     block functions below take one, with a block of rows as a dict of
     per-row arrays (``"X"``, ``"y"``, ``"sq"``: the clipped features, the
     clipped targets, the squared row norms of the design).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> rows = RowModel(make_loss("squared"), LinearModel(2), intercept=1.0)
+    >>> part = {"X": np.array([[2.0]]), "y": np.array([0.0]), "sq": np.array([5.0])}
+    >>> grad_norms_block(part, np.array([1.0, 1.0]), rows).tolist()  # |3| * sqrt(5)
+    [6.708203932499369]
     """
 
     def __init__(self, loss, model, intercept=None, P=None):
@@ -268,7 +277,17 @@ def grad_norms_block(part, w, rows):
 
 
 def grad_norm_counts_block(part, w, grid, rows):
-    """Counts of the rows' gradient norms in the cells cut by ``grid`` (a histogram)."""
+    """Counts of the rows' gradient norms in the cells cut by ``grid`` (a histogram).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> part = {"X": np.eye(2), "y": np.array([-3.0, 0.5]), "sq": np.ones(2)}
+    >>> rows = RowModel(make_loss("squared"), LinearModel(2))
+    >>> grad_norm_counts_block(part, np.zeros(2), [1.0], rows).tolist()
+    [1.0, 1.0]
+    """
     xp = array_api_compat.array_namespace(part["X"])
     return cell_counts(grad_norms_block(part, w, rows), grid, xp)
 
@@ -294,7 +313,17 @@ def clipped_grad_block(part, w, clip, n, rows):
 def clipped_diff_block(part, w1, w0, clip, n, rows):
     """``sum_i d_i / n`` over the rows of ``part``, ``d_i = grad f_i(w1) - grad f_i(w0)``
     clipped to ``clip``; norms from ``||r1 J1 - r0 J0||**2 = r1**2 ||J1||**2 + r0**2
-    ||J0||**2 - 2 r1 r0 <J1, J0>``."""
+    ||J0||**2 - 2 r1 r0 <J1, J0>``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> part = {"X": np.eye(2), "y": np.zeros(2), "sq": np.ones(2)}
+    >>> rows = RowModel(make_loss("squared"), LinearModel(2))
+    >>> clipped_diff_block(part, np.array([4.0, 0.5]), np.zeros(2), 1.0, 2, rows).tolist()
+    [0.5, 0.25]
+    """
     xp, X, r1, c1 = _residuals(part, w1, rows)
     _, _, r0, c0 = _residuals(part, w0, rows)
     m, x_sq = rows.model, part["sq"]

@@ -68,7 +68,13 @@ class PartitionedDesign:
 
 
 def with_row_sq_norms(part, intercept, P):
-    """``part`` and ``"sq"``: the squared norms of its rows of ``[X, c 1] P``."""
+    """``part`` and ``"sq"``: the squared norms of its rows of ``[X, c 1] P``.
+
+    Examples
+    --------
+    >>> with_row_sq_norms({"X": np.array([[3.0, 4.0]])}, 1.0, None)["sq"].tolist()
+    [26.0]
+    """
     X = part["X"]
     return {**part, "sq": Design(X, intercept, P, get_namespace(X)).row_sq_norms()}
 
@@ -83,6 +89,28 @@ class PartitionedObjective:
     model : LinearModel or MLPModel
     alpha : float
         Ridge strength.
+    index : ndarray of int, default=None
+        Sorted global row numbers the objective is restricted to (see :meth:`rows`).
+    parts : skdp._partitions.Partitions, default=None
+        The partitions with their squared row norms, when already computed.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from skdp._partitions import Partitions
+    >>> from skdp.solvers.kl.models import LinearModel, Objective
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> X = np.random.default_rng(0).normal(size=(50, 2)) / 4
+    >>> y = X[:, 0] - X[:, 1]
+    >>> parts = Partitions.from_arrays({"X": da.from_array(X, chunks=(20, 2)),
+    ...                                 "y": da.from_array(y, chunks=20)})
+    >>> obj = PartitionedObjective(PartitionedDesign(parts, 2, 1.0, None, X.dtype),
+    ...                            make_loss("squared"), LinearModel(3), 0.0)
+    >>> w = np.array([0.5, 0.0, 0.1])
+    >>> ref = Objective(np.hstack([X, np.ones((50, 1))]), y, make_loss("squared"),
+    ...                 LinearModel(3), 0.0, np)
+    >>> bool(np.allclose(obj.clipped_grad(w, 0.2), ref.clipped_grad(w, 0.2)))
+    True
     """
 
     def __init__(self, design, loss, model, alpha, *, index=None, parts=None):

@@ -89,15 +89,18 @@ def check_dask_y(y, X):
 
 
 def check_finite(a, name="X"):
-    """Raise scikit-learn's fixed message if ``a`` (one partition) holds NaN or infinity.
+    """Raise scikit-learn's message (``assert_all_finite``) if ``a`` (one partition) holds
+    NaN or infinity: the same text as ``validate_data`` on an in-memory array.
 
     Examples
     --------
     >>> check_finite(np.array([1.0, np.nan]))
     Traceback (most recent call last):
     ...
-    ValueError: Input X contains NaN or infinity.
+    ValueError: Input X contains NaN.
     """
-    if a.dtype.kind == "f" and not np.isfinite(a).all():
-        raise ValueError(f"Input {name} contains NaN or infinity.")
+    from sklearn.utils import assert_all_finite
+
+    if a.dtype.kind == "f":
+        assert_all_finite(a, input_name=name)
     return a

@@ -13,6 +13,8 @@ from sklearn.utils.validation import _num_features, _num_samples, check_is_fitte
 
 from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
+from ._dask import check_dask_solver, check_dask_X, check_dask_y, check_finite
+from ._partitions import Partitions, is_dask_collection
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, warn_large_delta,
@@ -21,7 +23,7 @@ from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
 from .privacy.budget import Budget
-from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile
+from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile_of_counts
 from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
@@ -30,6 +32,7 @@ from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
 from .solvers.minimax.subsampled import AUTO_SUBSAMPLE
 from .solvers.kl.models import (Design, KLProblem, LinearModel, MLPModel, Objective,
                                 SolverConfig, private_preconditioner)
+from .solvers.kl.partitioned import PartitionedDesign, PartitionedObjective
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
@@ -48,6 +51,9 @@ CLIP_GRID = 9         # candidates: the bound rule's clip times 2**(-k/2), k < C
 CLIP_NOISE_TOL = 0.1  # released only if the noisy cumulative fraction's sd is at most this
 CLIP_ROWS = 100_000   # the quantile reads at most this many rows (a public random subset)
 GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
+DASK_SOLVERS = ("adaptive_gd", "noisy_gd", "stationary_gd", "dpsgd_poisson", "spider", "ppm")
+"""Batch solvers that run on a Dask collection (each data pass one reduction over partitions);
+the streaming solvers run on it too, partition after partition (``partial_fit`` semantics)."""
 
 
 def fit_budget(epsilon, delta, solver):
@@ -581,10 +587,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             return [np.float64, np.float32]
         return [xp.float64, xp.float32]
 
-    def _bounds(self, X, y, xp):
+    def _bounds(self, max_row_norm, max_abs_target):
+        """(feature_bound_, target_bound_): the parameters, or for ``'data'`` the maxima
+        ``max_row_norm()`` / ``max_abs_target()`` of the data (warns ``PrivacyLeakWarning``)."""
         if self.feature_bound == "data":
             warn_privacy_leak("feature_bound", "Pass a public feature_bound (a float).")
-            fb = float(xp.max(row_norms(X, xp)))
+            fb = max_row_norm()
             fb = (check_bound(fb, "feature_bound='data' (the largest row norm of X)") if fb > 0
                   else 1.0)
         else:
@@ -593,7 +601,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             return fb, 1.0
         if self.target_bound == "data":
             warn_privacy_leak("target_bound", "Pass a public target_bound (a float).")
-            tb = float(xp.max(xp.abs(y)))
+            tb = max_abs_target()
             tb = check_bound(tb, "target_bound='data' (the largest |y|)") if tb > 0 else 1.0
         else:
             tb = float(self.target_bound)
@@ -642,7 +650,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             return Xd, None, row_sq, row_sq
         P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget)
         floor = 1e-3  # only reached when S_hat is all noise
-        return (Design(Xd.X, Xd.intercept, P, xp), P,
+        return (Xd.preconditioned(P), P,
                 max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),
                 max(float(xp.max(spectrum)), floor))
 
@@ -652,10 +660,18 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (rows scaled to norm ``feature_bound``).
-        y : array-like of shape (n_samples,)
-            Targets (clipped to the target bound).
+        X : array-like or Dask array of shape (n_samples, n_features)
+            Training data (rows scaled to norm ``feature_bound``). A Dask array
+            (or Dask DataFrame of numbers) is fitted where its partitions live:
+            each data pass is one reduction over them, the noise is drawn on
+            the client, and the fit equals the in-memory one of the same seed
+            up to floating-point round-off (solvers in ``DASK_SOLVERS``; the
+            streaming solvers run partition after partition, as ``fit`` then
+            ``partial_fit``; any other raises ``ValueError``). See the
+            :ref:`User Guide <kl_regression_dask>`.
+        y : array-like or Dask array of shape (n_samples,)
+            Targets (clipped to the target bound). With a Dask ``X``: a Dask
+            array or Series, or a NumPy array split like the rows of ``X``.
 
         Returns
         -------
@@ -711,12 +727,19 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                 self.clip_norm, self.theory, repr(self.solver_options), self.hidden_units)
 
     def _fit(self, X, y, partial=False):
+        on_dask = is_dask_collection(X)
+        if on_dask and self.solver in STREAMING_SOLVERS:
+            return self._stream_partitions(X, y, partial)
         check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
                          truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
+        if on_dask:
+            X = check_dask_X(X)  # its metadata (and layout): the values are not read
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
                                 robust=self.loss in ROBUST_LOSSES, size=self._auto_size(X))
+        if on_dask:
+            check_dask_solver(type(self).__name__, solver, DASK_SOLVERS + STREAMING_SOLVERS)
         spec = SOLVER_SPECS[solver]
         options = spec.resolve_options(self.solver_options)  # before any data or charge
         if spec.streaming:
@@ -740,6 +763,22 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             self._record_spend(accountant, budget.ledger)
         return self
 
+    def _stream_partitions(self, X, y, partial):
+        """A streaming solver on a Dask collection: ``fit`` (or ``partial_fit``) on its first
+        non-empty partition, then ``partial_fit`` on each next one, in order, each partition
+        computed to the client in turn (the NumPy sequence of the same chunks: same result)."""
+        import dask
+
+        check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        SOLVER_SPECS[self.solver].resolve_options(self.solver_options)  # before any read
+        X = check_dask_X(X).rechunk({1: -1})
+        y = check_dask_y(_dask_target(y), X)
+        blocks = list(zip(X.to_delayed().ravel(), y.to_delayed().ravel()))
+        full = [b for b, rows in zip(blocks, X.chunks[0]) if rows > 0]
+        for i, (Xb, yb) in enumerate(full or blocks[:1]):  # no rows: the NumPy error
+            self._fit(*dask.compute(Xb, yb), partial=partial or i > 0)
+        return self
+
     def _batch_problem(self, X, y, loss, gamma, kappa, solver):
         """(problem, budget, accountant, P) of a fit that reads the data as often as it likes.
 
@@ -748,17 +787,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         """
         accountant = self._check_budget()
         self._reading_data()
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
-        warn_large_delta(self.delta, X.shape[0])
-        backend = Backend.from_arrays(X, random_state=self.random_state)
+        read = self._read_partitions if is_dask_collection(X) else self._read_arrays
+        Xd, y, backend = read(X, y)
         xp = backend.xp
-        y = xp.astype(y, X.dtype)
-        self.feature_bound_, self.target_bound_ = self._bounds(X, y, xp)
-        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
-        y = xp.clip(y, low, self.target_bound_)
-        Xd = self._design_operator(X, xp)
-        del X  # the clipped copy is the only one kept
-
         eps, delta = float(self.epsilon), float(self.delta)
         self.rho_ = fit_budget(eps, delta, solver)
         release = Release(backend, PrivacyLedger())
@@ -767,7 +798,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             Xd, Budget(eps, delta, share * self.rho_, release=release))
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
-        objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
+        objective = (PartitionedObjective(Xd, loss, model, float(self.alpha))
+                     if isinstance(Xd, PartitionedDesign)
+                     else Objective(Xd, y, loss, model, float(self.alpha), xp))
         config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
         w0 = model.init(backend, Xd.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
@@ -779,6 +812,39 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         self.clip_norm_ = config.clip
         budget = Budget(eps, delta, rest, release=release)
         return KLProblem(objective, w0, config), budget, accountant, P
+
+    def _read_arrays(self, X, y):
+        """(design, clipped y, backend) of in-memory arrays: validated, bounded, clipped."""
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
+        warn_large_delta(self.delta, X.shape[0])
+        backend = Backend.from_arrays(X, random_state=self.random_state)
+        xp = backend.xp
+        y = xp.astype(y, X.dtype)
+        self.feature_bound_, self.target_bound_ = self._bounds(
+            lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
+        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
+        return self._design_operator(X, xp), xp.clip(y, low, self.target_bound_), backend
+
+    def _read_partitions(self, X, y):
+        """(partitioned design, None, backend) of Dask input: each partition validated
+        (the NumPy path's messages), bounded and clipped where it lives, then persisted;
+        ``'data'`` bounds are maxima over the partitions (one pass each)."""
+        y = check_dask_y(_dask_target(y), X)
+        n, d = int(X.shape[0]), int(X.shape[1])
+        if n < 1:
+            raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
+                             f"of 1 is required by {type(self).__name__}.")
+        self.n_features_in_ = d
+        self.__dict__.pop("feature_names_in_", None)
+        warn_large_delta(self.delta, n)
+        backend = Backend.from_arrays(np.zeros(0, X.dtype), random_state=self.random_state)
+        raw = Partitions.from_arrays({"X": X, "y": y}, prepare=_checked_rows, persist=False)
+        self.feature_bound_, self.target_bound_ = self._bounds(
+            lambda: max(raw.map(_max_row_norm)), lambda: max(raw.map(_max_abs_target)))
+        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
+        parts = raw.with_parts(_clipped_rows, self.feature_bound_, low, self.target_bound_)
+        intercept = self.feature_bound_ if self.fit_intercept and self.model == "linear" else None
+        return PartitionedDesign(parts, d, intercept, None, X.dtype), None, backend
 
     def _adaptive_clip(self, solver, n):
         """The clip comes from a private quantile: no ``clip_norm``, private, a paper-004 solver,
@@ -800,9 +866,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             rng = budget.backend.public_rng
             idx = np.sort(rng.choice(objective.n, CLIP_ROWS, replace=False))
             objective = objective.rows(budget.backend.asarray(idx))
-        norms = objective.grad_norms(w0)
-        return private_quantile(norms, CLIP_QUANTILE, grid, budget, budget.rho,
-                                label="gradient-norm histogram")[0]
+        counts = objective.grad_norm_counts(w0, grid)
+        return private_quantile_of_counts(counts, objective.n, CLIP_QUANTILE, grid, budget,
+                                          budget.rho, label="gradient-norm histogram")[0]
 
     def _stream_problem(self, X, y, loss, partial):
         """(problem, budget, accountant, P) of a streaming pass: ``fit`` starts a stream,
@@ -819,7 +885,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         xp = backend.xp
         y = xp.astype(y, X.dtype)
         if state is None:
-            self.feature_bound_, self.target_bound_ = self._bounds(X, y, xp)
+            self.feature_bound_, self.target_bound_ = self._bounds(
+                lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         y = xp.clip(y, low, self.target_bound_)
         Xd = self._design(X, xp)
@@ -858,13 +925,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or Dask array of shape (n_samples, n_features)
             Samples (rows scaled to norm ``feature_bound_``, as in ``fit``).
 
         Returns
         -------
-        y : array of shape (n_samples,)
-            Predictions (in [0, 1] for ``loss='sigmoid'``).
+        y : array or Dask array of shape (n_samples,)
+            Predictions (in [0, 1] for ``loss='sigmoid'``); for a Dask ``X``, a
+            Dask array computed partition by partition.
         """
         check_is_fitted(self)
         if sklearn.get_config().get("array_api_dispatch", False):
@@ -872,18 +940,20 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                 raise ValueError(f"Inputs passed to {type(self).__name__}.predict() must use "
                                  "the same namespace and the same device as those passed "
                                  "to fit().")
+        if is_dask_collection(X):
+            return self._predict_partitions(X)
         X = validate_data(self, X, reset=False, dtype=self._float_dtypes(X))
-        xp = get_namespace(X)
-        X = clip_rows(X, self.feature_bound_, xp)
-        if self.model == "mlp":
-            if self._precond is not None:
-                X = X @ xp.astype(self._precond, X.dtype)
-            z = self._model.forward(xp.astype(self._w, X.dtype), X, xp)[0]
-        else:
-            z = X @ xp.astype(self.coef_, X.dtype) + self.intercept_
-        if self.loss == "sigmoid":
-            z = make_loss("sigmoid").link(z, xp)
-        return z
+        return _Predictor(self)(X)
+
+    def _predict_partitions(self, X):
+        """Predictions of a Dask array, partition by partition (``map_blocks``): a Dask array."""
+        X = check_dask_X(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        X = X.rechunk({1: -1})
+        return X.map_blocks(_predict_block, _Predictor(self), drop_axis=1, dtype=X.dtype,
+                            meta=np.zeros(0, dtype=X.dtype))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -893,6 +963,64 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
     def _expected_failed_checks(self):
         return {}
+
+
+class _Predictor:
+    """The fitted model's prediction of validated rows (public attributes only: it is what
+    :meth:`KLAdaptiveRegressor.predict` sends to the partitions of a Dask array)."""
+
+    def __init__(self, est):
+        self.bound, self.model, self.loss = est.feature_bound_, est._model, est.loss
+        self.mlp = est.model == "mlp"
+        self.w, self.P = est._w, est._precond
+        self.coef, self.intercept = est.coef_, est.intercept_
+
+    def __call__(self, X):
+        xp = get_namespace(X)
+        X = clip_rows(X, self.bound, xp)
+        if self.mlp:
+            if self.P is not None:
+                X = X @ xp.astype(self.P, X.dtype)
+            z = self.model.forward(xp.astype(self.w, X.dtype), X, xp)[0]
+        else:
+            z = X @ xp.astype(self.coef, X.dtype) + self.intercept
+        if self.loss == "sigmoid":
+            z = make_loss("sigmoid").link(z, xp)
+        return z
+
+
+def _predict_block(X, predictor):
+    return predictor(check_finite(X))
+
+
+# Per-partition steps of a fit on a Dask collection (module-level: sent to the workers).
+
+def _dask_target(y):
+    """A Dask Series or DataFrame column as a Dask array (its values stay where they are)."""
+    if is_dask_collection(y) and hasattr(y, "to_dask_array"):
+        return y.to_dask_array(lengths=True)
+    return y
+
+
+def _checked_rows(part):
+    """A partition validated as ``validate_data`` does (finite values), ``y`` in ``X``'s dtype."""
+    X = check_finite(part["X"])
+    return {"X": X, "y": check_finite(part["y"], "y").astype(X.dtype)}
+
+
+def _max_row_norm(part):
+    X = part["X"]
+    return float(np.max(row_norms(X))) if X.shape[0] else 0.0
+
+
+def _max_abs_target(part):
+    y = part["y"]
+    return float(np.max(np.abs(y))) if y.shape[0] else 0.0
+
+
+def _clipped_rows(part, feature_bound, low, target_bound):
+    """Rows scaled to norm ``feature_bound``, targets clipped to ``[low, target_bound]``."""
+    return {"X": clip_rows(part["X"], feature_bound), "y": np.clip(part["y"], low, target_bound)}
 
 
 def _glm_problem(obj):

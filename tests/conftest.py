@@ -58,6 +58,6 @@ def dask_client():
     one thread and 1 GiB each (the issue-20 setting), closed at the end."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  memory_limit="1GiB", dashboard_address=None) as cluster, \
+                                  memory_limit="1GiB", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         yield client

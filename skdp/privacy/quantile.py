@@ -28,8 +28,8 @@ budget.
 
 import math
 
-__all__ = ["noisy_fraction_below", "private_quantile", "FRACTION_SENSITIVITY",
-           "HISTOGRAM_SENSITIVITY"]
+__all__ = ["noisy_fraction_below", "private_quantile", "private_quantile_of_counts",
+           "cell_counts", "FRACTION_SENSITIVITY", "HISTOGRAM_SENSITIVITY"]
 
 FRACTION_SENSITIVITY = 1.0               # a count below a threshold, replace-one
 HISTOGRAM_SENSITIVITY = math.sqrt(2.0)   # a histogram, replace-one: one cell -1, another +1
@@ -126,15 +126,75 @@ def private_quantile(values, q, grid, budget, rho, *, label="quantile histogram"
     0.8
     """
     xp = budget.backend.xp
-    grid = [float(g) for g in grid]
-    if any(b <= a for a, b in zip(grid, grid[1:])):
-        raise ValueError("grid must be increasing.")
+    grid = _check_grid(grid)
+    return private_quantile_of_counts(cell_counts(values, grid, xp), int(values.shape[0]), q,
+                                      grid, budget, rho, label=label)
+
+
+def cell_counts(values, grid, xp):
+    """Counts of ``values`` in the cells ``(-inf, g_1], (g_1, g_2], ..., (g_K, inf)``.
+
+    An array of ``K + 1`` counts in the dtype of ``values``: a sum over the
+    values, so the counts of blocks of values add up to the counts of all
+    (the histogram of a partitioned table is a reduction).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cell_counts(np.array([0.1, 0.5, 0.5, 2.0]), [0.2, 1.0], np).tolist()
+    [1.0, 2.0, 1.0]
+    """
     n = int(values.shape[0])
     below = [xp.sum(xp.astype(values <= g, values.dtype)) for g in grid]
     cells = xp.stack(below + [xp.ones_like(below[0]) * n])
-    cells = xp.concat([cells[:1], cells[1:] - cells[:-1]])
+    return xp.concat([cells[:1], cells[1:] - cells[:-1]])
+
+
+def private_quantile_of_counts(counts, n, q, grid, budget, rho, *, label="quantile histogram"):
+    """:func:`private_quantile` from the histogram :func:`cell_counts` of ``n`` values.
+
+    For values held in blocks (partitions of a table): their counts are
+    summed first; the release and what follows are those of
+    :func:`private_quantile`, which calls this.
+
+    Parameters
+    ----------
+    counts : array of shape (len(grid) + 1,)
+        Exact counts of the values in the cells cut by ``grid``.
+    n : int
+        Number of values (public).
+    q, grid, budget, rho, label
+        As in :func:`private_quantile`.
+
+    Returns
+    -------
+    value : float
+    fractions : list of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp._backend import Backend
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.budget import Budget
+    >>> from skdp.privacy.release import Release
+    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
+    >>> budget = Budget(1.0, 1e-6, rho=1.0, release=release)
+    >>> counts = np.array([100.0, 9000.0, 900.0])
+    >>> private_quantile_of_counts(counts, 10000, 0.5, [0.1, 0.9], budget, 1.0)[0]
+    0.9
+    """
+    xp = budget.backend.xp
+    grid = _check_grid(grid)
     sigma = budget.sigma(HISTOGRAM_SENSITIVITY, rho)
-    noisy = budget.gaussian(cells, HISTOGRAM_SENSITIVITY, sigma, label=label)
+    noisy = budget.gaussian(counts, HISTOGRAM_SENSITIVITY, sigma, label=label)
     fractions = [float(v) / n for v in xp.cumulative_sum(noisy)[:-1]]
     chosen = next((g for g, f in zip(grid, fractions) if f >= q), grid[-1])
     return chosen, fractions
+
+
+def _check_grid(grid):
+    grid = [float(g) for g in grid]
+    if any(b <= a for a, b in zip(grid, grid[1:])):
+        raise ValueError("grid must be increasing.")
+    return grid

@@ -23,9 +23,11 @@ import math
 
 from ..._backend import array_api_compat
 from ...privacy.clipping import clip_factors
+from ...privacy.quantile import cell_counts
 
-__all__ = ["Design", "LinearModel", "MLPModel", "Objective", "SolverConfig", "KLProblem",
-           "private_preconditioner"]
+__all__ = ["Design", "LinearModel", "MLPModel", "Objective", "RowModel", "SolverConfig",
+           "KLProblem", "private_preconditioner", "clipped_grad_block", "clipped_diff_block",
+           "grad_norms_block", "grad_norm_counts_block", "second_moment_block"]
 
 ROW_CHUNK = 8192  # rows per block where a product with P would otherwise be (n, p)
 
@@ -95,22 +97,18 @@ class Design:
             sq = xp.sum(self.X * self.X, axis=1)
             return sq if self.intercept is None else sq + self.intercept**2
         blocks = []
-        for start in range(0, n, ROW_CHUNK):
+        for start in range(0, max(n, 1), ROW_CHUNK):  # one (empty) block when n = 0
             Z = self._rows(self.X[start:min(start + ROW_CHUNK, n), ...], self.P)
             blocks.append(xp.sum(Z * Z, axis=1))
         return blocks[0] if len(blocks) == 1 else xp.concat(blocks)
 
     def second_moment(self):
         """``[X, c 1]^T [X, c 1] / n`` (without ``P``), with no (n, p) temporary."""
-        xp, n = self.xp, self.shape[0]
-        S = self.X.T @ self.X / n
-        if self.intercept is None:
-            return S
-        c = self.intercept
-        col = xp.reshape(c * xp.sum(self.X, axis=0) / n, (-1, 1))
-        corner = xp.full((1, 1), c * c, dtype=S.dtype, device=_device(S))
-        return xp.concat([xp.concat([S, col], axis=1),
-                          xp.concat([col.T, corner], axis=1)], axis=0)
+        return second_moment_block({"X": self.X}, self.intercept, self.shape[0])
+
+    def preconditioned(self, P):
+        """The same rows in the coordinates of the preconditioner ``P``."""
+        return Design(self.X, self.intercept, P, self.xp)
 
     def take(self, idx):
         """The rows ``idx`` (a subsample) as a :class:`Design` with the same ``c`` and ``P``."""
@@ -232,8 +230,136 @@ class MLPModel:
         return xp.concat([gW, a, A, xp.ones((n, 1), dtype=X.dtype)], axis=1)
 
 
+class RowModel:
+    """What a row's clipped gradient depends on besides the row: all public.
+
+    The loss, the model, and the constant ``c`` of the intercept column and
+    the preconditioner ``P`` of the design ``[X, c 1] P`` (None: none). The
+    block functions below take one, with a block of rows as a dict of
+    per-row arrays (``"X"``, ``"y"``, ``"sq"``: the clipped features, the
+    clipped targets, the squared row norms of the design).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> rows = RowModel(make_loss("squared"), LinearModel(2), intercept=1.0)
+    >>> part = {"X": np.array([[2.0]]), "y": np.array([0.0]), "sq": np.array([5.0])}
+    >>> grad_norms_block(part, np.array([1.0, 1.0]), rows).tolist()  # |3| * sqrt(5)
+    [6.708203932499369]
+    """
+
+    def __init__(self, loss, model, intercept=None, P=None):
+        self.loss, self.model, self.intercept, self.P = loss, model, intercept, P
+
+
+# Per-row maths on one block of rows, as module-level functions of a dict of per-row arrays
+# and public arguments: an in-memory Objective calls them on all its rows at once, a
+# partitioned one (skdp.solvers.kl.partitioned) on each partition, the results summed.
+
+def _residuals(part, w, rows):
+    xp = array_api_compat.array_namespace(part["X"])
+    X = Design(part["X"], rows.intercept, rows.P, xp)
+    z, cache = rows.model.forward(w, X, xp)
+    return xp, X, rows.loss.derivative(z, part["y"], xp), cache
+
+
+def _clip_scale(norms, bound, xp):
+    if math.isinf(bound):
+        return xp.ones_like(norms)
+    return clip_factors(norms, bound, xp)
+
+
+def grad_norms_block(part, w, rows):
+    """Per-row gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` of the rows of ``part``."""
+    xp, _, r, cache = _residuals(part, w, rows)
+    return xp.abs(r) * xp.sqrt(rows.model.jac_sq_norms(cache, part["sq"], xp))
+
+
+def grad_norm_counts_block(part, w, grid, rows):
+    """Counts of the rows' gradient norms in the cells cut by ``grid`` (a histogram).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> part = {"X": np.eye(2), "y": np.array([-3.0, 0.5]), "sq": np.ones(2)}
+    >>> rows = RowModel(make_loss("squared"), LinearModel(2))
+    >>> grad_norm_counts_block(part, np.zeros(2), [1.0], rows).tolist()
+    [1.0, 1.0]
+    """
+    xp = array_api_compat.array_namespace(part["X"])
+    return cell_counts(grad_norms_block(part, w, rows), grid, xp)
+
+
+def clipped_grad_block(part, w, clip, n, rows):
+    """``sum_i g_i / n`` over the rows of ``part``, each gradient ``g_i`` clipped to ``clip``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> part = {"X": np.eye(2), "y": np.array([-3.0, 0.5]), "sq": np.ones(2)}
+    >>> rows = RowModel(make_loss("squared"), LinearModel(2))
+    >>> clipped_grad_block(part, np.zeros(2), 1.0, 2, rows).tolist()
+    [0.5, -0.25]
+    """
+    xp, X, r, cache = _residuals(part, w, rows)
+    norms = xp.abs(r) * xp.sqrt(rows.model.jac_sq_norms(cache, part["sq"], xp))
+    u = _clip_scale(norms, clip, xp) * r / n
+    return rows.model.vjp(cache, u, X, xp)
+
+
+def clipped_diff_block(part, w1, w0, clip, n, rows):
+    """``sum_i d_i / n`` over the rows of ``part``, ``d_i = grad f_i(w1) - grad f_i(w0)``
+    clipped to ``clip``; norms from ``||r1 J1 - r0 J0||**2 = r1**2 ||J1||**2 + r0**2
+    ||J0||**2 - 2 r1 r0 <J1, J0>``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.solvers.losses.regression import make_loss
+    >>> part = {"X": np.eye(2), "y": np.zeros(2), "sq": np.ones(2)}
+    >>> rows = RowModel(make_loss("squared"), LinearModel(2))
+    >>> clipped_diff_block(part, np.array([4.0, 0.5]), np.zeros(2), 1.0, 2, rows).tolist()
+    [0.5, 0.25]
+    """
+    xp, X, r1, c1 = _residuals(part, w1, rows)
+    _, _, r0, c0 = _residuals(part, w0, rows)
+    m, x_sq = rows.model, part["sq"]
+    sq = (r1 * r1 * m.jac_sq_norms(c1, x_sq, xp) + r0 * r0 * m.jac_sq_norms(c0, x_sq, xp)
+          - 2.0 * r1 * r0 * m.jac_inner(c1, c0, x_sq, xp))
+    s = _clip_scale(xp.sqrt(xp.maximum(sq, xp.zeros_like(sq))), clip, xp) / n
+    return m.vjp(c1, s * r1, X, xp) - m.vjp(c0, s * r0, X, xp)
+
+
+def second_moment_block(part, intercept, n):
+    """``[X, c 1]^T [X, c 1] / n`` over the rows ``X`` of ``part`` (``n``: all the fit's rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> second_moment_block({"X": np.array([[1.0], [3.0]])}, 2.0, 2).tolist()
+    [[5.0, 4.0], [4.0, 4.0]]
+    """
+    X = part["X"]
+    xp = array_api_compat.array_namespace(X)
+    S = X.T @ X / n
+    if intercept is None:
+        return S
+    c = intercept
+    col = xp.reshape(c * xp.sum(X, axis=0) / n, (-1, 1))
+    corner = xp.full((1, 1), c * c * (int(X.shape[0]) / n), dtype=S.dtype, device=_device(S))
+    return xp.concat([xp.concat([S, col], axis=1), xp.concat([col.T, corner], axis=1)], axis=0)
+
+
 class Objective:
     """``F(w) = (1/n) sum_i phi(z_i(w), y_i) + alpha/2 ||w||**2`` with clipped gradients.
+
+    The per-row maths are the block functions above (``clipped_grad_block``,
+    ...), called on all the rows at once; a
+    :class:`~skdp.solvers.kl.partitioned.PartitionedObjective` calls the same
+    ones on each partition of a Dask collection.
 
     Parameters
     ----------
@@ -254,6 +380,9 @@ class Objective:
         self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
         self.n = int(X.shape[0])
         self._x_sq_norms = None
+        D = X if isinstance(X, Design) else Design(X, None, None, xp)
+        self._features = D.X
+        self._rows = RowModel(loss, model, D.intercept, D.P)
 
     @property
     def x_sq_norms(self):
@@ -262,6 +391,9 @@ class Objective:
         if self._x_sq_norms is None:
             self._x_sq_norms = row_sq_norms(self.X, self.xp)
         return self._x_sq_norms
+
+    def _part(self):
+        return {"X": self._features, "y": self.y, "sq": self.x_sq_norms}
 
     def rows(self, idx, alpha=None):
         """The objective restricted to the rows ``idx`` (an integer index array), with the
@@ -274,44 +406,24 @@ class Objective:
         out._x_sq_norms = xp.take(self.x_sq_norms, idx, axis=0)
         return out
 
-    def _residuals(self, w):
-        z, cache = self.model.forward(w, self.X, self.xp)
-        return self.loss.derivative(z, self.y, self.xp), cache
-
-    def _scale(self, norms, bound):
-        xp = self.xp
-        if math.isinf(bound):
-            return xp.ones_like(norms)
-        return clip_factors(norms, bound, xp)
-
     def grad_norms(self, w):
         """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (not a release)."""
-        xp = self.xp
-        r, cache = self._residuals(w)
-        return xp.abs(r) * xp.sqrt(self.model.jac_sq_norms(cache, self.x_sq_norms, xp))
+        return grad_norms_block(self._part(), w, self._rows)
+
+    def grad_norm_counts(self, w, grid):
+        """Counts of the per-sample gradient norms at ``w`` in the cells cut by ``grid``."""
+        return grad_norm_counts_block(self._part(), w, grid, self._rows)
 
     def clipped_grad(self, w, clip):
         """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""
-        xp = self.xp
-        r, cache = self._residuals(w)
-        norms = xp.abs(r) * xp.sqrt(self.model.jac_sq_norms(cache, self.x_sq_norms, xp))
-        u = self._scale(norms, clip) * r / self.n
-        return self.model.vjp(cache, u, self.X, xp) + self.alpha * w
+        return clipped_grad_block(self._part(), w, clip, self.n, self._rows) + self.alpha * w
 
     def clipped_diff(self, w1, w0, clip):
         """Mean of per-sample ``grad f(w1) - grad f(w0)`` clipped to norm ``clip``.
 
-        Plus ``alpha (w1 - w0)``. Norms use ``||r1 J1 - r0 J0||**2 =
-        r1**2 ||J1||**2 + r0**2 ||J0||**2 - 2 r1 r0 <J1, J0>``.
+        Plus ``alpha (w1 - w0)`` (see :func:`clipped_diff_block`).
         """
-        xp, m = self.xp, self.model
-        r1, c1 = self._residuals(w1)
-        r0, c0 = self._residuals(w0)
-        sq = (r1 * r1 * m.jac_sq_norms(c1, self.x_sq_norms, xp)
-              + r0 * r0 * m.jac_sq_norms(c0, self.x_sq_norms, xp)
-              - 2.0 * r1 * r0 * m.jac_inner(c1, c0, self.x_sq_norms, xp))
-        s = self._scale(xp.sqrt(xp.maximum(sq, xp.zeros_like(sq))), clip) / self.n
-        return (m.vjp(c1, s * r1, self.X, xp) - m.vjp(c0, s * r0, self.X, xp)
+        return (clipped_diff_block(self._part(), w1, w0, clip, self.n, self._rows)
                 + self.alpha * (w1 - w0))
 
     def value(self, w):
@@ -347,8 +459,9 @@ def private_preconditioner(X, row_bound, budget):
 
     Parameters
     ----------
-    X : array of shape (n, p) or Design
-        Clipped design, rows of norm at most ``row_bound``.
+    X : array of shape (n, p), Design or PartitionedDesign
+        Clipped design, rows of norm at most ``row_bound`` (a design's
+        ``second_moment()`` is used: one pass, summed over partitions).
     row_bound : float
     budget : Budget
         The :class:`~skdp.privacy.budget.Budget` the release draws through.
@@ -377,7 +490,7 @@ def private_preconditioner(X, row_bound, budget):
     n, p = X.shape
     sens = math.sqrt(2.0) * row_bound**2 / n
     sigma = budget.sigma(sens, budget.rho)
-    moment = X.second_moment() if isinstance(X, Design) else X.T @ X / n
+    moment = X.second_moment() if hasattr(X, "second_moment") else X.T @ X / n
     S = budget.gaussian(moment, sens, sigma, label="second-moment matrix")
     S = 0.5 * (S + S.T)
     evals, evecs = xp.linalg.eigh(S)

@@ -171,8 +171,11 @@ class CountPasses:
     calls: one round of tasks over every partition each), the tasks, and the bytes of the
     results that come back to the client, while in a ``with`` block."""
 
+    verbose = False  # print each pass's end time to stderr (--verbose)
+
     def __enter__(self):
         self.passes = self.tasks = self.bytes_back = 0
+        self.start = time.perf_counter()
         self.saved = Partitions.map, Partitions.reduce_rows
         counter, (map_, reduce_rows) = self, self.saved
 
@@ -193,6 +196,9 @@ class CountPasses:
         self.passes += 1
         self.tasks += tasks
         self.bytes_back += sum(_nbytes(r) for r in results)
+        if self.verbose:
+            print(f"pass {self.passes}: {time.perf_counter() - self.start:.1f} s", file=sys.stderr,
+                  flush=True)
 
     def __exit__(self, *exc):
         Partitions.map, Partitions.reduce_rows = self.saved
@@ -443,10 +449,12 @@ def parse(argv=None):
     parser.add_argument("--memory-limit", default="5GiB")
     parser.add_argument("--local-directory", default="/work/tmp/dask-spill")
     parser.add_argument("--out", default="dask_scale.jsonl")
+    parser.add_argument("--verbose", action="store_true", help="print each pass's time")
     parser.add_argument("--plot", metavar="PNG",
                         help="draw the records of --out (all of them) to PNG and exit")
     args = parser.parse_args(argv)
     args.solvers = {}  # every solver that runs on Dask
+    CountPasses.verbose = args.verbose
     unknown = set(args.parts) - set(PARTS)
     if unknown:
         parser.error(f"unknown part(s) {sorted(unknown)}: choose from {', '.join(PARTS)}")

@@ -31,7 +31,10 @@ file (``ledger='budget.sqlite', dataset='patients-2026'``): then every spend is
 a row of that SQLite file (:mod:`skdp.privacy.ledger_store`), every process
 that opens it sees and charges the same budget, a fit reserves its claim in one
 transaction before it reads the data, and pickling keeps the path (workers of
-``GridSearchCV(n_jobs=-1)`` charge the file). Fits of an in-memory accountant
+``GridSearchCV(n_jobs=-1)`` charge the file) and the file's identity: an accountant
+unpickled where that file is not (a Dask worker of another machine, a file moved or
+replaced) raises :class:`~skdp.privacy.ledger_store.LedgerError` instead of charging a
+new, empty ledger. Fits of an in-memory accountant
 run in other processes (``n_jobs > 1`` with a process-based joblib backend)
 spend on a copy that the parent never sees: a
 :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it happens.
@@ -39,6 +42,7 @@ spend on a copy that the parent never sees: a
 
 import math
 import os
+import socket
 import threading
 import warnings
 
@@ -139,8 +143,22 @@ class BudgetAccountant:
         if ledger is not None:
             self._open_store()
 
-    def _open_store(self):
+    def _open_store(self, identity=None):
+        """Open the ledger file; ``identity``: the stamp of the file it must be (unpickling)."""
+        if identity is not None and not os.path.exists(self.ledger):
+            raise LedgerError(
+                f"the privacy ledger {self.ledger} is not on this machine ({socket.gethostname()})"
+                ": an accountant unpickled here (on a worker of another machine, or after the "
+                "file was moved) would charge a new, empty ledger; nothing was charged. Keep "
+                "the file on a disk that every worker reaches as a local disk, or run the "
+                "fits where it is.")
         self._store = LedgerStore(self.ledger, self.timeout)
+        self._identity = self._store.identity()
+        if identity is not None and self._identity != identity:
+            raise LedgerError(
+                f"the file {self.ledger} on this machine ({socket.gethostname()}) is not the "
+                "privacy ledger this accountant was pickled with (another machine's file at "
+                "the same path, or a file replaced since); nothing was charged.")
         stored = self._store.set_budget(self.dataset, self.epsilon, self.delta)
         if not all(math.isclose(a, b, rel_tol=1e-12) or a == b
                    for a, b in zip(stored, (self.epsilon, self.delta))):
@@ -209,11 +227,12 @@ class BudgetAccountant:
         return self
 
     def __getstate__(self):
-        """A file-backed accountant pickles as its path: the unpickled one charges the file."""
+        """A file-backed accountant pickles as its path and the file's identity: the unpickled
+        one charges that file, and refuses any other (a Dask worker of another machine)."""
         if self._store is None:
             return dict(self.__dict__)
         return {k: getattr(self, k) for k in ("epsilon", "delta", "ledger", "dataset",
-                                                "purpose", "timeout")}
+                                                "purpose", "timeout", "_identity")}
 
     def __setstate__(self, state):
         if state.get("ledger") is None:
@@ -222,8 +241,10 @@ class BudgetAccountant:
             self.__dict__.update(dict(ledger=None, dataset=None, purpose=None, timeout=30.0,
                                       _store=None), **state)
             return
+        state = dict(state)
+        identity = state.pop("_identity", None)
         self.__dict__.update(state, _spends=[], _pid=os.getpid(), _store=None)
-        self._open_store()
+        self._open_store(identity)
 
     def __repr__(self):
         eps, delta = self.total()

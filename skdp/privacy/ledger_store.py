@@ -360,6 +360,12 @@ class LedgerStore:
                           [*values.values(), row_id])
         return cur.rowcount == 1
 
+    def identity(self):
+        """The file's creation stamp (``meta.created``): tells apart two ledgers at one path
+        (another machine's file, or a file replaced since)."""
+        return self.read(lambda con: dict(con.execute("SELECT key, value FROM meta")
+                                          .fetchall()).get("created"))
+
     def datasets(self):
         """Every dataset named in the file (with a budget or a spend), sorted."""
         return self.read(lambda con: sorted(

@@ -5,12 +5,13 @@ functions run on the workers are module-level here and shipped by value (the wor
 import this file).
 """
 
-import math
 import os
+import pickle
 import signal
 import sqlite3
 import sys
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -24,11 +25,9 @@ from distributed.scheduler import KilledWorker  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 
 from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor,  # noqa: E402
-                  PrivacyLeakWarning, PrivateMinimaxClassifier)
-from skdp._base import PrivacyMixin  # noqa: E402
+                  LedgerError, PrivacyLeakWarning, PrivateMinimaxClassifier)
 from skdp._partitions import Partitions  # noqa: E402
 from skdp.model_selection import PrivateHyperparameterSearch  # noqa: E402
-from skdp.privacy.accounting import PrivacyLedger  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -160,6 +159,24 @@ def test_private_search_on_two_workers_shares_the_file(dask_client, tmp_path):
     assert acc.total()[0] == pytest.approx(probe.privacy_spent_[0], rel=1e-6)
 
 
+def test_an_accountant_unpickled_where_its_file_is_not_refuses_to_charge(tmp_path):
+    # a worker of another machine sees no file at the path, or another machine's file there:
+    # charging it would start a new, empty budget
+    acc = ledger(tmp_path, 10.0, 1e-5)
+    acc.spend(1.0, 1e-6)
+    pickled = pickle.dumps(KLAdaptiveRegressor(epsilon=1.0, accountant=acc))
+    os.rename(tmp_path / "b.sqlite", tmp_path / "moved.sqlite")
+    with pytest.raises(LedgerError, match="not on this machine"):
+        pickle.loads(pickled)
+    assert not (tmp_path / "b.sqlite").exists()  # no empty ledger created in its place
+    ledger(tmp_path, 10.0, 1e-5)  # another ledger at the same path
+    with pytest.raises(LedgerError, match="not the privacy ledger this accountant"):
+        pickle.loads(pickled)
+    os.replace(tmp_path / "moved.sqlite", tmp_path / "b.sqlite")
+    est = pickle.loads(pickled).fit(X, y_reg)  # the original file: charged
+    assert len(acc.spends) == 2 and est.accountant.total() == acc.total()
+
+
 # ---------------------------------------------------------------------------------------------
 # A worker killed mid-fit: Dask recomputes the lost partitions, or the fit fails, still charged
 # ---------------------------------------------------------------------------------------------
@@ -180,91 +197,129 @@ def _clip(part, bound):
     return {"X": part["X"] / norms[:, None]}
 
 
-def _shifted_sum(part, shift, marker=None):
+def _column_sums(part, marker=None):
     if marker is not None:
         _kill_once(None, marker)
-    return (part["X"] - shift).sum(axis=0), len(part["X"])
+    return part["X"].sum(axis=0), len(part["X"])
 
 
-SIGMA = 20.0  # per pass, times sqrt(passes): sensitivity 2, well within epsilon=1
+def two_workers(client, timeout=60):
+    """The pids of the cluster's two workers, once both answer (a nanny restarts a killed
+    one; the scheduler may list a dead one until it notices)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            client.wait_for_workers(2, timeout=timeout)
+            pids = client.run(os.getpid)
+            if len(pids) == 2:
+                return list(pids.values())
+        except (OSError, TimeoutError):  # a comm closed by a dying worker
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.2)
 
 
-class NoisyMeanByPasses(PrivacyMixin):
-    """A private mean of clipped rows found by ``passes`` reductions over partitions (a toy fit
-    with the estimators' reservation, reading and charging)."""
+@pytest.fixture(scope="module")
+def fragile_cluster(dask_client):
+    """A LocalCluster of its own (2 processes) for the tests that kill workers, so that the
+    session's cluster keeps its two: a worker away longer than ``lost-worker-timeout``
+    (15 s by default) is not restarted again. A task may kill one worker and be retried
+    (``allowed-failures=1``); the second time it fails with ``KilledWorker``."""
+    import dask
+    import distributed
 
-    def __init__(self, epsilon, delta, accountant, passes=4, kill=None):
-        self.epsilon, self.delta, self.accountant = epsilon, delta, accountant
-        self.passes, self.kill = passes, kill
-
-    def get_params(self, deep=False):
-        return dict(epsilon=self.epsilon, delta=self.delta, passes=self.passes)
-
-    def fit(self, X):
-        return self._fit_atomically(X)
-
-    def _fit(self, X):
-        accountant = self._check_budget()
-        self._reading_data()
-        parts = Partitions.from_arrays({"X": X}, prepare=_clip, args=(1.0,))
-        ledger, shift, rng = PrivacyLedger(), np.zeros(X.shape[1]), np.random.default_rng(0)
-        sigma = SIGMA * self.passes ** 0.5
-        for k in range(self.passes):
-            marker = self.kill if k == self.passes // 2 else None
-            total, n = parts.reduce(_shifted_sum, shift, marker)
-            shift = shift + (total + rng.normal(0, sigma, size=total.shape)) / n
-            ledger.gaussian(2.0, sigma)
-        self.mean_ = shift
-        self._record_spend(accountant, ledger)
-        return self
-
-
-def expected_mean(Xn, passes):
-    norms = np.maximum(np.linalg.norm(Xn, axis=1), 1.0)
-    clipped, shift, rng = Xn / norms[:, None], np.zeros(Xn.shape[1]), np.random.default_rng(0)
-    for _ in range(passes):
-        shift = shift + ((clipped - shift).sum(axis=0)
-                         + rng.normal(0, SIGMA * passes ** 0.5, size=Xn.shape[1])) / len(Xn)
-    return shift
+    settings = {"distributed.scheduler.allowed-failures": 1,
+                "distributed.deploy.lost-worker-timeout": "120s"}
+    with dask.config.set(settings), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     memory_limit="1GiB", dashboard_address=":0") as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        yield client
 
 
 @pytest.fixture
-def workers_back(dask_client):
-    """Wait, after the test, for the nannies to restart the workers it killed."""
-    yield dask_client
-    dask_client.wait_for_workers(2, timeout=60)
+def workers_back(fragile_cluster):
+    """Two live workers of the fragile cluster, its client the default during the test."""
+    two_workers(fragile_cluster)
+    with fragile_cluster.as_current():
+        yield fragile_cluster
+    two_workers(fragile_cluster)
 
 
 def test_partitions_recompute_a_partition_lost_with_its_worker(workers_back, tmp_path):
     Xn = np.random.default_rng(1).normal(size=(1000, 3))
     parts = Partitions.from_arrays({"X": da.from_array(Xn, chunks=CHUNKS)}, prepare=_clip,
                                    args=(1.0,))
-    before = parts.reduce(_shifted_sum, np.zeros(3))
-    after = parts.reduce(_shifted_sum, np.zeros(3), str(tmp_path / "killed"))
+    before = parts.reduce(_column_sums)
+    after = parts.reduce(_column_sums, str(tmp_path / "killed"))
     assert os.path.exists(tmp_path / "killed")  # a worker died holding persisted partitions
     np.testing.assert_allclose(after[0], before[0], rtol=1e-12)
     assert after[1] == before[1] == 1000
 
 
-def test_a_worker_killed_mid_fit_is_recomputed_and_charged_once(workers_back, tmp_path):
+# ---------------------------------------------------------------------------------------------
+# The estimators' Dask fits with a worker killed
+# ---------------------------------------------------------------------------------------------
+DASK_FITS = {
+    "regressor": (lambda acc: KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, solver="noisy_gd",
+                                                  random_state=0, accountant=acc), {}),
+    "classifier": (lambda acc: PrivateMinimaxClassifier(epsilon=1.0, delta=1e-6,
+                                                        solver="noisy_gd", n_iter=5,
+                                                        random_state=0, accountant=acc),
+                   {"classes": [0, 1]}),
+}
+
+
+def assert_same_ledger(a, b):
+    """The same mechanisms in the same order, their parameters equal to float tolerance."""
+    assert [(e.kind, e.count, e.label) for e in a.entries] == \
+        [(e.kind, e.count, e.label) for e in b.entries]
+    for x, z in zip(a.entries, b.entries):
+        for field in ("epsilon", "delta", "rho", "mu", "q"):
+            np.testing.assert_allclose(getattr(x, field), getattr(z, field), rtol=1e-9)
+
+
+def rows(name):
+    Xn = np.random.default_rng(3).normal(size=(1000, 3)) / 2
+    y = Xn @ np.array([0.5, -0.3, 0.2]) + 0.05 * np.random.default_rng(4).normal(size=1000)
+    return Xn, (y > 0).astype(int) if name == "classifier" else y
+
+
+@pytest.mark.parametrize("name", list(DASK_FITS))
+def test_a_fit_survives_a_worker_killed_between_passes(workers_back, tmp_path, monkeypatch,
+                                                       name):
+    make, public = DASK_FITS[name]
+    Xn, yn = rows(name)
+    reference = make(BudgetAccountant()).fit(Xn, yn, **public)
+    pids, passes, map_ = two_workers(workers_back), [], Partitions.map
+
+    def map_and_kill(parts, fn, *args, **kwargs):  # the third pass loses a worker first
+        passes.append(fn)
+        if len(passes) == 3:
+            os.kill(pids[0], signal.SIGKILL)
+        return map_(parts, fn, *args, **kwargs)
+
+    monkeypatch.setattr(Partitions, "map", map_and_kill)
     acc = ledger(tmp_path, 10.0, 1e-5)
-    Xn = np.random.default_rng(2).normal(size=(1000, 3))
     X = da.from_array(Xn, chunks=CHUNKS)
-    est = NoisyMeanByPasses(1.0, 1e-6, acc, kill=str(tmp_path / "killed")).fit(X)
-    assert os.path.exists(tmp_path / "killed")
-    np.testing.assert_allclose(est.mean_, expected_mean(Xn, 4), rtol=1e-9)
+    est = make(acc).fit(X, da.from_array(yn, chunks=CHUNKS[0]), **public)
+    assert len(passes) > 3  # killed mid-fit, and it went on
+    np.testing.assert_allclose(est.coef_, reference.coef_, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(est.intercept_, reference.intercept_, rtol=1e-6, atol=1e-12)
     assert statuses(tmp_path / "b.sqlite") == ["charged"]
-    assert acc.total()[1] == pytest.approx(1e-6)
+    assert_same_ledger(est.privacy_ledger_, reference.privacy_ledger_)
+    assert acc.total() == pytest.approx(reference.privacy_spent_, rel=1e-9)
 
 
-def test_a_fit_whose_workers_keep_dying_fails_with_its_reservation_kept(workers_back,
-                                                                        tmp_path):
+def test_a_dask_fit_whose_workers_keep_dying_fails_with_its_reservation_kept(workers_back,
+                                                                             tmp_path):
+    make, _ = DASK_FITS["regressor"]
+    Xn, yn = rows("regressor")
     acc = ledger(tmp_path, 10.0, 1e-5)
-    X = da.from_array(np.ones((50, 3)), chunks=(25, 3)).map_blocks(_kill, meta=np.empty((0, 0)))
-    est = NoisyMeanByPasses(1.0, 1e-6, acc)
-    with pytest.raises(KilledWorker):
-        est.fit(X)
-    assert not hasattr(est, "mean_")
+    X = da.from_array(Xn, chunks=(1000, 3)).map_blocks(_kill, meta=np.empty((0, 0)))
+    est = make(acc)
+    with pytest.raises(KilledWorker):  # one partition: its task killed 4 workers, then failed
+        est.fit(X, yn)
+    assert not hasattr(est, "coef_")
     assert statuses(tmp_path / "b.sqlite") == ["reserved"]  # counted: the data may have been read
     assert acc.total() == (1.0, 1e-6)
-    assert math.isclose(acc.remaining()[1], 9e-6)

@@ -159,6 +159,17 @@ def test_private_search_on_two_workers_shares_the_file(dask_client, tmp_path):
     assert acc.total()[0] == pytest.approx(probe.privacy_spent_[0], rel=1e-6)
 
 
+def test_grid_search_over_dask_data_charges_each_fit_on_the_client(dask_client, tmp_path):
+    # the multi-machine layout: the search runs beside the ledger, each fit on the cluster
+    acc = ledger(tmp_path, 100.0, 1e-4)
+    Xd, yd = da.from_array(X, chunks=(100, 3)), da.from_array(y_reg, chunks=100)
+    est = KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, solver="noisy_gd", accountant=acc)
+    search = GridSearchCV(est, {"epsilon": [0.5, 1.0]}, cv=2, error_score="raise").fit(Xd, yd)
+    assert statuses(tmp_path / "b.sqlite") == ["charged"] * 5
+    assert {s["pid"] for s in acc.spends} == {os.getpid()}
+    assert isinstance(search.predict(Xd), da.Array)
+
+
 def test_an_accountant_unpickled_where_its_file_is_not_refuses_to_charge(tmp_path):
     # a worker of another machine sees no file at the path, or another machine's file there:
     # charging it would start a new, empty budget

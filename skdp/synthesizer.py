@@ -20,13 +20,15 @@ from scipy import special
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names, check_is_fitted, validate_data
 
 from ._backend import Backend, get_namespace, make_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
-                      compress_columns, private_domains, quantile_bins, to_compress, to_quantile)
+                      compress_columns, compress_counts, private_domains, quantile_bins,
+                      quantile_counts, to_compress, to_quantile)
 from ._base import PrivacyMixin
-from ._synth import decoding, encoding
+from ._partitions import is_dask_collection
+from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_large_delta, warn_privacy_leak)
 from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
@@ -37,7 +39,8 @@ from .solvers.spec import Option, SolverSpec
 from .solvers.synth import sample as sampling
 from .solvers.synth import select
 from .solvers.synth.games import solve_private_game, solve_vertex
-from .solvers.synth.marginals import MAX_CELLS, MarginalProblem, total_variation
+from .solvers.synth.marginals import (MAX_CELLS, MarginalProblem, PartitionMarginalProblem,
+                                      total_variation)
 from .solvers.synth.mwem import solve_mwem
 from .solvers.synth.smd import solve_smd, solve_smd_linf
 
@@ -120,6 +123,11 @@ SOLVER_SPECS = {
 MODEL_SOLVERS = frozenset({"mst", "aim"})
 """The solvers that release a graphical model (:mod:`skdp.solvers.synth.select`) instead of
 a dense histogram."""
+
+DASK_SOLVERS = frozenset({"auto", "smd", "smd_linf", "mwem", "mst", "aim"})
+"""The solvers that fit a Dask table: those that read the table only through counts (the
+private games read single records)."""
+
 
 # ---------------------------------------------------------------------------
 # The estimator
@@ -474,16 +482,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         accountant = self._check_budget()
         if issparse(X):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
-        backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
-                                      random_state=self.random_state)
-        columns, values = self._read(X, reset=True, feature_names=feature_names)
-        how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
-        if self.missing == "drop" and self.neighbouring == "replace_one":
-            warn_privacy_leak("The number of rows (missing='drop' keeps the complete rows)",
-                              "Use neighbouring='add_remove', under which dropping rows is "
-                              "private, or missing='keep'.")
-        values = encoding.complete(values, [c.name for c in columns], self.missing)
-        encoding.derive_columns(columns, values, how, self.n_bins)
+        if is_dask_collection(X):
+            backend, columns, how, values = self._read_dask(X, feature_names)
+        else:
+            backend, columns, how, values = self._read_table(X, feature_names)
         release = Release(backend, PrivacyLedger())
         budget = self._budget(columns, values, how, epsilon, delta, release)
         shape = tuple(c.cardinality for c in columns)
@@ -508,7 +510,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.marginals_ = [tuple(columns[i].name for i in m) for m in marginals]
         self._marginal_index = marginals
         self.n_records_ = int(round(n_estimate)) if math.isfinite(n_estimate) \
-            else len(values[0])
+            else problem.n
         warn_large_delta(delta, self.n_records_)  # n public, or released (add_remove)
         self.n_iter_ = int(result.n_iter)
         self.duality_gap_ = float(gap)
@@ -516,6 +518,39 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.solver_info_ = info
         self._record_spend(accountant, release.ledger)  # last: fit is atomic (see fit)
         return self
+
+    def _read_table(self, X, feature_names):
+        """An in-memory table: its backend, columns, how their domains are found, values."""
+        backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
+                                      random_state=self.random_state)
+        columns, values = self._read(X, reset=True, feature_names=feature_names)
+        how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
+        self._warn_drop()
+        values = encoding.complete(values, [c.name for c in columns], self.missing)
+        encoding.derive_columns(columns, values, how, self.n_bins)
+        return backend, columns, how, values
+
+    def _read_dask(self, X, feature_names):
+        """A Dask table: the columns and their public domains from its metadata, then its
+        partitions of prepared values (:func:`skdp._synth.dask_io.partitions`)."""
+        from ._dask import check_dask_solver
+
+        check_dask_solver(type(self).__name__, self.solver, DASK_SOLVERS)
+        columns, meta, self._output = dask_io.columns_of(X, feature_names)
+        _check_feature_names(self, meta, reset=True)
+        self.n_features_in_ = len(columns)
+        how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
+        dask_io.check_public(columns, how)
+        self._warn_drop()
+        self._reading_data()
+        values = dask_io.partitions(X, columns, self.missing)
+        return Backend.from_arrays(random_state=self.random_state), columns, how, values
+
+    def _warn_drop(self):
+        if self.missing == "drop" and self.neighbouring == "replace_one":
+            warn_privacy_leak("The number of rows (missing='drop' keeps the complete rows)",
+                              "Use neighbouring='add_remove', under which dropping rows is "
+                              "private, or missing='keep'.")
 
     def _solver_for(self, shape, release):
         """The solver to run: ``'auto'`` resolved on the public domain size (see ``solver``).
@@ -534,19 +569,25 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     def _problem(self, name, options, columns, values, shape, marginals):
         """The solver's problem: the dense :class:`MarginalProblem` or a column-coded table."""
         n_iter = None if self.n_iter == "auto" else int(self.n_iter)
+        dask = not isinstance(values, list)
         if name in MODEL_SOLVERS:
             if options.get("max_model_size") is not None:
                 select.check_model_size(shape, marginals, options["max_model_size"],
                                         [c.name for c in columns])
-            codes = np.stack([c.encode(v) for c, v in zip(columns, values)], axis=1)
-            return select.TableProblem(
-                shape, marginals, codes.astype(np.int64), self.neighbouring, n_iter=n_iter,
-                progress=self._round_progress if self.verbose else None)
+            if dask:
+                codes, table = dask_io.codes(values, columns), select.PartitionTable
+            else:
+                codes = np.stack([c.encode(v) for c, v in zip(columns, values)], axis=1)
+                codes, table = codes.astype(np.int64), select.TableProblem
+            return table(shape, marginals, codes, self.neighbouring, n_iter=n_iter,
+                         progress=self._round_progress if self.verbose else None)
         encoding.check_size(columns, shape, self.n_bins)
-        records = encoding.encode(columns, values, shape)
-        return MarginalProblem(
-            shape, marginals, records, self.neighbouring, n_iter=n_iter, tol=self.tol,
-            progress=self._progress if self.verbose else None)
+        if dask:
+            records, problem = dask_io.codes(values, columns), PartitionMarginalProblem
+        else:
+            records, problem = encoding.encode(columns, values, shape), MarginalProblem
+        return problem(shape, marginals, records, self.neighbouring, n_iter=n_iter,
+                       tol=self.tol, progress=self._progress if self.verbose else None)
 
     def _set_release(self, name, result, backend, shape, columns, info):
         """``histogram_`` (dense solvers) or ``model_`` and ``cliques_`` (graphical ones)."""
@@ -656,8 +697,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             return
         sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(index))
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
-        measure([columns[j] for j in index], [values[j] for j in index], release, sens, sigma,
-                *args)
+        cols = [columns[j] for j in index]
+        if isinstance(values, list):
+            measure(cols, [values[j] for j in index], release, sens, sigma, *args)
+            return
+        counts = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
+        measure(cols, None, release, sens, sigma, *args,  # a Dask table: one count pass
+                counts=dask_io.domain_counts(values, counts, cols, index))
 
     # ------------------------------------------------------------ outputs
     def sample(self, n_samples=None, random_state=None):

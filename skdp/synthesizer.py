@@ -10,6 +10,7 @@ from the released graphical model of the ``'mst'`` and ``'aim'`` solvers
 (:mod:`skdp.solvers.synth.select`), which run on tables of any width.
 """
 
+import copy
 import math
 from numbers import Integral, Real
 import os
@@ -123,6 +124,9 @@ SOLVER_SPECS = {
 MODEL_SOLVERS = frozenset({"mst", "aim"})
 """The solvers that release a graphical model (:mod:`skdp.solvers.synth.select`) instead of
 a dense histogram."""
+
+SAMPLE_PARTITION = 1_000_000
+"""Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
 
 DASK_SOLVERS = frozenset({"auto", "smd", "smd_linf", "mwem", "mst", "aim"})
 """The solvers that fit a Dask table: those that read the table only through counts (the
@@ -745,6 +749,63 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             parts = [self._decode_codes(np.zeros((0, len(self._columns)), np.int64), rng)]
         return self._to_namespace(decoding.concat(parts, self._columns, self.domain_shape_,
                                                   self._output, rng))
+
+    def sample_dask(self, n_samples=None, *, npartitions=None, random_state=None):
+        """Draw a synthetic table as a Dask collection, built partition by partition.
+
+        The ``n_samples`` rows are split into ``npartitions`` partitions of
+        nearly equal sizes; each partition is an independent
+        ``sample(rows, random_state=child)`` (see :meth:`sample`: rounded
+        within the partition) computed where the partition is needed, with its
+        own child seed spawned on the client from ``random_state``
+        (:meth:`numpy.random.SeedSequence.spawn`): the same ``random_state``
+        gives the same table whatever the scheduler, and nothing is drawn
+        until the collection is computed or written (e.g.
+        ``to_parquet``). The fitted synthesizer (its released model or
+        histogram, never the data) is sent to the workers. Post-processing:
+        no privacy cost.
+
+        Parameters
+        ----------
+        n_samples : int, default=None
+            Number of rows; ``None`` gives ``n_records_``.
+        npartitions : int, default=None
+            Number of partitions (at most ``n_samples``; ``None``: one per
+            :data:`SAMPLE_PARTITION` rows).
+        random_state : int, Generator, RandomState or None, default=None
+            Seeds the partitions; ``None`` uses the estimator's ``random_state``.
+
+        Returns
+        -------
+        table : dask.dataframe.DataFrame or dask.array.Array
+            A Dask DataFrame (index ``0 .. n_samples - 1``) when the
+            synthesizer was fitted on a DataFrame, else a Dask array; columns
+            and dtypes as :meth:`sample`'s.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdp.synthesizer import SaddlePointSynthesizer
+        >>> X = np.random.default_rng(0).integers(0, 3, size=(200, 2))
+        >>> synth = SaddlePointSynthesizer(domain={0: 3, 1: 3}, random_state=0).fit(X)
+        >>> table = synth.sample_dask(1000, npartitions=4, random_state=0)
+        >>> table.chunks[0], table.compute().shape
+        ((250, 250, 250, 250), (1000, 2))
+        """
+        check_is_fitted(self)
+        n = self._n_rows(n_samples)
+        if npartitions is None:
+            npartitions = max(1, math.ceil(n / SAMPLE_PARTITION))
+        if isinstance(npartitions, (bool, np.bool_)) or not isinstance(npartitions, Integral) \
+                or npartitions < 1:
+            raise ValueError(f"npartitions must be an int >= 1 or None, got {npartitions!r}.")
+        sizes = np.diff(np.linspace(0, n, min(int(npartitions), max(n, 1)) + 1).round())
+        rng = make_rng(self.random_state if random_state is None else random_state)
+        seeds = np.random.SeedSequence(rng.integers(0, 2**63, size=4)).spawn(len(sizes))
+        sampler = copy.copy(self)
+        sampler.accountant = None  # the workers need the release only
+        return decoding.dask_table(sampler, sizes.astype(np.int64), seeds,
+                                   self.sample(0, random_state=0), self._output["kind"])
 
     def iter_sample(self, n_samples=None, *, batch_size=100_000, random_state=None):
         """Draw a synthetic table in batches, as a generator.

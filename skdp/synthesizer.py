@@ -8,6 +8,8 @@ post-processing, or a private game); :meth:`SaddlePointSynthesizer.sample`
 draws from the released histogram (:mod:`skdp.solvers.synth.sample`), or
 from the released graphical model of the ``'mst'`` and ``'aim'`` solvers
 (:mod:`skdp.solvers.synth.select`), which run on tables of any width.
+A Dask table is read by :mod:`skdp._synth.dask_io` into partitions and
+counted by reductions over them (:data:`DASK_SOLVERS`).
 """
 
 import copy
@@ -455,10 +457,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : pandas DataFrame or array-like of shape (n_samples, n_features)
-            The private table (categorical, object, string, bool, integer and
-            float columns, pandas nullable dtypes). Missing values follow
-            ``missing``.
+        X : pandas DataFrame, array-like, Dask DataFrame or 2-D Dask array
+            The private table, of shape (n_samples, n_features) (categorical,
+            object, string, bool, integer and float columns, pandas nullable
+            dtypes). Missing values follow ``missing``. A Dask table (the
+            ``dask`` extra) is counted partition by partition where it lives
+            and needs a public domain for every column; the model estimation
+            runs on the client (see the User Guide's "On Dask").
         y : None
             Ignored.
         feature_names : list of str, default=None

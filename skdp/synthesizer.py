@@ -901,6 +901,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """Workload marginals (host probability vectors) of a table ``X``, and the released
         distribution's."""
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._dask_marginals(X)
         _, values = self._read(X, reset=False)
         values = encoding.complete(values, [c.name for c in self._columns], self.missing)
         if hasattr(self, "model_"):
@@ -915,14 +917,29 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         synth = problem.answer(to_numpy(self.histogram_).reshape(-1), np)
         return problem.answer(counts, np), synth
 
+    def _dask_marginals(self, X):
+        """:meth:`_marginals_of` a Dask table: its marginals by one count reduction."""
+        names = [c.name for c in dask_io.columns_of(X, None)[0]]
+        if [str(n) for n in names] != [str(c.name) for c in self._columns]:
+            raise ValueError(f"X has the columns {names}; the synthesizer was fitted on "
+                             f"{[c.name for c in self._columns]}.")
+        codes = dask_io.codes(dask_io.partitions(X, self._columns, self.missing), self._columns)
+        counts = codes.reduce(select.marginal_counts, self.domain_shape_, self._marginal_index)
+        data = [c / max(1, codes.n) for c in counts]
+        if hasattr(self, "model_"):
+            return data, [np.ravel(self.model_.marginal(m)) for m in self._marginal_index]
+        problem = MarginalProblem(self.domain_shape_, self._marginal_index, None)
+        return data, problem.answer(to_numpy(self.histogram_).reshape(-1), np)
+
     def workload_error(self, X):
         """Total-variation error of each workload marginal against ``X``.
 
         Parameters
         ----------
-        X : DataFrame or array-like
+        X : DataFrame, array-like or Dask table
             Table to compare with (a held-out table: the error on the
-            training table is not private).
+            training table is not private); a Dask DataFrame or array is
+            counted by one reduction over its partitions.
 
         Returns
         -------

@@ -70,6 +70,17 @@ def test_dask_fit_equals_pandas_fit(table, dask_client, solver, options):
     assert (sa.astype(object).fillna(-1) == sb.astype(object).fillna(-1)).all().all()
 
 
+@pytest.mark.parametrize("solver", ["mst", "smd"])
+def test_workload_error_of_a_dask_holdout(table, dask_client, solver):
+    a, b = _fit_both(table, dask_client, solver=solver, n_iter=20)
+    want = a.workload_error(table)
+    got = b.workload_error(_dask_frame(table))
+    assert got.keys() == want.keys()
+    np.testing.assert_allclose(list(got.values()), list(want.values()), rtol=1e-9)
+    with pytest.raises(ValueError, match="fitted on"):
+        b.workload_error(_dask_frame(table)[["a", "b"]])
+
+
 def test_dask_domain_releases_and_drop_equal_pandas(table, dask_client):
     # compression and quantile bins are count reductions; missing='drop' changes n
     a, b = _fit_both(table, dask_client, solver="mst", max_categories=2,

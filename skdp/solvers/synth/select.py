@@ -60,8 +60,9 @@ AIM_MODEL_SIZE = 200_000
 cells): on the validation tables of ``benchmarks/synth_validation.py`` the smaller cap
 gave the same 2-way error at 1/3 to 1/4 of the time."""
 PREFETCH_CELLS = 10**7
-"""AIM counts all its candidates in one pass up front when their cells (public) are at most
-this many (80 MB of float64); else each round counts the admissible ones it lacks."""
+"""On a partitioned table AIM counts all its candidates in one pass up front when their cells
+(public) are at most this many (80 MB of float64); else each round counts, in one pass, the
+admissible ones it lacks."""
 ESTIMATE_ITER = 1000
 """Default iterations of MST's final estimation (private-pgm's)."""
 AIM_ESTIMATE_ITER = 300
@@ -103,6 +104,7 @@ class TableProblem:
     n_iter: int = None
     progress: object = None
     _cache: dict = field(default_factory=dict, repr=False)
+    partitioned = False  # a pass over the rows is cheap: count each marginal when needed
 
     @property
     def n(self):
@@ -188,6 +190,8 @@ class PartitionTable(TableProblem):
     >>> PartitionTable((2, 3), [(0, 1)], parts).counts((1,)).tolist()
     [0.0, 0.0, 2.0]
     """
+
+    partitioned = True
 
     @property
     def n(self):
@@ -502,7 +506,7 @@ def solve_aim(problem, budget, options):
     model = graphical.estimate(problem.shape, measurements, total=total,
                                n_iter=options["round_iter"], tol=options["tol"])
     weights = candidate_weights(problem.workload)
-    if sum(problem.cells(r) for r in weights) <= PREFETCH_CELLS:
+    if problem.partitioned and sum(problem.cells(r) for r in weights) <= PREFETCH_CELLS:
         problem.prefetch(list(weights))  # every candidate's counts in one pass
     state = dict(model=model, candidates=list(weights), weights=weights,
                  cliques=[m.cols for m in ones], cap=cap)

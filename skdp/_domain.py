@@ -40,7 +40,7 @@ from scipy import special
 
 __all__ = ["Column", "OTHER", "QUANTILE_GRID", "compress_columns", "derive", "missing_mask",
            "parse_entry", "plan_column", "private_domains", "quantile_bins", "to_compress",
-           "to_quantile", "value_key"]
+           "to_quantile", "value_key", "compress_counts", "quantile_counts", "quantile_grid"]
 
 OTHER = "<other>"
 _POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k
@@ -305,20 +305,34 @@ class Column:
 
     def encode(self, values):
         """Cell index of every value; a value outside the domain raises (column named only)."""
-        if self.categorical:
-            return self._encode_categories(values)
-        miss = missing_mask(values)
-        codes = self._encode_bins(_as_float(np.where(miss, 0.0, values) if miss.any() else values,
-                                            self.name))
-        if miss.any():
-            codes[miss] = self._missing_code()
-        return codes
+        return self.encode_prepared(self.prepare(values))
 
-    def _encode_categories(self, values):
-        codes = self.category_index(values)
-        if self.cells is None:
+    def prepare(self, values):
+        """The values in the form the counts and codes are computed from: the category index
+        (:meth:`category_index`) of a categorical column, the float64 values of a numeric
+        one (missing: NaN). Raises as :meth:`encode` on a value outside the domain or a
+        missing value without a missing cell."""
+        if self.categorical:
+            return self.category_index(values)
+        miss = missing_mask(values)
+        out = _as_float(np.where(miss, 0.0, values) if miss.any() else values, self.name)
+        if miss.any():
+            self._missing_code()  # raises when there is no missing cell
+            out = out.copy()
+            out[miss] = np.nan
+        return out
+
+    def encode_prepared(self, prepared):
+        """Cell index of every value given as :meth:`prepare` returns them."""
+        if not self.categorical:
+            miss = np.isnan(prepared)
+            codes = self._encode_bins(np.where(miss, 0.0, prepared) if miss.any() else prepared)
+            if miss.any():
+                codes[miss] = self._missing_code()
             return codes
-        return np.append(self.cells, self.cardinality - 1)[codes]
+        if self.cells is None:
+            return prepared
+        return np.append(self.cells, self.cardinality - 1)[prepared]
 
     def category_index(self, values):
         """Index of every value among the categories (before any compression); a missing
@@ -582,7 +596,8 @@ def to_quantile(columns, how, strategy):
             and math.isfinite(c.high - c.low)]
 
 
-def compress_columns(columns, values, release, sensitivity, sigma, max_categories):
+def compress_columns(columns, values, release, sensitivity, sigma, max_categories,
+                     counts=None):
     """Compress ``columns`` from one Gaussian release of their 1-way counts (MST's domain
     compression: McKenna, Miklau, Sheldon 2021, §4).
 
@@ -605,9 +620,12 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
         l2-sensitivity of the stacked counts and the noise.
     max_categories : int
         Most cells of a compressed column (the merged one included).
+    counts : list of arrays, default=None
+        The counts, when already summed (over the partitions of a Dask table,
+        by :func:`compress_counts`); ``values`` is then not read.
     """
-    counts = [np.bincount(c.category_index(v), minlength=len(c.categories) + 1)
-              [:len(c.categories)].astype(np.float64) for c, v in zip(columns, values)]
+    counts = compress_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
+        if counts is None else counts
     noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
                              label=f"compression counts of {len(columns)} columns")
     ends = np.cumsum([len(c) for c in counts])
@@ -617,7 +635,7 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
         col.compress(above[top], part)
 
 
-def quantile_bins(columns, values, release, sensitivity, sigma):
+def quantile_bins(columns, values, release, sensitivity, sigma, counts=None):
     """Bin edges of ``columns`` at the quantiles of one Gaussian release of their counts on a
     fine public grid.
 
@@ -639,16 +657,51 @@ def quantile_bins(columns, values, release, sensitivity, sigma):
     release : Release
     sensitivity, sigma : float
         l2-sensitivity of the stacked counts and the noise.
+    counts : list of arrays, default=None
+        The counts, when already summed (by :func:`quantile_counts`).
     """
-    grids = [np.linspace(c.low, c.high, QUANTILE_GRID * c.n_bins + 1) for c in columns]
-    counts = [np.histogram(np.clip(_as_float(v[~missing_mask(v)], c.name), c.low, c.high),
-                           bins=g)[0].astype(np.float64)
-              for c, v, g in zip(columns, values, grids)]
+    grids = [quantile_grid(c) for c in columns]
+    counts = quantile_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
+        if counts is None else counts
     noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
                              label=f"quantile grid counts of {len(columns)} columns")
     ends = np.cumsum([len(c) for c in counts])
     for col, grid, part in zip(columns, grids, np.split(noisy, ends[:-1])):
         col.edges = _quantile_edges(grid, _project(part), col.n_bins)
+
+
+def compress_counts(columns, prepared):
+    """Per column, the count of each public category (missing values in none), of values
+    given as :meth:`Column.prepare` returns them: additive over row blocks.
+
+    Examples
+    --------
+    >>> col = Column("c", object, categories=["a", "b"])
+    >>> compress_counts([col], [col.prepare(np.array(["b", "b"], dtype=object))])[0].tolist()
+    [0.0, 2.0]
+    """
+    return [np.bincount(p, minlength=len(c.categories) + 1)[:len(c.categories)]
+            .astype(np.float64) for c, p in zip(columns, prepared)]
+
+
+def quantile_grid(col):
+    """The fine public grid of a column binned at quantiles: ``QUANTILE_GRID n_bins`` cells."""
+    return np.linspace(col.low, col.high, QUANTILE_GRID * col.n_bins + 1)
+
+
+def quantile_counts(columns, prepared):
+    """Per column, the counts of its non-missing values (clipped to the bounds) on its fine
+    grid, given as :meth:`Column.prepare` returns them: additive over row blocks.
+
+    Examples
+    --------
+    >>> col = Column("x", float, kind="numeric", low=0.0, high=1.0, n_bins=1)
+    >>> counts = quantile_counts([col], [np.array([0.0, 0.99, np.nan, 2.0])])[0]
+    >>> len(counts), counts[[0, -1]].tolist()
+    (16, [1.0, 2.0])
+    """
+    return [np.histogram(np.clip(p[~np.isnan(p)], c.low, c.high), bins=quantile_grid(c))[0]
+            .astype(np.float64) for c, p in zip(columns, prepared)]
 
 
 def _project(noisy):

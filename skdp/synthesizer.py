@@ -8,8 +8,11 @@ post-processing, or a private game); :meth:`SaddlePointSynthesizer.sample`
 draws from the released histogram (:mod:`skdp.solvers.synth.sample`), or
 from the released graphical model of the ``'mst'`` and ``'aim'`` solvers
 (:mod:`skdp.solvers.synth.select`), which run on tables of any width.
+A Dask table is read by :mod:`skdp._synth.dask_io` into partitions and
+counted by reductions over them (:data:`DASK_SOLVERS`).
 """
 
+import copy
 import math
 from numbers import Integral, Real
 import os
@@ -20,13 +23,15 @@ from scipy import special
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names, check_is_fitted, validate_data
 
 from ._backend import Backend, get_namespace, make_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
-                      compress_columns, private_domains, quantile_bins, to_compress, to_quantile)
+                      compress_columns, compress_counts, private_domains, quantile_bins,
+                      quantile_counts, to_compress, to_quantile)
 from ._base import PrivacyMixin
-from ._synth import decoding, encoding
+from ._partitions import is_dask_collection
+from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_large_delta, warn_privacy_leak)
 from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
@@ -37,7 +42,8 @@ from .solvers.spec import Option, SolverSpec
 from .solvers.synth import sample as sampling
 from .solvers.synth import select
 from .solvers.synth.games import solve_private_game, solve_vertex
-from .solvers.synth.marginals import MAX_CELLS, MarginalProblem, total_variation
+from .solvers.synth.marginals import (MAX_CELLS, MarginalProblem, PartitionMarginalProblem,
+                                      total_variation)
 from .solvers.synth.mwem import solve_mwem
 from .solvers.synth.smd import solve_smd, solve_smd_linf
 
@@ -120,6 +126,14 @@ SOLVER_SPECS = {
 MODEL_SOLVERS = frozenset({"mst", "aim"})
 """The solvers that release a graphical model (:mod:`skdp.solvers.synth.select`) instead of
 a dense histogram."""
+
+SAMPLE_PARTITION = 1_000_000
+"""Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
+
+DASK_SOLVERS = frozenset({"auto", "smd", "smd_linf", "mwem", "mst", "aim"})
+"""The solvers that fit a Dask table: those that read the table only through counts (the
+private games read single records)."""
+
 
 # ---------------------------------------------------------------------------
 # The estimator
@@ -443,10 +457,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : pandas DataFrame or array-like of shape (n_samples, n_features)
-            The private table (categorical, object, string, bool, integer and
-            float columns, pandas nullable dtypes). Missing values follow
-            ``missing``.
+        X : pandas DataFrame, array-like, Dask DataFrame or 2-D Dask array
+            The private table, of shape (n_samples, n_features) (categorical,
+            object, string, bool, integer and float columns, pandas nullable
+            dtypes). Missing values follow ``missing``. A Dask table (the
+            ``dask`` extra) is counted partition by partition where it lives
+            and needs a public domain for every column; the model estimation
+            runs on the client (see the User Guide's "On Dask").
         y : None
             Ignored.
         feature_names : list of str, default=None
@@ -474,16 +491,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         accountant = self._check_budget()
         if issparse(X):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
-        backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
-                                      random_state=self.random_state)
-        columns, values = self._read(X, reset=True, feature_names=feature_names)
-        how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
-        if self.missing == "drop" and self.neighbouring == "replace_one":
-            warn_privacy_leak("The number of rows (missing='drop' keeps the complete rows)",
-                              "Use neighbouring='add_remove', under which dropping rows is "
-                              "private, or missing='keep'.")
-        values = encoding.complete(values, [c.name for c in columns], self.missing)
-        encoding.derive_columns(columns, values, how, self.n_bins)
+        if is_dask_collection(X):
+            backend, columns, how, values = self._read_dask(X, feature_names)
+        else:
+            backend, columns, how, values = self._read_table(X, feature_names)
         release = Release(backend, PrivacyLedger())
         budget = self._budget(columns, values, how, epsilon, delta, release)
         shape = tuple(c.cardinality for c in columns)
@@ -508,7 +519,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.marginals_ = [tuple(columns[i].name for i in m) for m in marginals]
         self._marginal_index = marginals
         self.n_records_ = int(round(n_estimate)) if math.isfinite(n_estimate) \
-            else len(values[0])
+            else problem.n
         warn_large_delta(delta, self.n_records_)  # n public, or released (add_remove)
         self.n_iter_ = int(result.n_iter)
         self.duality_gap_ = float(gap)
@@ -516,6 +527,39 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.solver_info_ = info
         self._record_spend(accountant, release.ledger)  # last: fit is atomic (see fit)
         return self
+
+    def _read_table(self, X, feature_names):
+        """An in-memory table: its backend, columns, how their domains are found, values."""
+        backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
+                                      random_state=self.random_state)
+        columns, values = self._read(X, reset=True, feature_names=feature_names)
+        how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
+        self._warn_drop()
+        values = encoding.complete(values, [c.name for c in columns], self.missing)
+        encoding.derive_columns(columns, values, how, self.n_bins)
+        return backend, columns, how, values
+
+    def _read_dask(self, X, feature_names):
+        """A Dask table: the columns and their public domains from its metadata, then its
+        partitions of prepared values (:func:`skdp._synth.dask_io.partitions`)."""
+        from ._dask import check_dask_solver
+
+        check_dask_solver(type(self).__name__, self.solver, DASK_SOLVERS)
+        columns, meta, self._output = dask_io.columns_of(X, feature_names)
+        _check_feature_names(self, meta, reset=True)
+        self.n_features_in_ = len(columns)
+        how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
+        dask_io.check_public(columns, how)
+        self._warn_drop()
+        self._reading_data()
+        values = dask_io.partitions(X, columns, self.missing)
+        return Backend.from_arrays(random_state=self.random_state), columns, how, values
+
+    def _warn_drop(self):
+        if self.missing == "drop" and self.neighbouring == "replace_one":
+            warn_privacy_leak("The number of rows (missing='drop' keeps the complete rows)",
+                              "Use neighbouring='add_remove', under which dropping rows is "
+                              "private, or missing='keep'.")
 
     def _solver_for(self, shape, release):
         """The solver to run: ``'auto'`` resolved on the public domain size (see ``solver``).
@@ -534,19 +578,25 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     def _problem(self, name, options, columns, values, shape, marginals):
         """The solver's problem: the dense :class:`MarginalProblem` or a column-coded table."""
         n_iter = None if self.n_iter == "auto" else int(self.n_iter)
+        dask = not isinstance(values, list)
         if name in MODEL_SOLVERS:
             if options.get("max_model_size") is not None:
                 select.check_model_size(shape, marginals, options["max_model_size"],
                                         [c.name for c in columns])
-            codes = np.stack([c.encode(v) for c, v in zip(columns, values)], axis=1)
-            return select.TableProblem(
-                shape, marginals, codes.astype(np.int64), self.neighbouring, n_iter=n_iter,
-                progress=self._round_progress if self.verbose else None)
+            if dask:
+                codes, table = dask_io.codes(values, columns), select.PartitionTable
+            else:
+                codes = np.stack([c.encode(v) for c, v in zip(columns, values)], axis=1)
+                codes, table = codes.astype(np.int64), select.TableProblem
+            return table(shape, marginals, codes, self.neighbouring, n_iter=n_iter,
+                         progress=self._round_progress if self.verbose else None)
         encoding.check_size(columns, shape, self.n_bins)
-        records = encoding.encode(columns, values, shape)
-        return MarginalProblem(
-            shape, marginals, records, self.neighbouring, n_iter=n_iter, tol=self.tol,
-            progress=self._progress if self.verbose else None)
+        if dask:
+            records, problem = dask_io.codes(values, columns), PartitionMarginalProblem
+        else:
+            records, problem = encoding.encode(columns, values, shape), MarginalProblem
+        return problem(shape, marginals, records, self.neighbouring, n_iter=n_iter,
+                       tol=self.tol, progress=self._progress if self.verbose else None)
 
     def _set_release(self, name, result, backend, shape, columns, info):
         """``histogram_`` (dense solvers) or ``model_`` and ``cliques_`` (graphical ones)."""
@@ -656,8 +706,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             return
         sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(index))
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
-        measure([columns[j] for j in index], [values[j] for j in index], release, sens, sigma,
-                *args)
+        cols = [columns[j] for j in index]
+        if isinstance(values, list):
+            measure(cols, [values[j] for j in index], release, sens, sigma, *args)
+            return
+        counts = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
+        measure(cols, None, release, sens, sigma, *args,  # a Dask table: one count pass
+                counts=dask_io.domain_counts(values, counts, cols, index))
 
     # ------------------------------------------------------------ outputs
     def sample(self, n_samples=None, random_state=None):
@@ -699,6 +754,63 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             parts = [self._decode_codes(np.zeros((0, len(self._columns)), np.int64), rng)]
         return self._to_namespace(decoding.concat(parts, self._columns, self.domain_shape_,
                                                   self._output, rng))
+
+    def sample_dask(self, n_samples=None, *, npartitions=None, random_state=None):
+        """Draw a synthetic table as a Dask collection, built partition by partition.
+
+        The ``n_samples`` rows are split into ``npartitions`` partitions of
+        nearly equal sizes; each partition is an independent
+        ``sample(rows, random_state=child)`` (see :meth:`sample`: rounded
+        within the partition) computed where the partition is needed, with its
+        own child seed spawned on the client from ``random_state``
+        (:meth:`numpy.random.SeedSequence.spawn`): the same ``random_state``
+        gives the same table whatever the scheduler, and nothing is drawn
+        until the collection is computed or written (e.g.
+        ``to_parquet``). The fitted synthesizer (its released model or
+        histogram, never the data) is sent to the workers. Post-processing:
+        no privacy cost.
+
+        Parameters
+        ----------
+        n_samples : int, default=None
+            Number of rows; ``None`` gives ``n_records_``.
+        npartitions : int, default=None
+            Number of partitions (at most ``n_samples``; ``None``: one per
+            :data:`SAMPLE_PARTITION` rows).
+        random_state : int, Generator, RandomState or None, default=None
+            Seeds the partitions; ``None`` uses the estimator's ``random_state``.
+
+        Returns
+        -------
+        table : dask.dataframe.DataFrame or dask.array.Array
+            A Dask DataFrame (index ``0 .. n_samples - 1``) when the
+            synthesizer was fitted on a DataFrame, else a Dask array; columns
+            and dtypes as :meth:`sample`'s.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdp.synthesizer import SaddlePointSynthesizer
+        >>> X = np.random.default_rng(0).integers(0, 3, size=(200, 2))
+        >>> synth = SaddlePointSynthesizer(domain={0: 3, 1: 3}, random_state=0).fit(X)
+        >>> table = synth.sample_dask(1000, npartitions=4, random_state=0)
+        >>> table.chunks[0], table.compute().shape
+        ((250, 250, 250, 250), (1000, 2))
+        """
+        check_is_fitted(self)
+        n = self._n_rows(n_samples)
+        if npartitions is None:
+            npartitions = max(1, math.ceil(n / SAMPLE_PARTITION))
+        if isinstance(npartitions, (bool, np.bool_)) or not isinstance(npartitions, Integral) \
+                or npartitions < 1:
+            raise ValueError(f"npartitions must be an int >= 1 or None, got {npartitions!r}.")
+        sizes = np.diff(np.linspace(0, n, min(int(npartitions), max(n, 1)) + 1).round())
+        rng = make_rng(self.random_state if random_state is None else random_state)
+        seeds = np.random.SeedSequence(rng.integers(0, 2**63, size=4)).spawn(len(sizes))
+        sampler = copy.copy(self)
+        sampler.accountant = None  # the workers need the release only
+        return decoding.dask_table(sampler, sizes.astype(np.int64), seeds,
+                                   self.sample(0, random_state=0), self._output["kind"])
 
     def iter_sample(self, n_samples=None, *, batch_size=100_000, random_state=None):
         """Draw a synthetic table in batches, as a generator.
@@ -789,6 +901,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """Workload marginals (host probability vectors) of a table ``X``, and the released
         distribution's."""
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._dask_marginals(X)
         _, values = self._read(X, reset=False)
         values = encoding.complete(values, [c.name for c in self._columns], self.missing)
         if hasattr(self, "model_"):
@@ -803,14 +917,29 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         synth = problem.answer(to_numpy(self.histogram_).reshape(-1), np)
         return problem.answer(counts, np), synth
 
+    def _dask_marginals(self, X):
+        """:meth:`_marginals_of` a Dask table: its marginals by one count reduction."""
+        names = [c.name for c in dask_io.columns_of(X, None)[0]]
+        if [str(n) for n in names] != [str(c.name) for c in self._columns]:
+            raise ValueError(f"X has the columns {names}; the synthesizer was fitted on "
+                             f"{[c.name for c in self._columns]}.")
+        codes = dask_io.codes(dask_io.partitions(X, self._columns, self.missing), self._columns)
+        counts = codes.reduce(select.marginal_counts, self.domain_shape_, self._marginal_index)
+        data = [c / max(1, codes.n) for c in counts]
+        if hasattr(self, "model_"):
+            return data, [np.ravel(self.model_.marginal(m)) for m in self._marginal_index]
+        problem = MarginalProblem(self.domain_shape_, self._marginal_index, None)
+        return data, problem.answer(to_numpy(self.histogram_).reshape(-1), np)
+
     def workload_error(self, X):
         """Total-variation error of each workload marginal against ``X``.
 
         Parameters
         ----------
-        X : DataFrame or array-like
+        X : DataFrame, array-like or Dask table
             Table to compare with (a held-out table: the error on the
-            training table is not private).
+            training table is not private); a Dask DataFrame or array is
+            counted by one reduction over its partitions.
 
         Returns
         -------

@@ -444,3 +444,27 @@ def test_compression_quantile_bins_and_solver_options_end_to_end(tmp_path, monke
     est = fitted[0]
     assert list(est.compression_) == ["city"] and list(est.bin_edges_) == ["x"]
     assert est.solver_options == {"estimate_iter": 50} and est.domain_shape_[0] <= 5
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--domain", "DOMAIN"], "no input file matches"),
+    ([], "needs --domain FILE"),
+    (["--domain", "private"], "needs --domain FILE"),
+    (["--domain", "DOMAIN", "--plot", "p.png"], "--plot is not supported"),
+])
+def test_dask_jobs_are_checked_before_dask_reads_anything(tmp_path, capsys, extra, message):
+    # a glob input makes a Dask job (issue 20); its flags are checked first, without Dask
+    domain = tmp_path / "domain.json"
+    domain.write_text('{"a": [1, 2]}')
+    extra = [str(domain) if e == "DOMAIN" else e for e in extra]
+    args = ["synthesize", str(tmp_path / "none" / "*.parquet"), "-o",
+            str(tmp_path / "out" / "*.parquet"), "--quiet"] + extra
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_scheduler_is_documented_in_the_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["synthesize", "--help"])
+    out = capsys.readouterr().out
+    assert "--scheduler ADDRESS" in out and "On Dask" in out

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._validation import check_epsilon_delta, warn_privacy_leak
 from ..exceptions import PrivacyLeakWarning
+from . import dask_job
 from .budget import ledger_accountant
 from .csvio import read_cells, read_header, typed_table, write_rows
 from .domain import Column, check_domain, draft_entry, kind_entry
@@ -123,12 +124,8 @@ def _check_solver_options(solver, options):
         raise ValueError(f"--solver-options: {exc}") from None
 
 
-def check_synthesize(args):
-    """Check every argument of ``synthesize`` before any data is read; return (header, domain).
-
-    With ``--ledger`` it opens the ledger (``args.accountant``), so a bad file
-    or dataset stops the job here.
-    """
+def _check_budget_flags(args):
+    """Budget, ledger and solver flags (opens the ledger: ``args.accountant``)."""
     epsilon, _ = check_epsilon_delta(args.epsilon, args.delta, need_delta=True)
     args.accountant = ledger_accountant(args)
     if args.solver_options:
@@ -136,6 +133,15 @@ def check_synthesize(args):
     if math.isinf(epsilon):
         print("warning: --epsilon inf: nothing is private: the synthetic table may reveal "
               "the private rows; use a finite epsilon for a release.", file=sys.stderr)
+
+
+def check_synthesize(args):
+    """Check every argument of ``synthesize`` before any data is read; return (header, domain).
+
+    With ``--ledger`` it opens the ledger (``args.accountant``), so a bad file
+    or dataset stops the job here.
+    """
+    _check_budget_flags(args)
     if args.input is None:
         header, _, domain = demo_table()
     else:
@@ -208,6 +214,8 @@ def estimator_class():
 
 def synthesize(args):
     """Run ``python -m skdp synthesize``; return the exit status."""
+    if dask_job.is_dask_job(args):
+        return synthesize_dask(args)
     header, domain = check_synthesize(args)
     n_bins = args.n_bins or (DEMO_BINS if args.input is None else 10)
     say(args, f"reading {args.input or 'the bundled table'}")
@@ -224,6 +232,30 @@ def synthesize(args):
     est.fit(X, feature_names=header)
     del X
     _write(args, est, header, columns, holdout, n_bins)
+    return 0
+
+
+def synthesize_dask(args):
+    """``synthesize`` on Dask (:mod:`.dask_job`): a glob or Parquet input or output, or
+    ``--scheduler``; return the exit status."""
+    dask_job.check_dask_job(args)
+    _check_budget_flags(args)
+    client = dask_job.scheduler(args.scheduler)
+    try:
+        say(args, f"reading {args.input}" + (f" on {args.scheduler}" if client else ""))
+        frame, header, domain = dask_job.read_table(args, _load_domain)
+        est = _estimator(args, domain, args.n_bins or 10)
+        say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
+                  f"{len(header)} columns, {frame.npartitions} partitions")
+        est.fit(frame)
+        n = est.n_records_ if args.n_samples is None else args.n_samples
+        say(args, f"writing {n} synthetic rows to {args.output}")
+        columns = [Column(name, est.domain_[name]) for name in header]
+        dask_job.write_table(est.sample_dask(n), args.output, columns)
+        _report(args, est, n)
+    finally:
+        if client is not None:
+            client.close()
     return 0
 
 
@@ -249,19 +281,7 @@ def _write(args, est, header, columns, holdout, n_bins):
         chunks = (plot.add(chunk) for chunk in chunks)
     say(args, f"writing {n} synthetic rows to {args.output}")
     written = write_rows(args.output, header, columns, _progress(args, chunks, n))
-    eps, delta = est.privacy_spent_
-    print(f"input: {args.input or DEMO_SOURCE}")
-    print(f"wrote {written} synthetic rows to {args.output}")
-    print(f"privacy spent: epsilon={eps:.4f}, delta={delta:g} "
-          f"(composition: {est.privacy_method_}; budget epsilon={args.epsilon:g})")
-    if args.accountant is not None:
-        total, left = args.accountant.total(), args.accountant.remaining()
-        print(f"ledger {args.ledger}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "
-              f"delta={total[1]:g}; left epsilon={left[0]:.4f}, delta={left[1]:g}")
-    cells = math.prod(est.domain_shape_)
-    print(f"solver: {getattr(est, 'solver_', args.solver)}, {len(est.marginals_)} marginals, "
-          f"{cells if cells < 10**9 else format(cells, '.3g')} cells, {est.n_iter_} "
-          + ("rounds" if getattr(est, "solver_", None) == "aim" else "iterations"))
+    _report(args, est, written)
     if holdout is not None:
         values = np.array(list(est.workload_error(holdout).values()))
         print(f"holdout marginal error (total variation): mean={values.mean():.4f}, "
@@ -279,6 +299,23 @@ def _write(args, est, header, columns, holdout, n_bins):
             label = "holdout"
         plot_marginals(args.plot, header, reference, plot, label)
         print(f"plot: {args.plot}")
+
+
+def _report(args, est, written):
+    """The release's report: input, rows written, privacy spent, ledger, solver."""
+    eps, delta = est.privacy_spent_
+    print(f"input: {args.input or DEMO_SOURCE}")
+    print(f"wrote {written} synthetic rows to {args.output}")
+    print(f"privacy spent: epsilon={eps:.4f}, delta={delta:g} "
+          f"(composition: {est.privacy_method_}; budget epsilon={args.epsilon:g})")
+    if args.accountant is not None:
+        total, left = args.accountant.total(), args.accountant.remaining()
+        print(f"ledger {args.ledger}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "
+              f"delta={total[1]:g}; left epsilon={left[0]:.4f}, delta={left[1]:g}")
+    cells = math.prod(est.domain_shape_)
+    print(f"solver: {getattr(est, 'solver_', args.solver)}, {len(est.marginals_)} marginals, "
+          f"{cells if cells < 10**9 else format(cells, '.3g')} cells, {est.n_iter_} "
+          + ("rounds" if getattr(est, "solver_", None) == "aim" else "iterations"))
 
 
 def _chunks(est, n):

@@ -32,7 +32,17 @@ sampled back as missing and written as empty cells (--missing).
 The report prints the privacy spent and how it composed. It never prints an error
 measured on the private table (that would leak); --holdout FILE prints the
 synthetic marginals' error against a held-out table instead. --seed is for tests:
-a release is private only if its randomness is secret and never reused."""
+a release is private only if its randomness is secret and never reused.
+
+On Dask: an INPUT or OUTPUT that is a glob ('data/*.parquet', 'data/*.csv') or a
+Parquet file, or --scheduler ADDRESS, runs the job with dask.dataframe (pip install
+'skdp[dask]'): the counts are reductions over the input's partitions, on the
+cluster of --scheduler or else on Dask's local scheduler; the model is estimated
+on this machine (its size is public and capped); the synthetic rows are written
+partition by partition ('out/*.parquet': one file per partition; 'out/*.csv' too,
+or one CSV without '*'). It needs --domain FILE naming every column (Parquet
+columns of bool or category dtype may be left out), and takes no --holdout or
+--plot."""
 
 DOMAIN = """\
 Write a draft domain file for INPUT.csv: every column in the domain file's object
@@ -158,6 +168,9 @@ def _add_synthesize(sub):
     p.add_argument("--seed", type=_int_at_least(0), default=None,
                    help="random seed, for reproducible tests only (a release must omit it)")
     p.add_argument("--quiet", action="store_true", help="print no progress")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on the Dask cluster of this distributed scheduler (e.g. "
+                        "tcp://10.0.0.1:8786); see 'On Dask' above")
     _ledger_options(p)
 
 

@@ -9,7 +9,7 @@ the released histogram.
 
 import numpy as np
 
-__all__ = ["decode", "concat", "to_namespace", "row_bytes"]
+__all__ = ["decode", "concat", "to_namespace", "row_bytes", "dask_table"]
 
 
 def decode(flat, columns, shape, output, rng):
@@ -92,3 +92,34 @@ def _series(pd, values, col):
         return pd.Series(values).astype(dtype)
     except (TypeError, ValueError):
         return pd.Series(values, dtype=object)
+
+
+def dask_table(sampler, sizes, seeds, meta, kind):
+    """A Dask DataFrame (``kind='frame'``) or array of the partitions
+    ``sampler.sample(sizes[i], random_state=default_rng(seeds[i]))`` (``meta``: an empty
+    sample, for the dtypes); the frame's index runs over ``0 .. sum(sizes) - 1``."""
+    import dask
+
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    sampler = dask.delayed(sampler, traverse=False)
+    parts = [dask.delayed(_sample_part)(sampler, int(m), int(start), seed)
+             for m, start, seed in zip(sizes, starts, seeds)]
+    if kind == "frame":
+        import dask.dataframe as dd
+
+        n = int(starts[-1])
+        divisions = [int(s) for s in starts[:-1]] + [n - 1] if n else None
+        return dd.from_delayed(parts, meta=meta, divisions=divisions)
+    import dask.array as da
+
+    return da.concatenate([da.from_delayed(p, shape=(int(m), meta.shape[1]), dtype=meta.dtype)
+                           for p, m in zip(parts, sizes)])
+
+
+def _sample_part(sampler, m, start, seed):
+    table = sampler.sample(m, random_state=np.random.default_rng(seed))
+    if hasattr(table, "index"):
+        import pandas as pd
+
+        table.index = pd.RangeIndex(start, start + m)
+    return table

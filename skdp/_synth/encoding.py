@@ -51,8 +51,12 @@ def array_names(n_columns, feature_names):
     return names
 
 
-def complete(values, names, missing):
-    """Values after the ``missing`` rule: unchanged, refused, or complete rows only."""
+def complete(values, names, missing, allow_empty=False):
+    """Values after the ``missing`` rule: unchanged, refused, or complete rows only.
+
+    ``allow_empty``: no error when no row is left (one partition of a Dask table, whose
+    emptiness is checked on the whole table).
+    """
     if missing == "keep" or not values:
         return values
     masks = [missing_mask(v) for v in values]
@@ -64,7 +68,7 @@ def complete(values, names, missing):
                                  "use missing='keep' (a missing cell) or 'drop'.")
         return values
     keep = ~np.logical_or.reduce(masks)
-    if not keep.any():
+    if not keep.any() and not allow_empty:
         raise ValueError("every row has a missing value: missing='drop' leaves no row.")
     return [v[keep] for v in values]
 

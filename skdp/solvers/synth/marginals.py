@@ -30,7 +30,8 @@ import numpy as np
 
 from ..._backend import array_api_compat, to_numpy
 
-__all__ = ["MarginalProblem", "marginal_sensitivity", "softmax"]
+__all__ = ["MarginalProblem", "PartitionMarginalProblem", "histogram_counts",
+           "marginal_sensitivity", "softmax"]
 
 MAX_CELLS = 10**7
 RELATIONS = ("replace_one", "add_remove")
@@ -171,6 +172,40 @@ class MarginalProblem:
         return [int(np.ravel_multi_index(tuple(cols[i] for i in axes),
                                           tuple(self.shape[i] for i in axes)))
                 for axes in self.marginals]
+
+
+def histogram_counts(part, shape):
+    """Count histogram (float64, flat over the whole domain ``shape``) of the rows
+    ``part["codes"]`` (int array of shape (rows, d)): additive over row blocks.
+
+    Examples
+    --------
+    >>> histogram_counts({"codes": np.array([[0, 1], [0, 1]])}, (2, 2)).tolist()
+    [0.0, 2.0, 0.0, 0.0]
+    """
+    codes = part["codes"]
+    flat = np.ravel_multi_index(tuple(codes[:, j] for j in range(len(shape))), shape)
+    return np.bincount(flat, minlength=math.prod(shape)).astype(np.float64)
+
+
+class PartitionMarginalProblem(MarginalProblem):
+    """A :class:`MarginalProblem` whose rows are the partitions of a Dask table.
+
+    ``records`` is a :class:`~skdp._partitions.Partitions` whose partitions hold
+    ``{"codes": (rows, d) int64}``; the histogram (:meth:`counts`) is one
+    reduction of :func:`histogram_counts` over them (``|Z|`` float64 per
+    partition sent back: the domain is capped at :data:`MAX_CELLS`). The
+    solvers that read single records (the private games) cannot use it.
+    """
+
+    @property
+    def n(self):
+        return self.records.n
+
+    def counts(self, backend, records=None):
+        if records is not None:
+            raise TypeError("a partitioned table has no records on the client.")
+        return backend.asarray(self.records.reduce(histogram_counts, tuple(self.shape)))
 
 
 def _device(x):

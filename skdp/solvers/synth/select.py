@@ -52,13 +52,17 @@ from ..spec import SolverResult
 from . import graphical
 from .compress import CompressedModel, compress, compress_codes
 
-__all__ = ["TableProblem", "solve_mst", "solve_aim", "downward_closure", "AIM_MODEL_SIZE",
-           "model_cap"]
+__all__ = ["TableProblem", "PartitionTable", "marginal_counts", "solve_mst", "solve_aim",
+           "downward_closure", "AIM_MODEL_SIZE", "model_cap"]
 
 AIM_MODEL_SIZE = 200_000
 """The default cap on AIM's model cells (1.6 MB of float64; upstream AIM's is 80 MB, 10**7
 cells): on the validation tables of ``benchmarks/synth_validation.py`` the smaller cap
 gave the same 2-way error at 1/3 to 1/4 of the time."""
+PREFETCH_CELLS = 10**7
+"""On a partitioned table AIM counts all its candidates in one pass up front when their cells
+(public) are at most this many (80 MB of float64); else each round counts, in one pass, the
+admissible ones it lacks."""
 ESTIMATE_ITER = 1000
 """Default iterations of MST's final estimation (private-pgm's)."""
 AIM_ESTIMATE_ITER = 300
@@ -100,6 +104,7 @@ class TableProblem:
     n_iter: int = None
     progress: object = None
     _cache: dict = field(default_factory=dict, repr=False)
+    partitioned = False  # a pass over the rows is cheap: count each marginal when needed
 
     @property
     def n(self):
@@ -114,11 +119,22 @@ class TableProblem:
 
     def counts(self, cols):
         """The data's counts on marginal ``cols`` (flat, C order; private)."""
-        if cols not in self._cache:
-            sub = tuple(self.shape[j] for j in cols)
-            idx = np.ravel_multi_index(tuple(self.codes[:, j] for j in cols), sub)
-            self._cache[cols] = np.bincount(idx, minlength=math.prod(sub)).astype(np.float64)
+        self.prefetch([cols])
         return self._cache[cols]
+
+    def prefetch(self, cliques):
+        """Count every marginal of ``cliques`` not counted yet, in one pass over the rows."""
+        todo = [c for c in dict.fromkeys(map(tuple, cliques)) if c not in self._cache]
+        if todo:
+            self._cache.update(zip(todo, self._count(todo)))
+
+    def _count(self, cliques):
+        return marginal_counts({"codes": self.codes}, self.shape, cliques)
+
+    def recode(self, shape, merges):
+        """The problem on a compressed domain (:func:`.compress.compress_codes`)."""
+        return TableProblem(shape, self.workload, compress_codes(self.codes, self.shape, merges),
+                            self.relation, self.n_iter, self.progress)
 
     def l2_sensitivity(self):
         """Of one marginal's counts: ``sqrt 2`` (replace-one) or 1 (add/remove)."""
@@ -131,6 +147,63 @@ class TableProblem:
     def say(self, message):
         if self.progress is not None:
             self.progress(message)
+
+
+def marginal_counts(part, shape, cliques):
+    """The counts (float64, flat, C order) of every marginal of ``cliques`` on the rows
+    ``part["codes"]`` (int array of shape (rows, d)): additive over row blocks, so the
+    in-memory table and the partitions of a Dask table (:class:`PartitionTable`) share it.
+
+    Examples
+    --------
+    >>> part = {"codes": np.array([[0, 2], [1, 2]])}
+    >>> [c.tolist() for c in marginal_counts(part, (2, 3), [(0,), (1,)])]
+    [[1.0, 1.0], [0.0, 0.0, 2.0]]
+    """
+    codes = part["codes"]
+    out = []
+    for cols in cliques:
+        sub = tuple(shape[j] for j in cols)
+        idx = np.ravel_multi_index(tuple(codes[:, j] for j in cols), sub)
+        out.append(np.bincount(idx, minlength=math.prod(sub)).astype(np.float64))
+    return out
+
+
+def _recode_part(part, shape, merges):
+    return {"codes": compress_codes(part["codes"], shape, merges)}
+
+
+class PartitionTable(TableProblem):
+    """A :class:`TableProblem` whose rows are the partitions of a Dask table.
+
+    ``codes`` is a :class:`~skdp._partitions.Partitions` whose partitions hold
+    ``{"codes": (rows, d) int64}``; every batch of counts is one reduction of
+    :func:`marginal_counts` over the partitions, summed on the client. The solvers
+    call :meth:`prefetch` with the marginals a step needs, so that a step is one pass.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from skdp._partitions import Partitions
+    >>> parts = Partitions.from_arrays({"codes": da.from_array(np.array([[0, 2], [1, 2]]),
+    ...                                                        chunks=(1, 2))})
+    >>> PartitionTable((2, 3), [(0, 1)], parts).counts((1,)).tolist()
+    [0.0, 0.0, 2.0]
+    """
+
+    partitioned = True
+
+    @property
+    def n(self):
+        return self.codes.n
+
+    def _count(self, cliques):
+        return self.codes.reduce(marginal_counts, self.shape, cliques)
+
+    def recode(self, shape, merges):
+        parts = self.codes.with_parts(_recode_part, self.shape, merges)
+        return PartitionTable(shape, self.workload, parts, self.relation, self.n_iter,
+                              self.progress)
 
 
 def downward_closure(marginals):
@@ -155,6 +228,7 @@ def _measure(problem, budget, marginals, rho, label):
         return [], 0.0
     sens = math.sqrt(len(marginals)) * problem.l2_sensitivity()
     sigma = budget.sigma(sens, rho)
+    problem.prefetch(marginals)
     exact = np.concatenate([problem.counts(m) for m in marginals])
     noisy = np.asarray(budget.gaussian(exact, sens, sigma, label=label), dtype=np.float64)
     out, start = [], 0
@@ -219,6 +293,7 @@ def spanning_tree(problem, budget, model, rho):
     pairs = list(combinations(range(d), 2))
     if d == 2:
         return pairs
+    problem.prefetch(pairs)
     scores = np.array([_l1(problem, model, p) for p in pairs])
     parent = list(range(d))
     edges = []
@@ -283,9 +358,7 @@ def _compress(problem, budget, ones, factor):
     if not (factor > 0 and budget.private):
         return problem, {}, ones
     shape, merges, ones = compress(problem.shape, ones, factor)
-    codes = compress_codes(problem.codes, problem.shape, merges)
-    return (TableProblem(shape, problem.workload, codes, problem.relation, problem.n_iter,
-                         problem.progress), merges, ones)
+    return problem.recode(shape, merges), merges, ones
 
 
 def _read_back(model, problem, merges):
@@ -394,6 +467,7 @@ def _aim_round(problem, budget, state, t, rho_sel, rho_meas):
         if budget.private else state["cap"]
     ok = _admissible(problem.shape, state["cliques"], cands, limit)
     bias = math.sqrt(2.0 / math.pi) * sigma
+    problem.prefetch(ok)
     scores = np.array([weights[r] * (_l1(problem, model, r) - bias * problem.cells(r))
                        for r in ok])
     sens_sel = problem.l1_sensitivity() * max(weights[r] for r in ok)
@@ -432,6 +506,8 @@ def solve_aim(problem, budget, options):
     model = graphical.estimate(problem.shape, measurements, total=total,
                                n_iter=options["round_iter"], tol=options["tol"])
     weights = candidate_weights(problem.workload)
+    if problem.partitioned and sum(problem.cells(r) for r in weights) <= PREFETCH_CELLS:
+        problem.prefetch(list(weights))  # every candidate's counts in one pass
     state = dict(model=model, candidates=list(weights), weights=weights,
                  cliques=[m.cols for m in ones], cap=cap)
     history, t, final = [], 0, False

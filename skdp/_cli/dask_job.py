@@ -1,0 +1,134 @@
+"""``synthesize`` on Dask: Parquet or CSV globs in and out, optionally on a cluster.
+
+``python -m skdp synthesize 'data/*.parquet' -o 'out/*.parquet' --domain domain.json
+[--scheduler ADDRESS]``: the input is read by :mod:`dask.dataframe` (Parquet as
+typed; CSV cells read by their domain entries, as the in-memory job reads them),
+the synthesizer is fitted on the Dask DataFrame (the counts are reductions over
+its partitions; the model is estimated on the client) and the synthetic table is
+written partition by partition (:meth:`SaddlePointSynthesizer.sample_dask`).
+With ``--scheduler`` the work runs on that ``distributed`` scheduler, else on
+Dask's local scheduler. Every column's domain must be public (``--domain FILE``).
+"""
+
+import functools
+import glob
+import os
+
+import pandas as pd
+
+from .domain import Column
+
+__all__ = ["is_dask_job", "check_dask_job", "read_table", "write_table", "scheduler"]
+
+_GLOB = set("*?[")
+_PARQUET = (".parquet", ".pq")
+
+
+def _is_parquet(path):
+    return path.lower().endswith(_PARQUET)
+
+
+def is_dask_job(args):
+    """Whether ``synthesize`` runs on Dask: a glob or Parquet input or output, or --scheduler.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> is_dask_job(SimpleNamespace(input="data/*.csv", output="o.csv", scheduler=None))
+    True
+    >>> is_dask_job(SimpleNamespace(input="t.csv", output="o.csv", scheduler=None))
+    False
+    """
+    paths = [p for p in (args.input, args.output) if p]
+    return args.scheduler is not None or any(_GLOB & set(p) or _is_parquet(p) for p in paths)
+
+
+def check_dask_job(args):
+    """The checks of a Dask job that need no data: its input, output and flags."""
+    if args.input is None:
+        raise ValueError("a Parquet, glob or --scheduler job needs an INPUT (a file or a glob "
+                         "such as 'data/*.parquet').")
+    for flag in ("holdout", "plot"):
+        if getattr(args, flag) is not None:
+            raise ValueError(f"--{flag} is not supported with a Parquet, glob or --scheduler "
+                             "job.")
+    if args.domain is None or args.domain == "private":
+        raise ValueError("a Parquet, glob or --scheduler job needs --domain FILE: on Dask every "
+                         "column's domain must be public (no domain read from the data or found "
+                         "privately).")
+    if not glob.glob(args.input):
+        raise ValueError(f"no input file matches {args.input}.")
+    out = args.output
+    if _is_parquet(out) and "*" not in os.path.basename(out):
+        raise ValueError(f"a Parquet output is written partition by partition: give a glob "
+                         f"such as {os.path.join(os.path.dirname(out) or '.', '*.parquet')}.")
+    if not (_is_parquet(out) or out.lower().endswith(".csv")):
+        raise ValueError(f"the output {out} must end with .parquet or .csv.")
+    if "*" in os.path.dirname(out) or os.path.basename(out).count("*") > 1:
+        raise ValueError(f"the output {out} may hold one '*', in its file name only.")
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(os.path.dirname(folder)):
+        raise ValueError(f"the output's directory {folder} cannot be created.")
+
+
+def read_table(args, load_domain):
+    """The input as a Dask DataFrame, and the checked domain file."""
+    import dask.dataframe as dd
+
+    if _is_parquet(args.input):
+        frame = dd.read_parquet(args.input)
+    else:
+        frame = dd.read_csv(args.input, dtype=str, keep_default_na=False,
+                            na_values=[""] + list(args.na_values), skipinitialspace=True)
+    header = [str(c) for c in frame.columns]
+    domain = load_domain(args.domain, header)
+    if not _is_parquet(args.input):
+        columns = [Column(name, domain[name]) if name in domain else None for name in header]
+        meta = pd.DataFrame({name: pd.Series(dtype=object) for name in header})
+        frame = frame.map_partitions(_parse_cells, columns, meta=meta)
+    return frame, header, domain
+
+
+def _parse_cells(frame, columns):
+    """CSV cells (text; missing: NA) read by their domain entries, as the in-memory job does."""
+    out = {}
+    for name, col in zip(frame.columns, columns):
+        cells = frame[name].to_numpy(dtype=object)
+        out[name] = pd.Series([None if pd.isna(c) else (c.strip() if col is None else
+                                                         col.parse(c.strip(), "CSV input"))
+                               for c in cells], index=frame.index, dtype=object)
+    return pd.DataFrame(out, index=frame.index)
+
+
+def write_table(table, path, columns):
+    """Write the synthetic Dask DataFrame: Parquet files (one per partition) or CSV (a glob:
+    one file per partition; else one file), values formatted by the domain for CSV."""
+    if _is_parquet(path):
+        folder = os.path.dirname(path) or "."
+        name = functools.partial(_part_name, os.path.basename(path))
+        table.to_parquet(folder, name_function=name, write_index=False)
+        return
+    meta = pd.DataFrame({c.name: pd.Series(dtype=object) for c in columns})
+    text = table.map_partitions(_format_cells, columns, meta=meta)
+    text.to_csv(path, index=False, single_file="*" not in path)
+
+
+def _part_name(pattern, i):
+    return pattern.replace("*", str(i))
+
+
+def _format_cells(frame, columns):
+    return pd.DataFrame({c.name: [c.format(v) for v in frame[c.name].to_numpy(dtype=object)]
+                         for c in columns}, index=frame.index, dtype=object)
+
+
+def scheduler(address):
+    """A ``distributed.Client`` connected to ``address`` (None: Dask's local scheduler)."""
+    if address is None:
+        return None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("--scheduler needs the distributed package (pip install "
+                         "'skdp[dask]').") from None
+    return Client(address)

@@ -115,8 +115,9 @@ RAMP_SOLVERS = tuple(name for name, spec in SOLVER_SPECS.items() if spec.family 
 """The paper-001 solvers, the only ones of ``loss='ramp'``."""
 
 _AUTO = ("noisy_gd", "dpsgd_poisson")  # what solver='auto' may run (resolve_solver)
-DASK_SOLVERS = ("auto", *_AUTO)
-"""The solvers :meth:`PrivateMinimaxClassifier.fit` runs on Dask arrays."""
+DASK_SOLVERS = ("auto", *_AUTO, *STREAM_CLASSIFIERS)
+"""The solvers :meth:`PrivateMinimaxClassifier.fit` runs on Dask arrays (the streaming ones
+partition by partition, as ``fit`` on the first and ``partial_fit`` on each next one)."""
 
 
 GROUP_SIZE_SHARE = 0.05
@@ -476,6 +477,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         on_dask = is_dask_collection(X)
         if on_dask:  # before any data are read
             check_dask_solver(type(self).__name__, solver, DASK_SOLVERS)
+            if SOLVER_SPECS.get(solver) and SOLVER_SPECS[solver].streaming:
+                return self._stream_dask(X, y, groups, classes, partial)
         accountant = self._check_budget() if state is None else None
         read = self._read_dask if on_dask else self._read_arrays
         data, counts, labels, backend = read(X, y, groups, classes, state, delta)
@@ -557,6 +560,27 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                                      float(self.feature_bound), self._intercept_feature())
         backend = Backend(np, "cpu", make_rng(self.random_state))
         return data, lambda: rows.reduce(_group_counts, m), labels, backend
+
+    def _stream_dask(self, X, y, groups, classes, partial):
+        """A streaming solver on Dask: ``fit`` on the first non-empty partition (``partial_fit``
+        if ``partial``), ``partial_fit`` on each next one, in order, each computed to the
+        client in turn (the NumPy sequence of calls, with its privacy: one stream)."""
+        import dask
+        from ._dask import check_dask_X, check_dask_y
+
+        X = check_dask_X(X).rechunk({1: -1})
+        blocks = [X.to_delayed().ravel(), check_dask_y(y, X).to_delayed().ravel()]
+        if groups is not None:
+            blocks.append(check_dask_y(groups, X).to_delayed().ravel())
+        started = False
+        for i, chunk in enumerate(zip(*blocks)):
+            X_i, y_i, *g_i = dask.compute(*chunk)
+            if X_i.shape[0] == 0 and (started or i < len(blocks[0]) - 1):
+                continue  # an empty partition (the last one is fit if all are: sklearn's error)
+            self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes,
+                      partial=partial or started)
+            started = True
+        return self
 
     def _intercept_feature(self):
         return float(self.feature_bound) if self.fit_intercept else 0.0

@@ -136,7 +136,7 @@ def test_dask_unknown_label_fixed_message(dask_client):
     assert UNKNOWN_LABEL_MESSAGE.startswith("y contains")
 
 
-@pytest.mark.parametrize("solver", ["sgda", "smd", "srgd"])
+@pytest.mark.parametrize("solver", ["sgda", "smd", "mlmc"])
 def test_dask_refused_solver_names_those_that_can(dask_client, solver):
     X, y, _ = _data(2)
     clf = PrivateMinimaxClassifier(solver=solver, group_by=None)
@@ -168,3 +168,18 @@ def test_dask_exact_fit_at_epsilon_inf(dask_client):
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(a.group_weights_, b.group_weights_, rtol=1e-5, atol=1e-7)
     assert _ledger(a) == _ledger(b)
+
+
+@pytest.mark.parametrize("solver", ["srgd", "dpsgd"])
+def test_dask_streaming_solver_is_the_numpy_sequence(dask_client, solver):
+    X, y, _ = _data(2)
+    params = dict(solver=solver, group_by=None, random_state=0)
+    a = PrivateMinimaxClassifier(**params).fit(X[:300], y[:300], classes=[0, 1])
+    a.partial_fit(X[300:800], y[300:800]).partial_fit(X[800:], y[800:])
+    b = PrivateMinimaxClassifier(**params).fit(_dask(X), _dask(y), classes=[0, 1])
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-6, atol=1e-9)
+    assert a.n_iter_ == b.n_iter_ and _ledger(a) == _ledger(b)
+    b.partial_fit(da.from_array(X[:100], chunks=(60, 5)), y[:100])  # continues the stream
+    a.partial_fit(X[:60], y[:60]).partial_fit(X[60:100], y[60:100])
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)

@@ -403,12 +403,15 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
             Training data (any array-API namespace when
-            ``sklearn.set_config(array_api_dispatch=True)``).
-        y : array-like of shape (n_samples,)
+            ``sklearn.set_config(array_api_dispatch=True)``), or a Dask array:
+            each data pass is then one reduction over its partitions, the
+            noise drawn on the client (solvers :data:`DASK_SOLVERS`; see the
+            user guide, "On Dask").
+        y : array-like or dask.array.Array of shape (n_samples,)
             Class labels.
-        groups : array-like of shape (n_samples,), default=None
+        groups : array-like or dask.array.Array of shape (n_samples,), default=None
             Group of each sample; overrides ``group_by``. Routed by sklearn
             metadata routing (``set_fit_request(groups=True)``).
         classes : array-like of shape (n_classes,), default=None
@@ -539,7 +542,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         from ._partitions import Partitions
 
         self._reading_data()
-        X = check_dask_X(X)
+        X = _rows_known(check_dask_X(X))
         self.n_features_in_ = X.shape[1]
         arrays = {"X": X, "y": check_dask_y(y, X)}
         if groups is not None:
@@ -568,7 +571,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         import dask
         from ._dask import check_dask_X, check_dask_y
 
-        X = check_dask_X(X).rechunk({1: -1})
+        X = _rows_known(check_dask_X(X)).rechunk({1: -1})
         blocks = [X.to_delayed().ravel(), check_dask_y(y, X).to_delayed().ravel()]
         if groups is not None:
             blocks.append(check_dask_y(groups, X).to_delayed().ravel())
@@ -680,8 +683,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Samples (a Dask array gives a Dask array).
 
         Returns
         -------
@@ -728,8 +731,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Samples (a Dask array gives a Dask array).
 
         Returns
         -------
@@ -748,8 +751,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Samples (a Dask array gives a Dask array).
 
         Returns
         -------
@@ -903,6 +906,11 @@ def _clip_part(part, bound):
     """One partition's rows checked (finite) and clipped of overflow, with their norms."""
     X, norms = clip_overflowing_rows(check_finite(part["X"]), bound, np, return_norms=True)
     return {**part, "X": X, "norms": norms}
+
+
+def _rows_known(X):
+    """``X`` with its partitions' row counts known (computed if not: the layout, public)."""
+    return X.compute_chunk_sizes() if any(np.isnan(c) for c in X.chunks[0]) else X
 
 
 def _unique(part, name):

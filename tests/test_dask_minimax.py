@@ -183,3 +183,42 @@ def test_dask_streaming_solver_is_the_numpy_sequence(dask_client, solver):
     b.partial_fit(da.from_array(X[:100], chunks=(60, 5)), y[:100])  # continues the stream
     a.partial_fit(X[:60], y[:60]).partial_fit(X[60:100], y[60:100])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
+
+
+def test_dask_unknown_partition_sizes(dask_client):
+    X, y, _ = _data(2)
+    Xd = _dask(X)
+    Xd = Xd[Xd[:, 0] > -np.inf]  # the same rows, chunk sizes unknown
+    assert np.isnan(Xd.chunks[0][0])
+    a = PrivateMinimaxClassifier(n_iter=10, random_state=0).fit(X, y, classes=[0, 1])
+    b = PrivateMinimaxClassifier(n_iter=10, random_state=0).fit(Xd, y, classes=[0, 1])
+    _assert_same_fit(a, b)
+
+
+def test_block_functions_sum_over_blocks(monkeypatch):
+    """The in-memory LinearData sums the block functions over row blocks: the same sums."""
+    from skdp.solvers.losses import classification as cl
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((1000, 7))
+    y = rng.integers(0, 3, 1000)
+    data = cl.LinearData(X, y, y, 3, 3, 1.0, 0.5, np).with_center(np.full(7, 0.1))
+    W, b, q = rng.standard_normal((3, 7)), rng.standard_normal(3), rng.random(3)
+    rows = np.sort(rng.choice(1000, 300, replace=False))
+    whole = [data.gradient_sums(W, b, q, 0.3, 2.0), data.gradient_sums(W, b, q, 0.3, rows=rows),
+             data.group_sums(W, b)]
+    monkeypatch.setattr(cl, "BLOCK_BYTES", 7 * 8 * 64)  # 64-row blocks, a short last
+    blocks = [data.gradient_sums(W, b, q, 0.3, 2.0), data.gradient_sums(W, b, q, 0.3, rows=rows),
+              data.group_sums(W, b)]
+    for got, want in zip(blocks, whole):
+        for g, w in zip(got, want):
+            if w is None:
+                assert g is None
+            else:
+                np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    loss, r = cl.loss_and_residual(data.margins(W, b), data.targets, np)
+    gw, _ = data.gradient(r)  # unclipped, unweighted
+    losses, G, t = blocks[2]
+    np.testing.assert_allclose(losses, data.onehot.T @ loss, rtol=1e-10)
+    np.testing.assert_allclose(cl.finish_gradient((G.sum(0), t.sum(0), None), data.center,
+                                                  data.intercept_scale)[0], gw, rtol=1e-10)

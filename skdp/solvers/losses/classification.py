@@ -30,7 +30,7 @@ from ...privacy.clipping import clip_factors, row_norms
 
 __all__ = ["LinearData", "PartitionedLinearData", "margins_block", "clipped_sum_block",
            "row_norm_block", "gradient_sums_block", "group_sums_block", "design_block",
-           "finish_gradient", "BLOCK_NAMES", "loss_and_residual", "lipschitz", "smoothness",
+           "finish_gradient", "row_blocks", "blockwise", "BLOCK_NAMES", "loss_and_residual", "lipschitz", "smoothness",
            "curvature_at_zero", "loss_bound", "LOSSES", "ramp_loss", "BLOCK_BYTES"]
 
 LOSSES = ("logistic", "ramp")
@@ -199,14 +199,6 @@ class LinearData:
     def _finish(self, gw, total):
         return finish_gradient((gw, total, None), self.center, self.intercept_scale)[:2]
 
-    def _blocks(self, part):
-        """Row slices of ``part`` (a dict of per-row arrays), about :data:`BLOCK_BYTES` of X each."""
-        n = part["X"].shape[0]
-        step = max(1, BLOCK_BYTES // (self.p * (self.xp.finfo(self.dtype).bits // 8)))
-        for start in range(0, n, step):
-            rows = slice(start, min(start + step, n))
-            yield {name: a[rows] if a.ndim == 1 else a[rows, :] for name, a in part.items()}
-
     def _rows(self, names, idx=None):
         arrays = {name: getattr(self, name) for name in names}
         if idx is None:
@@ -234,16 +226,9 @@ class LinearData:
         >>> bool(np.allclose(gw, data.gradient(r)[0]) and np.allclose(gb, data.gradient(r)[1]))
         True
         """
-        total = None
-        part = self._rows(BLOCK_NAMES, rows)
-        for block in self._blocks(part):
-            sums = gradient_sums_block(block, W, b, self.center, self.intercept_scale, q, clip,
-                                       loss_clip, self.xp)
-            total = sums if total is None else _add_sums(total, sums)
-        if total is None:  # no rows
-            total = gradient_sums_block(part, W, b, self.center, self.intercept_scale, q, clip,
-                                        loss_clip, self.xp)
-        return finish_gradient(total, self.center, self.intercept_scale)
+        sums = blockwise(self._rows(BLOCK_NAMES, rows), gradient_sums_block, W, b, self.center,
+                         self.intercept_scale, q, clip, loss_clip, xp=self.xp)
+        return finish_gradient(sums, self.center, self.intercept_scale)
 
     def group_sums(self, W, b):
         """Per-group sums of the losses and of the (unclipped) gradients at ``(W, b)``.
@@ -258,12 +243,8 @@ class LinearData:
         >>> losses.round(4).tolist(), G.tolist(), t.tolist()
         ([0.6931, 0.6931], [[[0.5]], [[-0.5]]], [[0.5], [-0.5]])
         """
-        part = self._rows(("X", "scale", "targets", "onehot"))
-        total = None
-        for block in self._blocks(part):
-            sums = group_sums_block(block, W, b, self.center, self.intercept_scale, self.xp)
-            total = sums if total is None else _add_sums(total, sums)
-        return total
+        return blockwise(self._rows(("X", "scale", "targets", "onehot")), group_sums_block, W, b,
+                         self.center, self.intercept_scale, xp=self.xp)
 
     def residual_gradient(self, W, b, residual):
         """:meth:`gradient` of ``residual(Z, rows)`` (weighted residuals of the margins ``Z`` of
@@ -272,7 +253,7 @@ class LinearData:
         gw = xp.zeros((self.k, self.p), dtype=self.dtype)
         total = xp.zeros((self.k,), dtype=self.dtype)
         start = 0
-        for block in self._blocks({"X": self.X, "scale": self.scale}):
+        for block in row_blocks({"X": self.X, "scale": self.scale}, self.xp):
             rows = slice(start, start + block["X"].shape[0])
             start = rows.stop
             R = residual(margins_block(block, W, b, self.center, self.intercept_scale), rows)
@@ -347,19 +328,21 @@ class PartitionedLinearData:
 
     def clipped_sum(self):
         """``sum_i s_i x_i``, shape (p,): one pass."""
-        return self.parts.reduce(clipped_sum_block)
+        return self.parts.reduce(blockwise, clipped_sum_block)
 
     def group_sums(self, W, b):
         """As :meth:`LinearData.group_sums`: one pass."""
-        return self.parts.reduce(group_sums_block, W, b, self.center, self.intercept_scale)
+        return self.parts.reduce(blockwise, group_sums_block, W, b, self.center,
+                                 self.intercept_scale)
 
     def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None):
         """As :meth:`LinearData.gradient_sums`: one pass (over the rows ``rows`` if given)."""
-        args = (W, b, self.center, self.intercept_scale, q, clip, loss_clip)
+        args = (blockwise, gradient_sums_block, W, b, self.center, self.intercept_scale, q, clip,
+                loss_clip)
         if rows is None:
-            sums = self.parts.reduce(gradient_sums_block, *args)
+            sums = self.parts.reduce(*args)
         else:
-            sums = self.parts.reduce_rows(np.asarray(rows), gradient_sums_block, *args)
+            sums = self.parts.reduce_rows(np.asarray(rows), *args)
         return finish_gradient(sums, self.center, self.intercept_scale)
 
 
@@ -515,7 +498,46 @@ def gradient_sums_block(part, W, b, center, intercept_scale, q, clip, loss_clip=
     return sums + (part["onehot"].T @ clipped,)
 
 
+def row_blocks(part, xp=np):
+    """Row slices of ``part`` (a dict of per-row arrays), about :data:`BLOCK_BYTES` of ``X`` each.
+
+    At least one (empty if ``part`` has no rows).
+
+    Examples
+    --------
+    >>> [b["X"].shape for b in row_blocks({"X": np.zeros((3, 2))})]
+    [(3, 2)]
+    """
+    n, p = part["X"].shape
+    step = max(1, BLOCK_BYTES // (max(p, 1) * (xp.finfo(part["X"].dtype).bits // 8)))
+    for start in range(0, n, step) if n else [0]:
+        rows = slice(start, min(start + step, n))
+        yield {name: a[rows] if a.ndim == 1 else a[rows, :] for name, a in part.items()}
+
+
+def blockwise(part, fn, *args, xp=np):
+    """``fn(block, *args, xp=xp)`` summed over the :func:`row_blocks` of ``part``.
+
+    A block's margins and its share of a gradient are computed while it is in
+    cache, so ``X`` is read from memory once per pass (the full-batch steps
+    are memory-bound: 4x faster than one product over 1e5 rows of 20
+    features). ``fn`` returns an array or a tuple of arrays (or None).
+
+    Examples
+    --------
+    >>> blockwise({"X": np.ones((5, 2)), "scale": np.ones(5)}, clipped_sum_block).tolist()
+    [5.0, 5.0]
+    """
+    total = None
+    for block in row_blocks(part, xp):
+        sums = fn(block, *args, xp=xp)
+        total = sums if total is None else _add_sums(total, sums)
+    return total
+
+
 def _add_sums(total, sums):
+    if not isinstance(sums, tuple):
+        return total + sums
     return tuple(None if t is None else t + s for t, s in zip(total, sums))
 
 

@@ -557,7 +557,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             self.classes_ = _fit_classes(None, classes)
         labels = self._group_labels(groups, lambda: _distinct(rows, "groups"))
         rows = rows.with_parts(_encode_part, self.classes_, labels,
-                               groups is None and self.group_by is None)
+                               groups is None and self.group_by is None,
+                               isinstance(self.group_sizes, dict))
         m = labels.shape[0]
         data = PartitionedLinearData(rows, X.shape[1], X.dtype, self.classes_.shape[0], m,
                                      float(self.feature_bound), self._intercept_feature())
@@ -637,7 +638,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                 raise ValueError(f"groups has {groups.shape[0]} entries but X has {n} samples.")
         labels = self._group_labels(groups, lambda: groups)
         if groups is not None:
-            return _label_codes(labels, groups, UNKNOWN_GROUP_MESSAGE), labels
+            return _group_label_codes(labels, groups, isinstance(self.group_sizes, dict)), labels
         if self.group_by is None:
             return np.zeros(n, dtype=np.int64), labels
         return y_codes, labels
@@ -872,6 +873,14 @@ def _label_codes(labels, values, message):
     return codes
 
 
+def _group_label_codes(labels, groups, public):
+    """Codes of ``groups``: checked against public labels, else those read from the groups
+    themselves (every value is one of them, NaN included)."""
+    if public:
+        return _label_codes(labels, groups, UNKNOWN_GROUP_MESSAGE)
+    return np.searchsorted(labels, groups)
+
+
 def _sorted_labels(labels, name):
     """The distinct labels, sorted; labels that cannot be sorted (None among
     strings, mixed types) are a TypeError naming ``name``."""
@@ -922,11 +931,11 @@ def _distinct(rows, name):
     return _sorted_labels(np.concatenate(rows.map(_unique, name)), name)
 
 
-def _encode_part(part, classes, group_labels, one_group):
+def _encode_part(part, classes, group_labels, one_group, public_groups):
     """The class and group codes of one partition (unknown labels: the fixed messages)."""
     y = _label_codes(classes, part["y"], UNKNOWN_LABEL_MESSAGE)
     if "groups" in part:
-        group = _label_codes(group_labels, part["groups"], UNKNOWN_GROUP_MESSAGE)
+        group = _group_label_codes(group_labels, part["groups"], public_groups)
     else:
         group = np.zeros_like(y) if one_group else y
     return {"X": part["X"], "norms": part["norms"], "y": y, "group": group}

@@ -222,3 +222,13 @@ def test_block_functions_sum_over_blocks(monkeypatch):
     np.testing.assert_allclose(losses, data.onehot.T @ loss, rtol=1e-10)
     np.testing.assert_allclose(cl.finish_gradient((G.sum(0), t.sum(0), None), data.center,
                                                   data.intercept_scale)[0], gw, rtol=1e-10)
+
+
+def test_dask_nan_group_label_is_one_more_group(dask_client):
+    X, y, _ = _data(2)
+    groups = np.where(X[:, 1] > 0.25, 1.0, np.nan)
+    a = PrivateMinimaxClassifier(n_iter=5, random_state=0).fit(X, y, groups=groups,
+                                                                classes=[0, 1])
+    b = PrivateMinimaxClassifier(n_iter=5, random_state=0).fit(_dask(X), y, groups=_dask(groups),
+                                                                classes=[0, 1])
+    _assert_same_fit(a, b)

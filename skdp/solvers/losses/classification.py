@@ -36,7 +36,7 @@ __all__ = ["LinearData", "PartitionedLinearData", "margins_block", "clipped_sum_
 LOSSES = ("logistic", "ramp")
 
 BLOCK_BYTES = 1 << 22
-"""Bytes of ``X`` per block of :meth:`LinearData.residual_gradient`: a block stays in cache
+"""Bytes of ``X`` per block of :meth:`LinearData.gradient_sums`: a block stays in cache
 between its two products (4 MiB was fastest of 0.25 to 16 MiB, benchmarks/scale.py)."""
 
 
@@ -245,21 +245,6 @@ class LinearData:
         """
         return blockwise(self._rows(("X", "scale", "targets", "onehot")), group_sums_block, W, b,
                          self.center, self.intercept_scale, xp=self.xp)
-
-    def residual_gradient(self, W, b, residual):
-        """:meth:`gradient` of ``residual(Z, rows)`` (weighted residuals of the margins ``Z`` of
-        the row slice ``rows``) at ``(W, b)``, blockwise as :meth:`gradient_sums`."""
-        xp = self.xp
-        gw = xp.zeros((self.k, self.p), dtype=self.dtype)
-        total = xp.zeros((self.k,), dtype=self.dtype)
-        start = 0
-        for block in row_blocks({"X": self.X, "scale": self.scale}, self.xp):
-            rows = slice(start, start + block["X"].shape[0])
-            start = rows.stop
-            R = residual(margins_block(block, W, b, self.center, self.intercept_scale), rows)
-            gw = gw + (R * block["scale"][:, None]).T @ block["X"]
-            total = total + xp.sum(R, axis=0)
-        return self._finish(gw, total)
 
 
 class PartitionedLinearData:

@@ -17,8 +17,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._backend import Backend, get_namespace, to_numpy
+from ._backend import Backend, get_namespace, make_rng, to_numpy
 from ._base import PrivacyMixin
+from ._dask import check_dask_solver, check_finite
+from ._partitions import is_dask_collection
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
@@ -28,7 +30,7 @@ from .privacy.budget import Budget
 from .privacy.clipping import clip_factors, clip_overflowing_rows
 from .privacy.release import Release
 from .privacy.composite import host
-from .solvers.losses.classification import LOSSES, LinearData
+from .solvers.losses.classification import LOSSES, LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
 from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_SHARE, noisy_gd, sgda
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
@@ -39,7 +41,7 @@ from .solvers.minimax.stream import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "RAMP_SOLVERS",
+__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "RAMP_SOLVERS", "DASK_SOLVERS",
            "GROUP_SIZE_SHARE", "SIZE_FLOOR_SDS", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
 
 
@@ -113,6 +115,9 @@ RAMP_SOLVERS = tuple(name for name, spec in SOLVER_SPECS.items() if spec.family 
 """The paper-001 solvers, the only ones of ``loss='ramp'``."""
 
 _AUTO = ("noisy_gd", "dpsgd_poisson")  # what solver='auto' may run (resolve_solver)
+DASK_SOLVERS = ("auto", *_AUTO, *STREAM_CLASSIFIERS)
+"""The solvers :meth:`PrivateMinimaxClassifier.fit` runs on Dask arrays (the streaming ones
+partition by partition, as ``fit`` on the first and ``partial_fit`` on each next one)."""
 
 
 GROUP_SIZE_SHARE = 0.05
@@ -398,12 +403,15 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
             Training data (any array-API namespace when
-            ``sklearn.set_config(array_api_dispatch=True)``).
-        y : array-like of shape (n_samples,)
+            ``sklearn.set_config(array_api_dispatch=True)``), or a Dask array:
+            each data pass is then one reduction over its partitions, the
+            noise drawn on the client (solvers :data:`DASK_SOLVERS`; see the
+            user guide, "On Dask").
+        y : array-like or dask.array.Array of shape (n_samples,)
             Class labels.
-        groups : array-like of shape (n_samples,), default=None
+        groups : array-like or dask.array.Array of shape (n_samples,), default=None
             Group of each sample; overrides ``group_by``. Routed by sklearn
             metadata routing (``set_fit_request(groups=True)``).
         classes : array-like of shape (n_classes,), default=None
@@ -469,28 +477,22 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         solver = self._resolve_loss_solver()
         for name in _AUTO if solver == "auto" else (solver,):  # before any data is read
             SOLVER_SPECS[name].check_options(self.solver_options)
+        on_dask = is_dask_collection(X)
+        if on_dask:  # before any data are read
+            check_dask_solver(type(self).__name__, solver, DASK_SOLVERS)
+            if SOLVER_SPECS.get(solver) and SOLVER_SPECS[solver].streaming:
+                return self._stream_dask(X, y, groups, classes, partial)
         accountant = self._check_budget() if state is None else None
-        public = classes is not None or state is not None
-        X, y, xp = self._validate_fit_data(X, y, reset=state is None, check_y=not public)
-        X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
-        n = X.shape[0]
-        if state is None:
-            warn_large_delta(delta, n)
-            self.classes_ = _fit_classes(y, classes)
-        y_codes = _label_codes(self.classes_, y, UNKNOWN_LABEL_MESSAGE)
-        group_codes, labels = self._group_codes(y_codes, groups, n)
+        read = self._read_dask if on_dask else self._read_arrays
+        data, counts, labels, backend = read(X, y, groups, classes, state, delta)
+        n = data.n
         if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
             raise ValueError(f"solver={self.solver!r} minimises the average risk (one group): "
                              f"got {labels.shape[0]} groups. Set group_by=None and pass no "
                              "groups, or use solver='noisy_gd' / 'sgda' for the worst group.")
-        backend = Backend.from_arrays(X, random_state=self.random_state)
         release = Release(backend, PrivacyLedger())
-        sizes = self._group_sizes(group_codes, labels, n, epsilon, delta, release)
-        data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
-                          self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
-                          float(self.feature_bound) if self.fit_intercept else 0.0, xp,
-                          norms=norms)
-        self.solver_ = resolve_solver(n, X.shape[1], epsilon) if solver == "auto" else solver
+        sizes = self._group_sizes(counts, labels, n, epsilon, delta, release)
+        self.solver_ = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
         spec = SOLVER_SPECS[self.solver_]
         problem = MinimaxProblem(
             data, sizes, reference="balanced" if groups is None else "population",
@@ -510,6 +512,82 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         if state is None:
             self._record_spend(accountant, release.ledger)
         return self
+
+    def _read_arrays(self, X, y, groups, classes, state, delta):
+        """In-memory data: ``(LinearData, group counts (a callable), group labels, backend)``."""
+        X, y, xp = self._validate_fit_data(X, y, reset=state is None,
+                                           check_y=classes is None and state is None)
+        X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
+        n = X.shape[0]
+        if state is None:
+            warn_large_delta(delta, n)
+            self.classes_ = _fit_classes(y, classes)
+        y_codes = _label_codes(self.classes_, y, UNKNOWN_LABEL_MESSAGE)
+        group_codes, labels = self._group_codes(y_codes, groups, n)
+        backend = Backend.from_arrays(X, random_state=self.random_state)
+        data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
+                          self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
+                          self._intercept_feature(), xp, norms=norms)
+        return data, lambda: np.bincount(group_codes, minlength=labels.shape[0]), labels, backend
+
+    def _read_dask(self, X, y, groups, classes, state, delta):
+        """Dask data: ``(PartitionedLinearData, group counts, group labels, backend)``.
+
+        The rows are validated (finite) and clipped per partition and kept in
+        cluster memory; the label sets read from the data (``classes=None``,
+        groups without public sizes) are one pass each, with the NumPy
+        path's warnings; the group counts are a pass when they are released.
+        """
+        from ._dask import check_dask_X, check_dask_y
+        from ._partitions import Partitions
+
+        self._reading_data()
+        X = _rows_known(check_dask_X(X))
+        self.n_features_in_ = X.shape[1]
+        arrays = {"X": X, "y": check_dask_y(y, X)}
+        if groups is not None:
+            arrays["groups"] = check_dask_y(groups, X)
+        rows = Partitions.from_arrays(arrays, prepare=_clip_part, args=(self.feature_bound,))
+        warn_large_delta(delta, rows.n)
+        if classes is None:
+            found = _distinct(rows, "y")
+            check_classification_targets(found)
+            self.classes_ = _fit_classes(found, None)
+        else:
+            self.classes_ = _fit_classes(None, classes)
+        labels = self._group_labels(groups, lambda: _distinct(rows, "groups"))
+        rows = rows.with_parts(_encode_part, self.classes_, labels,
+                               groups is None and self.group_by is None,
+                               isinstance(self.group_sizes, dict))
+        m = labels.shape[0]
+        data = PartitionedLinearData(rows, X.shape[1], X.dtype, self.classes_.shape[0], m,
+                                     float(self.feature_bound), self._intercept_feature())
+        backend = Backend(np, "cpu", make_rng(self.random_state))
+        return data, lambda: rows.reduce(_group_counts, m), labels, backend
+
+    def _stream_dask(self, X, y, groups, classes, partial):
+        """A streaming solver on Dask: ``fit`` on the first non-empty partition (``partial_fit``
+        if ``partial``), ``partial_fit`` on each next one, in order, each computed to the
+        client in turn (the NumPy sequence of calls, with its privacy: one stream)."""
+        import dask
+        from ._dask import check_dask_X, check_dask_y
+
+        X = _rows_known(check_dask_X(X)).rechunk({1: -1})
+        blocks = [X.to_delayed().ravel(), check_dask_y(y, X).to_delayed().ravel()]
+        if groups is not None:
+            blocks.append(check_dask_y(groups, X).to_delayed().ravel())
+        started = False
+        for i, chunk in enumerate(zip(*blocks)):
+            X_i, y_i, *g_i = dask.compute(*chunk)
+            if X_i.shape[0] == 0 and (started or i < len(blocks[0]) - 1):
+                continue  # an empty partition (the last one is fit if all are: sklearn's error)
+            self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes,
+                      partial=partial or started)
+            started = True
+        return self
+
+    def _intercept_feature(self):
+        return float(self.feature_bound) if self.fit_intercept else 0.0
 
     # -- streaming -------------------------------------------------------------
     def _stream_params(self):
@@ -558,25 +636,35 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             groups = column_or_1d(to_numpy(groups))
             if groups.shape[0] != n:
                 raise ValueError(f"groups has {groups.shape[0]} entries but X has {n} samples.")
+        labels = self._group_labels(groups, lambda: groups)
+        if groups is not None:
+            return _group_label_codes(labels, groups, isinstance(self.group_sizes, dict)), labels
+        if self.group_by is None:
+            return np.zeros(n, dtype=np.int64), labels
+        return y_codes, labels
+
+    def _group_labels(self, groups, distinct):
+        """The sorted group labels: public (``group_sizes`` a dict), read from ``groups``
+        (``distinct()``, with a PrivacyLeakWarning), one group, or the classes."""
+        if groups is not None:
             if isinstance(self.group_sizes, dict):
-                labels = _sorted_labels(list(self.group_sizes), "group_sizes")
-                return _label_codes(labels, groups, UNKNOWN_GROUP_MESSAGE), labels
-            labels = _sorted_labels(groups, "groups")
+                return _sorted_labels(list(self.group_sizes), "group_sizes")
+            labels = _sorted_labels(distinct(), "groups")
             warn_privacy_leak("The set of group labels",
                               "Pass group_sizes as a dict {group: size} to fix the groups "
                               "publicly.")
-            return np.searchsorted(labels, groups), labels
+            return labels
         if self.group_by is None:
-            return np.zeros(n, dtype=np.int64), np.asarray([0])
-        return y_codes, self.classes_
+            return np.asarray([0])
+        return self.classes_
 
-    def _group_sizes(self, codes, labels, n, epsilon, delta, release):
+    def _group_sizes(self, counts, labels, n, epsilon, delta, release):
         m = labels.shape[0]
         if m == 1 and self.group_sizes is None:
             return np.asarray([float(n)])  # n is public under replace-one
         if self.group_sizes is not None:
             return _public_sizes(self.group_sizes, labels)
-        counts = np.bincount(codes, minlength=m).astype(float)
+        counts = np.asarray(counts(), dtype=float)  # a pass over the groups
         if math.isinf(epsilon):
             return counts
         # Gaussian mechanism on the histogram: a replaced record moves one unit
@@ -596,8 +684,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Samples (a Dask array gives a Dask array).
 
         Returns
         -------
@@ -605,6 +693,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             Margin of the positive class (binary) or of each class.
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._dask_scores(X)
         xp = get_namespace(self.coef_)
         if _is_numpy(xp):
             X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
@@ -613,22 +703,37 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                 raise ValueError(f"Inputs passed to {type(self).__name__}.decision_function() must "
                                  "use the same namespace and the same device as those passed to fit().")
             X = _check_array_api_X(X, xp)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                                 f"expecting {self.n_features_in_} features as input.")
-        X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
-        scale = clip_factors(norms, self.feature_bound, xp)
-        Z = (scale[:, None] * (X @ xp.astype(self.coef_, X.dtype).T)
-             + xp.astype(self.intercept_, X.dtype))
-        return Z[:, 0] if Z.shape[1] == 1 else Z
+            self._check_n_features(X)
+        return _scores(X, self.coef_, self.intercept_, self.feature_bound, xp)
+
+    def _check_n_features(self, X):
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+
+    def _dask_scores(self, X, block=None):
+        """``decision_function`` (or ``block`` of its margins) on a Dask array: a Dask array."""
+        from ._dask import check_dask_X
+
+        X = check_dask_X(X)
+        self._check_n_features(X)
+        X = X.rechunk({1: -1})
+        args = (to_numpy(self.coef_), to_numpy(self.intercept_), self.feature_bound)
+        if block is not None:
+            return X.map_blocks(block, *args, self.classes_, drop_axis=1,
+                                dtype=self.classes_.dtype)
+        k = args[0].shape[0]
+        if k == 1:
+            return X.map_blocks(_block_scores, *args, drop_axis=1, dtype=X.dtype)
+        return X.map_blocks(_block_scores, *args, chunks=(X.chunks[0], (k,)), dtype=X.dtype)
 
     def predict_proba(self, X):
         """Estimate class probabilities (sigmoid or softmax of the margins).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Samples (a Dask array gives a Dask array).
 
         Returns
         -------
@@ -636,20 +741,19 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             Probability of each class, in the order of ``classes_``.
         """
         Z = self.decision_function(X)
-        xp = get_namespace(Z)
-        if Z.ndim == 1:
-            Z = xp.stack([-Z / 2, Z / 2], axis=1)
-        Z = Z - xp.max(Z, axis=1, keepdims=True)
-        E = xp.exp(Z)
-        return E / xp.sum(E, axis=1, keepdims=True)
+        if is_dask_collection(Z):
+            chunks = (Z.chunks[0], (self.classes_.shape[0],))
+            return Z.map_blocks(_proba, chunks=chunks, new_axis=1 if Z.ndim == 1 else None,
+                                dtype=Z.dtype)
+        return _proba(Z)
 
     def predict(self, X):
         """Predict the most probable class.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Samples (a Dask array gives a Dask array).
 
         Returns
         -------
@@ -657,6 +761,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             Predicted class labels.
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._dask_scores(X, _labels_of_block)
         proba = self.predict_proba(X)
         idx = get_namespace(proba).argmax(proba, axis=1)
         return self.classes_[np.asarray(to_numpy(idx))]
@@ -681,6 +787,33 @@ def _solver_budget(epsilon, delta, release):
     """
     mu = remaining_gdp(release.ledger, epsilon, delta)
     return Budget(epsilon, delta, rho=mu * mu / 2.0, release=release, mu=mu)
+
+
+def _scores(X, coef, intercept, bound, xp=np):
+    """Margins of the rows of ``X`` clipped to ``bound``: (n,) binary, else (n, n_classes)."""
+    X, norms = clip_overflowing_rows(X, bound, xp, return_norms=True)
+    scale = clip_factors(norms, bound, xp)
+    Z = scale[:, None] * (X @ xp.astype(coef, X.dtype).T) + xp.astype(intercept, X.dtype)
+    return Z[:, 0] if Z.shape[1] == 1 else Z
+
+
+def _proba(Z):
+    """Class probabilities from the margins (sigmoid or softmax)."""
+    xp = get_namespace(Z)
+    if Z.ndim == 1:
+        Z = xp.stack([-Z / 2, Z / 2], axis=1)
+    Z = Z - xp.max(Z, axis=1, keepdims=True)
+    E = xp.exp(Z)
+    return E / xp.sum(E, axis=1, keepdims=True)
+
+
+def _block_scores(X, coef, intercept, bound):
+    """:func:`_scores` of one block of a Dask array (checked finite, as ``validate_data``)."""
+    return _scores(check_finite(X), coef, intercept, bound)
+
+
+def _labels_of_block(X, coef, intercept, bound, classes):
+    return classes[np.argmax(_proba(_block_scores(X, coef, intercept, bound)), axis=1)]
 
 
 def _is_numpy(xp):
@@ -740,6 +873,14 @@ def _label_codes(labels, values, message):
     return codes
 
 
+def _group_label_codes(labels, groups, public):
+    """Codes of ``groups``: checked against public labels, else those read from the groups
+    themselves (every value is one of them, NaN included)."""
+    if public:
+        return _label_codes(labels, groups, UNKNOWN_GROUP_MESSAGE)
+    return np.searchsorted(labels, groups)
+
+
 def _sorted_labels(labels, name):
     """The distinct labels, sorted; labels that cannot be sorted (None among
     strings, mixed types) are a TypeError naming ``name``."""
@@ -767,3 +908,38 @@ def _public_sizes(group_sizes, labels):
         raise ValueError(f"group_sizes must be at most 1e100 (sensitivities scale as 1/size "
                          f"and their squares underflow beyond), got {sizes!r}.")
     return sizes
+
+
+# -- Dask partitions (module level: sent to the workers) ---------------------------------------
+def _clip_part(part, bound):
+    """One partition's rows checked (finite) and clipped of overflow, with their norms."""
+    X, norms = clip_overflowing_rows(check_finite(part["X"]), bound, np, return_norms=True)
+    return {**part, "X": X, "norms": norms}
+
+
+def _rows_known(X):
+    """``X`` with its partitions' row counts known (computed if not: the layout, public)."""
+    return X.compute_chunk_sizes() if any(np.isnan(c) for c in X.chunks[0]) else X
+
+
+def _unique(part, name):
+    return np.unique(part[name])
+
+
+def _distinct(rows, name):
+    """The distinct values of the per-row array ``name`` (one pass; private: warn first)."""
+    return _sorted_labels(np.concatenate(rows.map(_unique, name)), name)
+
+
+def _encode_part(part, classes, group_labels, one_group, public_groups):
+    """The class and group codes of one partition (unknown labels: the fixed messages)."""
+    y = _label_codes(classes, part["y"], UNKNOWN_LABEL_MESSAGE)
+    if "groups" in part:
+        group = _group_label_codes(group_labels, part["groups"], public_groups)
+    else:
+        group = np.zeros_like(y) if one_group else y
+    return {"X": part["X"], "norms": part["norms"], "y": y, "group": group}
+
+
+def _group_counts(part, m):
+    return np.bincount(part["group"], minlength=m)

@@ -55,9 +55,14 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(scope="session")
 def dask_client():
     """One ``distributed.LocalCluster`` for the Dask tests: 2 worker processes,
-    one thread and 1 GiB each (the issue-20 setting), closed at the end."""
+    one thread and 1 GiB each (the issue-20 setting), closed at the end. The
+    workers start without distributed's ``MALLOC_TRIM_THRESHOLD_``, which
+    makes NumPy's temporaries several times slower there (docs/user_guide/dask.rst)."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  memory_limit="1GiB", dashboard_address=":0") as cluster, \
+    import dask
+
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     memory_limit="1GiB", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         yield client

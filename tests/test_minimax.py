@@ -258,23 +258,6 @@ def test_fit_keeps_no_copy_of_X(dtype):
     assert peak < 0.2 * X.nbytes + 25 * X.itemsize * n
 
 
-def test_blockwise_gradient_matches_two_pass_gradient(monkeypatch):
-    rng = np.random.default_rng(1)
-    X = rng.standard_normal((1000, 7))
-    y = rng.integers(0, 3, 1000)
-    data = classification.LinearData(X, y, y, 3, 3, 1.0, 0.5, np).with_center(np.full(7, 0.1))
-    W, b = rng.standard_normal((3, 7)), rng.standard_normal(3)
-    v = rng.random(1000)
-
-    def residual(Z, rows):
-        return v[rows][:, None] * classification.loss_and_residual(Z, data.targets[rows, :], np)[1]
-
-    expected = data.gradient(residual(data.margins(W, b), slice(None)))
-    monkeypatch.setattr(classification, "BLOCK_BYTES", 7 * 8 * 64)  # 64-row blocks, a short last
-    for got, want in zip(data.residual_gradient(W, b, residual), expected):
-        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
-
-
 def test_multiclass_shapes_and_determinism():
     X, y = make_classification(n_samples=600, n_features=6, n_informative=4, n_classes=3,
                                random_state=0)

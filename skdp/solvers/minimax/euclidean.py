@@ -53,7 +53,8 @@ import numpy as np
 
 from ...privacy.clipping import clip_factors
 from ...privacy.composite import DisjointGaussian, gaussian_blocks, host
-from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
+from ..losses.classification import (curvature_at_zero, finish_gradient, lipschitz,
+                                     loss_and_residual)
 from ..spec import SolverResult
 from .common import softmax_np
 
@@ -118,25 +119,6 @@ def _clipped_residual(data, r, clip):
     xp = data.xp
     gnorm = xp.sqrt(xp.sum(r * r, axis=1)) * data.row_norm
     return r * clip_factors(gnorm, clip, xp)[:, None]
-
-
-def _weighted_residual(data, v, clip, loss_sums=None, loss_clip=None):
-    """``residual(Z, rows)`` for ``data.residual_gradient``: ``v_i`` times the clipped residual.
-
-    With a list ``loss_sums``, each block also appends its per-group sums of
-    the losses clipped at ``loss_clip`` (the group losses of the same point,
-    without a second pass over ``X``).
-    """
-    xp = data.xp
-
-    def residual(Z, rows):
-        loss, r = loss_and_residual(Z, data.targets[rows, :], xp)
-        if loss_sums is not None:
-            clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
-            loss_sums.append(data.onehot[rows, :].T @ clipped)
-        gnorm = xp.sqrt(xp.sum(r * r, axis=1)) * data.row_norm[rows]
-        return r * (v[rows] * clip_factors(gnorm, clip, xp))[:, None]
-    return residual
 
 
 def _group_losses(data, loss, loss_clip, sizes):
@@ -210,18 +192,17 @@ def noisy_gd(problem, budget, options):
     step, step_b = _steps(data)
     loss_clip = _loss_clip(k, data.n_classes)
     loss_sens = _loss_sensitivity(loss_clip, sizes)
-    W = xp.zeros((k, data.p), dtype=data.X.dtype)
-    b = xp.zeros((k,), dtype=data.X.dtype)
+    W = xp.zeros((k, data.p), dtype=data.dtype)
+    b = xp.zeros((k,), dtype=data.dtype)
     sigma_loss = 0.0 if m == 1 or math.isinf(mu_loss) else loss_sens / mu_loss
     player = _GroupPlayer(reference_logits(sizes, problem.reference), T, sigma_loss)
     avg = _Averager(T)
     for t in range(T):
         p = player.weights  # set by the losses released before this step
         q = p / sizes
-        v = data.onehot @ release.backend.asarray(q, dtype=data.X.dtype)
-        loss_sums = [] if m > 1 else None  # the group losses at (W, b), in the same pass over X
-        gw, gb = data.residual_gradient(W, b, _weighted_residual(data, v, clip, loss_sums,
-                                                                 loss_clip))
+        # one pass over X: the gradient and (m > 1) the group losses at (W, b)
+        gw, gb, loss_sums = data.gradient_sums(W, b, release.backend.asarray(q, dtype=data.dtype),
+                                               clip, loss_clip if m > 1 else None)
         sens = 2.0 * clip * float(q.max())
         sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
         gw, gb = gaussian_blocks(release, [gw, gb], sens, sigma, label="worst-group gradient")
@@ -250,20 +231,20 @@ def _exact_fit(data, sizes, release):
 
     backend = release.backend
     xp, k, p, n = data.xp, data.k, data.p, data.n
-    inv_sizes = backend.asarray(1.0 / np.asarray(sizes, dtype=float), dtype=data.X.dtype)
+    sizes = np.asarray(sizes, dtype=float)
     state = {}
 
     def objective(flat):
-        theta = backend.asarray(flat, dtype=data.X.dtype)
+        theta = backend.asarray(flat, dtype=data.dtype)
         W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
-        loss, r = loss_and_residual(data.margins(W, b), data.targets, xp)
-        losses = (data.onehot.T @ loss) * inv_sizes
-        host = np.asarray(_to_host(xp, losses), dtype=float)
+        loss_sums, G, t = data.group_sums(W, b)
+        host = np.asarray(_to_host(xp, loss_sums), dtype=float) / sizes
         weights = softmax_np(host / TEMPERATURE)
         value = TEMPERATURE * (np.log(np.sum(np.exp(host / TEMPERATURE - host.max() / TEMPERATURE)))
                                + host.max() / TEMPERATURE)
-        v = data.onehot @ (backend.asarray(weights, dtype=data.X.dtype) * inv_sizes)
-        gw, gb = data.gradient(v[:, None] * r)
+        v = backend.asarray(weights / sizes, dtype=data.dtype)
+        gw, gb, _ = finish_gradient((xp.sum(v[:, None, None] * G, axis=0), v @ t, None),
+                                    data.center, data.intercept_scale)
         gw = gw + (INF_RIDGE / n) * W
         value += 0.5 * INF_RIDGE / n * float(xp.sum(W * W))
         state["weights"] = weights
@@ -274,7 +255,7 @@ def _exact_fit(data, sizes, release):
     res = minimize(objective, np.zeros(k * (p + 1)), jac=True, method="L-BFGS-B",
                    options={"maxiter": INF_MAX_ITER, "gtol": INF_TOL})
     objective(res.x)
-    theta = backend.asarray(res.x, dtype=data.X.dtype)
+    theta = backend.asarray(res.x, dtype=data.dtype)
     W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
     W, b = gaussian_blocks(release, [W, b], 1.0, 0.0, label="exact fit (epsilon = inf)")
     return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=max(1, int(res.nit)),
@@ -316,7 +297,7 @@ def _centre(data, mu, release):
         return data, mu
     xp = data.xp
     mu_c, rest = mu * math.sqrt(CENTER_SHARE), mu * math.sqrt(1 - CENTER_SHARE)
-    mean = (data.scale[None, :] @ data.X)[0, :] / data.n
+    mean = data.clipped_sum() / data.n
     sens = 2.0 * data.feature_bound / data.n
     sigma = 0.0 if math.isinf(mu_c) else sens / mu_c
     mean = release.gaussian(mean, sens, sigma, label="feature mean")
@@ -354,11 +335,8 @@ def _steps(data):
 
 
 def _release_losses(xp, loss_sums, sens, sigma, sizes, release):
-    """The clipped group losses (from the blocks' sums) plus N(0, sigma**2) noise (host)."""
-    total = loss_sums[0]
-    for part in loss_sums[1:]:
-        total = total + part
-    values = np.asarray(_to_host(xp, total), dtype=float) / sizes
+    """The clipped group losses (from their sums) plus N(0, sigma**2) noise (host)."""
+    values = np.asarray(_to_host(xp, loss_sums), dtype=float) / sizes
     return host(release).gaussian(values, sens, sigma, label="group losses")
 
 

@@ -39,7 +39,10 @@ composition), so the fit spends its epsilon exactly.
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
 default), against ``T`` passes for ``noisy_gd``. Only the sampled rows are
-gathered (``X[idx]``); ``X`` is never copied.
+gathered (``X[idx]``); ``X`` is never copied. Each step's sums are
+:func:`~skdp.solvers.losses.classification.gradient_sums_block` over the
+sampled rows, in memory or per partition on Dask (the sample drawn on the
+client).
 """
 
 import math
@@ -47,11 +50,11 @@ import math
 import numpy as np
 
 from ...privacy.accounting import subsampled_noise_within
-from ..losses.classification import lipschitz, loss_and_residual
+from ..losses.classification import lipschitz
 from ..spec import Option, SolverResult
 from .common import softmax_np
-from .euclidean import (LOSS_SHARE, _Averager, _centre, _clipped_residual,
-                        _intercept, _loss_clip, _project, _steps, _to_host, auto_iterations,
+from .euclidean import (LOSS_SHARE, _Averager, _centre, _intercept, _loss_clip, _project,
+                        _steps, _to_host, auto_iterations,
                         reference_logits)
 
 __all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
@@ -141,8 +144,8 @@ def _run(problem, budget, data, T, q, z):
              _loss_clip(data.k, data.n_classes))
     step, step_b = _steps(data)
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / T) / clips[1]
-    W = xp.zeros((data.k, data.p), dtype=data.X.dtype)
-    b = xp.zeros((data.k,), dtype=data.X.dtype)
+    W = xp.zeros((data.k, data.p), dtype=data.dtype)
+    b = xp.zeros((data.k,), dtype=data.dtype)
     log_y = reference_logits(sizes, problem.reference)  # the group player starts there
     avg = _Averager(T)
     for t in range(T):
@@ -164,16 +167,14 @@ def _noisy_step(budget, data, model, groups, plan):
     """One release: the gradient estimate ``(gw, gb)`` and the group-loss estimate (host)."""
     (W, b), (weights, sizes), (q, z, (clip, loss_clip), (a_g, a_l)) = model, groups, plan
     backend = budget.release.backend
-    xp, dtype = backend.xp, data.X.dtype
-    batch = data.subset(budget.poisson_sample(data.n, q))
+    xp, dtype = backend.xp, data.dtype
     top, n_min = float(weights.max()), float(sizes.min())
-    loss, r = loss_and_residual(batch.margins(W, b), batch.targets, xp)
-    v = batch.onehot @ backend.asarray(weights / top, dtype=dtype)
-    gw, gb = batch.gradient(v[:, None] * _clipped_residual(batch, r, clip))
+    rows = budget.poisson_sample(data.n, q)
+    gw, gb, loss_sums = data.gradient_sums(W, b, backend.asarray(weights / top, dtype=dtype),
+                                           clip, loss_clip if a_l > 0 else None, rows=rows)
     parts = [xp.reshape(gw, (-1,)), gb]
     if a_l > 0:
-        clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
-        parts.append(batch.onehot.T @ clipped * backend.asarray(n_min / sizes, dtype=dtype)
+        parts.append(loss_sums * backend.asarray(n_min / sizes, dtype=dtype)
                      * (a_l * clip / (a_g * loss_clip)))
     flat = budget.subsampled_gaussian(xp.concat(parts) * (a_g / clip), 1.0, z, q,
                                       label="subsampled gradient and group-loss sums")

@@ -21,6 +21,7 @@ pytest.importorskip("distributed")
 import cloudpickle  # noqa: E402  (a dependency of distributed)
 import dask.array as da  # noqa: E402
 import joblib  # noqa: E402
+from distributed import default_client  # noqa: E402
 from distributed.scheduler import KilledWorker  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 
@@ -305,6 +306,7 @@ def test_a_fit_survives_a_worker_killed_between_passes(workers_back, tmp_path, m
     pids, passes, map_ = two_workers(workers_back), [], Partitions.map
 
     def map_and_kill(parts, fn, *args, **kwargs):  # the third pass loses a worker first
+        assert default_client() is workers_back  # the passes run on the fragile cluster
         passes.append(fn)
         if len(passes) == 3:
             os.kill(pids[0], signal.SIGKILL)

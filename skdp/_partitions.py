@@ -59,12 +59,22 @@ def _add(total, part):
     return total + part
 
 
-def _apply(fn, part, args, kwargs):
-    return fn(part, *args, **kwargs)
+def _merge(layers):
+    """One partition's dict from its layers (a later layer's arrays replace an earlier's)."""
+    if len(layers) == 1:
+        return layers[0]
+    part = {}
+    for layer in layers:
+        part.update(layer)
+    return part
 
 
-def _apply_rows(fn, part, index, args, kwargs):
-    return fn({name: a[index] for name, a in part.items()}, *args, **kwargs)
+def _apply(fn, layers, args, kwargs):
+    return fn(_merge(layers), *args, **kwargs)
+
+
+def _apply_rows(fn, layers, index, args, kwargs):
+    return fn({name: a[index] for name, a in _merge(layers).items()}, *args, **kwargs)
 
 
 def _part(names, blocks):
@@ -86,7 +96,10 @@ class Partitions:
     ----------
     parts : list
         One Dask object (a persisted ``Delayed`` or a future) per partition,
-        each computing a dict of NumPy arrays with the same number of rows.
+        each computing a dict of NumPy arrays with the same number of rows; or
+        per partition a tuple of them, its *layers*, whose dicts are merged
+        (a later layer's arrays replace an earlier's): :meth:`with_columns`
+        adds a layer of per-row arrays without a second copy of the others.
     sizes : sequence of int
         Rows of each partition (the layout: public, it does not depend on
         the values of the rows; an empty partition is allowed).
@@ -110,7 +123,7 @@ class Partitions:
     """
 
     def __init__(self, parts, sizes):
-        self.parts = list(parts)
+        self.parts = [p if isinstance(p, tuple) else (p,) for p in parts]
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         self.n = int(self.offsets[-1])
@@ -184,7 +197,7 @@ class Partitions:
         if client is None:
             return self.parts
         if self._futures is None or self._futures[0] is not client:
-            self._futures = (client, client.compute(self.parts))
+            self._futures = (client, [tuple(client.compute(list(p))) for p in self.parts])
         return self._futures[1]
 
     def _run(self, fn, calls):
@@ -228,12 +241,32 @@ class Partitions:
 
     def with_parts(self, fn, *args, persist=True):
         """New partitions ``fn(part, *args)`` (e.g. the rows centred on a released mean)."""
+        return Partitions(self._derive(fn, args, persist), self.sizes)
+
+    def with_columns(self, fn, *args, persist=True):
+        """The partitions with the arrays of ``fn(part, *args)`` (a dict) added or replaced.
+
+        The new arrays are a layer of their own (persisted): the others are
+        not copied, in cluster memory or when spilled to disk (a generation
+        of the whole partition per derived array would hold the table
+        several times over).
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> parts = Partitions.from_arrays({"X": da.ones((4, 2), chunks=(3, 2))})
+        >>> twice = parts.with_columns(lambda part: {"Y": 2 * part["X"]})
+        >>> float(twice.reduce(lambda part: part["Y"].sum() - part["X"].sum()))
+        8.0
+        """
+        layer = self._derive(fn, args, persist)
+        return Partitions([p + (new,) for p, new in zip(self.parts, layer)], self.sizes)
+
+    def _derive(self, fn, args, persist):
         import dask
 
-        parts = [dask.delayed(fn, pure=False)(p, *args) for p in self.parts]
-        if persist:
-            parts = list(dask.persist(*parts))
-        return Partitions(parts, self.sizes)
+        derived = [dask.delayed(_apply, pure=False)(fn, p, args, {}) for p in self.parts]
+        return list(dask.persist(*derived)) if persist else derived
 
     def select(self, names):
         """Partitions holding only the arrays ``names`` (no copy where they live)."""

@@ -556,9 +556,9 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         else:
             self.classes_ = _fit_classes(None, classes)
         labels = self._group_labels(groups, lambda: _distinct(rows, "groups"))
-        rows = rows.with_parts(_encode_part, self.classes_, labels,
-                               groups is None and self.group_by is None,
-                               isinstance(self.group_sizes, dict))
+        rows = rows.with_columns(_encode_part, self.classes_, labels,
+                                 groups is None and self.group_by is None,
+                                 isinstance(self.group_sizes, dict))
         m = labels.shape[0]
         data = PartitionedLinearData(rows, X.shape[1], X.dtype, self.classes_.shape[0], m,
                                      float(self.feature_bound), self._intercept_feature())
@@ -938,7 +938,7 @@ def _encode_part(part, classes, group_labels, one_group, public_groups):
         group = _group_label_codes(group_labels, part["groups"], public_groups)
     else:
         group = np.zeros_like(y) if one_group else y
-    return {"X": part["X"], "norms": part["norms"], "y": y, "group": group}
+    return {"y": y, "group": group}
 
 
 def _group_counts(part, m):

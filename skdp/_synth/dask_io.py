@@ -71,8 +71,10 @@ def check_public(columns, how):
 def partitions(X, columns, missing):
     """The table's :class:`~skdp._partitions.Partitions` of prepared values ``v0, v1, ...``.
 
-    One read of every partition (persisted): the ``missing`` rule, then
-    :meth:`~skdp._domain.Column.prepare`, with the in-memory path's errors.
+    The ``missing`` rule, then :meth:`~skdp._domain.Column.prepare`, with the
+    in-memory path's errors. Not persisted: the few passes that read the
+    prepared values (the domain's 1-way releases, the codes) read the
+    source again, and only the codes (:func:`codes`) stay in cluster memory.
     The sizes are those after ``missing='drop'``.
     """
     import dask.dataframe as dd
@@ -80,10 +82,10 @@ def partitions(X, columns, missing):
     from .._partitions import Partitions
 
     if isinstance(X, dd.DataFrame):
-        parts = Partitions.from_frame(X, _prepare_frame, args=(columns, missing))
+        parts = Partitions.from_frame(X, _prepare_frame, args=(columns, missing), persist=False)
     else:
         parts = Partitions.from_arrays({"X": X.rechunk({1: -1})}, prepare=_prepare_array,
-                                       args=(columns, missing))
+                                       args=(columns, missing), persist=False)
         if missing == "drop":
             parts = Partitions(parts.parts, parts.map(_rows))
     if parts.n == 0:
@@ -124,10 +126,13 @@ def _domain_block(part, counts, columns, index):
 
 
 def codes(parts, columns):
-    """Partitions of the records' codes on the final domain: ``{"codes": (rows, d) int64}``."""
-    return parts.with_parts(_codes_block, columns)
+    """Partitions of the records' codes on the final domain, persisted: ``{"codes": (rows, d)}``
+    in the smallest unsigned integer dtype that holds the largest public cardinality (one
+    byte per cell below 256 categories: a table of 1e9 rows and 10 small columns is 10 GB)."""
+    dtype = np.min_scalar_type(max(c.cardinality for c in columns) - 1)
+    return parts.with_parts(_codes_block, columns, dtype)
 
 
-def _codes_block(part, columns):
+def _codes_block(part, columns, dtype):
     cols = [c.encode_prepared(part[f"v{j}"]) for j, c in enumerate(columns)]
-    return {"codes": np.stack(cols, axis=1).astype(np.int64)}
+    return {"codes": np.stack(cols, axis=1).astype(dtype)}

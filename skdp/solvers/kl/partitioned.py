@@ -67,16 +67,16 @@ class PartitionedDesign:
         return PartitionedDesign(self.parts, self.d, self.intercept, P, self.dtype)
 
 
-def with_row_sq_norms(part, intercept, P):
-    """``part`` and ``"sq"``: the squared norms of its rows of ``[X, c 1] P``.
+def row_sq_norms_part(part, intercept, P):
+    """``{"sq": ...}``: the squared norms of the rows of ``[X, c 1] P`` of ``part``.
 
     Examples
     --------
-    >>> with_row_sq_norms({"X": np.array([[3.0, 4.0]])}, 1.0, None)["sq"].tolist()
+    >>> row_sq_norms_part({"X": np.array([[3.0, 4.0]])}, 1.0, None)["sq"].tolist()
     [26.0]
     """
     X = part["X"]
-    return {**part, "sq": Design(X, intercept, P, get_namespace(X)).row_sq_norms()}
+    return {"sq": Design(X, intercept, P, get_namespace(X)).row_sq_norms()}
 
 
 class PartitionedObjective:
@@ -124,7 +124,7 @@ class PartitionedObjective:
         """The partitions with the squared row norms, computed (and persisted) once."""
         if self._parts is None:
             X = self.X
-            self._parts = X.parts.with_parts(with_row_sq_norms, X.intercept, X.P)
+            self._parts = X.parts.with_columns(row_sq_norms_part, X.intercept, X.P)
         return self._parts
 
     def _pass(self, fn, *args):

@@ -293,14 +293,14 @@ class PartitionedLinearData:
         self.feature_bound = float(feature_bound)
         self.intercept_scale = float(intercept_scale)
         self.center = None
-        self.parts = parts.with_parts(_design_part, n_classes, n_groups, self.feature_bound,
+        self.parts = parts.with_columns(_design_part, n_classes, n_groups, self.feature_bound,
                                       self.intercept_scale)
 
     def _with(self, center, intercept_scale):
         out = object.__new__(PartitionedLinearData)
         out.__dict__.update(self.__dict__)
         out.center, out.intercept_scale = center, float(intercept_scale)
-        out.parts = self.parts.with_parts(_with_row_norm, center, out.intercept_scale)
+        out.parts = self.parts.with_columns(_row_norm_part, center, out.intercept_scale)
         return out
 
     def with_center(self, center):
@@ -332,12 +332,14 @@ class PartitionedLinearData:
 
 
 def _design_part(part, n_classes, n_groups, feature_bound, intercept_scale):
-    return _with_row_norm(design_block(part, n_classes, n_groups, feature_bound), None,
-                          intercept_scale)
+    """The per-row arrays :func:`design_block` derives, and the row norms (not ``X``)."""
+    design = design_block(part, n_classes, n_groups, feature_bound)
+    return {"scale": design["scale"], "targets": design["targets"], "onehot": design["onehot"],
+            **_row_norm_part(design, None, intercept_scale)}
 
 
-def _with_row_norm(part, center, intercept_scale):
-    return {**part, "row_norm": row_norm_block(part, center, intercept_scale)}
+def _row_norm_part(part, center, intercept_scale):
+    return {"row_norm": row_norm_block(part, center, intercept_scale)}
 
 
 def design_block(part, n_classes, n_groups, feature_bound, xp=np):

@@ -192,7 +192,7 @@ class PartitionMarginalProblem(MarginalProblem):
     """A :class:`MarginalProblem` whose rows are the partitions of a Dask table.
 
     ``records`` is a :class:`~skdp._partitions.Partitions` whose partitions hold
-    ``{"codes": (rows, d) int64}``; the histogram (:meth:`counts`) is one
+    ``{"codes": (rows, d)}`` (unsigned integers); the histogram (:meth:`counts`) is one
     reduction of :func:`histogram_counts` over them (``|Z|`` float64 per
     partition sent back: the domain is capped at :data:`MAX_CELLS`). The
     solvers that read single records (the private games) cannot use it.

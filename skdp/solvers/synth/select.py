@@ -177,7 +177,7 @@ class PartitionTable(TableProblem):
     """A :class:`TableProblem` whose rows are the partitions of a Dask table.
 
     ``codes`` is a :class:`~skdp._partitions.Partitions` whose partitions hold
-    ``{"codes": (rows, d) int64}``; every batch of counts is one reduction of
+    ``{"codes": (rows, d)}`` (unsigned integers); every batch of counts is one reduction of
     :func:`marginal_counts` over the partitions, summed on the client. The solvers
     call :meth:`prefetch` with the marginals a step needs, so that a step is one pass.
 

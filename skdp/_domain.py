@@ -336,17 +336,34 @@ class Column:
 
     def category_index(self, values):
         """Index of every value among the categories (before any compression); a missing
-        value gets ``len(categories)``."""
+        value gets ``len(categories)``.
+
+        Each distinct value is looked up once: through ``np.unique`` for arrays of
+        numbers, booleans or strings, through a cache of ``(type, value)`` for objects.
+        """
         if self.index is None:
             self.index = {value_key(c): i for i, c in enumerate(self.categories)}
         other = self.index.get(value_key(OTHER))
+        values = np.asarray(values) if not isinstance(values, np.ndarray) else values
+        if values.dtype.kind in "biufUS":
+            distinct, inverse = np.unique(values, return_inverse=True)
+            codes = [self._code(v, other) for v in distinct.tolist()]
+            return np.asarray(codes, dtype=np.int64)[inverse.ravel()]
         codes = np.empty(len(values), dtype=np.int64)
+        seen = {}
         for i, v in enumerate(values):
-            code = self.index.get(value_key(v))
-            if code is None:
-                code = self._unlisted(v, other)
+            try:
+                code = seen[(type(v), v)]
+            except KeyError:
+                code = seen[(type(v), v)] = self._code(v, other)
+            except TypeError:  # unhashable: looked up alone
+                code = self._code(v, other)
             codes[i] = code
         return codes
+
+    def _code(self, v, other):
+        code = self.index.get(value_key(v))
+        return self._unlisted(v, other) if code is None else code
 
     def _unlisted(self, v, other):
         if _is_missing(v):

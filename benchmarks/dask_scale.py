@@ -6,12 +6,15 @@ Run (``--quick``: every part at a smoke size, a minute or so)::
     PYTHONPATH=. python benchmarks/dask_scale.py overhead
     PYTHONPATH=. python benchmarks/dask_scale.py compare --rows 2e7 --features 20
     PYTHONPATH=. python benchmarks/dask_scale.py big --rows 3.2e8 --features 20 --n-iter 5 \\
-        --memory-limit 5GiB --local-directory /work/tmp/dask-spill
-    PYTHONPATH=. python benchmarks/dask_scale.py synth --rows 1e9 --columns 10
+        --tasks regression --memory-limit 8GiB --local-directory /work/tmp/dask-spill
+    PYTHONPATH=. python benchmarks/dask_scale.py synth --rows 3e8 --columns 10
+    PYTHONPATH=. python benchmarks/dask_scale.py passes --rows 1e5
+    PYTHONPATH=. python benchmarks/dask_scale.py --plot docs/_static/dask_scale.png
 
 Every part starts its own ``distributed.LocalCluster`` (``--workers`` processes, one thread
 each, ``--memory-limit`` each, spilling to ``--local-directory``) and appends one JSON line
-per measurement to ``--out``.
+per measurement to ``--out`` (``--plot PNG`` draws them; ``--verbose`` prints each data
+pass's time as it ends).
 
 Parts:
 
@@ -33,6 +36,8 @@ Parts:
   noise`` clipped to [-1, 1]); the Dask fit of each of ``--tasks`` (``noisy_gd``,
   ``--n-iter`` steps) on the cluster, the prepared partitions persisted and spilled to
   local disk when the workers' memory is full.
+* ``passes``: the data passes, tasks and bytes returned of one fit of every solver that runs
+  on Dask, with its defaults (the cost model's passes per fit).
 * ``synth``: ``--rows`` x ``--columns`` categorical codes (``--levels`` each, a public
   domain) generated per partition as a Dask DataFrame; the synthesizer's Dask fit
   (``mst``: one pass of 1- and 2-way counts) on the cluster.
@@ -400,7 +405,7 @@ def plot(records, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     overhead = [r for r in records if r["part"] == "overhead"]
     for size in sorted({r["model_floats"] for r in overhead}):
         rows = sorted((r["partitions"], r["seconds_per_pass"]) for r in overhead
@@ -418,7 +423,7 @@ def plot(records, path):
             bars.append((f"{short[r['task']]} Dask\n{r['rows']:.1e} rows", r["rows_per_s"]))
     if bars:
         right.bar(range(len(bars)), [b[1] for b in bars])
-        right.set_xticks(range(len(bars)), [b[0] for b in bars], fontsize=8)
+        right.set_xticks(range(len(bars)), [b[0] for b in bars], fontsize=7)
     right.set(ylabel="rows per second (whole fit)", title="fit throughput (noisy_gd)")
     fig.tight_layout()
     fig.savefig(path, dpi=80)

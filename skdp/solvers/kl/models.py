@@ -273,6 +273,10 @@ def _clip_scale(norms, bound, xp):
 def grad_norms_block(part, w, rows):
     """Per-row gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` of the rows of ``part``."""
     xp, _, r, cache = _residuals(part, w, rows)
+    return _grad_norms(part, r, cache, rows, xp)
+
+
+def _grad_norms(part, r, cache, rows, xp):
     return xp.abs(r) * xp.sqrt(rows.model.jac_sq_norms(cache, part["sq"], xp))
 
 
@@ -305,8 +309,7 @@ def clipped_grad_block(part, w, clip, n, rows):
     [0.5, -0.25]
     """
     xp, X, r, cache = _residuals(part, w, rows)
-    norms = xp.abs(r) * xp.sqrt(rows.model.jac_sq_norms(cache, part["sq"], xp))
-    u = _clip_scale(norms, clip, xp) * r / n
+    u = _clip_scale(_grad_norms(part, r, cache, rows, xp), clip, xp) * r / n
     return rows.model.vjp(cache, u, X, xp)
 
 

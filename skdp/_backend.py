@@ -180,8 +180,8 @@ class Backend:
 # ---------------------------------------------------------------------------
 NOISE_DRAWS = ("standard_normal", "normal", "gumbel", "laplace", "multinomial")
 """Generator methods :func:`skdp.audit.weakened_noise` weakens (every privacy noise of skdp)."""
-PASS_THROUGH = ("permutation", "integers", "choice", "geometric", "random", "shuffle", "uniform",
-                "bit_generator")
+PASS_THROUGH = ("permutation", "integers", "choice", "geometric", "binomial", "random",
+                "shuffle", "uniform", "bit_generator")
 """Generator methods it leaves alone: data-independent sampling (batches, levels)."""
 
 

@@ -288,3 +288,38 @@ def test_poisson_sample_keeps_each_row_independently_with_probability_q():
     assert np.var(counts) == pytest.approx(n * q * (1 - q), rel=0.1)
     assert release.poisson_sample(7, 1.0).tolist() == list(range(7))
     assert release.poisson_sample(7, 0.0).size == 0
+
+
+@pytest.mark.parametrize("n, q", [(50, 0.01), (20_000, 0.001)])
+def test_poisson_sample_at_small_rates_keeps_each_row_with_probability_q(n, q):
+    # below q = 1/50 the count is Binomial(n, q) and the rows a uniform subset of that size
+    release = _release(seed=5)
+    reps = 3000
+    kept = np.zeros(n)
+    counts = []
+    for _ in range(reps):
+        rows = release.poisson_sample(n, q)
+        assert rows.dtype == np.int64 and np.all(np.diff(rows) > 0)
+        kept[rows] += 1
+        counts.append(rows.size)
+    assert np.mean(counts) == pytest.approx(n * q, rel=0.05)
+    assert np.var(counts) == pytest.approx(n * q * (1 - q), rel=0.15)
+    if n == 50:
+        assert np.abs(kept / reps - q).max() < 4 * np.sqrt(q * (1 - q) / reps)
+    else:   # the first and last halves of the rows as often as each other
+        assert kept[: n // 2].sum() == pytest.approx(kept[n // 2:].sum(), rel=0.1)
+
+
+@pytest.mark.parametrize("q", [3e-18, 1e-300, 5e-324])
+def test_poisson_sample_never_overflows_at_tiny_rates(q):
+    # issue 28: the int64 sum of Geometric(q) gaps wrapped below q ~ 3e-18 (negative or
+    # huge indices) and never returned at 1e-300
+    release = _release(seed=1)
+    n = 2**62
+    sizes = []
+    for _ in range(2000):
+        rows = release.poisson_sample(n, q)
+        assert rows.size == 0 or (rows.min() >= 0 and rows.max() < n)
+        assert np.all(np.diff(rows) > 0)
+        sizes.append(rows.size)
+    assert np.mean(sizes) == pytest.approx(n * q, abs=0.2 + 0.2 * n * q)

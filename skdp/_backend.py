@@ -29,7 +29,7 @@ try:  # the standalone package when installed, else scikit-learn's vendored copy
 except ImportError:  # pragma: no cover - depends on the environment
     from sklearn.externals import array_api_compat
 
-__all__ = ["Backend", "make_rng", "get_namespace", "to_numpy", "WeakenedGenerator"]
+__all__ = ["Backend", "make_rng", "sampling_rng", "get_namespace", "to_numpy", "WeakenedGenerator"]
 
 
 def make_rng(random_state):
@@ -47,6 +47,46 @@ def make_rng(random_state):
     if isinstance(random_state, (int, np.integer)):
         return np.random.default_rng(int(random_state))
     return np.random.default_rng(rs.randint(0, 2**32 - 1, size=4))
+
+
+SAMPLING_KEY = 0x53414D50
+"""Spawn key of the sampling stream: ``SeedSequence(seed, spawn_key=(SAMPLING_KEY,))``."""
+
+
+def sampling_rng(random_state):
+    """The generator of published samples: never in a state that drew privacy noise.
+
+    A fit's noise comes from :func:`make_rng` of its ``random_state``; the rows
+    of a synthetic table are published, so they must not come from a generator
+    that restarts where the noise's did (issue 28: ``sample()`` re-seeded from the
+    fit's ``random_state`` drew its rows from the noise generator's starting
+    state). An int seeds a child stream, ``SeedSequence(seed,
+    spawn_key=(SAMPLING_KEY,))``, independent of ``default_rng(seed)`` (NumPy's
+    spawned sequences hash the spawn key into the state); ``None`` is fresh OS
+    entropy; a ``Generator`` or ``RandomState`` continues from its current
+    state, after whatever the fit drew from it.
+
+    Parameters
+    ----------
+    random_state : int, Generator, RandomState or None
+        The seed of the sampling.
+
+    Returns
+    -------
+    rng : numpy.random.Generator
+        The sampling generator.
+
+    Examples
+    --------
+    >>> a = sampling_rng(0).integers(0, 2**32, size=3)
+    >>> b = make_rng(0).integers(0, 2**32, size=3)
+    >>> bool((a == b).any()), bool((a == sampling_rng(0).integers(0, 2**32, size=3)).all())
+    (False, True)
+    """
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        seed = np.random.SeedSequence(int(random_state), spawn_key=(SAMPLING_KEY,))
+        return np.random.default_rng(seed)
+    return make_rng(random_state)
 
 
 def get_namespace(*arrays):

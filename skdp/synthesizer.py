@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, validate_data
 
-from ._backend import Backend, get_namespace, make_rng, to_numpy
+from ._backend import Backend, get_namespace, sampling_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
                       compress_columns, compress_counts, private_domains, quantile_bins,
                       quantile_counts, to_compress, to_quantile)
@@ -737,6 +737,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             Number of rows (below ``10**9``); ``None`` gives ``n_records_``.
         random_state : int, Generator, RandomState or None, default=None
             Sampling randomness; ``None`` uses the estimator's ``random_state``.
+            An int seeds a stream independent of the fit's noise (a spawned
+            child seed, :func:`skdp._backend.sampling_rng`): the published rows
+            never come from the generator state that drew the privacy noise.
 
         Returns
         -------
@@ -748,7 +751,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         sampling.check_memory(n, decoding.row_bytes(self._columns, self._output),
                               self._n_cells())
         sampling.check_limit(n)
-        rng = make_rng(self.random_state if random_state is None else random_state)
+        rng = sampling_rng(self.random_state if random_state is None else random_state)
         parts = list(self._host_batches(n, sampling.SAMPLE_BATCH, rng))
         if not parts and hasattr(self, "model_"):
             parts = [self._decode_codes(np.zeros((0, len(self._columns)), np.int64), rng)]
@@ -778,7 +781,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             Number of partitions (at most ``n_samples``; ``None``: one per
             :data:`SAMPLE_PARTITION` rows).
         random_state : int, Generator, RandomState or None, default=None
-            Seeds the partitions; ``None`` uses the estimator's ``random_state``.
+            Seeds the partitions; ``None`` uses the estimator's ``random_state``
+            (an int: a stream independent of the fit's noise, as :meth:`sample`).
 
         Returns
         -------
@@ -805,7 +809,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                 or npartitions < 1:
             raise ValueError(f"npartitions must be an int >= 1 or None, got {npartitions!r}.")
         sizes = np.diff(np.linspace(0, n, min(int(npartitions), max(n, 1)) + 1).round())
-        rng = make_rng(self.random_state if random_state is None else random_state)
+        rng = sampling_rng(self.random_state if random_state is None else random_state)
         seeds = np.random.SeedSequence(rng.integers(0, 2**63, size=4)).spawn(len(sizes))
         sampler = copy.copy(self)
         sampler.accountant = None  # the workers need the release only
@@ -833,6 +837,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             no batch).
         random_state : int, Generator, RandomState or None, default=None
             Sampling randomness; ``None`` uses the estimator's ``random_state``.
+            An int seeds a stream independent of the fit's noise (a spawned
+            child seed, :func:`skdp._backend.sampling_rng`): the published rows
+            never come from the generator state that drew the privacy noise.
 
         Returns
         -------
@@ -855,7 +862,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}.")
         if n > batch_size:
             sampling.check_limit(n)
-        rng = make_rng(self.random_state if random_state is None else random_state)
+        rng = sampling_rng(self.random_state if random_state is None else random_state)
         return (self._to_namespace(t) for t in self._host_batches(n, int(batch_size), rng))
 
     def _host_batches(self, n, batch_size, rng):

@@ -474,7 +474,10 @@ def plan_column(col, entry, n_bins, find_privately, keep_missing):
         col.kind = entry["kind"]
         return "private"
     cats = dtype_categories(col.dtype)
-    if cats is not None:
+    if cats is not None and not (find_privately and _is_category(col.dtype)):
+        # bool's categories are public; a pandas category dtype's may have been read from the
+        # values (astype('category')): used as given, with a warning (plan_columns), unless
+        # the domain is found privately, where they are found privately as any column's
         col.kind, col.categories, col.source = "categorical", cats, "dtype"
         return "public"
     col.kind = "numeric" if is_numeric(col.dtype) else "categorical"

@@ -55,6 +55,19 @@ _MODEL_SIZE = Option("max_model_size", "int", None, low=1,
                          "workload marginal if larger; upstream AIM's is 1e7)")
 
 
+def _object_array(X):
+    """An untyped table (nested lists) as an object array: no dtype inferred from its values."""
+    try:
+        table = np.asarray(X, dtype=object)
+    except ValueError:
+        table = None
+    if table is None or table.ndim != 2 or table.dtype != object:
+        # no value in the message (scikit-learn's would print the array)
+        raise ValueError("X must be a 2D table (a list of rows of equal length, an array or "
+                         "a DataFrame); its rows have different lengths or it is not 2D.")
+    return table
+
+
 def _compress_option(default):
     return Option("compress", "float", default, low=0.0,
                   doc="merge a column's values whose noisy 1-way count is below this many "
@@ -655,6 +668,12 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             X = X.astype(object)
         elif hasattr(X, "__array_namespace__") and not isinstance(X, np.ndarray):
             X = to_numpy(X)  # array-API input: discretised on the host
+        elif not hasattr(X, "dtype"):
+            # a list (or other untyped container): NumPy would infer one dtype for every
+            # column from the values (one string or one 2.5 changes every column's kind,
+            # integer flag and missing cell), so its columns are untyped objects whose
+            # kinds come from `domain` (issue 28)
+            X = _object_array(X)
         self._reading_data()
         arr = validate_data(self, X, reset=reset, dtype=None, ensure_min_samples=1,
                             ensure_all_finite="allow-nan")

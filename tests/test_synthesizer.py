@@ -275,7 +275,9 @@ def test_missing_domain_warns_and_private_domain_does_not():
     assert any("domain" in lab for lab in labels)
     assert est.privacy_spent_[0] <= 1.0 * (1 + 1e-9)
     assert est.domain_["s"]["categories"][-1] == "<other>"
-    assert est.domain_["a"] == {"categories": ["x", "y", "z"], "missing": True}
+    # a pandas category column's categories are found privately too (its dtype's categories
+    # may have been read from the values: issue 28)
+    assert est.domain_["a"] == {"categories": ["x", "y", "z", "<other>"], "missing": True}
     domain_rho = est.privacy_ledger_.entries[0].rho
     assert domain_rho == pytest.approx(0.2 * approx_dp_to_zcdp(1.0, 0.5e-6))
 

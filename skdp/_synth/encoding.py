@@ -101,8 +101,17 @@ def plan_columns(columns, domain, n_bins, missing):
     entries = {names[str(k)]: parse_entry(columns[names[str(k)]].name, spec)
                for k, spec in given.items()}
     private = isinstance(domain, str) and domain == "private"
-    return [plan_column(c, entries.get(j), n_bins, private, missing == "keep")
-            for j, c in enumerate(columns)]
+    how = [plan_column(c, entries.get(j), n_bins, private, missing == "keep")
+           for j, c in enumerate(columns)]
+    from_dtype = [c.name for c in columns if getattr(c, "source", None) == "dtype"
+                  and getattr(c.dtype, "name", "") == "category"]
+    if from_dtype:  # astype('category') takes its categories from the values
+        warn_privacy_leak(
+            f"The domain of column(s) {from_dtype} (the categories of their pandas category "
+            "dtype, which `astype('category')` reads from the values)",
+            "If the categories are public, list them in `domain` for these columns, or use "
+            "domain='private'.")
+    return how
 
 
 def derive_columns(columns, values, how, n_bins):

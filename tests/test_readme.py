@@ -275,7 +275,8 @@ def _run_snippet(tmp_path, code, cupy_source):
 
 @pytest.mark.parametrize("case, sentence", [
     ("missing", 'CuPy cannot be imported: pip install -e ".[gpu]" installs it.'),
-    ("no_gpu", "CuPy finds no CUDA GPU on this machine: run this on a machine with one.")])
+    ("no_gpu", "CuPy finds no CUDA GPU on this machine: run this on a machine with one.")],
+    ids=["cupy_missing", "no_gpu"])
 def test_the_gpu_snippet_without_a_gpu_ends_in_one_sentence(tmp_path, case, sentence):
     proc = _run_snippet(tmp_path, _gpu_snippet(), FAKE_CUPY[case])
     assert proc.returncode == 1

@@ -72,7 +72,6 @@ for ax, title in zip(axes, ["worst-class accuracy", "overall accuracy"]):
 axes[0].set_ylabel("test accuracy (mean of 3 seeds)")
 axes[0].legend(loc="lower right", fontsize=8)
 fig.tight_layout()
-plt.show()
 
 # %%
 # The private max-player: how much weight each class gets, and what was spent.
@@ -82,3 +81,20 @@ print("solver:", clf.solver_, " group weights (not 8, 8):", clf.group_weights_.r
 print("privacy spent:", clf.privacy_spent_, "by", clf.privacy_method_)
 for entry in clf.privacy_ledger_.log()[:4]:
     print(f"  {entry['label']:>22}: mu-GDP = {entry['mu']:.4f}")
+
+# sphinx_gallery_start_ignore
+# With a display, show the figures; without one (a non-interactive matplotlib backend, such
+# as Agg on a headless machine), save each as a PNG in the current directory. The docs
+# build captures the figures itself.
+import sys
+from pathlib import Path
+
+if "sphinx_gallery" in sys.modules or plt.get_backend().lower() not in {
+        "agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}:
+    plt.show()
+else:
+    for num in plt.get_fignums():
+        path = f"{Path(__file__).stem}_{num}.png"
+        plt.figure(num).savefig(path)
+        print(f"saved {path}")
+# sphinx_gallery_end_ignore

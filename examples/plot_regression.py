@@ -74,7 +74,23 @@ ax2.set_xticks(range(len(costs)), labels, rotation=60, ha="right", fontsize=7)
 ax2.set_ylabel("cumulative share of rho")
 ax2.set_title(f"solver_={reg.solver_!r}, n_iter_={reg.n_iter_}")
 fig.tight_layout()
-plt.show()
 
 print(f"non-private R^2 {exact:.3f}; private (eps=1) {reg.score(X_test, y_test):.3f}; "
       f"spent {reg.privacy_spent_}")
+
+# sphinx_gallery_start_ignore
+# With a display, show the figures; without one (a non-interactive matplotlib backend, such
+# as Agg on a headless machine), save each as a PNG in the current directory. The docs
+# build captures the figures itself.
+import sys
+from pathlib import Path
+
+if "sphinx_gallery" in sys.modules or plt.get_backend().lower() not in {
+        "agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}:
+    plt.show()
+else:
+    for num in plt.get_fignums():
+        path = f"{Path(__file__).stem}_{num}.png"
+        plt.figure(num).savefig(path)
+        print(f"saved {path}")
+# sphinx_gallery_end_ignore

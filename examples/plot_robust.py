@@ -86,4 +86,20 @@ print("solver:", robust.solver_, "| privacy spent:", robust.privacy_spent_)
 print("private certificate:", round(robust.goldstein_certificate_, 3))
 print("Goldstein gap at radius 2 alpha (non-private):",
       round(robust.goldstein_gap(X, yc, random_state=0), 3))
-plt.show()
+
+# sphinx_gallery_start_ignore
+# With a display, show the figures; without one (a non-interactive matplotlib backend, such
+# as Agg on a headless machine), save each as a PNG in the current directory. The docs
+# build captures the figures itself.
+import sys
+from pathlib import Path
+
+if "sphinx_gallery" in sys.modules or plt.get_backend().lower() not in {
+        "agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}:
+    plt.show()
+else:
+    for num in plt.get_fignums():
+        path = f"{Path(__file__).stem}_{num}.png"
+        plt.figure(num).savefig(path)
+        print(f"saved {path}")
+# sphinx_gallery_end_ignore

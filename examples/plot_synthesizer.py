@@ -108,4 +108,20 @@ real.plot.bar(ax=axes[1], position=1, width=0.4, alpha=0.8)
 fake.plot.bar(ax=axes[1], position=0, width=0.4, alpha=0.5, hatch="//")
 axes[1].set_title(f"{col_a} x {col_b}: holdout (plain) vs synthetic (hatched)", fontsize=9)
 fig.tight_layout()
-plt.show()
+
+# sphinx_gallery_start_ignore
+# With a display, show the figures; without one (a non-interactive matplotlib backend, such
+# as Agg on a headless machine), save each as a PNG in the current directory. The docs
+# build captures the figures itself.
+import sys
+from pathlib import Path
+
+if "sphinx_gallery" in sys.modules or plt.get_backend().lower() not in {
+        "agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}:
+    plt.show()
+else:
+    for num in plt.get_fignums():
+        path = f"{Path(__file__).stem}_{num}.png"
+        plt.figure(num).savefig(path)
+        print(f"saved {path}")
+# sphinx_gallery_end_ignore

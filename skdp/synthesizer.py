@@ -548,7 +548,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         columns, values = self._read(X, reset=True, feature_names=feature_names)
         how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
         self._warn_drop()
-        values = encoding.complete(values, [c.name for c in columns], self.missing)
+        # under add_remove, n is private: a table left with no complete row is a neighbour of
+        # one with a complete row, and releases as it does (issue 28)
+        values = encoding.complete(values, [c.name for c in columns], self.missing,
+                                   allow_empty=self.neighbouring == "add_remove")
         encoding.derive_columns(columns, values, how, self.n_bins)
         return backend, columns, how, values
 
@@ -565,7 +568,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         dask_io.check_public(columns, how)
         self._warn_drop()
         self._reading_data()
-        values = dask_io.partitions(X, columns, self.missing)
+        values = dask_io.partitions(X, columns, self.missing,
+                                    allow_empty=self.neighbouring == "add_remove")
         return Backend.from_arrays(random_state=self.random_state), columns, how, values
 
     def _warn_drop(self):

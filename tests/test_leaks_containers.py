@@ -73,3 +73,19 @@ def test_category_dtype_read_from_values_warns_unless_domain_names_it():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         SaddlePointSynthesizer(epsilon=1.0, domain={"k": 3, "c": ["a", "rare", "b"]}).fit(frame)
+
+
+def test_drop_under_add_remove_releases_with_no_complete_row():
+    # #28 item 6: with no complete row the fit raised, and one more complete row made it
+    # release; under add_remove the row count is private, so both release
+    incomplete = np.array([[1.0, np.nan], [np.nan, 2.0]] * 30)
+    neighbour = np.vstack([incomplete, [[1.0, 2.0]]])
+    domain = {0: {"low": 0, "high": 3}, 1: {"low": 0, "high": 3}}
+    seen = []
+    for X in (incomplete, neighbour):
+        synth = SaddlePointSynthesizer(epsilon=1.0, missing="drop", neighbouring="add_remove",
+                                       domain=domain).fit(X)
+        seen.append((synth.domain_, synth.domain_shape_, synth.sample(3).shape))
+    assert seen[0] == seen[1]
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match="leaves no row"):
+        SaddlePointSynthesizer(missing="drop", domain=domain).fit(incomplete)   # replace_one

@@ -68,14 +68,15 @@ def check_public(columns, how):
             "from the data are not supported on a cluster.")
 
 
-def partitions(X, columns, missing):
+def partitions(X, columns, missing, allow_empty=False):
     """The table's :class:`~skdp._partitions.Partitions` of prepared values ``v0, v1, ...``.
 
     The ``missing`` rule, then :meth:`~skdp._domain.Column.prepare`, with the
     in-memory path's errors. Not persisted: the few passes that read the
     prepared values (the domain's 1-way releases, the codes) read the
     source again, and only the codes (:func:`codes`) stay in cluster memory.
-    The sizes are those after ``missing='drop'``.
+    The sizes are those after ``missing='drop'``; no row left is an error unless
+    ``allow_empty`` (``neighbouring='add_remove'``, where the row count is private).
     """
     import dask.dataframe as dd
 
@@ -88,7 +89,7 @@ def partitions(X, columns, missing):
                                        args=(columns, missing), persist=False)
         if missing == "drop":
             parts = Partitions(parts.parts, parts.map(_rows))
-    if parts.n == 0:
+    if parts.n == 0 and not (allow_empty and missing == "drop"):
         raise ValueError("every row has a missing value: missing='drop' leaves no row."
                          if missing == "drop" else "Found a Dask table with 0 rows while a "
                          "minimum of 1 is required by SaddlePointSynthesizer.")

@@ -9,7 +9,8 @@ fixed message as scikit-learn's ``validate_data``.
 
 import numpy as np
 
-__all__ = ["check_dask_solver", "check_dask_X", "check_dask_y", "check_finite"]
+__all__ = ["check_dask_solver", "check_dask_X", "check_dask_y", "check_finite", "stream_blocks",
+           "STREAM_ROWS"]
 
 
 def check_dask_solver(estimator, solver, supported):
@@ -104,3 +105,41 @@ def check_finite(a, name="X"):
     if a.dtype.kind == "f":
         assert_all_finite(a, input_name=name)
     return a
+
+
+STREAM_ROWS = 2**18
+"""Rows per chunk of a streaming fit on Dask: the stream's chunks are cut at fixed rows."""
+
+
+def stream_blocks(X, *others):
+    """The public length of a streaming fit on Dask, and its chunks at fixed row boundaries.
+
+    A stream calibrates its batch size from its length and cuts each chunk
+    into batches, so both must be public (issue 28: calibrated from the first
+    partition's size, moving one row between partitions whose boundaries depend
+    on the values — ``set_index``, ``read_csv``'s byte ranges — changed the batch
+    size and ``n_iter_``). The length is ``X``'s row count (public under
+    replace-one); the chunks are cut every :data:`STREAM_ROWS` rows, whatever
+    the partitions. ``others`` (``y``, groups: 1-D, chunked like ``X``'s rows)
+    are cut the same way.
+
+    Returns
+    -------
+    n_rows : int
+        The stream's length.
+    blocks : list of tuple
+        Per chunk, the delayed blocks of ``X`` and of each of ``others``.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> X = da.ones((10, 2), chunks=((3, 7), 2))
+    >>> n, blocks = stream_blocks(X, da.ones(10, chunks=((3, 7),)))
+    >>> n, len(blocks)
+    (10, 1)
+    """
+    n = int(X.shape[0])
+    rows = {0: STREAM_ROWS}
+    arrays = [X.rechunk({**rows, 1: -1})] + [a.rechunk(rows) for a in others]
+    return n, list(zip(*(a.to_delayed().ravel() for a in arrays)))
+

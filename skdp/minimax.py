@@ -117,7 +117,8 @@ RAMP_SOLVERS = tuple(name for name, spec in SOLVER_SPECS.items() if spec.family 
 _AUTO = ("noisy_gd", "dpsgd_poisson")  # what solver='auto' may run (resolve_solver)
 DASK_SOLVERS = ("auto", *_AUTO, *STREAM_CLASSIFIERS)
 """The solvers :meth:`PrivateMinimaxClassifier.fit` runs on Dask arrays (the streaming ones
-partition by partition, as ``fit`` on the first and ``partial_fit`` on each next one)."""
+chunk by chunk of fixed size, as ``fit`` on the first and ``partial_fit`` on each next one,
+calibrated from the row count: :func:`skdp._dask.stream_blocks`)."""
 
 
 GROUP_SIZE_SHARE = 0.05
@@ -498,8 +499,10 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             data, sizes, reference="balanced" if groups is None else "population",
             radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
             goldstein_radius=self.goldstein_radius, state=state)
-        result = spec.fn(problem, _solver_budget(epsilon, delta, release),
-                         spec.resolve_options(self.solver_options))
+        options = spec.resolve_options(self.solver_options)
+        if spec.streaming and options.get("n_rows") is None:
+            options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
+        result = spec.fn(problem, _solver_budget(epsilon, delta, release), options)
         self.coef_, self.intercept_ = result.solution
         if spec.family == "goldstein":
             self.goldstein_certificate_ = result.info["certificate"]
@@ -566,24 +569,23 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return data, lambda: rows.reduce(_group_counts, m), labels, backend
 
     def _stream_dask(self, X, y, groups, classes, partial):
-        """A streaming solver on Dask: ``fit`` on the first non-empty partition (``partial_fit``
+        """A streaming solver on Dask: ``fit`` on the first fixed-size chunk (``partial_fit``
         if ``partial``), ``partial_fit`` on each next one, in order, each computed to the
         client in turn (the NumPy sequence of calls, with its privacy: one stream)."""
         import dask
-        from ._dask import check_dask_X, check_dask_y
+        from ._dask import check_dask_X, check_dask_y, stream_blocks
 
-        X = _rows_known(check_dask_X(X)).rechunk({1: -1})
-        blocks = [X.to_delayed().ravel(), check_dask_y(y, X).to_delayed().ravel()]
-        if groups is not None:
-            blocks.append(check_dask_y(groups, X).to_delayed().ravel())
-        started = False
-        for i, chunk in enumerate(zip(*blocks)):
-            X_i, y_i, *g_i = dask.compute(*chunk)
-            if X_i.shape[0] == 0 and (started or i < len(blocks[0]) - 1):
-                continue  # an empty partition (the last one is fit if all are: sklearn's error)
-            self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes,
-                      partial=partial or started)
-            started = True
+        X = _rows_known(check_dask_X(X))
+        others = [check_dask_y(y, X)] + ([] if groups is None else [check_dask_y(groups, X)])
+        n_rows, blocks = stream_blocks(X, *others)
+        self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
+        try:
+            for i, chunk in enumerate(blocks):  # no rows: one empty block, sklearn's error
+                X_i, y_i, *g_i = dask.compute(*chunk)
+                self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes,
+                          partial=partial or i > 0)
+        finally:
+            self.__dict__.pop("_stream_rows", None)
         return self
 
     def _intercept_feature(self):

@@ -13,7 +13,7 @@ from sklearn.utils.validation import _num_features, _num_samples, check_is_fitte
 
 from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
-from ._dask import check_dask_solver, check_dask_X, check_dask_y, check_finite
+from ._dask import check_dask_solver, check_dask_X, check_dask_y, check_finite, stream_blocks
 from ._partitions import Partitions, is_dask_collection
 from ._streaming import StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
@@ -53,7 +53,8 @@ CLIP_ROWS = 100_000   # the quantile reads at most this many rows (a public rand
 GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
 DASK_SOLVERS = ("adaptive_gd", "noisy_gd", "stationary_gd", "dpsgd_poisson", "spider", "ppm")
 """Batch solvers that run on a Dask collection (each data pass one reduction over partitions);
-the streaming solvers run on it too, partition after partition (``partial_fit`` semantics)."""
+the streaming solvers run on it too, chunk after chunk of ``STREAM_ROWS`` rows (``partial_fit``
+semantics, calibrated from the row count: :func:`skdp._dask.stream_blocks`)."""
 
 
 def fit_budget(epsilon, delta, solver):
@@ -666,8 +667,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             each data pass is one reduction over them, the noise is drawn on
             the client, and the fit equals the in-memory one of the same seed
             up to floating-point round-off (solvers in ``DASK_SOLVERS``; the
-            streaming solvers run partition after partition, as ``fit`` then
-            ``partial_fit``; any other raises ``ValueError``). See the
+            streaming solvers run chunk after chunk of fixed size, as ``fit`` then
+            ``partial_fit``, calibrated from the row count; any other raises
+            ``ValueError``). See the
             :ref:`User Guide <kl_regression_dask>`.
         y : array-like or Dask array of shape (n_samples,)
             Targets (clipped to the target bound). With a Dask ``X``: a Dask
@@ -742,6 +744,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             check_dask_solver(type(self).__name__, solver, DASK_SOLVERS + STREAMING_SOLVERS)
         spec = SOLVER_SPECS[solver]
         options = spec.resolve_options(self.solver_options)  # before any data or charge
+        if spec.streaming and options.get("n_rows") is None:
+            options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
         if spec.streaming:
             problem, budget, accountant, P = self._stream_problem(X, y, loss, partial)
             if options["clip"] is None and self.clip_norm is not None:
@@ -765,18 +769,22 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
     def _stream_partitions(self, X, y, partial):
         """A streaming solver on a Dask collection: ``fit`` (or ``partial_fit``) on its first
-        non-empty partition, then ``partial_fit`` on each next one, in order, each partition
-        computed to the client in turn (the NumPy sequence of the same chunks: same result)."""
+        chunk of ``STREAM_ROWS`` rows, then ``partial_fit`` on each next one, in order, each
+        computed to the client in turn, calibrated from the row count (the NumPy sequence of
+        the same chunks: same result; :func:`skdp._dask.stream_blocks`)."""
         import dask
 
         check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
         SOLVER_SPECS[self.solver].resolve_options(self.solver_options)  # before any read
-        X = check_dask_X(X).rechunk({1: -1})
-        y = check_dask_y(_dask_target(y), X)
-        blocks = list(zip(X.to_delayed().ravel(), y.to_delayed().ravel()))
-        full = [b for b, rows in zip(blocks, X.chunks[0]) if rows > 0]
-        for i, (Xb, yb) in enumerate(full or blocks[:1]):  # no rows: the NumPy error
-            self._fit(*dask.compute(Xb, yb), partial=partial or i > 0)
+        X = check_dask_X(X)
+        X = X.compute_chunk_sizes() if any(np.isnan(c) for c in X.chunks[0]) else X
+        n_rows, blocks = stream_blocks(X, check_dask_y(_dask_target(y), X))
+        self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
+        try:
+            for i, (Xb, yb) in enumerate(blocks):  # no rows: one empty block, the NumPy error
+                self._fit(*dask.compute(Xb, yb), partial=partial or i > 0)
+        finally:
+            self.__dict__.pop("_stream_rows", None)
         return self
 
     def _batch_problem(self, X, y, loss, gamma, kappa, solver):

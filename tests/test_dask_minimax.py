@@ -7,6 +7,7 @@ import pytest
 from skdp import BudgetAccountant
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.minimax import UNKNOWN_LABEL_MESSAGE, PrivateMinimaxClassifier
+import skdp._dask as skdp_dask
 
 da = pytest.importorskip("dask.array")
 pytest.importorskip("distributed")
@@ -171,17 +172,25 @@ def test_dask_exact_fit_at_epsilon_inf(dask_client):
 
 
 @pytest.mark.parametrize("solver", ["srgd", "dpsgd"])
-def test_dask_streaming_solver_is_the_numpy_sequence(dask_client, solver):
+def test_dask_streaming_solver_cuts_the_stream_at_fixed_rows(dask_client, solver, monkeypatch):
+    # issue 28: calibrated from the stream's row count, cut every STREAM_ROWS rows, whatever
+    # the partitions (which may depend on the values)
     X, y, _ = _data(2)
+    monkeypatch.setattr(skdp_dask, "STREAM_ROWS", 400)
     params = dict(solver=solver, group_by=None, random_state=0)
-    a = PrivateMinimaxClassifier(**params).fit(X[:300], y[:300], classes=[0, 1])
-    a.partial_fit(X[300:800], y[300:800]).partial_fit(X[800:], y[800:])
-    b = PrivateMinimaxClassifier(**params).fit(_dask(X), _dask(y), classes=[0, 1])
-    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-6, atol=1e-9)
-    assert a.n_iter_ == b.n_iter_ and _ledger(a) == _ledger(b)
+    a = PrivateMinimaxClassifier(**params, solver_options={"n_rows": len(X)})
+    a.fit(X[:400], y[:400], classes=[0, 1])
+    for start in range(400, len(X), 400):
+        a.partial_fit(X[start:start + 400], y[start:start + 400])
+    for chunks in (CHUNKS, (301, len(X) - 301)):   # moving rows between partitions
+        Xd = da.from_array(X, chunks=(chunks, X.shape[1]))
+        b = PrivateMinimaxClassifier(**params).fit(Xd, da.from_array(y, chunks=(chunks,)),
+                                                   classes=[0, 1])
+        np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-6, atol=1e-9)
+        assert a.n_iter_ == b.n_iter_ and _ledger(a) == _ledger(b)
     b.partial_fit(da.from_array(X[:100], chunks=(60, 5)), y[:100])  # continues the stream
-    a.partial_fit(X[:60], y[:60]).partial_fit(X[60:100], y[60:100])
+    a.partial_fit(X[:100], y[:100])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
 
 

@@ -11,6 +11,7 @@ from skdp import regression  # noqa: E402
 from skdp.exceptions import PrivacyLeakWarning  # noqa: E402
 from skdp.privacy.accountant import BudgetAccountant  # noqa: E402
 from skdp.regression import KLAdaptiveRegressor  # noqa: E402
+import skdp._dask as skdp_dask
 
 ROWS = (700, 0, 1500, 800)  # unequal partitions, one empty
 
@@ -122,14 +123,22 @@ def test_refused_solver_names_the_ones_that_can(dask_client, tmp_path):
     assert acc.total()[0] == 0.0  # refused before any reservation
 
 
-def test_streaming_solver_runs_partition_after_partition(dask_client):
+def test_streaming_solver_cuts_the_stream_at_fixed_rows(dask_client, monkeypatch):
+    # issue 28: the stream was calibrated from the first partition's size and cut at the
+    # partitions' boundaries; now its length is the row count and its chunks fixed rows
     X, y = _data()
-    a = KLAdaptiveRegressor(solver="srgd", random_state=0).fit(X[:700], y[:700])
-    a.partial_fit(X[700:2200], y[700:2200]).partial_fit(X[2200:], y[2200:])
-    b = KLAdaptiveRegressor(solver="srgd", random_state=0).fit(_chunked(X), da.from_array(y))
-    np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-10)
-    assert b.intercept_ == pytest.approx(a.intercept_)
-    assert _releases(b) == _releases(a)
+    monkeypatch.setattr(skdp_dask, "STREAM_ROWS", 1000)
+    n = len(X)
+    a = KLAdaptiveRegressor(solver="srgd", random_state=0, solver_options={"n_rows": n})
+    a.fit(X[:1000], y[:1000])
+    for start in range(1000, n, 1000):
+        a.partial_fit(X[start:start + 1000], y[start:start + 1000])
+    for rows in (ROWS, (701, n - 701), (n,)):   # moving rows between partitions changes nothing
+        b = KLAdaptiveRegressor(solver="srgd", random_state=0).fit(
+            da.from_array(X, chunks=(rows, (X.shape[1],))), da.from_array(y, chunks=(rows,)))
+        np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-10)
+        assert b.intercept_ == pytest.approx(a.intercept_)
+        assert b.n_iter_ == a.n_iter_ and _releases(b) == _releases(a)
 
 
 def test_predict_is_a_dask_array(dask_client):

@@ -110,6 +110,9 @@ STREAM_OPTIONS = (
            doc="matrix-factorisation workload"),
     Option("beta_scale", "float", BETA_SCALE, low=0, low_open=True, high=math.inf,
            high_open=True, doc="scale of the SRGD averaging weight"),
+    Option("n_rows", "int", None, low=1,
+           doc="public length of the whole stream (its rows over every partial_fit), which "
+               "calibrates the batch size (None: the first chunk's size)"),
 )
 """Accepted ``solver_options`` of every streaming solver (paper 003), as a solver-spec tuple."""
 
@@ -133,6 +136,7 @@ class StreamOptions:
     decay: float = DECAY
     clip: float = None
     band: int = BAND
+    n_rows: int = None
     workload: str = "true"
     radius: float = None
     beta_scale: float = BETA_SCALE
@@ -226,7 +230,9 @@ def _mf_coefficients(opts, decay):
 
 
 def _start(problem, opts, n, mu, epsilon, delta, rng, xp):
-    """The state of a new stream: calibrated once, from the first chunk's public size."""
+    """The state of a new stream: calibrated once, from the stream's public length
+    (``opts.n_rows``, else the first chunk's size)."""
+    n = int(opts.n_rows or n)
     theory = opts.solver == "srgd" and opts.theory
     if opts.solver == "srgd":
         R = opts.radius if opts.radius is not None else SRGD_RADIUS

@@ -284,8 +284,9 @@ def test_an_interrupted_fit_keeps_its_ledger_reservation_and_says_so(
     assert err.startswith(f"{word}: nothing written; the ledger {ledger} keeps this fit's "
                           "reservation (epsilon=1, delta=1e-06) counted against dataset t")
     assert err.count("\n") == 1 and "Traceback" not in err
-    rows = skdp.BudgetAccountant.open(ledger, "t")._store.rows("t")
-    assert [r["status"] for r in rows] == ["reserved"]
+    from skdp.privacy.ledger_store import STATUSES, LedgerStore
+
+    assert [r["status"] for r in LedgerStore(ledger).rows("t", STATUSES)] == ["reserved"]
 
 
 def test_an_interrupt_after_the_fit_says_the_spend_is_charged(tmp_path, capsys, monkeypatch):
@@ -308,6 +309,20 @@ def test_an_interrupt_after_the_fit_says_the_spend_is_charged(tmp_path, capsys, 
                  "--quiet", "--ledger", ledger, "--dataset", "t"]) == 130
     assert capsys.readouterr().err == (f"interrupted: nothing written; nothing was charged to "
                                        f"the ledger {ledger}\n")
+
+
+def test_the_interrupt_line_says_what_was_written():
+    from types import SimpleNamespace
+
+    from skdp._cli.interrupt import interrupted_line
+
+    args = SimpleNamespace(stage="written", output="o.csv", plot="p.png", ledger=None)
+    assert interrupted_line(args, False) == "interrupted: o.csv was written, the plot p.png " \
+        "was not"
+    args = SimpleNamespace(stage="checks", output="o.csv", ledger="nowhere.sqlite")
+    assert interrupted_line(args, True) == "terminated: nothing written; nothing was charged " \
+        "to the ledger nowhere.sqlite"
+    assert not os.path.exists("nowhere.sqlite")
 
 
 # ------------------------------------------------ 7. numbers read as categories
@@ -368,10 +383,11 @@ def test_clipping_to_the_bounds_is_said_once_as_a_rule(tmp_path, capsys, fake):
     err = run({"x": {"low": 0, "high": 100}, "y": {"low": 0, "high": 1}, "c": ["a"]})
     assert err.count(CLIPPING_NOTE) == 1 and err.index(CLIPPING_NOTE) < err.index("reading")
     assert not any(ch.isdigit() for ch in CLIPPING_NOTE)  # a rule: no count, no value
-    assert err.count(CLIPPING_NOTE) == 1  # also with --quiet
     assert run({"x": {"low": 0, "high": 100}, "y": {"kind": "numeric"}, "c": ["a"]},
-               "--quiet").count(CLIPPING_NOTE) == 1
+               "--quiet").count(CLIPPING_NOTE) == 1  # said with --quiet too
     assert CLIPPING_NOTE not in run({"c": ["a"]}, "--quiet")  # bounds read from the data
+    assert main(["synthesize", src, "-o", out, "--domain", "private", "--quiet"]) == 0
+    assert capsys.readouterr().err.count(CLIPPING_NOTE) == 1
 
 
 # ---------------------------------------------------- 9. column names in progress

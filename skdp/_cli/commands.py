@@ -251,11 +251,11 @@ def check_synthesize(args):
 
 def _note_clipping(domain, header):
     """Say once (a rule: no count, no value from the data) that cells outside public or
-    private bounds are clipped, when a numeric column has such bounds."""
-    if domain == "private":
-        return  # the kinds are read from the data: said with them (resolve_domain)
-    if any(Column(name, domain[name]).form in ("bounds", "numeric")
-           for name in header if name in domain):
+    private bounds are clipped: when the domain file gives a numeric column bounds or the
+    kind numeric (bounds found privately), and always with ``--domain private`` (before
+    the kinds are read, so that the note does not depend on them)."""
+    if domain == "private" or any(Column(name, domain[name]).form in ("bounds", "numeric")
+                                  for name in header if name in domain):
         print(CLIPPING_NOTE, file=sys.stderr, flush=True)
 
 
@@ -288,8 +288,6 @@ def resolve_domain(domain, header, cells, n_bins):
             "Pass the public categories or bounds of every column in a domain file "
             "(--domain FILE; `python -m skdp domain` drafts one to review), or use "
             "--domain private." + numeric_hint(numeric_like))
-    if domain == "private" and any(entries[n].get("kind") == "numeric" for n in names):
-        print(CLIPPING_NOTE, file=sys.stderr, flush=True)
     return {name: entries[name] for name in header}
 
 

@@ -282,7 +282,8 @@ def test_an_interrupted_fit_keeps_its_ledger_reservation_and_says_so(
     assert main(argv) == status
     err = capsys.readouterr().err
     assert err.startswith(f"{word}: nothing written; the ledger {ledger} keeps this fit's "
-                          "reservation (epsilon=1, delta=1e-06) counted against dataset t")
+                          "reservation (epsilon=1, delta=1e-06) charged to dataset t, as "
+                          "for any interrupted fit: the data may have been read")
     assert err.count("\n") == 1 and "Traceback" not in err
     from skdp.privacy.ledger_store import STATUSES, LedgerStore
 

@@ -103,7 +103,7 @@ def interrupted_line(args, terminated):
 
     It says what was written (a partial output is always removed) and, with
     ``--ledger``, what the ledger keeps: nothing before the fit; the fit's
-    reservation, counted, when the fit was interrupted (an interrupted fit keeps
+    reservation, charged, when the fit was interrupted (an interrupted fit keeps
     it, see ``skdp._base.PrivacyMixin._fit_atomically``); the release's spend,
     charged, once the fit has returned.
 
@@ -150,6 +150,6 @@ def _ledger_line(args):
     if row["status"] == "charged":
         return (f"; the ledger {ledger} keeps the release's spend {spend} charged to dataset "
                 f"{dataset}: the fit had run")
-    return (f"; the ledger {ledger} keeps this fit's reservation {spend} counted against "
-            f"dataset {dataset}, as it does for any interrupted fit (it may have read the "
-            f"data; `python -m skdp budget {ledger}` lists it as reserved)")
+    return (f"; the ledger {ledger} keeps this fit's reservation {spend} charged to "
+            f"dataset {dataset}, as for any interrupted fit: the data may have been read "
+            f"(`python -m skdp budget {ledger}` lists it as reserved)")

@@ -1,11 +1,13 @@
-"""skdp: scikit-learn compatible estimators with differential privacy."""
+"""skdp: scikit-learn compatible estimators with differential privacy.
+
+The estimators and the accountant are imported on first use (PEP 562), so that
+``import skdp`` (and ``python -m skdp --help``) does not load scikit-learn and
+SciPy; ``from skdp import X``, ``skdp.X`` and ``dir(skdp)`` work as usual.
+"""
+
+import importlib
 
 from .exceptions import BudgetExceededError, PrivacyLeakWarning
-from .minimax import PrivateMinimaxClassifier
-from .privacy.accountant import BudgetAccountant
-from .privacy.ledger_store import LedgerError, LedgerLockedError
-from .regression import KLAdaptiveRegressor
-from .synthesizer import SaddlePointSynthesizer
 
 __version__ = "0.1.0.dev0"
 
@@ -20,3 +22,31 @@ __all__ = [
     "SaddlePointSynthesizer",
     "__version__",
 ]
+
+_LAZY = {
+    "BudgetAccountant": ".privacy.accountant",
+    "KLAdaptiveRegressor": ".regression",
+    "LedgerError": ".privacy.ledger_store",
+    "LedgerLockedError": ".privacy.ledger_store",
+    "PrivateMinimaxClassifier": ".minimax",
+    "SaddlePointSynthesizer": ".synthesizer",
+}
+
+
+def __getattr__(name):
+    """Import an exported class, or a submodule (``skdp.privacy``), on first access."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    if not name.startswith("__"):
+        try:
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -13,6 +13,7 @@ counted by reductions over them (:data:`DASK_SOLVERS`).
 """
 
 import copy
+import functools
 import math
 from numbers import Integral, Real
 import os
@@ -66,6 +67,13 @@ def _object_array(X):
         raise ValueError("X must be a 2D table (a list of rows of equal length, an array or "
                          "a DataFrame); its rows have different lengths or it is not 2D.")
     return table
+
+
+def _column_labels(columns):
+    """How progress lines name columns: the fitted feature names (quoted), or ``x0``,
+    ``x1``... for the columns of an array without names (named by their index)."""
+    return [f"x{c.name}" if isinstance(c.name, (int, np.integer)) else repr(str(c.name))
+            for c in columns]
 
 
 def _compress_option(default):
@@ -605,8 +613,10 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             else:
                 codes = np.stack([c.encode(v) for c, v in zip(columns, values)], axis=1)
                 codes, table = codes.astype(np.int64), select.TableProblem
+            progress = functools.partial(self._round_progress, _column_labels(columns)) \
+                if self.verbose else None
             return table(shape, marginals, codes, self.neighbouring, n_iter=n_iter,
-                         progress=self._round_progress if self.verbose else None)
+                         progress=progress)
         encoding.check_size(columns, shape, self.n_bins)
         if dask:
             records, problem = dask_io.codes(values, columns), PartitionMarginalProblem
@@ -659,9 +669,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         elif t == total:  # a log or a pipe: the last state only
             print(msg, file=sys.stderr, flush=True)
 
-    def _round_progress(self, message):
-        """One line per round of the graphical-model solvers."""
-        print(f"[{self.solver_}] {message}", file=sys.stderr, flush=True)
+    def _round_progress(self, labels, template, *cliques):
+        """One line per round of the graphical-model solvers; ``template`` has one ``{}``
+        per clique (column indices), shown by the columns' ``labels``
+        (:func:`_column_labels`)."""
+        text = template.format(*("(" + ", ".join(labels[j] for j in clique) + ")"
+                                 for clique in cliques))
+        print(f"[{self.solver_}] {text}", file=sys.stderr, flush=True)
 
     # -------------------------------------------------------------- reading
     def _read(self, X, reset, feature_names=None):

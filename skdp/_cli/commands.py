@@ -1,14 +1,20 @@
 """The two jobs of ``python -m skdp``: ``synthesize`` and ``domain``.
 
-Every argument is checked (files, header, domain file, ranges, disk space) before
-a single data row is read; the synthetic rows are streamed to the output.
+Every argument is checked (files, header, domain file, ranges, disk space, the
+paths of the outputs against those of the inputs, the plot's format) before a
+single data row is read; the synthetic rows are streamed to the output. A job
+interrupted by Ctrl-C or SIGTERM leaves no partial file and ends with the one
+line of :func:`.interrupt.interrupted_line`.
 """
 
+import fnmatch
+import glob
 import json
 import math
 import os
 import shutil
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -17,8 +23,9 @@ from .._validation import check_epsilon_delta, warn_privacy_leak
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import ledger_accountant
-from .csvio import read_cells, read_header, typed_table, write_rows
-from .domain import Column, check_domain, draft_entry, kind_entry
+from .csvio import read_cells, read_header, replaced, typed_table, write_rows
+from .domain import Column, check_domain, draft_entry, kind_entry, mostly_numbers
+from .texts import CLIPPING_NOTE
 
 __all__ = ["synthesize", "draft_domain"]
 
@@ -64,6 +71,11 @@ def say(args, message):
         print(message, file=sys.stderr, flush=True)
 
 
+def _stage(args, stage):
+    """Where the job is, for the line of :func:`.interrupt.interrupted_line`."""
+    args.stage = stage
+
+
 # ----------------------------------------------------------------- checks
 def _check_output(path, *inputs):
     folder = os.path.dirname(os.path.abspath(path))
@@ -73,9 +85,70 @@ def _check_output(path, *inputs):
         raise ValueError(f"the output's directory {folder} does not exist.")
     if not os.access(folder, os.W_OK):
         raise ValueError(f"cannot write to the output's directory {folder}.")
-    for other in inputs:
-        if other and os.path.exists(path) and os.path.samefile(path, other):
-            raise ValueError(f"the output {path} would overwrite the input {other}.")
+    check_paths([("-o", path)], [("INPUT", p) for p in inputs])
+
+
+_GLOB = set("*?[")
+
+
+def _norm(path):
+    """A path's normalised absolute form (symbolic links of its existing part resolved)."""
+    return os.path.normcase(os.path.realpath(os.path.abspath(path)))
+
+
+def _same_file(a, b):
+    """Whether two paths name one file: by ``samefile`` when both exist, else by their
+    normalised absolute paths; a glob output ('out/*.csv') matches every file it would
+    write, a glob input every file it reads."""
+    outs = glob.glob(a) if _GLOB & set(a) else [a]
+    ins = glob.glob(b) if _GLOB & set(b) else [b]
+    if _GLOB & set(a) and _norm(a) == _norm(b):
+        return True
+    for x in ins:
+        if "*" in a and fnmatch.fnmatchcase(_norm(x), _norm(a)):
+            return True
+        for y in outs:
+            if os.path.exists(x) and os.path.exists(y):
+                if os.path.samefile(x, y):
+                    return True
+            elif _norm(x) == _norm(y):
+                return True
+    return False
+
+
+def check_paths(outputs, inputs):
+    """Refuse an output path that names an input file or another output.
+
+    ``outputs`` and ``inputs`` are ``(flag, path)`` pairs (``path`` None: not
+    given). Files are compared by ``os.path.samefile`` when both exist and by
+    their normalised absolute paths otherwise.
+
+    Examples
+    --------
+    >>> check_paths([("-o", "d.json")], [("--domain", "./d.json")])
+    Traceback (most recent call last):
+    ...
+    ValueError: the output d.json (-o) would overwrite the input ./d.json (--domain).
+    """
+    outputs = [(f, p) for f, p in outputs if p]
+    inputs = [(f, p) for f, p in inputs if p]
+    for i, (flag, path) in enumerate(outputs):
+        for other_flag, other in inputs:
+            if _same_file(path, other):
+                raise ValueError(f"the output {path} ({flag}) would overwrite the input "
+                                 f"{other} ({other_flag}).")
+        for other_flag, other in outputs[:i]:
+            if _same_file(path, other):
+                raise ValueError(f"the outputs {other} ({other_flag}) and {path} ({flag}) "
+                                 "are one file.")
+
+
+def _job_paths(args):
+    """The job's outputs and inputs, as :func:`check_paths` takes them."""
+    domain = None if args.domain in (None, "private") else args.domain
+    return ([("-o", args.output), ("--plot", args.plot)],
+            [("INPUT", args.input), ("--domain", domain), ("--holdout", args.holdout),
+             ("--ledger", args.ledger)])
 
 
 def _load_domain(path, header):
@@ -88,12 +161,24 @@ def _load_domain(path, header):
     return domain
 
 
+PLOT_NEEDS_LATEX = {"pgf"}
+"""Formats matplotlib lists but writes only with a LaTeX installation: refused."""
+
+
 def _check_plot(path):
+    """The plot's directory, and a format (its extension) that matplotlib writes."""
     _check_output(path)
     try:
-        import matplotlib  # noqa: F401
+        from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
-        raise ValueError("--plot needs matplotlib (pip install matplotlib).") from None
+        raise ValueError("--plot needs matplotlib, which is not installed: pip install "
+                         "matplotlib.") from None
+    formats = sorted(set(FigureCanvasBase.get_supported_filetypes()) - PLOT_NEEDS_LATEX)
+    ext = os.path.splitext(path)[1][1:].lower()
+    if ext not in formats:
+        raise ValueError(f"--plot {path}: " + (f"matplotlib cannot write .{ext} files"
+                                               if ext else "the file name has no extension")
+                         + f"; end it with one of {', '.join('.' + f for f in formats)}.")
 
 
 def _row_bytes(header, domain):
@@ -139,15 +224,17 @@ def check_synthesize(args):
     """Check every argument of ``synthesize`` before any data is read; return (header, domain).
 
     With ``--ledger`` it opens the ledger (``args.accountant``), so a bad file
-    or dataset stops the job here.
+    or dataset stops the job here (after the paths are checked: an output named
+    like the ledger never creates it).
     """
+    check_paths(*_job_paths(args))
     _check_budget_flags(args)
     if args.input is None:
         header, _, domain = demo_table()
     else:
         header = read_header(args.input)
         domain = {}
-    _check_output(args.output, args.input, args.holdout)
+    _check_output(args.output)
     if args.holdout is not None and read_header(args.holdout) != header:
         raise ValueError(f"the holdout {args.holdout} has the columns {read_header(args.holdout)}, "
                          f"the input {header}.")
@@ -158,7 +245,18 @@ def check_synthesize(args):
     if args.plot is not None:
         _check_plot(args.plot)
     _check_disk(args, header, domain if isinstance(domain, dict) else {})
+    _note_clipping(domain, header)
     return header, domain
+
+
+def _note_clipping(domain, header):
+    """Say once (a rule: no count, no value from the data) that cells outside public or
+    private bounds are clipped: when the domain file gives a numeric column bounds or the
+    kind numeric (bounds found privately), and always with ``--domain private`` (before
+    the kinds are read, so that the note does not depend on them)."""
+    if domain == "private" or any(Column(name, domain[name]).form in ("bounds", "numeric")
+                                  for name in header if name in domain):
+        print(CLIPPING_NOTE, file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------- the domain
@@ -170,25 +268,57 @@ def resolve_domain(domain, header, cells, n_bins):
     """
     given = {} if domain == "private" else domain
     todo = [j for j, name in enumerate(header) if name not in given]
-    entries = dict(given)
+    entries, numeric_like = dict(given), []
     for j in todo:
         column = [row[j] for row in cells]
         entries[header[j]] = kind_entry(column) if domain == "private" \
             else draft_entry(column, n_bins)
+        if mostly_numbers(column):
+            numeric_like.append(header[j])
     names = [header[j] for j in todo]
     if todo and domain == "private":
         warn_privacy_leak(
             f"The kind (numeric, integer or categorical) of column(s) {names}",
             "Their bounds and categories are found privately; declare the kinds in a domain "
             'file with {"kind": "numeric", "integer": true} or {"kind": "categorical"} '
-            "entries.")
+            "entries." + numeric_hint(numeric_like, kind=True))
     elif todo:
         warn_privacy_leak(
             f"The domain (kind, categories or bounds) of column(s) {names}",
             "Pass the public categories or bounds of every column in a domain file "
             "(--domain FILE; `python -m skdp domain` drafts one to review), or use "
-            "--domain private.")
+            "--domain private." + numeric_hint(numeric_like))
     return {name: entries[name] for name in header}
+
+
+def numeric_hint(names, kind=False, draft=False):
+    """The warning's sentence on columns read as categorical although most of their cells
+    are numbers (their names only: no value or count from the data); ``kind``: under
+    ``--domain private``, ``draft``: in a draft domain file.
+
+    Examples
+    --------
+    >>> numeric_hint([])
+    ''
+    >>> numeric_hint(["age"])[:71]
+    " Column(s) ['age'] are read as categorical although most of their cells"
+    """
+    if not names:
+        return ""
+    if kind:
+        effect, entry = ("its categories are found privately among its distinct cells rather "
+                         "than its bounds"), '{"kind": "numeric"} entry'
+    elif draft:
+        effect, entry = ("the draft lists its distinct cells as categories"),\
+            '{"low": .., "high": ..} entry with public bounds'
+    else:
+        effect, entry = ("each synthetic cell copies a value of the data"),\
+            '{"low": .., "high": ..} entry with public bounds'
+    return (f" Column(s) {names} are read as categorical although most of their cells are "
+            "numbers (some cells are not finite numbers, e.g. 'inf' or a stray word), so "
+            f"{effect}: give each a {entry} in the domain file (a cell that is not a finite "
+            "number is then an error naming its line), or list the stray spellings in "
+            "--na-values to read them as missing.")
 
 
 def _cells(args, header):
@@ -214,10 +344,12 @@ def estimator_class():
 
 def synthesize(args):
     """Run ``python -m skdp synthesize``; return the exit status."""
+    args.started = time.time()
     if dask_job.is_dask_job(args):
         return synthesize_dask(args)
     header, domain = check_synthesize(args)
     n_bins = args.n_bins or (DEMO_BINS if args.input is None else 10)
+    _stage(args, "reading")
     say(args, f"reading {args.input or 'the bundled table'}")
     cells, lines = _cells(args, header)
     entries = resolve_domain(domain, header, cells, n_bins)
@@ -229,7 +361,9 @@ def synthesize(args):
     est = _estimator(args, entries, n_bins)
     say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
               f"{len(header)} columns")
+    _stage(args, "fitting")
     est.fit(X, feature_names=header)
+    _stage(args, "fitted")
     del X
     _write(args, est, header, columns, holdout, n_bins)
     return 0
@@ -239,19 +373,25 @@ def synthesize_dask(args):
     """``synthesize`` on Dask (:mod:`.dask_job`): a glob or Parquet input or output, or
     ``--scheduler``; return the exit status."""
     dask_job.check_dask_job(args)
+    check_paths(*_job_paths(args))
     _check_budget_flags(args)
     client = dask_job.scheduler(args.scheduler)
     try:
         say(args, f"reading {args.input}" + (f" on {args.scheduler}" if client else ""))
         frame, header, domain = dask_job.read_table(args, _load_domain)
+        _note_clipping(domain, header)
         est = _estimator(args, domain, args.n_bins or 10)
         say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
                   f"{len(header)} columns, {frame.npartitions} partitions")
+        _stage(args, "fitting")
         est.fit(frame)
+        _stage(args, "fitted")
         n = est.n_records_ if args.n_samples is None else args.n_samples
         say(args, f"writing {n} synthetic rows to {args.output}")
         columns = [Column(name, est.domain_[name]) for name in header]
+        _stage(args, "writing parts")
         dask_job.write_table(est.sample_dask(n), args.output, columns)
+        _stage(args, "written")
         _report(args, est, n)
     finally:
         if client is not None:
@@ -280,7 +420,9 @@ def _write(args, est, header, columns, holdout, n_bins):
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
     say(args, f"writing {n} synthetic rows to {args.output}")
-    written = write_rows(args.output, header, columns, _progress(args, chunks, n))
+    _stage(args, "writing")
+    written = write_rows(args.output, header, columns, _progress(args, chunks, n),
+                         done=lambda: _stage(args, "written"))
     _report(args, est, written)
     if holdout is not None:
         values = np.array(list(est.workload_error(holdout).values()))
@@ -297,7 +439,9 @@ def _write(args, est, header, columns, holdout, n_bins):
         else:
             reference.add(holdout)
             label = "holdout"
-        plot_marginals(args.plot, header, reference, plot, label)
+        with replaced(args.plot, os.path.splitext(args.plot)[1]) as tmp:
+            plot_marginals(tmp, header, reference, plot, label,
+                           fmt=os.path.splitext(args.plot)[1][1:].lower())
         print(f"plot: {args.plot}")
 
 
@@ -338,9 +482,12 @@ def draft_domain(args):
     """Run ``python -m skdp domain``: write a draft domain file; return the exit status."""
     header = read_header(args.input)
     _check_output(args.output, args.input)
+    _stage(args, "reading")
     cells, _ = read_cells(args.input, header, args.na_values)
-    draft = {name: draft_entry([row[j] for row in cells], args.n_bins or 10)
-             for j, name in enumerate(header)}
+    columns = [[row[j] for row in cells] for j in range(len(header))]
+    draft = {name: draft_entry(column, args.n_bins or 10)
+             for name, column in zip(header, columns)}
+    numeric_like = [name for name, column in zip(header, columns) if mostly_numbers(column)]
     if args.n_bins is None:  # leave the bins to `synthesize --n-bins`
         for entry in draft.values():
             if entry.get("n_bins", 1) > 1:
@@ -349,10 +496,14 @@ def draft_domain(args):
         f"the draft domain {args.output} is derived from the private data in {args.input}: "
         "review every entry and replace it by public knowledge (the categories a column can "
         "take, bounds known without the data) before a release; a release that uses it "
-        "unchanged is not differentially private.", PrivacyLeakWarning, stacklevel=2)
+        "unchanged is not differentially private." + numeric_hint(numeric_like, draft=True),
+        PrivacyLeakWarning, stacklevel=2)
     text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                       for name, entry in draft.items())
-    with open(args.output, "w") as fh:
-        fh.write("{\n" + text + "\n}\n")
+    _stage(args, "writing")
+    with replaced(args.output, ".json.part", done=lambda: _stage(args, "written")) as tmp:
+        with open(tmp, "w") as fh:
+            fh.write("{\n" + text + "\n}\n")
     print(f"wrote the draft domain of {len(header)} columns to {args.output}")
     return 0
+

@@ -8,20 +8,39 @@ its partitions; the model is estimated on the client) and the synthetic table is
 written partition by partition (:meth:`SaddlePointSynthesizer.sample_dask`).
 With ``--scheduler`` the work runs on that ``distributed`` scheduler, else on
 Dask's local scheduler. Every column's domain must be public (``--domain FILE``).
+
+pandas, dask and distributed (the ``dask`` extra) are imported only here, inside
+the functions that need them: the rest of the command line runs on the base
+install (numpy, scipy, scikit-learn).
 """
 
 import functools
 import glob
+import importlib
 import os
-
-import pandas as pd
 
 from .domain import Column
 
-__all__ = ["is_dask_job", "check_dask_job", "read_table", "write_table", "scheduler"]
+__all__ = ["is_dask_job", "check_dask_job", "need", "read_table", "write_table", "scheduler"]
 
 _GLOB = set("*?[")
 _PARQUET = (".parquet", ".pq")
+
+
+def need(module, what, extra="dask"):
+    """Import an optional ``module`` for ``what``, or raise a one-line ValueError naming
+    the extra that installs it.
+
+    Examples
+    --------
+    >>> need("os", "the test").sep == os.sep
+    True
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ValueError(f"{what} needs the {module.split('.')[0]} package, which is not "
+                         f"installed: pip install 'skdp[{extra}]'.") from None
 
 
 def _is_parquet(path):
@@ -69,11 +88,17 @@ def check_dask_job(args):
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(os.path.dirname(folder)):
         raise ValueError(f"the output's directory {folder} cannot be created.")
+    job = "a Parquet, glob or --scheduler job"
+    for module in ("pandas", "dask.dataframe") + (("distributed",) if args.scheduler else ()):
+        need(module, job)
+    if any(_is_parquet(p) for p in (args.input, out)):
+        need("pyarrow", "a Parquet input or output")
 
 
 def read_table(args, load_domain):
     """The input as a Dask DataFrame, and the checked domain file."""
     import dask.dataframe as dd
+    import pandas as pd
 
     if _is_parquet(args.input):
         frame = dd.read_parquet(args.input)
@@ -91,6 +116,8 @@ def read_table(args, load_domain):
 
 def _parse_cells(frame, columns):
     """CSV cells (text; missing: NA) read by their domain entries, as the in-memory job does."""
+    import pandas as pd
+
     out = {}
     for name, col in zip(frame.columns, columns):
         cells = frame[name].to_numpy(dtype=object)
@@ -103,6 +130,8 @@ def _parse_cells(frame, columns):
 def write_table(table, path, columns):
     """Write the synthetic Dask DataFrame: Parquet files (one per partition) or CSV (a glob:
     one file per partition; else one file), values formatted by the domain for CSV."""
+    import pandas as pd
+
     if _is_parquet(path):
         folder = os.path.dirname(path) or "."
         name = functools.partial(_part_name, os.path.basename(path))
@@ -118,6 +147,8 @@ def _part_name(pattern, i):
 
 
 def _format_cells(frame, columns):
+    import pandas as pd
+
     return pd.DataFrame({c.name: [c.format(v) for v in frame[c.name].to_numpy(dtype=object)]
                          for c in columns}, index=frame.index, dtype=object)
 
@@ -126,9 +157,4 @@ def scheduler(address):
     """A ``distributed.Client`` connected to ``address`` (None: Dask's local scheduler)."""
     if address is None:
         return None
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ValueError("--scheduler needs the distributed package (pip install "
-                         "'skdp[dask]').") from None
-    return Client(address)
+    return need("distributed", "--scheduler").Client(address)

@@ -9,25 +9,10 @@ import math
 
 import numpy as np
 
-__all__ = ["DOMAIN_FORMAT", "Column", "check_domain", "draft_entry", "kind_entry"]
+from .texts import DOMAIN_FORMAT
 
-DOMAIN_FORMAT = """\
-domain file (JSON): an object, column name -> entry, one of
-  ["a", "b", 3, true]     a list is always categories (strings, numbers, booleans;
-                          a cell "true"/"True" matches true, "1" or "1.0" matches 1)
-  {"categories": [...]}   the same as a list
-  85                      an integer k: the codes 0..k-1 (private-pgm domain files)
-  {"low": 0, "high": 90, "n_bins": 9, "integer": true}
-                          a numeric column cut into n_bins equal bins on public
-                          bounds (n_bins defaults to --n-bins, integer to false:
-                          integer columns are written as integers)
-  {"kind": "numeric", "integer": true} or {"kind": "categorical"}
-                          only the kind is public: the bounds (cut into n_bins bins)
-                          or categories are found privately, as --domain private
-                          does for every column
-Any object entry may add "missing": true|false: whether the column keeps a
-missing-value cell (default true). Columns the file does not name are described
-from the data, with a PrivacyLeakWarning."""
+__all__ = ["DOMAIN_FORMAT", "Column", "check_domain", "draft_entry", "kind_entry",
+           "mostly_numbers"]
 
 _KEYS = {
     "categories": {"categories", "missing"},
@@ -206,7 +191,8 @@ class Column:
         v = _number(cell)
         if v is None:
             raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "
-                             "cell is not a finite number.")
+                             "cell is not a finite number ('inf' is not; list such spellings "
+                             "in --na-values to read them as missing).")
         if self.form == "codes":
             if not (float(v).is_integer() and 0 <= v < self.entry):
                 raise ValueError(f"{where}: column {self.name!r} holds the codes "
@@ -255,6 +241,34 @@ def _numeric_kind(cells):
     if not cells or any(v is None for v in numbers):
         return False, False
     return True, all(float(v).is_integer() for v in numbers)
+
+
+def _spells_float(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def mostly_numbers(cells):
+    """Whether a column read as categorical has more than half of its non-missing cells
+    spelling numbers: some cells are not finite numbers (``'inf'``, a stray word), so it
+    is not read as numeric, although it was probably meant to be.
+
+    The caller names such columns in its leak warning (their names only).
+
+    Examples
+    --------
+    >>> mostly_numbers(["1.5", "2", "inf", None])
+    True
+    >>> mostly_numbers(["1.5", "2"]), mostly_numbers(["a", "b", "1"])
+    (False, False)
+    """
+    present = [c for c in cells if c is not None]
+    if not present or _numeric_kind(present)[0]:
+        return False
+    return 2 * sum(map(_spells_float, present)) > len(present)
 
 
 def kind_entry(cells):

@@ -4,11 +4,12 @@ import argparse
 import json
 import math
 
-from .csvio import NA_VALUES
-from .domain import DOMAIN_FORMAT
+from .texts import DOMAIN_FORMAT, NA_VALUES
 
 __all__ = ["build_parser"]
 
+# a literal, so that --help imports no estimator; a test checks it against
+# skdp.synthesizer.SOLVER_SPECS
 SOLVERS = ["auto", "smd", "smd_linf", "smd_private_game", "smd_vertex", "mwem", "mst", "aim"]
 
 SYNTHESIZE = """\
@@ -33,6 +34,11 @@ The report prints the privacy spent and how it composed. It never prints an erro
 measured on the private table (that would leak); --holdout FILE prints the
 synthetic marginals' error against a held-out table instead. --seed is for tests:
 a release is private only if its randomness is secret and never reused.
+
+The output is written to a hidden file beside it and renamed when complete: a
+failure, Ctrl-C (exit status 130) or SIGTERM (143) leaves no partial output, and
+one line on stderr says what happened (with --ledger: whether the release's
+spend stays charged).
 
 On Dask: an INPUT or OUTPUT that is a glob ('data/*.parquet', 'data/*.csv') or a
 Parquet file, or --scheduler ADDRESS, runs the job with dask.dataframe (pip install
@@ -163,8 +169,9 @@ def _add_synthesize(sub):
                    help="held-out CSV with the same header: print the synthetic marginals' "
                         "error on it")
     p.add_argument("--plot", metavar="FILE.png",
-                   help="PNG of every column's 1-way marginal, synthetic against the holdout "
-                        "(needs matplotlib)")
+                   help="figure of every column's 1-way marginal, synthetic against the "
+                        "holdout, in the format of its extension (.png, .pdf, .svg... any "
+                        "that matplotlib writes; needs matplotlib)")
     p.add_argument("--seed", type=_int_at_least(0), default=None,
                    help="random seed, for reproducible tests only (a release must omit it)")
     p.add_argument("--quiet", action="store_true", help="print no progress")

@@ -71,16 +71,16 @@ class Marginals:
         return [c / max(c.sum(), 1) for c in self.counts]
 
 
-def plot_marginals(path, header, reference, synthetic, label):
-    """Bar charts of the two :class:`Marginals`, one panel per column, saved as ``path``."""
+def plot_marginals(path, header, reference, synthetic, label, fmt=None):
+    """Bar charts of the two :class:`Marginals`, one panel per column, saved as ``path``
+    in the format ``fmt`` (default: from the extension; checked by the job beforehand)."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise SystemExit("--plot needs matplotlib (pip install matplotlib).")
-    fig, axes = plt.subplots(1, len(header), figsize=(3.2 * len(header), 3), squeeze=False)
+        from matplotlib.figure import Figure  # no pyplot: no display, no global backend
+    except ImportError:  # pragma: no cover - the job checks it before the release
+        raise ValueError("--plot needs matplotlib, which is not installed: pip install "
+                         "matplotlib.") from None
+    fig = Figure(figsize=(3.2 * len(header), 3))
+    axes = fig.subplots(1, len(header), squeeze=False)
     panels = zip(axes[0], header, reference.bins, reference.shares(), synthetic.shares())
     for ax, name, bins, ref, syn in panels:
         keep = len(ref) if ref[-1] or syn[-1] else len(ref) - 1  # the NA bar only if used
@@ -91,5 +91,4 @@ def plot_marginals(path, header, reference, synthetic, label):
         ax.set_xticks(pos, bins.labels[:keep], rotation=60, fontsize=7)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, format=fmt)

@@ -87,7 +87,9 @@ class TableProblem:
     n_iter : int, default=None
         Iterations of the final estimation (``None``: 1000).
     progress : callable, default=None
-        ``progress(message)``, called once per round.
+        ``progress(template, *cliques)``, called once per round: ``template``
+        holds one ``{}`` per clique (a tuple of column indices), which the
+        caller fills with the columns' names (the estimator's feature names).
 
     Examples
     --------
@@ -144,9 +146,10 @@ class TableProblem:
         """Of an L1 error against a fixed model: 2 (replace-one) or 1 (add/remove)."""
         return 2.0 if self.relation == "replace_one" else 1.0
 
-    def say(self, message):
+    def say(self, template, *cliques):
+        """Report progress: ``template`` has one ``{}`` per clique (column indices)."""
         if self.progress is not None:
-            self.progress(message)
+            self.progress(template, *cliques)
 
 
 def marginal_counts(part, shape, cliques):
@@ -304,7 +307,7 @@ def spanning_tree(problem, budget, model, rho):
         a, b = pairs[cand[pick]]
         parent[_find(parent, a)] = _find(parent, b)
         edges.append((a, b))
-        problem.say(f"edge {step + 1}/{d - 1}: {(a, b)}")
+        problem.say(f"edge {step + 1}/{d - 1}: {{}}", (a, b))
     return sorted(edges)
 
 
@@ -529,10 +532,10 @@ def solve_aim(problem, budget, options):
         if raise_budget and budget.private:
             schedule.anneal()
         history.append(dict(round=t, marginal=r, sigma=sigma, raised=raise_budget))
-        problem.say(f"round {t}: measured {r} ({problem.cells(r)} cells), sigma={sigma:.4g}"
+        problem.say(f"round {t}: measured {{}} ({problem.cells(r)} cells), sigma={sigma:.4g}"
                     + (", budget per round raised" if raise_budget else "")
                     + (f", {100 * budget.spent / budget.rho:.0f}% of the budget spent"
-                       if budget.private else ""))
+                       if budget.private else ""), r)
     n_iter = AIM_ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
                                tol=options["tol"], warm_start=state["model"])

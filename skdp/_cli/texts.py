@@ -1,0 +1,43 @@
+"""Texts and defaults shared by the parser and the jobs (no imports: ``--help`` stays fast)."""
+
+__all__ = ["NA_VALUES", "DOMAIN_FORMAT", "CLIPPING_NOTE"]
+
+NA_VALUES = ("NA", "N/A", "NaN", "nan", "null", "NULL")
+"""Cells read as missing besides empty ones (``--na-values`` replaces this list)."""
+
+DOMAIN_FORMAT = """\
+domain file (JSON): an object, column name -> entry, one of
+  ["a", "b", 3, true]     a list is always categories (strings, numbers, booleans;
+                          a cell "true"/"True" matches true, "1" or "1.0" matches 1)
+  {"categories": [...]}   the same as a list
+  85                      an integer k: the codes 0..k-1 (private-pgm domain files)
+  {"low": 0, "high": 90, "n_bins": 9, "integer": true}
+                          a numeric column cut into n_bins equal bins on public
+                          bounds (n_bins defaults to --n-bins, integer to false:
+                          integer columns are written as integers); cells below
+                          low or above high are clipped to the bounds (counted in
+                          the first or last bin); synthetic values lie within them
+  {"kind": "numeric", "integer": true} or {"kind": "categorical"}
+                          only the kind is public: the bounds (cut into n_bins bins)
+                          or categories are found privately, as --domain private
+                          does for every column (cells outside the bounds found are
+                          clipped to them, as above)
+Any object entry may add "missing": true|false: whether the column keeps a
+missing-value cell (default true). Columns the file does not name are described
+from the data, with a PrivacyLeakWarning.
+
+numbers: a cell of a numeric column must be a finite number. 'inf', '-inf',
+'Infinity' (any spelling of an infinite float) are not: in a column with a
+numeric entry they stop the job with an error naming the column and the line;
+list their spellings in --na-values to read them as missing cells instead (the
+list replaces the default one: --na-values NA,N/A,NaN,nan,null,NULL,inf,-inf).
+A column the file does not name is read as numeric only if every non-missing
+cell is a finite number, else as categorical (one category per distinct cell,
+copied into the synthetic cells); the warning then names the columns read as
+categorical although most of their cells are numbers: give them a
+{"low": .., "high": ..} entry, or list their stray spellings in --na-values."""
+
+CLIPPING_NOTE = ("note: cells outside a numeric column's bounds are clipped to them "
+                 "(counted in its first or last bin); the synthetic values lie within the "
+                 "bounds.")
+"""Said once on stderr when a numeric column has public or private bounds: a rule, no count."""

@@ -109,7 +109,7 @@ def test_every_job_runs_without_the_optional_libraries(tmp_path):
     assert not {"pandas", "dask", "matplotlib"} & set(proc.stdout.split())
     assert "needs the pandas package, which is not installed: pip install 'skdp[dask]'" \
         in proc.stderr
-    assert "--plot needs matplotlib, which is not installed: pip install matplotlib" \
+    assert "--plot needs matplotlib, which is not installed: pip install 'skdp[examples]'" \
         in proc.stderr
     assert sorted(os.listdir(tmp_path)) == ["d.json", "draft.json", "in.csv", "l.sqlite",
                                             "s.csv", "s2.csv"]

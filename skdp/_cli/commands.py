@@ -172,7 +172,7 @@ def _check_plot(path):
         from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise ValueError("--plot needs matplotlib, which is not installed: pip install "
-                         "matplotlib.") from None
+                         "'skdp[examples]'.") from None
     formats = sorted(set(FigureCanvasBase.get_supported_filetypes()) - PLOT_NEEDS_LATEX)
     ext = os.path.splitext(path)[1][1:].lower()
     if ext not in formats:

@@ -78,7 +78,7 @@ def plot_marginals(path, header, reference, synthetic, label, fmt=None):
         from matplotlib.figure import Figure  # no pyplot: no display, no global backend
     except ImportError:  # pragma: no cover - the job checks it before the release
         raise ValueError("--plot needs matplotlib, which is not installed: pip install "
-                         "matplotlib.") from None
+                         "'skdp[examples]'.") from None
     fig = Figure(figsize=(3.2 * len(header), 3))
     axes = fig.subplots(1, len(header), squeeze=False)
     panels = zip(axes[0], header, reference.bins, reference.shares(), synthetic.shares())

@@ -154,8 +154,6 @@ class PrivacyMixin:
                 and "delta_" in self.__dict__:
             return self.delta_
         delta = resolve_delta(self.delta, self.epsilon, getattr(self, "accountant", None))
-        if isinstance(delta, str) and delta == "auto":
-            raise ValueError("internal error: delta='auto' was not resolved.")
         if delta == 0 and isinstance(self.delta, str) and not math.isinf(float(self.epsilon)):
             raise ValueError("delta='auto' gives 0 on this accountant (its delta cap is 0), but "
                              f"{type(self).__name__} releases Gaussian noise, which has no pure "
@@ -222,7 +220,7 @@ class PrivacyMixin:
                     solver=None if solver is None else str(solver))
 
     def _record_spend(self, accountant, ledger):
-        delta = self.delta_
+        delta = self.delta_ if "delta_" in self.__dict__ else self._resolve_delta()
         if math.isinf(self.epsilon) and math.isfinite(ledger.epsilon(delta)):
             ledger.zcdp(math.inf, label="exact fit (epsilon = inf): no privacy")
         eps_used, method = ledger.spent(delta)

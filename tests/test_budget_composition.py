@@ -65,11 +65,11 @@ def test_the_rules_ledgers_return_are_described(parts):
 
 def test_explain_total_compares_with_the_column_sum():
     text = explain_total(0.977, "gdp", [0.5] * 4)
-    assert text.startswith("composition: Gaussian DP (Dong-Roth-Su)")
+    assert text.startswith("Gaussian DP (Dong-Roth-Su)")
     assert "The epsilon column adds up to 2 (basic composition)" in text
     assert "keeps 0.977, the smaller of the two" in text
     basic = explain_total(2.0, "basic", [0.5] * 4)
-    assert basic == "composition: Basic composition: the spends' epsilons and deltas added up."
+    assert basic == "Basic composition: the spends' epsilons and deltas added up."
 
 
 def test_skdp_budget_explains_its_total(tmp_path, capsys):
@@ -86,5 +86,5 @@ def test_skdp_budget_explains_its_total(tmp_path, capsys):
     total = float(re.search(r"total: epsilon=([0-9.]+)", shown).group(1))
     assert total < 4.0  # not the sum of the column...
     assert "(composition: gdp)" in shown
-    assert "composition: Gaussian DP (Dong-Roth-Su)" in shown  # ...and it says why
+    assert "\n  Gaussian DP (Dong-Roth-Su)" in shown  # ...and it says why, below it
     assert "The epsilon column adds up to 4 (basic composition)" in shown

@@ -74,7 +74,7 @@ def show_budget(args):
         counted = [r for r in rows if r["status"] != "released"]
         print(f"total: epsilon={eps:.6g}, delta={delta:.3g} over {len(counted)} counted spends "
               f"(composition: {method}); left: epsilon={left[0]:.6g}, delta={left[1]:.3g}")
-        print(explain_total(eps, method, [r["epsilon"] for r in counted]) + "\n")
+        print("  " + explain_total(eps, method, [r["epsilon"] for r in counted]) + "\n")
     return 0
 
 
@@ -93,14 +93,15 @@ def explain_total(epsilon, method, epsilons):
     Returns
     -------
     text : str
-        ``'composition: '`` and sentences.
+        Sentences: :func:`~skdp.privacy.accounting.describe_composition`'s, and
+        the sum of the column where the total is below it.
 
     Examples
     --------
-    >>> explain_total(0.98, "gdp", [0.5, 0.5])[:40]
-    'composition: Gaussian DP (Dong-Roth-Su):'
+    >>> explain_total(0.98, "gdp", [0.5, 0.5])[:27]
+    'Gaussian DP (Dong-Roth-Su):'
     """
-    text = "composition: " + describe_composition(method)
+    text = describe_composition(method)
     column = math.fsum(epsilons)
     if method not in ("none", "basic", "basic+none") and epsilons and epsilon < column:
         text += (f" The epsilon column adds up to {column:.6g} (basic composition): the "

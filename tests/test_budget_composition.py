@@ -1,4 +1,4 @@
-"""The composition rule in words (issue 27, item 3): ``describe_composition`` and ``skdp budget``."""
+"""The composition rule in words (issue 27, item 3): describe_composition, skdp budget."""
 
 import re
 

@@ -233,7 +233,7 @@ class BudgetAccountant:
         return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout)
 
     def default_delta(self, epsilon):
-        """The delta of a fit at ``epsilon`` whose ``delta`` is ``'auto'`` (the estimators' default).
+        """A fit's delta at ``epsilon`` when its ``delta`` is ``'auto'`` (the estimators' default).
 
         Taken from public things only, the accountant's caps and ``epsilon``,
         before the fit reads any data:

@@ -5,7 +5,7 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, InvalidParameterError, Options
+from sklearn.utils._param_validation import Interval, InvalidParameterError, Options, StrOptions
 
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
@@ -39,11 +39,12 @@ class RealInterval(Interval):
 
 
 # epsilon in (0, 1e10] or inf (inf: no privacy, for reference fits; finite values
-# beyond 1e10 mean no privacy either and overflow the conversions); delta in [0, 1).
+# beyond 1e10 mean no privacy either and overflow the conversions); delta in [0, 1),
+# or 'auto': the accountant's share (BudgetAccountant.default_delta), resolved in fit.
 MAX_FINITE_EPSILON = 1e10
 EPSILON_CONSTRAINT = [RealInterval(0, MAX_FINITE_EPSILON, closed="right"),
                       Options(Real, {math.inf})]
-DELTA_CONSTRAINT = [RealInterval(0, 1, closed="left")]
+DELTA_CONSTRAINT = [RealInterval(0, 1, closed="left"), StrOptions({"auto"})]
 # public bounds: squared and inverted by the solvers, so kept well inside float range
 BOUND_CONSTRAINT = [Interval(Real, 1e-100, 1e100, closed="both")]
 ACCOUNTANT_CONSTRAINT = [None, BudgetAccountant]

@@ -212,8 +212,16 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     ----------
     epsilon : float, default=1.0
         Privacy budget; ``inf`` gives a non-private fit (no noise).
-    delta : float, default=1e-6
-        Must be in (0, 1) (every solver needs it).
+    delta : float or 'auto', default='auto'
+        Must be in (0, 1) (every solver needs it); well below ``1/n``
+        (``PrivacyLeakWarning`` otherwise).
+        ``'auto'``: the accountant's share, resolved at the start of :meth:`fit`
+        into ``delta_`` by :meth:`BudgetAccountant.default_delta
+        <skdp.BudgetAccountant.default_delta>` at ``epsilon``: ``delta_cap *
+        min(1, epsilon / epsilon_cap) ** 2`` on an accountant with both caps
+        (the fits that fit its epsilon then fit its delta), 1e-6 on one
+        without a delta limit (the default accountant). A number is used as
+        given.
     solver : {'auto', 'noisy_gd', 'sgda', 'dpsgd_poisson', 'smd', 'smd_bias_reduced', 'mlmc', \
             'srgd', 'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
             'zo_multi_pass'}, default='auto'
@@ -325,6 +333,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         the model object or a pickle of it; only ``coef_`` and
         ``intercept_`` are covered by the guarantee.
     n_features_in_ : int
+    delta_ : float
+        The delta of the fit: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of float
         (epsilon, delta) composed over the fit.
     privacy_method_ : str
@@ -376,7 +386,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         "verbose": ["verbose"],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="logistic", radius=None,
+    def __init__(self, epsilon=1.0, delta="auto", solver="auto", loss="logistic", radius=None,
                  feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
                  n_iter="auto", theory=False, solver_options=None, goldstein_radius=None,
                  accountant=None,
@@ -471,7 +481,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return self._fit_atomically(X, y, groups, classes=classes, partial=True)
 
     def _fit(self, X, y, groups=None, classes=None, partial=False):
-        epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        epsilon, delta = check_epsilon_delta(self.epsilon, self._resolve_delta(partial),
+                                             need_delta=True)
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
         state = self._stream_to_continue(partial)
@@ -593,7 +604,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
     # -- streaming -------------------------------------------------------------
     def _stream_params(self):
-        return (self.solver, self.loss, float(self.epsilon), float(self.delta), self.feature_bound,
+        return (self.solver, self.loss, float(self.epsilon), self.delta, self.feature_bound,
                 self.fit_intercept, self.radius, self.theory, repr(self.solver_options))
 
     def _resolve_loss_solver(self):

@@ -25,7 +25,7 @@ from sklearn.utils import _safe_indexing, get_tags, indexable
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._backend import Backend, make_rng, to_numpy
-from ._base import PrivacyMixin, noise_seed
+from ._base import PrivacyMixin, noise_seed, resolve_delta
 from ._validation import ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT
 from ._validation import warn_large_delta
 from .exceptions import PrivacyLeakWarning
@@ -60,6 +60,9 @@ def fit_rho_bound(estimator):
     epsilon-DP, hence ``epsilon**2/2``-zCDP (Bun–Steinke 2016, Prop. 1.4).
     :class:`PrivateHyperparameterSearch` checks every fit's ledger against it.
 
+    ``delta='auto'`` is what a fit would resolve it to with the estimator's
+    ``accountant`` (:func:`skdp._base.resolve_delta`).
+
     Parameters
     ----------
     estimator : skdp estimator
@@ -76,9 +79,10 @@ def fit_rho_bound(estimator):
     >>> round(fit_rho_bound(KLAdaptiveRegressor(epsilon=1.0, delta=1e-6)), 5)
     0.02801
     """
-    eps, delta = float(estimator.epsilon), float(estimator.delta)
+    eps = float(estimator.epsilon)
     if math.isinf(eps):
         return math.inf
+    delta = float(resolve_delta(estimator.delta, eps, getattr(estimator, "accountant", None)))
     if delta == 0:
         return pure_rho(eps)
     return max(approx_dp_to_zcdp(eps, delta), approx_dp_to_gdp(eps, delta) ** 2 / 2)
@@ -190,8 +194,16 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     refit : bool, default=False
         Refit the best hyperparameters on all rows (one more fit, accounted).
         If False, ``best_estimator_`` is the model fitted on the training part.
-    delta : float, default=1e-6
+    delta : float or 'auto', default='auto'
         The delta of the stated total ``(epsilon, delta)``; in (0, 1).
+        ``'auto'``: the accountant's share (resolved into ``delta_``),
+        :meth:`BudgetAccountant.default_delta <skdp.BudgetAccountant.default_delta>`
+        at the search's epsilon, that epsilon computed at the accountant's
+        whole delta cap (a lower bound on it, so the share of delta taken is
+        at most the one that matches the search's epsilon); 1e-6 on an
+        accountant without a delta limit. A privacy parameter of the runs'
+        estimator left at ``'auto'`` is resolved with that estimator's
+        ``accountant`` (as :func:`fit_rho_bound` does), and each run uses it.
     accountant : BudgetAccountant, default=None
         Charged the search's total once; None: the default accountant.
     random_state : int, RandomState instance or None, default=None
@@ -224,6 +236,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         zCDP of one run (fit and score).
     score_sigma_ : float
         Standard deviation of the score noise.
+    delta_ : float
+        The delta of the search: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of (float, float)
         The total ``(epsilon, delta)`` of the search, charged to the accountant.
     privacy_method_ : str
@@ -260,8 +274,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     ...     {"solver": ["noisy_gd", "sgda"], "n_iter": [10, 50]}, mean_runs=3,
     ...     accountant=acc, random_state=0).fit(X / 5, y, classes=[0, 1])
     >>> eps, delta = search.privacy_spent_
-    >>> round(eps, 3), delta
-    (0.805, 1e-06)
+    >>> round(eps, 3), f"{delta:.2g}"  # delta='auto': the accountant's share
+    (0.843, '2.2e-07')
     >>> acc.total() == search.privacy_spent_
     True
     """
@@ -277,7 +291,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         "score_rho": [Interval(Real, 0, 1e10, closed="neither"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "refit": ["boolean"],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -287,7 +301,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     def __init__(self, estimator, param_distributions, *, mean_runs=10.0,
                  distribution="truncated_negative_binomial", eta=0.0, scoring=None,
                  score_bound=1.0, score_rho=None, validation_fraction=0.2, refit=False,
-                 delta=1e-6, accountant=None, random_state=None, verbose=0,
+                 delta="auto", accountant=None, random_state=None, verbose=0,
                  reveal_n_runs=False):
         self.estimator = estimator
         self.param_distributions = param_distributions
@@ -360,8 +374,22 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                              f"fit's rho, here {fit_rho}): give score_rho.")
         run_rho = max(fit_rho, score_rho)
         eta = 0.0 if self.distribution == "poisson" else float(self.eta)
-        eps = repeat_and_select_epsilon(run_rho, float(self.delta), float(self.mean_runs), eta,
-                                        self.distribution, fit_rho if self.refit else 0.0)
+
+        def epsilon_at(delta):
+            return repeat_and_select_epsilon(run_rho, delta, float(self.mean_runs), eta,
+                                             self.distribution, fit_rho if self.refit else 0.0)
+
+        if isinstance(self.delta, str):  # 'auto': its epsilon depends on it, so one step:
+            accountant = BudgetAccountant.resolve(self.accountant)  # the share of the epsilon
+            whole = accountant.default_delta(math.inf)  # at the whole cap, a lower bound
+            self.delta_ = float(accountant.default_delta(epsilon_at(whole)))
+            if self.delta_ == 0:
+                raise ValueError("delta='auto' gives 0 on this accountant (its delta cap is 0); "
+                                 "the search needs delta > 0: give the accountant a delta "
+                                 "budget.")
+        else:
+            self.delta_ = float(self.delta)
+        eps = epsilon_at(self.delta_)
         theorem = ("Papernot-Steinke 2022 Thm 6 (Poisson K)" if self.distribution == "poisson"
                    else f"Papernot-Steinke 2022 Thm 2 (truncated negative binomial K, eta={eta:g})")
         if self.refit:
@@ -394,7 +422,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         spaces, fit_rho, score_rho, run_rho, eps, theorem = self._privacy_plan()
         seed = noise_seed(self.random_state)  # before rng draws from a RandomState
         # before the data are touched: with a ledger file, check and hold in one transaction
-        token = accountant.reserve(eps, float(self.delta), label=type(self).__name__, seed=seed)
+        token = accountant.reserve(eps, self.delta_, label=type(self).__name__, seed=seed)
         self._reservation = (accountant, token)
         if self.reveal_n_runs:
             warnings.warn("reveal_n_runs=True releases the number of runs K (n_runs_, per-run "
@@ -407,7 +435,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
             raise ValueError("PrivateHyperparameterSearch requires y to be passed, but the "
                              "target y is None (it scores predictions).")
         n = _num_samples(X)
-        warn_large_delta(self.delta, n)
+        warn_large_delta(self.delta_, n)
         n_val = int(round(self.validation_fraction * n))
         if n_val < 1 or n - n_val < 1:
             raise ValueError(f"validation_fraction={self.validation_fraction} of n={n} samples "
@@ -443,7 +471,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         if est is not None:
             self._drop_run_traces(est, params)
         self.__dict__.pop("_reservation", None)
-        accountant.charge(token, eps, float(self.delta), label=type(self).__name__, seed=seed)
+        accountant.charge(token, eps, self.delta_, label=type(self).__name__, seed=seed)
         if n_runs == 0:
             warnings.warn("K = 0 runs were drawn (Poisson): the search released nothing.",
                           UserWarning, stacklevel=3)
@@ -455,7 +483,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
             self.n_runs_ = int(n_runs)
         self.run_rho_ = float(run_rho)
         self.score_sigma_ = float(sigma)
-        self.privacy_spent_ = (eps, float(self.delta))
+        self.privacy_spent_ = (eps, self.delta_)
         self.privacy_method_ = theorem
         if self.verbose:
             print(f"[PrivateHyperparameterSearch] done: best noisy score {self.best_score_}, "
@@ -476,7 +504,9 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         Estimators among the sampled values are cloned too: a run never fits (nor
         leaves its traces on) an object of ``param_distributions``."""
         est = clone(self.estimator).set_params(**clone(params, safe=False))
-        overrides = {}
+        overrides = {prefix + "delta": float(resolve_delta("auto", part.epsilon, part.accountant))
+                     for prefix, part in _private_parts(est)  # as fit_rho_bound: the user's
+                     if isinstance(part.delta, str)}  # accountant, before the run's replaces it
         for key in self._run_keys(est):
             name = key.rsplit("__", 1)[-1]
             if name == "accountant":
@@ -503,7 +533,9 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         run's accountant and seed must not leave the search (they reveal K, and the seed
         the fit's noise)."""
         user = clone(self.estimator).set_params(**params).get_params(deep=True)
-        est.set_params(**{key: user.get(key) for key in self._run_keys(est)})
+        autos = [prefix + "delta" for prefix, _ in _private_parts(est)
+                 if isinstance(user.get(prefix + "delta"), str)]  # back to 'auto'
+        est.set_params(**{key: user.get(key) for key in self._run_keys(est) + autos})
 
     # -- the released model --------------------------------------------------------
     def _best(self):

@@ -236,9 +236,16 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Privacy parameter; ``inf`` gives the non-private fit (no noise),
         recorded as an infinite spend (``privacy_spent_[0] = inf``, and in the
         accountant).
-    delta : float, default=1e-6
+    delta : float or 'auto', default='auto'
         Privacy parameter, in (0, 1); should be well below ``1/n``
         (``PrivacyLeakWarning`` otherwise).
+        ``'auto'``: the accountant's share, resolved at the start of :meth:`fit`
+        into ``delta_`` by :meth:`BudgetAccountant.default_delta
+        <skdp.BudgetAccountant.default_delta>` at ``epsilon``: ``delta_cap *
+        min(1, epsilon / epsilon_cap) ** 2`` on an accountant with both caps
+        (the fits that fit its epsilon then fit its delta), 1e-6 on one
+        without a delta limit (the default accountant). A number is used as
+        given.
     solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'dpsgd_poisson', 'spider', \
             'ppm', 'srgd', 'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
             'zo_multi_pass'}, default='auto'
@@ -404,6 +411,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     goldstein_config_ : dict
         Goldstein solvers only: the resolved public constants (``D``, ``M``,
         ``Sigma``, noise, ...).
+    delta_ : float
+        The delta of the fit: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of float
         (epsilon, delta) of what the fit released, from its ledger.
     privacy_method_ : str
@@ -472,7 +481,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         "verbose": ["verbose"],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", loss="squared", model="linear",
+    def __init__(self, epsilon=1.0, delta="auto", solver="auto", loss="squared", model="linear",
                  feature_bound=1.0, target_bound=1.0, alpha=0.0, fit_intercept=True,
                  kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None, smoothness=None,
                  huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16,
@@ -724,7 +733,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             return 0
 
     def _stream_params(self):
-        return (self.solver, float(self.epsilon), float(self.delta), self.loss, self.model,
+        return (self.solver, float(self.epsilon), self.delta, self.loss, self.model,
                 self.feature_bound, self.target_bound, self.alpha, self.fit_intercept,
                 self.clip_norm, self.theory, repr(self.solver_options), self.hidden_units)
 
@@ -732,7 +741,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         on_dask = is_dask_collection(X)
         if on_dask and self.solver in STREAMING_SOLVERS:
             return self._stream_partitions(X, y, partial)
-        check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
                          truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
@@ -774,7 +783,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         the same chunks: same result; :func:`skdp._dask.stream_blocks`)."""
         import dask
 
-        check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
         SOLVER_SPECS[self.solver].resolve_options(self.solver_options)  # before any read
         X = check_dask_X(X)
         X = X.compute_chunk_sizes() if any(np.isnan(c) for c in X.chunks[0]) else X
@@ -798,7 +807,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         read = self._read_partitions if is_dask_collection(X) else self._read_arrays
         Xd, y, backend = read(X, y)
         xp = backend.xp
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta = float(self.epsilon), self.delta_
         self.rho_ = fit_budget(eps, delta, solver)
         release = Release(backend, PrivacyLedger())
         share = float(self.precondition)
@@ -824,7 +833,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     def _read_arrays(self, X, y):
         """(design, clipped y, backend) of in-memory arrays: validated, bounded, clipped."""
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
-        warn_large_delta(self.delta, X.shape[0])
+        warn_large_delta(self.delta_, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
         xp = backend.xp
         y = xp.astype(y, X.dtype)
@@ -844,7 +853,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                              f"of 1 is required by {type(self).__name__}.")
         self.n_features_in_ = d
         self.__dict__.pop("feature_names_in_", None)
-        warn_large_delta(self.delta, n)
+        warn_large_delta(self.delta_, n)
         backend = Backend.from_arrays(np.zeros(0, X.dtype), random_state=self.random_state)
         raw = Partitions.from_arrays({"X": X, "y": y}, prepare=_checked_rows, persist=False)
         self.feature_bound_, self.target_bound_ = self._bounds(
@@ -887,7 +896,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
                              reset=state is None)
         if state is None:
-            warn_large_delta(self.delta, X.shape[0])
+            warn_large_delta(self.delta_, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state if state is None
                                       else state.rng)
         xp = backend.xp
@@ -898,7 +907,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         y = xp.clip(y, low, self.target_bound_)
         Xd = self._design(X, xp)
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta = float(self.epsilon), self.delta_
         self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
         ledger = PrivacyLedger() if state is None else self.privacy_ledger_
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)

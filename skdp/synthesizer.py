@@ -184,8 +184,15 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     ----------
     epsilon : float, default=1.0
         Privacy budget epsilon (> 0).
-    delta : float, default=1e-6
+    delta : float or 'auto', default='auto'
         Privacy budget delta, in (0, 1).
+        ``'auto'``: the accountant's share, resolved at the start of :meth:`fit`
+        into ``delta_`` by :meth:`BudgetAccountant.default_delta
+        <skdp.BudgetAccountant.default_delta>` at ``epsilon``: ``delta_cap *
+        min(1, epsilon / epsilon_cap) ** 2`` on an accountant with both caps
+        (the fits that fit its epsilon then fit its delta), 1e-6 on one
+        without a delta limit (the default accountant). A number is used as
+        given.
     solver : {'auto', 'smd', 'smd_linf', 'smd_private_game', 'smd_vertex', 'mwem', \
 'mst', 'aim'}, default='auto'
         - ``'auto'``: ``'smd'`` when the public domain has at most ``10**7``
@@ -391,6 +398,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         ``'advanced_cor3.6'``).
     solver_info_ : dict
         Solver diagnostics (noise scale, step sizes, batch size...).
+    delta_ : float
+        The delta of the fit: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of float
         (epsilon, delta) the fit composed to.
     privacy_method_ : str
@@ -450,7 +459,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, solver="auto", workload=2, domain=None,
+    def __init__(self, epsilon=1.0, delta="auto", solver="auto", workload=2, domain=None,
                  missing="keep", n_bins=10, bin_strategy="uniform", max_categories=100,
                  n_iter="auto", tol="auto", domain_share=0.1, neighbouring="replace_one",
                  solver_options=None, accountant=None, random_state=None, verbose=0):
@@ -504,7 +513,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self._validate_params()
         asked = "aim" if self.solver == "auto" else self.solver
         SOLVER_SPECS[asked].resolve_options(self.solver_options)  # before the data and any charge
-        epsilon, delta = check_epsilon_delta(self.epsilon, self.delta, need_delta=True)
+        epsilon, delta = check_epsilon_delta(self.epsilon, self._resolve_delta(), need_delta=True)
         if self.solver not in ("auto", "smd", *MODEL_SOLVERS) \
                 and self.neighbouring != "replace_one":
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "

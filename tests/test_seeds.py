@@ -1,4 +1,5 @@
-"""Noise reused across fits: fits on one accountant that share a seed warn (issue 15, item 5)."""
+"""Noise reused across fits: fits on one dataset that share a seed warn (issue 15, item 5;
+issue 27, item 6: fits on tables with other columns are other datasets)."""
 
 import warnings
 
@@ -118,3 +119,83 @@ def test_infinite_spends_share_no_claim(no_leak_warning):
     NoisyMeanRegressor(epsilon=np.inf, accountant=acc, random_state=0).fit(X, y)
     NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
     NoisyMeanRegressor(epsilon=np.inf, accountant=acc, random_state=0).fit(X, y)
+
+
+# -- issue 27, item 6: only fits on the same dataset are compared ---------------------------
+def test_the_same_seed_on_two_tables_of_one_process_does_not_warn(no_leak_warning):
+    """The issue's false positive: the default accountant, two unrelated tables."""
+    Xc, yc = make_classification(n_samples=200, n_features=5, random_state=0)
+    KLAdaptiveRegressor(max_iter=5, random_state=0).fit(X, y)  # 2 columns
+    KLAdaptiveRegressor(max_iter=5, random_state=0).fit(Xc / 5, yc)  # 5 columns
+    PrivateMinimaxClassifier(n_iter=3, group_by=None, random_state=0).fit(
+        Xc[:, :4] / 5, yc, classes=[0, 1])  # 4 columns
+    assert [s["data"] for s in BudgetAccountant.default().spends] == [
+        "2 columns", "5 columns", "4 columns"]
+
+
+def test_tables_are_told_apart_by_their_columns_only():
+    """The same number of columns and no names: taken as one table (no value is looked at)."""
+    acc = BudgetAccountant()
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
+    other = np.random.default_rng(5).normal(size=(40, 2))
+    with pytest.warns(PrivacyLeakWarning, match=r"on a table with the same columns \(2 columns\)"):
+        NoisyMeanRegressor(accountant=acc, random_state=0).fit(other, y[:40])
+    assert [s["data"] for s in acc.spends] == ["2 columns", "2 columns"]
+
+
+def test_named_columns_tell_tables_apart(no_leak_warning):
+    pd = pytest.importorskip("pandas")
+    acc = BudgetAccountant()
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(
+        pd.DataFrame(X, columns=["age", "income"]), y)
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(
+        pd.DataFrame(X, columns=["height", "weight"]), y)
+    assert acc.spends[0]["data"] == "2 columns ['age', 'income']"
+
+
+def test_same_named_columns_warn():
+    pd = pytest.importorskip("pandas")
+    acc = BudgetAccountant()
+    frame = pd.DataFrame(X, columns=["age", "income"])
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(frame, y)
+    with pytest.warns(PrivacyLeakWarning, match="'age', 'income'"):
+        NoisyMeanRegressor(accountant=acc, random_state=0).fit(frame.iloc[:50], y[:50])
+
+
+def test_an_accountant_named_for_a_dataset_compares_all_its_fits():
+    """dataset= without a ledger file: every fit charged to it is on that dataset."""
+    acc = BudgetAccountant(dataset="patients")
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
+    wide = np.c_[X, X]
+    with pytest.warns(PrivacyLeakWarning, match="this accountant's dataset 'patients'"):
+        NoisyMeanRegressor(accountant=acc, random_state=0).fit(wide, y)
+    assert "dataset='patients'" in repr(acc)
+    import pickle
+    assert pickle.loads(pickle.dumps(acc)).dataset == "patients"
+
+
+def test_a_ledger_file_is_one_dataset_whatever_the_columns(tmp_path):
+    acc = BudgetAccountant(ledger=tmp_path / "b.sqlite", dataset="patients")
+    NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
+    with pytest.warns(PrivacyLeakWarning, match="on dataset 'patients' of the ledger"):
+        NoisyMeanRegressor(accountant=acc, random_state=0).fit(np.c_[X, X], y)
+
+
+def test_spends_without_a_table_are_compared_with_every_table():
+    """A spend that says nothing of its table (a direct spend, the private search) is
+    compared with all: the check stays on the safe side."""
+    acc = BudgetAccountant()
+    acc.spend(0.5, 1e-6, seed="random_state=0")
+    with pytest.warns(PrivacyLeakWarning, match="charged to this accountant"):
+        NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
+
+
+def test_the_synthesizer_names_its_columns_by_its_public_feature_names(no_leak_warning):
+    from skdp import SaddlePointSynthesizer
+
+    acc = BudgetAccountant()
+    table = np.random.default_rng(0).integers(0, 3, size=(200, 2))
+    for names in (["a", "b"], ["c", "d"]):
+        SaddlePointSynthesizer(domain=dict.fromkeys(names, 3), solver="mst", n_iter=5,
+                               accountant=acc, random_state=0).fit(table, feature_names=names)
+    assert [s["data"] for s in acc.spends] == ["2 columns ['a', 'b']", "2 columns ['c', 'd']"]

@@ -3,13 +3,15 @@
 Also the accountant that ``synthesize --ledger`` charges.
 """
 
+import math
 import os
 import time
 
 from ..privacy.accountant import BudgetAccountant
+from ..privacy.accounting import describe_composition
 from ..privacy.ledger_store import STATUSES, LedgerStore
 
-__all__ = ["ledger_accountant", "show_budget"]
+__all__ = ["explain_total", "ledger_accountant", "show_budget"]
 
 COLUMNS = ("id", "time (UTC)", "status", "label", "solver", "epsilon", "delta", "seed", "purpose")
 
@@ -69,7 +71,40 @@ def show_budget(args):
         left = acc.remaining()
         print(f"dataset {name}: budget epsilon={cap[0]:g}, delta={cap[1]:g}")
         print(_table([_cells(r) for r in rows]) if rows else "(no spends)")
-        counted = sum(r["status"] != "released" for r in rows)
-        print(f"total: epsilon={eps:.6g}, delta={delta:.3g} over {counted} counted spends "
-              f"(composition: {method}); left: epsilon={left[0]:.6g}, delta={left[1]:.3g}\n")
+        counted = [r for r in rows if r["status"] != "released"]
+        print(f"total: epsilon={eps:.6g}, delta={delta:.3g} over {len(counted)} counted spends "
+              f"(composition: {method}); left: epsilon={left[0]:.6g}, delta={left[1]:.3g}")
+        print("  " + explain_total(eps, method, [r["epsilon"] for r in counted]) + "\n")
     return 0
+
+
+def explain_total(epsilon, method, epsilons):
+    """Why a composed total is what it is, in words: the rule, and the sum it is compared with.
+
+    Parameters
+    ----------
+    epsilon : float
+        The composed total (:meth:`~skdp.BudgetAccountant.composition`).
+    method : str
+        Its rule.
+    epsilons : list of float
+        The counted spends' epsilons (the column printed above the total).
+
+    Returns
+    -------
+    text : str
+        Sentences: :func:`~skdp.privacy.accounting.describe_composition`'s, and
+        the sum of the column where the total is below it.
+
+    Examples
+    --------
+    >>> explain_total(0.98, "gdp", [0.5, 0.5])[:27]
+    'Gaussian DP (Dong-Roth-Su):'
+    """
+    text = describe_composition(method)
+    column = math.fsum(epsilons)
+    if method not in ("none", "basic", "basic+none") and epsilons and epsilon < column:
+        text += (f" The epsilon column adds up to {column:.6g} (basic composition): the "
+                 f"accountant keeps {epsilon:.6g}, the smaller of the two, both valid bounds "
+                 "for all these spends together.")
+    return text

@@ -19,12 +19,24 @@ same ``random_state`` (``GridSearchCV`` over an estimator with an integer
 seed gives every fold the same one) draw the same noise, which cancels when
 their outputs are compared, so the composed total no longer bounds what they
 release. The accountant remembers each spend's seed and warns
-(:class:`~skdp.exceptions.PrivacyLeakWarning`) when one repeats. A fixed seed
-is for tests and reproducible figures; a release is differentially private
-only if its noise is fresh (``random_state=None``) or its seed is secret and
-never reused. Seeds are compared within one accountant (one dataset):
-reusing a seed on another table, e.g. the next version of the same one, is
-not detected and leaks the rows that changed.
+(:class:`~skdp.exceptions.PrivacyLeakWarning`) when one repeats on the same
+dataset. A fixed seed is for tests and reproducible figures; a release is
+differentially private only if its noise is fresh (``random_state=None``) or
+its seed is secret and never reused. Seeds are compared among the fits of one
+dataset: every fit charged to an accountant with a ``dataset`` name (a ledger
+file's, or an in-memory one's), else, on an accountant without one (the
+process-wide default), the fits on tables with the same columns (their number,
+and their names where the table has them): tables with other columns are
+neither the same dataset nor a neighbour of it. Nothing taken from the values
+decides it (the warning would then depend on the private data). Reusing a
+seed on another table with the same columns but charged to another accountant,
+e.g. the next version of the same table, is not detected and leaks the rows
+that changed.
+
+Every estimator's default ``delta='auto'`` asks the accountant for its delta
+(:meth:`BudgetAccountant.default_delta`): a share of the accountant's delta cap
+that matches the fit's share of its epsilon cap, so that the fits a budget holds
+by epsilon also fit by delta.
 
 An accountant lives in one process's memory unless it is given a ledger
 file (``ledger='budget.sqlite', dataset='patients-2026'``): then every spend is
@@ -50,7 +62,16 @@ from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .accounting import PrivacyLedger, Spend
 from .ledger_store import LedgerError, LedgerLockedError, LedgerStore, decode_parts, encode_parts
 
-__all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError"]
+__all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError", "DEFAULT_DELTA",
+           "DELTA_SHARE_WITHOUT_EPSILON_CAP"]
+
+DEFAULT_DELTA = 1e-6
+"""``delta='auto'`` on an accountant without a delta limit (delta cap 1, as the
+process-wide default accountant): every estimator's default delta before issue 27."""
+
+DELTA_SHARE_WITHOUT_EPSILON_CAP = 1e-3
+"""``delta='auto'`` on an accountant with a delta cap but no epsilon cap: this share of
+the delta cap, so that it holds 1000 fits."""
 
 
 class BudgetAccountant:
@@ -76,7 +97,10 @@ class BudgetAccountant:
         The dataset whose budget this is (required with ``ledger``): a file
         holds one budget per dataset. Its cap (epsilon, delta) is stored by
         the first accountant that opens it; a different cap is refused
-        (:meth:`open` reads the stored one).
+        (:meth:`open` reads the stored one). Without a ledger file it names
+        the dataset of an in-memory accountant: every fit charged to it is then
+        on that dataset, and a seed reused by any two of them warns (without a
+        name, only fits on tables with the same columns are compared).
     purpose : str, default=None
         Free text stored with every spend of a ledger file (who, why).
     timeout : float, default=30.0
@@ -88,8 +112,9 @@ class BudgetAccountant:
     spends : list of dict
         One record per reported spend: ``epsilon``, ``delta``, ``label``,
         ``ledger`` (a :class:`~skdp.privacy.accounting.PrivacyLedger` or None)
-        and ``seed`` (what made its noise reproducible, or None). With a ledger
-        file, read from it (reservations of running fits included, with
+        and ``seed`` (what made its noise reproducible, or None), and what
+        the fit passed besides (``params``, ``solver``, ``data``: its table's
+        columns). With a ledger file, read from it (reservations of running fits included, with
         ``ledger`` None) and with the row's ``id``, ``status``, ``time``,
         ``params``, ``solver`` and ``purpose``.
 
@@ -126,9 +151,10 @@ class BudgetAccountant:
             raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
         if not 0 <= delta <= 1:
             raise ValueError(f"delta must be in [0, 1], got {delta!r}.")
-        if (ledger is None) != (dataset is None):
-            raise ValueError("ledger and dataset go together: a ledger file holds one budget "
-                             f"per dataset; got ledger={ledger!r}, dataset={dataset!r}.")
+        if ledger is not None and dataset is None:
+            raise ValueError("a ledger file needs a dataset name (ledger and dataset go "
+                             "together: a file holds one budget per dataset); got "
+                             f"ledger={ledger!r}, dataset=None.")
         if dataset is not None and not (isinstance(dataset, str) and dataset):
             raise ValueError(f"dataset must be a non-empty string, got {dataset!r}.")
         self.epsilon = float(epsilon)
@@ -206,6 +232,55 @@ class BudgetAccountant:
                              "with BudgetAccountant(epsilon, delta, ledger=..., dataset=...).")
         return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout)
 
+    def default_delta(self, epsilon):
+        """A fit's delta at ``epsilon`` when its ``delta`` is ``'auto'`` (the estimators' default).
+
+        Taken from public things only, the accountant's caps and ``epsilon``,
+        before the fit reads any data:
+
+        * a delta cap below 1 and a finite epsilon cap:
+          ``delta_cap * min(1, epsilon / epsilon_cap) ** 2``. A fit that takes
+          a share ``s`` of the epsilon budget takes ``s**2`` of the delta
+          budget. Fits that fit the epsilon cap by basic composition (their
+          shares sum to at most 1) then fit the delta cap too (``sum s_i**2 <=
+          (sum s_i)**2 <= 1``), and so do the further fits that the tighter
+          composition of Gaussian noise admits (Gaussian DP and zCDP add the
+          fits' privacy losses in squares, ``mu**2`` and ``rho``);
+        * a delta cap below 1 and no epsilon cap:
+          :data:`DELTA_SHARE_WITHOUT_EPSILON_CAP` (1/1000) of the delta cap;
+        * no delta cap (``delta=1``, as the process-wide default accountant):
+          :data:`DEFAULT_DELTA` (``1e-6``).
+
+        Parameters
+        ----------
+        epsilon : float
+            The fit's epsilon (> 0; ``inf`` takes the whole delta cap).
+
+        Returns
+        -------
+        delta : float
+            The fit's delta.
+
+        Examples
+        --------
+        >>> BudgetAccountant(epsilon=2.0, delta=1e-6).default_delta(0.5)
+        6.25e-08
+        >>> BudgetAccountant(delta=1e-5).default_delta(1.0)
+        1e-08
+        >>> BudgetAccountant().default_delta(1.0)
+        1e-06
+        """
+        if isinstance(epsilon, bool):
+            raise TypeError(f"epsilon must be a real number, not a bool; got {epsilon!r}.")
+        epsilon = float(epsilon)
+        if not epsilon > 0:
+            raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
+        if self.delta >= 1:
+            return DEFAULT_DELTA
+        if math.isinf(self.epsilon):
+            return self.delta * DELTA_SHARE_WITHOUT_EPSILON_CAP
+        return self.delta * min(1.0, epsilon / self.epsilon) ** 2
+
     @property
     def spends(self):
         """Every spend counted (see the class's Attributes)."""
@@ -248,7 +323,8 @@ class BudgetAccountant:
 
     def __repr__(self):
         eps, delta = self.total()
-        where = "" if self._store is None else f", ledger={self.ledger!r}, dataset={self.dataset!r}"
+        where = "" if self._store is None else f", ledger={self.ledger!r}"
+        where += "" if self.dataset is None else f", dataset={self.dataset!r}"
         return (f"BudgetAccountant(epsilon={self.epsilon}, delta={self.delta}{where}); "
                 f"spent=({eps:.6g}, {delta:.3g}) in {len(self.spends)} spends")
 
@@ -366,7 +442,8 @@ class BudgetAccountant:
             As :meth:`total`.
         method : str
             ``'basic'`` (the claims summed), a rule of
-            :meth:`~skdp.privacy.accounting.PrivacyLedger.spent`, or ``'none'``.
+            :meth:`~skdp.privacy.accounting.PrivacyLedger.spent`, or ``'none'``;
+            :func:`~skdp.privacy.accounting.describe_composition` says it in words.
 
         Examples
         --------
@@ -416,15 +493,57 @@ class BudgetAccountant:
             return  # no limit: every spend fits (and composing them all costs time)
         eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)], folded)
         tol = 1e-12
-        if eps > self.epsilon * (1 + tol) or dlt > self.delta * (1 + tol) + tol:
-            spent = self._compose(folded=folded)
-            where = "" if self._store is None else \
-                f" (dataset {self.dataset!r} of the ledger {self.ledger})"
-            raise BudgetExceededError(
-                f"Privacy budget exceeded: spending (epsilon={epsilon}, delta={delta}) "
-                f"on top of the (epsilon={spent[0]:.6g}, delta={spent[1]:.3g}) already "
-                f"spent would compose to (epsilon={eps:.6g}, delta={dlt:.3g}), over this "
-                f"accountant's total (epsilon={self.epsilon}, delta={self.delta}){where}.")
+        over = (eps > self.epsilon * (1 + tol), dlt > self.delta * (1 + tol) + tol)
+        if any(over):
+            raise BudgetExceededError(self._refusal(epsilon, delta, self._compose(folded=folded),
+                                                    (eps, dlt), *over))
+
+    def _refusal(self, epsilon, delta, spent, composed, over_epsilon, over_delta):
+        """A refusal's message: the totals, what ran out (epsilon, delta or both), what fits.
+
+        What is left, ``cap - spent``, is what fits: a spend whose mechanisms are
+        not known (a reservation) composes with the others by adding its
+        epsilon and delta (:meth:`PrivacyLedger.spent` adds an ``'approx'`` part
+        to the rest's epsilon at the rest's delta), and one with mechanisms
+        composes to no more.
+        """
+        where = "" if self.dataset is None else f" (dataset {self.dataset!r}" + (
+            ")" if self._store is None else f" of the ledger {self.ledger})")
+        left_eps = max(self.epsilon - spent[0], 0.0)
+        left_delta = max(self.delta - spent[1], 0.0)
+        text = (f"Privacy budget exceeded{where}: spending (epsilon={epsilon:.6g}, "
+                f"delta={delta:.3g}) on top of the (epsilon={spent[0]:.6g}, "
+                f"delta={spent[1]:.3g}) already spent would compose to (epsilon={composed[0]:.6g}"
+                f", delta={composed[1]:.3g}), over this accountant's total "
+                f"(epsilon={self.epsilon:g}, delta={self.delta:g}). ")
+        if math.isinf(epsilon) and over_epsilon:
+            return text + ("This fit claims no privacy (epsilon=inf): only an accountant "
+                           "without an epsilon limit admits it.")
+        if over_epsilon and over_delta:
+            if left_eps == 0 and left_delta == 0:
+                return text + "Both epsilon and delta ran out: nothing is left of this budget."
+            return text + (f"Both epsilon and delta ran out: epsilon={left_eps:.6g} and "
+                           f"delta={left_delta:.3g} are left. A fit with epsilon <= "
+                           f"{left_eps:.6g} and delta <= {left_delta:.3g} fits.")
+        if over_delta:
+            text += (f"Delta ran out, not epsilon: delta={spent[1]:.3g} of the "
+                     f"{self.delta:g} allowed is spent, ")
+            text += ("none is left" if left_delta == 0 else
+                     f"{left_delta:.3g} is left, less than this fit's {delta:.3g}")
+            text += f" (epsilon={left_eps:.6g} is still left). "
+            text += ("Only a fit with delta=0 would fit." if left_delta == 0 else
+                     f"A fit with delta <= {left_delta:.3g} and epsilon <= {left_eps:.6g} "
+                     "fits.")
+            return text + (" With delta='auto' (the estimators' default) a fit takes a "
+                           "share of the delta budget no larger than its share of the "
+                           "epsilon budget (BudgetAccountant.default_delta).")
+        if left_eps == 0:
+            return text + (f"Epsilon ran out, not delta: epsilon={spent[0]:.6g} of the "
+                           f"{self.epsilon:g} allowed is spent and none is left.")
+        return text + (f"Epsilon ran out, not delta: epsilon={spent[0]:.6g} of the "
+                       f"{self.epsilon:g} allowed is spent and {left_eps:.6g} is left, less "
+                       f"than this fit's {epsilon:.6g}. The largest epsilon that fits at "
+                       f"delta={delta:.3g} is {left_eps:.6g}.")
 
     def spend(self, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Record a spend; raise :class:`~skdp.exceptions.BudgetExceededError` if it overspends.
@@ -444,12 +563,17 @@ class BudgetAccountant:
             What makes the spend's noise reproducible (the estimators pass
             ``'random_state=<int>'`` for an int seed, or a digest of a
             ``RandomState``'s state); None for fresh noise. A seed already
-            recorded here (by a finite spend) warns
+            recorded here (by a finite spend on the same dataset) warns
             :class:`~skdp.exceptions.PrivacyLeakWarning`: the two spends share
             their noise, and the composed total does not bound them.
         **record
             ``params`` (text: the estimator's parameters), ``solver`` and
-            ``purpose`` (default: the accountant's), kept with the spend.
+            ``purpose`` (default: the accountant's), kept with the spend, and
+            ``data``: public text that tells the fit's table, which the
+            estimators take from its columns (:func:`skdp._base.table_signature`).
+            On an accountant without a ``dataset`` name only the spends with
+            the same ``data`` (or with none) are compared for a shared seed;
+            a file keeps no ``data`` (a ledger file is one dataset).
 
         Examples
         --------
@@ -472,7 +596,7 @@ class BudgetAccountant:
         else:
             earlier = self._spend_in_memory(epsilon, delta, ledger, label, seed, record)
         if earlier is not None:
-            _warn_shared_noise(seed, label, earlier["label"])
+            _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 
     def _spend_in_memory(self, epsilon, delta, ledger, label, seed, record):
         if os.getpid() != self._pid:
@@ -484,7 +608,8 @@ class BudgetAccountant:
                 PrivacyLeakWarning, stacklevel=3)
         with self._lock:
             self.check(epsilon, delta, ledger)
-            earlier = _noise_shared_with(self._spends, seed, epsilon)
+            earlier = _noise_shared_with(self._spends, seed, epsilon,
+                                         None if self.dataset is not None else record.get("data"))
             self._spends.append(dict(epsilon=float(epsilon), delta=float(delta),
                                      ledger=ledger, label=str(label), seed=seed, **record))
         return earlier
@@ -494,6 +619,19 @@ class BudgetAccountant:
         return dict(status=status, label=str(label), epsilon=float(epsilon), delta=float(delta),
                     parts=parts, seed=seed, params=record.get("params"),
                     solver=record.get("solver"), purpose=record.get("purpose", self.purpose))
+
+    def _dataset_words(self, record):
+        """How the fits that share a seed were found to be on one dataset (for the warning)."""
+        if self._store is not None:
+            return f"on dataset {self.dataset!r} of the ledger {self.ledger}"
+        if self.dataset is not None:
+            return f"on this accountant's dataset {self.dataset!r}"
+        data = record.get("data")
+        if data is None:
+            return "charged to this accountant"
+        data = data if len(data) <= 80 else data[:77] + "..."
+        return (f"on a table with the same columns ({data}) charged to this accountant (it has "
+                "no dataset name: fits on tables with the same columns are taken as one dataset)")
 
     def _earlier_seed(self, con, seed, epsilon, row_id):
         """The file's earlier counted spend with this seed (see :func:`_noise_shared_with`)."""
@@ -590,7 +728,7 @@ class BudgetAccountant:
             return self._earlier_seed(con, seed, epsilon, token)
         earlier = self._store.transaction(work)
         if earlier is not None:
-            _warn_shared_noise(seed, label, earlier["label"])
+            _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 
     def release(self, token):
         """Cancel a reservation whose fit released nothing (it stays in the file, uncounted).
@@ -658,15 +796,18 @@ class BudgetAccountant:
         return False
 
 
-def _noise_shared_with(spends, seed, epsilon):
+def _noise_shared_with(spends, seed, epsilon, data=None):
     """The earlier spend whose noise a spend with this seed repeats, or None.
 
     Infinite spends claim no bound, so they neither warn nor are warned about.
+    ``data`` (the spend's public table description, or None: any table): only
+    the spends on that table, or of an unknown one, are compared.
     """
     if seed is None or math.isinf(epsilon):
         return None
     return next((s for s in spends
-                 if s.get("seed") == seed and math.isfinite(s["epsilon"])), None)
+                 if s.get("seed") == seed and math.isfinite(s["epsilon"])
+                 and (data is None or s.get("data") is None or s.get("data") == data)), None)
 
 
 def _tightest(eps_basic, delta, merged):
@@ -683,13 +824,13 @@ def _spend_of_row(row):
     return out
 
 
-def _warn_shared_noise(seed, label, earlier_label):
+def _warn_shared_noise(seed, label, earlier_label, where):
     warnings.warn(
         f"{label or 'A spend'} used {seed}, as did an earlier fit "
-        f"({earlier_label or 'unlabelled'}) charged to this accountant: the two drew the same noise, which cancels when their "
-        "outputs are compared, so the accountant's composed total does not bound what they "
-        "release. A fixed seed is for tests and reproducible figures only: for a release use "
-        "random_state=None (fresh noise), or a secret seed used once.",
+        f"({earlier_label or 'unlabelled'}) {where}: the two drew the same noise, which "
+        "cancels when their outputs are compared, so the accountant's composed total does not "
+        "bound what they release. A fixed seed is for tests and reproducible figures only: "
+        "for a release use random_state=None (fresh noise), or a secret seed used once.",
         PrivacyLeakWarning, stacklevel=3)
 
 

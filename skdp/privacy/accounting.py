@@ -64,6 +64,7 @@ __all__ = [
     "Spend",
     "PrivacyLedger",
     "gaussian_pld",
+    "describe_composition",
 ]
 
 
@@ -637,6 +638,91 @@ class PrivacyLedger:
         """Per-mechanism log: a list of dicts, one per recorded entry."""
         return [dict(kind=e.kind, count=e.count, epsilon=e.epsilon, delta=e.delta,
                      rho=e.rho, mu=e.mu, q=e.q, label=e.label) for e in self.entries]
+
+
+_RULE_WORDS = {
+    "gdp": ("Gaussian DP (Dong-Roth-Su): the releases' Gaussian noise is composed exactly, "
+            "as one Gaussian mechanism, at the total delta"),
+    "pld": ("privacy loss distributions: the Gaussian releases (subsampled ones included) are "
+            "composed numerically, their privacy loss distributions convolved and rounded "
+            "pessimistically, at the total delta"),
+    "zcdp": ("zero-concentrated DP (Bun-Steinke): every release is converted to zCDP, their "
+             "rho added up and converted back to epsilon at the total delta "
+             "(Canonne-Kamath-Steinke)"),
+    "zcdp+advanced": ("the Gaussian releases by zero-concentrated DP and the selections "
+                      "(exponential mechanism, pure epsilon-DP) by fully adaptive advanced "
+                      "composition (Whitehouse et al.), the total delta split between the two "
+                      "where it gives the least epsilon"),
+    "zcdp+basic": ("the Gaussian releases by zero-concentrated DP at the total delta, plus "
+                   "the epsilons of the selections (pure epsilon-DP) added up"),
+}
+_OTHERS_WORDS = {  # the non-Gaussian parts beside a PLD ('pld+<rule>')
+    "zcdp": " by zero-concentrated DP",
+    "zcdp+advanced": (": the zCDP ones by zero-concentrated DP and the selections by fully "
+                      "adaptive advanced composition (Whitehouse et al.)"),
+    "zcdp+basic": (": the zCDP ones by zero-concentrated DP and the selections' epsilons added "
+                   "up"),
+}
+
+
+def _rule_words(rule):
+    """The words of a rule of :meth:`PrivacyLedger.spent` without its ``'basic+'`` prefix."""
+    if rule in _RULE_WORDS:
+        return _RULE_WORDS[rule]
+    if rule == "pld+none":
+        return ("the Gaussian releases by their privacy loss distributions, with no delta left "
+                "for the other releases (the epsilon is then infinite)")
+    if rule.startswith("pld+") and rule[4:] in _OTHERS_WORDS:
+        return ("the Gaussian releases (subsampled ones included) by their privacy loss "
+                "distributions, composed numerically, and the other releases"
+                f"{_OTHERS_WORDS[rule[4:]]}; the two groups run side by side (concurrent "
+                "composition) and the total delta is split between them where it gives the "
+                "least epsilon")
+    return None
+
+
+def describe_composition(method):
+    """One sentence that says in words how a composed (epsilon, delta) was obtained.
+
+    For every rule that :meth:`PrivacyLedger.spent` and
+    :meth:`~skdp.BudgetAccountant.composition` return (``'none'``,
+    ``'basic'``, ``'gdp'``, ``'pld'``, ``'zcdp'``, ``'zcdp+advanced'``,
+    ``'zcdp+basic'``, ``'pld+'`` one of these, each possibly prefixed by
+    ``'basic+'``), so that a report can say why a total is not the sum of the
+    epsilons it lists. Any other text (e.g. the theorem of
+    :class:`~skdp.model_selection.PrivateHyperparameterSearch`) is quoted as is.
+
+    Parameters
+    ----------
+    method : str
+        A composition rule.
+
+    Returns
+    -------
+    sentence : str
+        Plain words, ending with a full stop.
+
+    Examples
+    --------
+    >>> describe_composition("basic")
+    "Basic composition: the spends' epsilons and deltas added up."
+    >>> describe_composition("gdp").startswith("Gaussian DP (Dong-Roth-Su)")
+    True
+    """
+    method = str(method)
+    if method == "none":
+        return "Nothing composed: no spend is counted."
+    if method in ("basic", "basic+none"):
+        return "Basic composition: the spends' epsilons and deltas added up."
+    approx = method.startswith("basic+")
+    words = _rule_words(method[6:] if approx else method)
+    if words is None:
+        return f"Composed by the rule {method!r}."
+    words = words[0].upper() + words[1:]
+    if approx:
+        words += ("; the releases known only by their (epsilon, delta) are added on top "
+                  "(basic composition)")
+    return words + "."
 
 
 def gaussian_pld(entries):

@@ -37,6 +37,7 @@ from scipy import stats
 from sklearn.base import clone, is_classifier, is_regressor
 
 from . import _backend
+from ._base import resolve_delta
 from ._backend import NOISE_DRAWS, PASS_THROUGH, make_rng, to_numpy  # noqa: F401 (re-exported)
 from .privacy.clipping import row_norms
 from .privacy.accountant import BudgetAccountant
@@ -766,7 +767,10 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
         inn = _fit_scores(estimator, canary.X_in, canary.y_in, seeds[1], canary, statistic,
                           fit_params, progress)
     params = estimator.get_params(deep=False)
-    return audit_scores(out, inn, delta=float(params.get("delta", 0.0) or 0.0), alpha=alpha,
+    # delta='auto': what it resolves to on the throwaway accountant of the audit's fits
+    delta = resolve_delta(params.get("delta", 0.0) or 0.0, params.get("epsilon", math.inf),
+                          BudgetAccountant())
+    return audit_scores(out, inn, delta=float(delta), alpha=alpha,
                         threshold=threshold, split=split,
                         claimed_epsilon=float(params.get("epsilon", math.nan)),
                         statistic=getattr(statistic, "__name__", "statistic"), random_state=rng)

@@ -282,7 +282,7 @@ def test_an_interrupted_fit_keeps_its_ledger_reservation_and_says_so(
     assert main(argv) == status
     err = capsys.readouterr().err
     assert err.startswith(f"{word}: nothing written; the ledger {ledger} keeps this fit's "
-                          "reservation (epsilon=1, delta=1e-06) charged to dataset t, as "
+                          "reservation (epsilon=1, delta=4e-07) charged to dataset t, as "
                           "for any interrupted fit: the data may have been read")
     assert err.count("\n") == 1 and "Traceback" not in err
     from skdp.privacy.ledger_store import STATUSES, LedgerStore
@@ -302,7 +302,7 @@ def test_an_interrupt_after_the_fit_says_the_spend_is_charged(tmp_path, capsys, 
                  "--budget-delta", "1e-5"]) == 130
     err = capsys.readouterr().err
     assert err == (f"interrupted: nothing written; the ledger {ledger} keeps the release's "
-                   "spend (epsilon=1, delta=1e-06) charged to dataset t: the fit had run\n")
+                   "spend (epsilon=1, delta=4e-07) charged to dataset t: the fit had run\n")
     # before the fit: nothing charged
     monkeypatch.setattr(commands, "estimator_class", lambda: _Interrupted)
     monkeypatch.setattr(commands, "resolve_domain", broken)

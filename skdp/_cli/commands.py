@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_epsilon_delta, warn_privacy_leak
+from ..privacy.accounting import describe_composition
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import ledger_accountant
@@ -211,8 +212,13 @@ def _check_solver_options(solver, options):
 
 def _check_budget_flags(args):
     """Budget, ledger and solver flags (opens the ledger: ``args.accountant``)."""
-    epsilon, _ = check_epsilon_delta(args.epsilon, args.delta, need_delta=True)
+    auto = isinstance(args.delta, str)
+    epsilon, _ = check_epsilon_delta(args.epsilon, 1e-6 if auto else args.delta, need_delta=True)
     args.accountant = ledger_accountant(args)
+    if auto:  # the ledger's share for this epsilon (1e-6 without a ledger): public caps only
+        from ..privacy.accountant import BudgetAccountant
+
+        args.delta = BudgetAccountant.resolve(args.accountant).default_delta(epsilon)
     if args.solver_options:
         _check_solver_options(args.solver, args.solver_options)
     if math.isinf(epsilon):
@@ -450,8 +456,9 @@ def _report(args, est, written):
     eps, delta = est.privacy_spent_
     print(f"input: {args.input or DEMO_SOURCE}")
     print(f"wrote {written} synthetic rows to {args.output}")
-    print(f"privacy spent: epsilon={eps:.4f}, delta={delta:g} "
-          f"(composition: {est.privacy_method_}; budget epsilon={args.epsilon:g})")
+    print(f"privacy spent: epsilon={eps:.4f}, delta={delta:g} (budget epsilon={args.epsilon:g}, "
+          f"delta={args.delta:g})")
+    print(f"  composition: {describe_composition(est.privacy_method_)}")
     if args.accountant is not None:
         total, left = args.accountant.total(), args.accountant.remaining()
         print(f"ledger {args.ledger}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "

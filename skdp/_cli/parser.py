@@ -81,6 +81,15 @@ def _real(text):
     return value
 
 
+def _delta(text):
+    if text.strip().lower() == "auto":
+        return "auto"
+    return _real(text)
+
+
+_delta.__name__ = "number or auto"
+
+
 def _max_categories(text):
     if text.strip().lower() == "none":
         return None
@@ -134,7 +143,10 @@ def _add_synthesize(sub):
                    help="synthetic CSV to write (written only when the job succeeds)")
     p.add_argument("--epsilon", type=_real, default=1.0,
                    help="privacy budget epsilon > 0 (inf: no privacy at all)")
-    p.add_argument("--delta", type=_real, default=1e-6, help="privacy budget delta in (0, 1)")
+    p.add_argument("--delta", type=_delta, default="auto",
+                   help="privacy budget delta in (0, 1), or auto: 1e-6, or with --ledger the "
+                        "dataset's share delta_cap * min(1, epsilon / epsilon_cap)**2 "
+                        "(BudgetAccountant.default_delta)")
     p.add_argument("--domain", metavar="FILE|private",
                    help="JSON domain file (format below), or 'private' (default: none: "
                         "described from the data, with a PrivacyLeakWarning)")

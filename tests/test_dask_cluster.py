@@ -144,13 +144,15 @@ def test_a_refused_fit_on_a_worker_never_reads_the_data(dask_client, tmp_path):
 def test_private_search_on_two_workers_shares_the_file(dask_client, tmp_path):
     # PrivateHyperparameterSearch has no n_jobs (its runs share one noisy selection); two
     # searches submitted at once to two workers, on a cap that admits one, charge it once.
+    # one delta for all (delta='auto' would take the ledger's share, not the probe's 1e-6)
     probe = PrivateHyperparameterSearch(PrivateMinimaxClassifier(), {"n_iter": [2, 3]},
-                                        mean_runs=2, random_state=0)
+                                        mean_runs=2, delta=1e-6, random_state=0)
     probe.fit(X, y_clf, classes=[0, 1])
     cap = probe.privacy_spent_[0] * 1.5
     acc = ledger(tmp_path, cap, 1e-3)
     searches = [PrivateHyperparameterSearch(PrivateMinimaxClassifier(), {"n_iter": [2, 3]},
-                                            mean_runs=2, accountant=acc, random_state=seed)
+                                            mean_runs=2, delta=1e-6, accountant=acc,
+                                            random_state=seed)
                 for seed in (1, 2)]
     futures = [dask_client.submit(s.fit, X, y_clf, classes=[0, 1], pure=False)
                for s in searches]

@@ -166,7 +166,7 @@ class StreamingMixin:
 
     @available_if(has_streaming_solver)
     def resume(self, checkpoint):
-        """Restore a stream from a :class:`StreamCheckpoint`, so that :meth:`partial_fit` continues it.
+        """Restore a stream from a :class:`StreamCheckpoint`, for :meth:`partial_fit` to continue.
 
         The estimator must have the parameters the stream was started with
         (a fresh one made with them will do); its fitted attributes become

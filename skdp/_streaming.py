@@ -241,10 +241,10 @@ class StreamingMixin:
         return new_pass(state), True
 
     def _resolve_delta(self, partial=False):
-        """The fit's delta; an uncharged continuation keeps the one its stream started with."""
-        continued = partial == CHUNK or (
-            partial and getattr(self, "stream_chunks", "repeated") == "disjoint"
-            and self.__dict__.get("_stream") is not None)
+        """The fit's delta; a call that continues a stream (a chunk or a new pass) keeps the
+        delta its stream started with, as its other calibration constants."""
+        continued = (partial and self.__dict__.get("_stream") is not None) \
+            or "_pass_of" in self.__dict__
         if continued and "delta_" in self.__dict__:
             return self.delta_
         return super()._resolve_delta()

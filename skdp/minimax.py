@@ -21,7 +21,7 @@ from ._backend import Backend, get_namespace, make_rng, to_numpy
 from ._base import PrivacyMixin
 from ._dask import check_dask_solver, check_finite
 from ._partitions import is_dask_collection
-from ._streaming import StreamingMixin, has_streaming_solver
+from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
@@ -296,6 +296,19 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     goldstein_radius : float, default=None
         Smoothing radius ``alpha`` of the paper-001 solvers (guarantee at
         ``2 alpha``); None: ``0.1 Phi / L``. Ignored by the other solvers.
+    stream_chunks : {'repeated', 'disjoint'}, default='repeated'
+        What the streaming solvers' :meth:`partial_fit` calls hold.
+        ``'repeated'`` (the safe default): each call may read records read
+        before (epochs, ``for epoch in range(E): clf.partial_fit(X, y)``), so
+        each call is a new pass, charged ``(epsilon, delta)`` on the
+        accountant (reserved before the chunk is read) and recorded in
+        ``privacy_ledger_`` as a new mechanism with fresh noise; the model
+        continues, and ``privacy_spent_`` is the composition of the passes
+        (above one pass's epsilon). ``'disjoint'``: your declaration that
+        every record is in at most one call (and not in :meth:`fit`'s data
+        before them); the calls are then one stream, charged once, by the
+        call that starts it. A wrong declaration voids the guarantee. The
+        chunks a Dask fit cuts from one collection are one pass either way.
     accountant : BudgetAccountant, default=None
         Accountant charged by ``fit``; None: the default one.
     random_state : int, RandomState instance or None, default=None
@@ -325,18 +338,14 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         The solver that ran.
     n_iter_ : int
         Iterations run (streaming solvers: steps over the whole stream).
-    stream_state_ : StreamState
-        Streaming solvers only: the state :meth:`partial_fit` continues.
-        **Secret, not a release**: it holds the noise generator and the past
-        noise of the stream, from which the noise in ``coef_`` can be
-        recomputed. Delete it (``del model.stream_state_``) before publishing
-        the model object or a pickle of it; only ``coef_`` and
-        ``intercept_`` are covered by the guarantee.
     n_features_in_ : int
     delta_ : float
         The delta of the fit: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of float
-        (epsilon, delta) composed over the fit.
+        (epsilon, delta) composed over the fit. After :meth:`partial_fit`
+        passes with ``stream_chunks='repeated'``: the composition of the
+        passes (every pass's mechanism, at the sum of their deltas, as the
+        accountant composes them), above one pass's epsilon.
     privacy_method_ : str
         Composition rule that gave ``privacy_spent_``.
     privacy_ledger_ : PrivacyLedger
@@ -345,6 +354,16 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     See Also
     --------
     sklearn.linear_model.LogisticRegression : The non-private model.
+
+    Notes
+    -----
+    The streaming solvers' live stream (what :meth:`partial_fit` continues:
+    the noise generator and the last noise vectors) is secret and is not a
+    fitted attribute: it stays in the process, out of pickles and copies of
+    the model. :meth:`checkpoint` returns it as a secret
+    :class:`~skdp._streaming.StreamCheckpoint`, and :meth:`resume` restores
+    it; a model without it refuses :meth:`partial_fit` (call
+    :meth:`resume` or :meth:`fit`).
 
     References
     ----------
@@ -381,6 +400,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         "theory": ["boolean"],
         "solver_options": [dict, None],
         "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
+        "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -389,8 +409,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", loss="logistic", radius=None,
                  feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
                  n_iter="auto", theory=False, solver_options=None, goldstein_radius=None,
-                 accountant=None,
-                 random_state=None, verbose=0):
+                 stream_chunks="repeated", accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.solver = solver
@@ -404,6 +423,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         self.theory = theory
         self.solver_options = solver_options
         self.goldstein_radius = goldstein_radius
+        self.stream_chunks = stream_chunks
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
@@ -440,23 +460,32 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return self._fit_atomically(X, y, groups, classes=classes)
 
     @available_if(has_streaming_solver)
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, groups=None):
-        """Continue the private stream with a new chunk of records.
+        """Continue the private stream with a chunk of records.
 
         Only for the streaming solvers (``'srgd'``, ``'srg_memf'``, ``'memf'``,
         ``'dpsgd'``). Each call runs one pass over the chunk (each record used
-        once), continuing the iterate, the momentum and the noise of the
-        previous calls (or of :meth:`fit`, which starts a new stream).
+        once in it), continuing the model of the previous calls (or of
+        :meth:`fit`, which starts a new stream); the first call starts the
+        stream. The batch size and noise are calibrated when the stream
+        starts, from ``solver_options['n_rows']`` or the first chunk's size.
 
-        **Privacy of the stream.** The chunks must hold different records
-        (a record in at most one call). The whole stream is then one
-        (epsilon, delta)-DP release, whatever the number of chunks: epsilon is
-        neither split nor composed across chunks (the MF noise continues, its
-        sensitivity does not depend on the stream's length; the tree restarts
-        per chunk at the same GDP level, parallel composition over disjoint
-        chunks; see :mod:`skdp.solvers.streaming.srgd`). The accountant is charged
-        (epsilon, delta) once, by the call that starts the stream; the
-        batch size and noise are calibrated then, from the first chunk's size.
+        **Privacy.** With ``stream_chunks='repeated'`` (the default) each call
+        is a new pass, which may read records read before (epochs): it is
+        charged ``(epsilon, delta)`` on the accountant, reserved before the
+        chunk is read, and recorded as a new mechanism with fresh noise, and
+        ``privacy_spent_`` becomes the composition of the passes (``k``
+        passes: ``mu sqrt(k)``-GDP). With ``stream_chunks='disjoint'`` you
+        declare that the chunks hold different records (a record in at most
+        one call): the calls are then one (epsilon, delta)-DP stream, charged
+        once, by the call that starts it (the MF noise continues, the tree
+        restarts per chunk at the same GDP level: parallel composition over
+        disjoint chunks; see :mod:`skdp.solvers.streaming.srgd`).
+
+        The live stream is secret and stays in this process: a pickle or a
+        copy of the model does not carry it, and such a model refuses
+        ``partial_fit`` until :meth:`resume` gets a :meth:`checkpoint`.
 
         Parameters
         ----------
@@ -485,7 +514,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                                              need_delta=True)
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
-        state = self._stream_to_continue(partial)
+        state, charged = self._stream_to_continue(partial)
         solver = self._resolve_loss_solver()
         for name in _AUTO if solver == "auto" else (solver,):  # before any data is read
             SOLVER_SPECS[name].check_options(self.solver_options)
@@ -494,7 +523,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             check_dask_solver(type(self).__name__, solver, DASK_SOLVERS)
             if SOLVER_SPECS.get(solver) and SOLVER_SPECS[solver].streaming:
                 return self._stream_dask(X, y, groups, classes, partial)
-        accountant = self._check_budget() if state is None else None
+        accountant = self._check_budget() if charged else None
         read = self._read_dask if on_dask else self._read_arrays
         data, counts, labels, backend = read(X, y, groups, classes, state, delta)
         n = data.n
@@ -523,8 +552,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         self.group_sizes_ = np.asarray(sizes, dtype=float)
         self.n_iter_ = int(result.n_iter)
         self._keep_stream(result.state if spec.streaming else None)
-        if state is None:
-            self._record_spend(accountant, release.ledger)
+        if charged:
+            self._record_pass(accountant, release.ledger)
         return self
 
     def _read_arrays(self, X, y, groups, classes, state, delta):
@@ -590,11 +619,11 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         others = [check_dask_y(y, X)] + ([] if groups is None else [check_dask_y(groups, X)])
         n_rows, blocks = stream_blocks(X, *others)
         self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
-        try:
+        try:  # the chunks are disjoint rows of one collection: one pass, charged once
             for i, chunk in enumerate(blocks):  # no rows: one empty block, sklearn's error
                 X_i, y_i, *g_i = dask.compute(*chunk)
                 self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes,
-                          partial=partial or i > 0)
+                          partial=partial if i == 0 else CHUNK)
         finally:
             self.__dict__.pop("_stream_rows", None)
         return self

@@ -531,11 +531,15 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     def _drop_run_traces(self, est, params):
         """Give the released model the user's accountant, seeds and verbosity back: the
         run's accountant and seed must not leave the search (they reveal K, and the seed
-        the fit's noise)."""
+        the fit's noise). A streaming part's live stream (its noise generator and past
+        noise: secret) is dropped too; its ``partial_fit`` then refuses."""
         user = clone(self.estimator).set_params(**params).get_params(deep=True)
         autos = [prefix + "delta" for prefix, _ in _private_parts(est)
                  if isinstance(user.get(prefix + "delta"), str)]  # back to 'auto'
         est.set_params(**{key: user.get(key) for key in self._run_keys(est) + autos})
+        for _, part in _private_parts(est):
+            if hasattr(part, "_forget_stream"):
+                part._forget_stream()
 
     # -- the released model --------------------------------------------------------
     def _best(self):

@@ -15,7 +15,7 @@ from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
 from ._dask import check_dask_solver, check_dask_X, check_dask_y, check_finite, stream_blocks
 from ._partitions import Partitions, is_dask_collection
-from ._streaming import StreamingMixin, has_streaming_solver
+from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
@@ -371,6 +371,19 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         ``period``, ``anchor_batch``, ``diff_batch``, ``anchor_directions``,
         ``diff_directions``, ``diff_clip``, ``target_beta``, ``output``
         (``'last'`` or ``'random'``).
+    stream_chunks : {'repeated', 'disjoint'}, default='repeated'
+        What the streaming solvers' :meth:`partial_fit` calls hold.
+        ``'repeated'`` (the safe default): each call may read records read
+        before (epochs, ``for epoch in range(E): est.partial_fit(X, y)``), so
+        each call is a new pass, charged ``(epsilon, delta)`` on the
+        accountant (reserved before the chunk is read) and recorded in
+        ``privacy_ledger_`` as a new mechanism with fresh noise; the model
+        continues, and ``privacy_spent_`` is the composition of the passes
+        (above one pass's epsilon). ``'disjoint'``: your declaration that
+        every record is in at most one call (and not in :meth:`fit`'s data
+        before them); the calls are then one stream, charged once, by the
+        call that starts it. A wrong declaration voids the guarantee. The
+        chunks a Dask fit cuts from one collection are one pass either way.
     accountant : BudgetAccountant, default=None
         Charged ``(epsilon, delta)``; None uses the default accountant.
     random_state : int, RandomState instance or None, default=None
@@ -414,7 +427,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     delta_ : float
         The delta of the fit: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of float
-        (epsilon, delta) of what the fit released, from its ledger.
+        (epsilon, delta) of what the fit released, from its ledger. After
+        :meth:`partial_fit` passes with ``stream_chunks='repeated'``: the
+        composition of the passes (every pass's mechanism, at the sum of their
+        deltas, as the accountant composes them), above one pass's epsilon.
     privacy_method_ : str
         Composition rule of ``privacy_spent_``.
     privacy_ledger_ : PrivacyLedger
@@ -423,13 +439,16 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Bounds used.
     n_features_in_ : int
         Number of features.
-    stream_state_ : StreamState
-        Streaming solvers only: the state :meth:`partial_fit` continues.
-        **Secret, not a release**: it holds the noise generator and the past
-        noise of the stream, from which the noise in ``coef_`` can be
-        recomputed. Delete it (``del model.stream_state_``) before publishing
-        the model object or a pickle of it; only ``coef_`` and
-        ``intercept_`` are covered by the guarantee.
+
+    Notes
+    -----
+    The streaming solvers' live stream (what :meth:`partial_fit` continues:
+    the noise generator and the last noise vectors) is secret and is not a
+    fitted attribute: it stays in the process, out of pickles and copies of
+    the model. :meth:`checkpoint` returns it as a secret
+    :class:`~skdp._streaming.StreamCheckpoint`, and :meth:`resume` restores
+    it; a model without it refuses :meth:`partial_fit` (call
+    :meth:`resume` or :meth:`fit`).
 
     References
     ----------
@@ -476,6 +495,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         "beta": [Interval(Real, 0, 1, closed="neither")],
         "theory": ["boolean"],
         "solver_options": [dict, None],
+        "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -486,7 +506,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                  kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None, smoothness=None,
                  huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16,
                  precondition=0.2, snr=1.0, beta=0.1,
-                 theory=False, solver_options=None, accountant=None, random_state=None, verbose=0):
+                 theory=False, solver_options=None, stream_chunks="repeated", accountant=None,
+                 random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.solver = solver
@@ -511,6 +532,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         self.beta = beta
         self.theory = theory
         self.solver_options = solver_options
+        self.stream_chunks = stream_chunks
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
@@ -692,21 +714,32 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         return self._fit_atomically(X, y)
 
     @available_if(has_streaming_solver)
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y):
-        """Continue the private stream with a new chunk of records.
+        """Continue the private stream with a chunk of records.
 
         Only for the streaming solvers (``'srgd'``, ``'srg_memf'``, ``'memf'``,
-        ``'dpsgd'``): one pass over the chunk (each record used once),
-        continuing the iterate, momentum and noise of the earlier calls (or of
-        :meth:`fit`, which starts a new stream).
+        ``'dpsgd'``): one pass over the chunk (each record used once in it),
+        continuing the model of the earlier calls (or of :meth:`fit`, which
+        starts a new stream); the first call starts the stream. The noise and
+        batch size are calibrated when the stream starts, from
+        ``solver_options['n_rows']`` or the first chunk's size
+        (``feature_bound='data'`` and ``target_bound='data'`` are read from the
+        first chunk only).
 
-        **Privacy of the stream.** The chunks must hold different records.
-        The whole stream is then one (epsilon, delta)-DP release, whatever
-        the number of chunks: epsilon is neither split nor composed across
-        chunks (see :mod:`skdp.solvers.streaming.srgd`); the accountant is charged once,
-        by the call that starts the stream, and the noise and batch size are
-        calibrated then from the first chunk's size (``feature_bound='data'``
-        and ``target_bound='data'`` are read from the first chunk only).
+        **Privacy.** With ``stream_chunks='repeated'`` (the default) each call
+        is a new pass, which may read records read before (epochs): it is
+        charged ``(epsilon, delta)`` on the accountant, reserved before the
+        chunk is read, and recorded as a new mechanism with fresh noise, and
+        ``privacy_spent_`` becomes the composition of the passes (``k``
+        passes: ``mu sqrt(k)``-GDP). With ``stream_chunks='disjoint'`` you
+        declare that the chunks hold different records: the calls are then
+        one (epsilon, delta)-DP stream, charged once, by the call that starts
+        it (the noise runs on; see :mod:`skdp.solvers.streaming.srgd`).
+
+        The live stream is secret and stays in this process: a pickle or a
+        copy of the model does not carry it, and such a model refuses
+        ``partial_fit`` until :meth:`resume` gets a :meth:`checkpoint`.
 
         Parameters
         ----------
@@ -773,7 +806,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         self._set_coef(result.solution, problem.objective.model, P, budget.backend.xp)
         self._keep_stream(result.state)
         if accountant is not None:
-            self._record_spend(accountant, budget.ledger)
+            self._record_pass(accountant, budget.ledger)
         return self
 
     def _stream_partitions(self, X, y, partial):
@@ -789,9 +822,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         X = X.compute_chunk_sizes() if any(np.isnan(c) for c in X.chunks[0]) else X
         n_rows, blocks = stream_blocks(X, check_dask_y(_dask_target(y), X))
         self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
-        try:
+        try:  # the chunks are disjoint rows of one collection: one pass, charged once
             for i, (Xb, yb) in enumerate(blocks):  # no rows: one empty block, the NumPy error
-                self._fit(*dask.compute(Xb, yb), partial=partial or i > 0)
+                self._fit(*dask.compute(Xb, yb), partial=partial if i == 0 else CHUNK)
         finally:
             self.__dict__.pop("_stream_rows", None)
         return self
@@ -888,10 +921,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                                           budget.rho, label="gradient-norm histogram")[0]
 
     def _stream_problem(self, X, y, loss, partial):
-        """(problem, budget, accountant, P) of a streaming pass: ``fit`` starts a stream,
-        ``partial_fit`` continues it (the accountant is charged once, by the start)."""
-        state = self._stream_to_continue(partial)
-        accountant = self._check_budget() if state is None else None
+        """(problem, budget, accountant, P) of a streaming call: ``fit`` starts a stream,
+        ``partial_fit`` continues it, as a new pass (charged: a fresh ledger) or as a
+        disjoint chunk of the stream (uncharged, ``stream_chunks='disjoint'``);
+        :meth:`~skdp._streaming.StreamingMixin._stream_to_continue`."""
+        state, charged = self._stream_to_continue(partial)
+        accountant = self._check_budget() if charged else None
         self._reading_data()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
                              reset=state is None)
@@ -909,7 +944,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Xd = self._design(X, xp)
         eps, delta = float(self.epsilon), self.delta_
         self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
-        ledger = PrivacyLedger() if state is None else self.privacy_ledger_
+        ledger = PrivacyLedger() if charged else self.privacy_ledger_
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))

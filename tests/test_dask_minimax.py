@@ -178,7 +178,8 @@ def test_dask_streaming_solver_cuts_the_stream_at_fixed_rows(dask_client, solver
     X, y, _ = _data(2)
     monkeypatch.setattr(skdp_dask, "STREAM_ROWS", 400)
     params = dict(solver=solver, group_by=None, random_state=0)
-    a = PrivateMinimaxClassifier(**params, solver_options={"n_rows": len(X)})
+    a = PrivateMinimaxClassifier(**params, solver_options={"n_rows": len(X)},
+                                 stream_chunks="disjoint")
     a.fit(X[:400], y[:400], classes=[0, 1])
     for start in range(400, len(X), 400):
         a.partial_fit(X[start:start + 400], y[start:start + 400])
@@ -189,9 +190,10 @@ def test_dask_streaming_solver_cuts_the_stream_at_fixed_rows(dask_client, solver
         np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
         np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-6, atol=1e-9)
         assert a.n_iter_ == b.n_iter_ and _ledger(a) == _ledger(b)
-    b.partial_fit(da.from_array(X[:100], chunks=(60, 5)), y[:100])  # continues the stream
-    a.partial_fit(X[:100], y[:100])
+    b.partial_fit(da.from_array(X[:100], chunks=(60, 5)), y[:100])  # a new pass (default)
+    a.set_params(stream_chunks="repeated").partial_fit(X[:100], y[:100])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
+    assert _ledger(a) == _ledger(b) and a.privacy_spent_ == pytest.approx(b.privacy_spent_)
 
 
 def test_dask_unknown_partition_sizes(dask_client):

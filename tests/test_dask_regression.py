@@ -129,7 +129,8 @@ def test_streaming_solver_cuts_the_stream_at_fixed_rows(dask_client, monkeypatch
     X, y = _data()
     monkeypatch.setattr(skdp_dask, "STREAM_ROWS", 1000)
     n = len(X)
-    a = KLAdaptiveRegressor(solver="srgd", random_state=0, solver_options={"n_rows": n})
+    a = KLAdaptiveRegressor(solver="srgd", random_state=0, solver_options={"n_rows": n},
+                            stream_chunks="disjoint")
     a.fit(X[:1000], y[:1000])
     for start in range(1000, n, 1000):
         a.partial_fit(X[start:start + 1000], y[start:start + 1000])

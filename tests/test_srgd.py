@@ -329,7 +329,7 @@ def test_partial_fit_accounting_classifier():
     X = X / 5
     acc = BudgetAccountant(epsilon=1.5, delta=1e-5)
     clf = PrivateMinimaxClassifier(epsilon=1.0, solver="srg_memf", group_by=None,
-                                   accountant=acc, random_state=0)
+                                   stream_chunks="disjoint", accountant=acc, random_state=0)
     clf.partial_fit(X[:1000], y[:1000], classes=[0, 1])
     spent, ledger_size = clf.privacy_spent_, len(clf.privacy_ledger_.entries)
     steps = clf.n_iter_
@@ -337,7 +337,7 @@ def test_partial_fit_accounting_classifier():
         clf.partial_fit(X[1000 * k:1000 * (k + 1)], y[1000 * k:1000 * (k + 1)])
     assert len(acc.spends) == 1 and acc.total()[0] == pytest.approx(1.0, rel=1e-6)
     assert clf.privacy_spent_ == spent and len(clf.privacy_ledger_.entries) == ledger_size
-    assert clf.n_iter_ == 3 * steps and clf.stream_state_.n_seen == 3000
+    assert clf.n_iter_ == 3 * steps and clf.checkpoint().n_seen == 3000
     assert clf.score(X, y) > 0.7
     with pytest.raises(BudgetExceededError):  # fit starts a new stream: charged again
         clf.fit(X, y)
@@ -349,11 +349,12 @@ def test_partial_fit_accounting_regressor():
     X = rng.normal(size=(4000, 3)) / 3
     y = np.clip(X @ np.array([1.0, -1.0, 0.5]), -1, 1)
     acc = BudgetAccountant()
-    reg = KLAdaptiveRegressor(epsilon=1.0, solver="memf", accountant=acc, random_state=0)
+    reg = KLAdaptiveRegressor(epsilon=1.0, solver="memf", stream_chunks="disjoint",
+                              accountant=acc, random_state=0)
     for k in range(4):
         reg.partial_fit(X[1000 * k:1000 * (k + 1)], y[1000 * k:1000 * (k + 1)])
     assert len(acc.spends) == 1 and reg.privacy_spent_[0] <= 1.0
-    assert reg.stream_state_.calls == 4 and reg.score(X, y) > 0.5
+    assert reg._stream.calls == 4 and reg.score(X, y) > 0.5
     with pytest.raises(ValueError, match="features"):
         reg.partial_fit(X[:10, :2], y[:10])
     reg.set_params(epsilon=2.0)
@@ -428,7 +429,7 @@ def test_srgd_theory_mode_uses_theorem_constants():
                                    random_state=0).fit(X / 5, y)
     A = math.sqrt(2.0)  # rows of norm <= 1 plus the intercept feature 1
     B, beta, clip = theory_constants(A, A**2 / 4, 10.0, 2000, 6, 2.0, DELTA)
-    state = clf.stream_state_
+    state = clf._stream
     assert (state.batch_size, state.beta, state.clip) == (B, pytest.approx(beta), clip)
     assert clf.n_iter_ == math.ceil(2000 / B) and clf.privacy_spent_[0] <= 2.0
 
@@ -439,7 +440,7 @@ def test_failed_chunk_leaves_the_stream_untouched(monkeypatch):
     X = X / 5
     clf = PrivateMinimaxClassifier(solver="srg_memf", group_by=None, random_state=0)
     clf.partial_fit(X[:300], y[:300])
-    before = clf.stream_state_
+    before = clf._stream
     calls = []
 
     def interrupt(self, batch, theta):
@@ -453,7 +454,7 @@ def test_failed_chunk_leaves_the_stream_untouched(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         clf.partial_fit(X[300:600], y[300:600])
     monkeypatch.setattr(ClassificationProblem, "residuals", original)
-    assert clf.stream_state_ is before and before.step == clf.n_iter_
+    assert clf._stream is before and before.step == clf.n_iter_
     twin = PrivateMinimaxClassifier(solver="srg_memf", group_by=None, random_state=0)
     for est in (clf, twin):
         if est is twin:

@@ -22,7 +22,9 @@ def stream_solver(name):
     per-example gradient bound (the clip's scale and ``L``),
     ``config.diff_clip`` the per-example ``M``, ``config.smoothness`` the step
     scale. The whole stream is one Gaussian mechanism at ``budget.mu``-GDP,
-    recorded by a new stream through ``budget.release``. ``options``:
+    recorded by a new stream through ``budget.release``; so is each new pass
+    over records read before (a state from
+    :func:`~skdp.solvers.streaming.srgd.new_pass`). ``options``:
     ``STREAM_OPTIONS`` and ``radius``. The result's ``state`` is what
     ``partial_fit`` continues.
     """

@@ -21,10 +21,11 @@ def _classifier(name):
     def fit(problem, budget, options):
         """One pass of a paper-003 streaming solver, continuing ``problem.state``.
 
-        A new stream is ``budget.mu``-GDP, its mechanism recorded through
-        ``budget.release``; a continued one keeps the stream's ``mu`` (its
-        chunks hold disjoint records). ``options``: the resolved
-        :data:`~skdp.solvers.streaming.srgd.STREAM_OPTIONS`.
+        A new stream, or a new pass over records read before (a state from
+        :func:`~skdp.solvers.streaming.srgd.new_pass`), is ``budget.mu``-GDP,
+        its mechanism recorded through ``budget.release``; a continued one
+        keeps the stream's ``mu`` (its chunks hold disjoint records).
+        ``options``: the resolved :data:`~skdp.solvers.streaming.srgd.STREAM_OPTIONS`.
         """
         data, state = problem.data, problem.state
         if data.n_groups != 1:
@@ -35,7 +36,7 @@ def _classifier(name):
                                        smoothness=glm.smoothness, curvature=glm.curvature,
                                        radius=problem.radius, theory=problem.theory,
                                        verbose=problem.verbose)
-        mu = state.mu if state is not None else budget.mu
+        mu = state.mu if state is not None and state.mechanism is not None else budget.mu
         state = run_stream(glm, opts, mu=mu, epsilon=budget.epsilon, delta=budget.delta,
                            release=budget.release, state=state)
         coef, intercept = glm.coef(state.theta)

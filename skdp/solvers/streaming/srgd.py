@@ -45,16 +45,21 @@ linear Gaussian mechanism ``C (D / B) + Z`` with lower-triangular ``C``
 stream starts (:class:`~skdp.privacy.tree.TreeMechanism`,
 :class:`~skdp.privacy.matrix.MatrixMechanism`: the record and the noise come
 from the same object); the iterates are post-processing. ``mu`` is calibrated to the
-budget exactly (Dong–Roth–Su 2022, Cor. 2.13). ``partial_fit`` chunks hold
-disjoint records: the banded MF noise runs on across chunks (its column norm
-does not depend on the horizon) and the tree restarts per chunk at the same
-``mu`` (parallel composition over a public partition), so the whole stream
-is ``mu``-GDP, whatever the number of chunks.
+budget exactly (Dong–Roth–Su 2022, Cor. 2.13). Chunks that hold disjoint
+records (``stream_chunks='disjoint'``, the chunks of a Dask fit) are one
+stream: the banded MF noise runs on across chunks (its column norm does not
+depend on the horizon) and the tree restarts per chunk at the same ``mu``
+(parallel composition over a public partition), so the whole stream is
+``mu``-GDP, whatever the number of chunks. A chunk that may hold records
+read before (``stream_chunks='repeated'``, the default) is a new pass
+(:func:`new_pass`): a new mechanism at ``mu``, recorded on its own, with
+fresh noise (the MF noise restarts: the passes are independent mechanisms),
+so ``k`` passes are ``mu sqrt(k)``-GDP (Dong–Roth–Su Cor. 3.3).
 """
 
 from collections import deque
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import math
 
 import numpy as np
@@ -65,8 +70,8 @@ from ...privacy.matrix import MatrixMechanism, mf_sigma, sqrt_toeplitz_coefficie
 from ...privacy.tree import TreeMechanism, tree_sigma
 from ..spec import Option
 
-__all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "run_stream",
-           "theory_constants"]
+__all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "new_pass",
+           "run_stream", "theory_constants"]
 
 STREAMING_SOLVERS = ("srgd", "srg_memf", "memf", "dpsgd")
 
@@ -158,9 +163,12 @@ class StreamOptions:
 
 @dataclass
 class StreamState:
-    """Everything a stream carries between ``partial_fit`` calls (picklable).
+    """Everything a stream carries between ``partial_fit`` calls (picklable). **Secret**:
+    ``rng`` and ``noise_past`` give the noise in the released iterates.
 
     ``theta`` is the released model (the last iterate, ``y_T`` for srgd).
+    ``mechanism`` None: a new pass is due (:func:`new_pass`); ``passes``
+    counts the passes (each a mechanism of its own).
     """
 
     theta: object
@@ -183,6 +191,38 @@ class StreamState:
     noise_past: deque = field(default_factory=deque)
     n_seen: int = 0
     calls: int = 0
+    passes: int = 1
+
+
+def new_pass(state):
+    """``state``, marked to start a new pass over records the stream may have read already.
+
+    The next :func:`run_stream` on it opens (and records) a new mechanism
+    calibrated to its ``mu`` and draws fresh noise: the matrix-factorisation
+    noise of the previous pass is not continued, so that the passes are
+    independent mechanisms and compose (Gaussian DP: ``mu sqrt(k)`` over
+    ``k`` passes). The model (iterate, momentum, SRG estimate, srgd's
+    sequences) continues. ``state`` itself is not modified.
+
+    Parameters
+    ----------
+    state : StreamState
+        A stream's state.
+
+    Returns
+    -------
+    state : StreamState
+        A shallow copy, its mechanism cleared.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> state = StreamState(theta=np.zeros(2), rng=np.random.default_rng(0), mu=1.0,
+    ...                     batch_size=4, clip=1.0, learning_rate=0.1, mechanism="recorded")
+    >>> new_pass(state).mechanism is None, state.mechanism
+    (True, 'recorded')
+    """
+    return replace(state, mechanism=None)
 
 
 def theory_constants(L, M, R, n, d, epsilon, delta):
@@ -261,6 +301,16 @@ def _start(problem, opts, n, mu, epsilon, delta, rng, xp):
     return state
 
 
+def _renew(state, opts, mu):
+    """Calibrate a new pass's noise to ``mu`` (its calibration constants, batch size and clip,
+    are the stream's); the banded noise restarts (no past shared with an earlier pass)."""
+    state.mu = float(mu)
+    state.passes += 1
+    if opts.solver != "srgd":
+        state.sigma = mf_sigma(_sensitivity(state), state.mu, state.coef)
+        state.noise_past = deque(maxlen=state.coef.shape[0] - 1)
+
+
 def _batches(n, B, rng):
     order = rng.permutation(n)  # data-independent: public seed, public n
     return [order[s:s + B] for s in range(0, n, B)]
@@ -282,9 +332,10 @@ def run_stream(problem, opts, *, mu, epsilon, delta, release, state=None):
         The budget (only the Thm 4.10 batch size uses them).
     release : Release
         The fit's namespace, generator and ledger. A new stream takes the
-        generator and records its mechanism in the ledger (nothing for a
-        continued stream: its records are new, its noise the same mechanism,
-        drawn from the state's generator).
+        generator and records its mechanism in the ledger; so does a new
+        pass (a state from :func:`new_pass`: a new mechanism at ``mu``, its
+        noise fresh, drawn from the state's generator). A continued stream
+        records nothing: its records are new, its noise the same mechanism.
     state : StreamState, default=None
         Not modified: the continued state is a copy.
 
@@ -298,6 +349,9 @@ def run_stream(problem, opts, *, mu, epsilon, delta, release, state=None):
         state.mechanism = _open(release, opts, state, n, epsilon, delta)
     else:  # all or nothing: a chunk that fails leaves the caller's state (and rng) untouched
         state = copy.deepcopy(state)
+        if state.mechanism is None:  # a new pass: a mechanism of its own, fresh noise
+            _renew(state, opts, mu)
+            state.mechanism = _open(release, opts, state, n, epsilon, delta)
     backend = Backend(xp, getattr(problem, "device", None), state.rng)
     batches = _batches(n, state.batch_size, state.rng)
     if opts.solver == "srgd":

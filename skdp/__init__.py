@@ -20,6 +20,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivateMinimaxClassifier",
     "SaddlePointSynthesizer",
+    "StreamCheckpoint",
     "__version__",
 ]
 
@@ -30,6 +31,7 @@ _LAZY = {
     "LedgerLockedError": ".privacy.ledger_store",
     "PrivateMinimaxClassifier": ".minimax",
     "SaddlePointSynthesizer": ".synthesizer",
+    "StreamCheckpoint": "._streaming",
 }
 
 

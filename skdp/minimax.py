@@ -298,7 +298,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         ``2 alpha``); None: ``0.1 Phi / L``. Ignored by the other solvers.
     accountant : BudgetAccountant, default=None
         Accountant charged by ``fit``; None: the default one.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Seed of all the noise. See :term:`Glossary <random_state>`. Use None
         in deployment: a known seed voids the guarantee.
     verbose : int, default=0
@@ -382,7 +382,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         "solver_options": [dict, None],
         "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
         "accountant": ACCOUNTANT_CONSTRAINT,
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
     }
 

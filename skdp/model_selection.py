@@ -206,7 +206,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         ``accountant`` (as :func:`fit_rho_bound` does), and each run uses it.
     accountant : BudgetAccountant, default=None
         Charged the search's total once; None: the default accountant.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Seeds the split, ``K``, the sampled hyperparameters, the score noise and
         each run's estimator (its ``random_state`` parameters are overridden so
         that the runs are independent, as the theorems require).
@@ -293,7 +293,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         "refit": ["boolean"],
         "delta": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
         "accountant": ACCOUNTANT_CONSTRAINT,
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
         "reveal_n_runs": ["boolean"],
     }

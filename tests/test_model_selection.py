@@ -178,7 +178,22 @@ def test_score_noise_has_the_stated_scale():
 
 def test_budget_is_checked_before_the_data_are_touched():
     class Untouchable:
+        """Its shape is public (a run's subsampled steps are planned from it); its values
+        are not: any other access fails."""
+        shape = (300, 4)
+
+        def __len__(self):
+            return 300
+
         def __getattr__(self, name):
+            if name == "fit":
+                raise AttributeError(name)
+            raise AssertionError("the data were touched")
+
+        def __getitem__(self, key):
+            raise AssertionError("the data were touched")
+
+        def __array__(self, *args, **kwargs):
             raise AssertionError("the data were touched")
 
     acc = BudgetAccountant(epsilon=1.0, delta=1e-5)

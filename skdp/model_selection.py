@@ -309,11 +309,26 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     against the accountant **before the data are touched**, charged to it as
     one spend after the search, and stated in ``privacy_spent_``.
 
+    **Runs with Poisson-subsampled steps** (``solver='dpsgd_poisson'``, given
+    or chosen by ``solver='auto'`` at ``n_samples * n_features >= 1e7``) have
+    no useful zCDP bound: they are accounted by their RDP curve instead, at
+    the orders of :data:`skdp.privacy.rdp.RDP_ORDERS`. Before any row is read
+    the search plans each candidate's curve from its public parameters and the
+    shape of ``X`` (:func:`fit_rdp_bound`: the replace-one curve of the
+    subsampled Gaussian steps, calibrated as the solver calibrates them, plus
+    the fit's Gaussian releases); the run's curve is the larger of it and the
+    score's ``score_rho lam`` (``score_rho=None``: the largest one under the
+    fit's curve), the two theorems are applied order by order, and each run's
+    ledger is checked against the plan at every order
+    (:func:`~skdp.privacy.rdp.ledger_rdp`). The parameters that set the steps
+    (``solver``, ``max_iter``, ``n_iter``, ``solver_options``, ``model``)
+    must then be lists, like the privacy parameters.
+
     **What is released.** PS22's bounds are for the best run's output alone,
     with ``K`` hidden and the other runs discarded, so the search exposes
     nothing else: ``best_estimator_``, ``best_params_`` and ``best_score_``
-    (the best run), and ``run_rho_``, ``score_sigma_``, ``privacy_spent_``,
-    ``privacy_method_`` (functions of the public parameters and ``n``). Each
+    (the best run), and ``run_rho_``, ``run_rdp_``, ``score_sigma_``,
+    ``privacy_spent_``, ``privacy_method_`` (functions of the public parameters and ``n``). Each
     run (and the refit) is charged to its own throw-away accountant and drawn
     its own seed, both discarded with the run: ``best_estimator_`` has the
     parameters of ``estimator`` with ``best_params_`` set (its ``accountant``,
@@ -403,7 +418,11 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         Only with ``reveal_n_runs=True``: the number ``K`` of runs drawn (not
         covered by the guarantee).
     run_rho_ : float
-        zCDP of one run (fit and score).
+        zCDP of one run (fit and score); nan when the runs take
+        Poisson-subsampled steps (accounted by ``run_rdp_``).
+    run_rdp_ : dict
+        Renyi order -> the RDP of one run at it (``run_rho_ * order`` for zCDP
+        runs), public.
     score_sigma_ : float
         Standard deviation of the score noise.
     delta_ : float

@@ -106,7 +106,11 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     :func:`~skdp.solvers.minimax.euclidean.auto_iterations` at the whole
     budget's ``mu``; ``q`` the ``sampling_rate`` option or ``min(1, 4 / T)``,
     as :func:`~skdp.solvers.minimax.subsampled.sampling_rate`). Other
-    estimators: none.
+    estimators: none. When the classifier releases its group sizes (neither
+    ``group_sizes`` nor ``group_by=None``), its ``n_iter='auto'`` is computed
+    at the ``mu`` they leave, so it may take a few steps fewer than planned
+    (at a slightly higher rate): the search's check of each run's ledger then
+    decides, and refuses a run above the plan.
 
     Parameters
     ----------

@@ -89,16 +89,16 @@ def table_signature(estimator):
 def noise_seed(random_state):
     """What makes a fit's noise reproducible, as a string; None for fresh noise.
 
-    An int seeds the same noise on every fit. A ``RandomState`` gives the
-    noise of its current state: a shared instance advances from fit to fit
-    (fresh noise), but copies of one instance made before either is drawn
-    from (:func:`sklearn.base.clone` deep-copies ``random_state``) draw the
-    same noise, so its state is what identifies the noise. None is fresh
-    entropy.
+    An int seeds the same noise on every fit. A ``RandomState`` or a NumPy
+    ``Generator`` gives the noise of its current state: a shared instance
+    advances from fit to fit (fresh noise), but copies of one instance made
+    before either is drawn from (:func:`sklearn.base.clone` deep-copies
+    ``random_state``) draw the same noise, so its state is what identifies
+    the noise. None is fresh entropy.
 
     Parameters
     ----------
-    random_state : int, RandomState instance or None
+    random_state : int, Generator, RandomState instance or None
         An estimator's (validated) ``random_state``, read before the fit
         draws from it.
 
@@ -106,7 +106,7 @@ def noise_seed(random_state):
     -------
     seed : str or None
         ``'random_state=<int>'``, ``'random_state=<RandomState in state
-        <digest>>'``, or None.
+        <digest>>'``, ``'random_state=<Generator in state <digest>>'``, or None.
 
     Examples
     --------
@@ -115,11 +115,21 @@ def noise_seed(random_state):
     >>> import numpy as np
     >>> noise_seed(np.random.RandomState(0)) == noise_seed(np.random.RandomState(0))
     True
+    >>> g = np.random.default_rng(0)
+    >>> noise_seed(g) == noise_seed(np.random.default_rng(0))
+    True
     """
     if random_state is None:
         return None
     if isinstance(random_state, Integral):
         return f"random_state={int(random_state)}"
+    import numpy as np  # local: this module does not otherwise need NumPy
+
+    if isinstance(random_state, np.random.Generator):
+        # the bit generator's name and state (a dict of ints): copies share it until drawn from
+        state = random_state.bit_generator.state
+        digest = hashlib.sha256(pickle.dumps(state)).hexdigest()[:12]
+        return f"random_state=<Generator in state {digest}>"
     digest = hashlib.sha256(pickle.dumps(random_state.get_state())).hexdigest()[:12]
     return f"random_state=<RandomState in state {digest}>"
 

@@ -311,7 +311,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         chunks a Dask fit cuts from one collection are one pass either way.
     accountant : BudgetAccountant, default=None
         Accountant charged by ``fit``; None: the default one.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Seed of all the noise. See :term:`Glossary <random_state>`. Use None
         in deployment: a known seed voids the guarantee.
     verbose : int, default=0
@@ -402,7 +402,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
         "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
         "accountant": ACCOUNTANT_CONSTRAINT,
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
     }
 

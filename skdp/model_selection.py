@@ -11,6 +11,7 @@ little more than one run's (see :mod:`skdp.privacy.selection`).
 
 from contextlib import contextmanager
 from copy import deepcopy
+import functools
 import math
 from numbers import Real
 import warnings
@@ -22,7 +23,7 @@ from sklearn.model_selection import ParameterGrid, ParameterSampler
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils import _safe_indexing, get_tags, indexable
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted
 
 from ._backend import Backend, make_rng, to_numpy
 from ._base import PrivacyMixin, noise_seed, resolve_delta
@@ -30,14 +31,20 @@ from ._validation import ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT
 from ._validation import warn_large_delta
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
-from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho
+from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho,
+                                 subsampled_noise_within)
 from .privacy.release import Release
-from .privacy.selection import repeat_and_select_epsilon, sample_repetitions
+from .privacy.rdp import RDP_ORDERS, ledger_rdp, subsampled_gaussian_rdp
+from .privacy.selection import (repeat_and_select_epsilon, repeat_and_select_epsilon_curve,
+                                sample_repetitions)
 
-__all__ = ["PrivateHyperparameterSearch", "fit_rho_bound"]
+__all__ = ["PrivateHyperparameterSearch", "fit_rho_bound", "fit_rdp_bound", "subsampled_steps"]
 
 SCORINGS = ("accuracy", "neg_mean_squared_error", "neg_mean_absolute_error")
 _PRIVACY_PARAMS = ("epsilon", "delta")
+# parameters that set how many Poisson-subsampled steps a run takes, at which rate
+_PLAN_PARAMS = ("solver", "max_iter", "n_iter", "solver_options", "model")
+_ORDERS = np.array(RDP_ORDERS)
 
 
 def _estimator_has(attr):
@@ -86,6 +93,173 @@ def fit_rho_bound(estimator):
     if delta == 0:
         return pure_rho(eps)
     return max(approx_dp_to_zcdp(eps, delta), approx_dp_to_gdp(eps, delta) ** 2 / 2)
+
+
+def subsampled_steps(estimator, n_rows, n_features=None):
+    """The Poisson-subsampled Gaussian steps a fit will take, from its public parameters.
+
+    For :class:`~skdp.KLAdaptiveRegressor` and
+    :class:`~skdp.PrivateMinimaxClassifier`: their ``'dpsgd_poisson'``
+    solver, given or chosen by ``solver='auto'`` at ``n_rows * n_features >=
+    AUTO_SUBSAMPLE`` (an unknown ``n_features`` counts as large), takes ``T``
+    steps at rate ``q`` (``max_iter`` or 100, resp. ``n_iter`` or
+    :func:`~skdp.solvers.minimax.euclidean.auto_iterations` at the whole
+    budget's ``mu``; ``q`` the ``sampling_rate`` option or ``min(1, 4 / T)``,
+    as :func:`~skdp.solvers.minimax.subsampled.sampling_rate`). Other
+    estimators: none. When the classifier releases its group sizes (neither
+    ``group_sizes`` nor ``group_by=None``), its ``n_iter='auto'`` is computed
+    at the ``mu`` they leave, so it may take a few steps fewer than planned
+    (at a slightly higher rate): the search's check of each run's ledger then
+    decides, and refuses a run above the plan.
+
+    Parameters
+    ----------
+    estimator : skdp estimator
+        With its parameters set (``delta`` may be ``'auto'``).
+    n_rows : int
+        Rows it will be fitted on (public).
+    n_features : int or None, default=None
+        Columns (public); None: unknown.
+
+    Returns
+    -------
+    steps : tuple of (float, int) or None
+        ``(q, T)``, or None when the fit takes no subsampled step.
+    only : bool
+        False when the fit may also run a solver without subsampling (its
+        plan then covers both).
+
+    Examples
+    --------
+    >>> from skdp import KLAdaptiveRegressor
+    >>> subsampled_steps(KLAdaptiveRegressor(solver="dpsgd_poisson"), 1000, 5)
+    ((0.04, 100), True)
+    >>> subsampled_steps(KLAdaptiveRegressor(), 1000, 5)
+    (None, True)
+    """
+    from .minimax import PrivateMinimaxClassifier
+    from .regression import KLAdaptiveRegressor
+    from .solvers.kl.subsampled import DPSGD_POISSON_STEPS
+    from .solvers.minimax.euclidean import auto_iterations
+    from .solvers.minimax.subsampled import AUTO_SUBSAMPLE, sampling_rate
+
+    if not isinstance(estimator, (KLAdaptiveRegressor, PrivateMinimaxClassifier)):
+        return None, True
+    eps = float(estimator.epsilon)
+    if math.isinf(eps):
+        return None, True
+    solver = estimator.solver
+    large = n_features is None or n_rows * n_features >= AUTO_SUBSAMPLE
+    if isinstance(estimator, KLAdaptiveRegressor):
+        auto = solver == "auto" and estimator.model == "linear" and large
+    else:
+        auto = solver == "auto" and large
+    if solver != "dpsgd_poisson" and not auto:
+        return None, True
+    option = (estimator.solver_options or {}).get("sampling_rate")
+    if isinstance(estimator, KLAdaptiveRegressor):
+        steps = int(estimator.max_iter or DPSGD_POISSON_STEPS)
+    elif estimator.n_iter == "auto":
+        delta = float(resolve_delta(estimator.delta, eps, estimator.accountant))
+        steps = auto_iterations(n_rows, approx_dp_to_gdp(eps, delta))
+    else:
+        steps = int(estimator.n_iter)
+    return (sampling_rate(option, steps), steps), solver == "dpsgd_poisson"
+
+
+def fit_rdp_bound(estimator, n_rows, n_features=None, orders=RDP_ORDERS):
+    """The RDP curve that a fit of a private estimator stays within, from its parameters.
+
+    A fit without Poisson-subsampled steps: ``fit_rho_bound(estimator) * lam``
+    (zCDP). A fit with ``T`` subsampled steps at rate ``q``
+    (:func:`subsampled_steps`) spends its ``(epsilon, delta)`` on a ledger of
+    Gaussian-type releases and the steps, whose noise multiplier ``z`` is the
+    smallest that keeps the whole ledger within ``(epsilon, delta)``
+    (:func:`~skdp.privacy.accounting.subsampled_noise_within`). The other
+    releases of these solvers are Gaussian, ``mu_g``-GDP together with
+    ``mu_g <= approx_dp_to_gdp(epsilon, delta)``, and ``z`` grows with
+    ``mu_g``; the curve is the largest of
+    ``lam m_{i+1}**2 / 2 + T eps_step(lam; z(m_i), q)`` over a grid of
+    ``m_i`` (``eps_step`` the replace-one curve of
+    :func:`~skdp.privacy.rdp.subsampled_gaussian_rdp`), which bounds every
+    split of the budget between them.
+    :class:`PrivateHyperparameterSearch` checks every run's ledger against it
+    (:func:`~skdp.privacy.rdp.ledger_rdp`).
+
+    Parameters
+    ----------
+    estimator : skdp estimator
+        Has ``epsilon`` and ``delta`` parameters.
+    n_rows : int
+        Rows it will be fitted on (public).
+    n_features : int or None, default=None
+        Columns (public); None: unknown.
+    orders : array-like of float, default=RDP_ORDERS
+        Renyi orders ``> 1``.
+
+    Returns
+    -------
+    rdp : ndarray
+        ``eps(lam)`` at each order.
+
+    Examples
+    --------
+    >>> from skdp import KLAdaptiveRegressor
+    >>> plain = fit_rdp_bound(KLAdaptiveRegressor(delta=1e-6), 1000, 5, orders=[2.0])
+    >>> sub = fit_rdp_bound(KLAdaptiveRegressor(delta=1e-6, solver="dpsgd_poisson"), 1000, 5,
+    ...                     orders=[2.0])
+    >>> round(float(plain[0]), 4), bool(sub[0] > plain[0])
+    (0.056, True)
+    """
+    lam = np.asarray(orders, dtype=float)
+    rho = fit_rho_bound(estimator)
+    zcdp = rho * lam
+    plan, only = subsampled_steps(estimator, n_rows, n_features)
+    if plan is None:
+        return zcdp
+    q, steps = plan
+    eps = float(estimator.epsilon)
+    delta = float(resolve_delta(estimator.delta, eps, getattr(estimator, "accountant", None)))
+    curve = _subsampled_envelope(eps, delta, q, steps, tuple(lam.tolist()))
+    return curve if only else np.maximum(curve, zcdp)
+
+
+_SHARES = (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.95, 1.0)
+"""Grid of the Gaussian releases' share ``mu_g**2 / mu_max**2`` in :func:`_subsampled_envelope`."""
+
+
+@functools.lru_cache(maxsize=64)
+def _subsampled_envelope(eps, delta, q, steps, orders):
+    """RDP curve bounding every ledger of Gaussian releases (``mu_g``-GDP together) and
+    ``steps`` subsampled steps at rate ``q`` whose noise multiplier ``z(mu_g)`` is
+    calibrated to keep it within ``(eps, delta)``.
+
+    ``mu_g <= mu_max = approx_dp_to_gdp(eps, delta)`` (the Gaussian part alone is within
+    the budget) and ``z`` grows with ``mu_g``. For ``mu_g`` between grid points
+    ``m_i < m_{i+1}``, ``lam mu_g**2 / 2 <= lam m_{i+1}**2 / 2`` and the steps' curve is
+    at most the one at ``z(m_i)``; the maximum over the intervals bounds every split. Near
+    the Gaussian limit (many steps) every split spends about ``lam mu_max**2 / 2`` and the
+    grid's widths (at most 0.15 of ``mu_max**2``) leave the bound about 15% above it."""
+    lam = np.asarray(orders)
+    mu_max = approx_dp_to_gdp(eps, delta)
+    curve = np.zeros(lam.shape)
+    for lo, hi in zip(_SHARES[:-1], _SHARES[1:]):
+        planned = [] if lo == 0 else [(1.0, 1.0 / (mu_max * math.sqrt(lo)), 1)]
+        z = subsampled_noise_within([], planned, q, steps, eps, delta)
+        part = lam * hi * mu_max**2 / 2 + subsampled_gaussian_rdp(z, q, lam, steps=steps)
+        curve = np.maximum(curve, part)
+    return curve
+
+
+def _public_shape(X):
+    """``(n_rows, n_features)`` from the container's shape, without reading a row's values
+    (``n_features`` None where the container does not say)."""
+    n = _num_samples(X)
+    try:
+        d = int(_num_features(X))
+    except (TypeError, ValueError):
+        d = None
+    return n, d
 
 
 def _private_parts(estimator):
@@ -139,11 +313,26 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     against the accountant **before the data are touched**, charged to it as
     one spend after the search, and stated in ``privacy_spent_``.
 
+    **Runs with Poisson-subsampled steps** (``solver='dpsgd_poisson'``, given
+    or chosen by ``solver='auto'`` at ``n_samples * n_features >= 1e7``) have
+    no useful zCDP bound: they are accounted by their RDP curve instead, at
+    the orders of :data:`skdp.privacy.rdp.RDP_ORDERS`. Before any row is read
+    the search plans each candidate's curve from its public parameters and the
+    shape of ``X`` (:func:`fit_rdp_bound`: the replace-one curve of the
+    subsampled Gaussian steps, calibrated as the solver calibrates them, plus
+    the fit's Gaussian releases); the run's curve is the larger of it and the
+    score's ``score_rho lam`` (``score_rho=None``: the largest one under the
+    fit's curve), the two theorems are applied order by order, and each run's
+    ledger is checked against the plan at every order
+    (:func:`~skdp.privacy.rdp.ledger_rdp`). The parameters that set the steps
+    (``solver``, ``max_iter``, ``n_iter``, ``solver_options``, ``model``)
+    must then be lists, like the privacy parameters.
+
     **What is released.** PS22's bounds are for the best run's output alone,
     with ``K`` hidden and the other runs discarded, so the search exposes
     nothing else: ``best_estimator_``, ``best_params_`` and ``best_score_``
-    (the best run), and ``run_rho_``, ``score_sigma_``, ``privacy_spent_``,
-    ``privacy_method_`` (functions of the public parameters and ``n``). Each
+    (the best run), and ``run_rho_``, ``run_rdp_``, ``score_sigma_``,
+    ``privacy_spent_``, ``privacy_method_`` (functions of the public parameters and ``n``). Each
     run (and the refit) is charged to its own throw-away accountant and drawn
     its own seed, both discarded with the run: ``best_estimator_`` has the
     parameters of ``estimator`` with ``best_params_`` set (its ``accountant``,
@@ -206,7 +395,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         ``accountant`` (as :func:`fit_rho_bound` does), and each run uses it.
     accountant : BudgetAccountant, default=None
         Charged the search's total once; None: the default accountant.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Seeds the split, ``K``, the sampled hyperparameters, the score noise and
         each run's estimator (its ``random_state`` parameters are overridden so
         that the runs are independent, as the theorems require).
@@ -233,7 +422,11 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         Only with ``reveal_n_runs=True``: the number ``K`` of runs drawn (not
         covered by the guarantee).
     run_rho_ : float
-        zCDP of one run (fit and score).
+        zCDP of one run (fit and score); nan when the runs take
+        Poisson-subsampled steps (accounted by ``run_rdp_``).
+    run_rdp_ : dict
+        Renyi order -> the RDP of one run at it (``run_rho_ * order`` for zCDP
+        runs), public.
     score_sigma_ : float
         Standard deviation of the score noise.
     delta_ : float
@@ -293,7 +486,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         "refit": ["boolean"],
         "delta": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
         "accountant": ACCOUNTANT_CONSTRAINT,
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
         "reveal_n_runs": ["boolean"],
     }
@@ -337,9 +530,14 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                                      f"or have an rvs method, got {values!r}.")
         return spaces
 
-    def _fit_rho(self, spaces):
-        """Largest zCDP of one fit over the candidate privacy parameters."""
-        worst = 0.0
+    def _fit_plan(self, spaces, n_train, n_all, n_features):
+        """What one fit may spend, over the candidates' privacy parameters (and the
+        parameters that set a run's subsampled steps): ``(rho, curve, refit_curve)``,
+        ``rho`` the largest zCDP bound (:func:`fit_rho_bound`, summed over the private
+        steps), ``curve`` None when no candidate takes Poisson-subsampled steps, else
+        the largest RDP curve of a fit on ``n_train`` rows (:func:`fit_rdp_bound`) and
+        ``refit_curve`` that of a fit on all ``n_all`` rows."""
+        worst, curve, refit_curve, sampled_plan = 0.0, None, None, []
         for space in spaces:
             grid = {}
             for key, values in space.items():
@@ -351,6 +549,11 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                         raise ValueError(f"param_distributions[{key!r}]: privacy parameters "
                                          "must be a list (the total is a maximum over them).")
                     grid[key] = list(values)
+                elif last in _PLAN_PARAMS:
+                    if hasattr(values, "rvs"):
+                        sampled_plan.append(key)
+                    else:
+                        grid[key] = list(values)
             for point in ParameterGrid(grid):
                 est = clone(self.estimator).set_params(**point)
                 parts = _private_parts(est)
@@ -363,21 +566,52 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                                   "the search is not differentially private. Use stateless "
                                   "or skdp steps.", PrivacyLeakWarning, stacklevel=3)
                 worst = max(worst, sum(fit_rho_bound(p) for _, p in parts))
-        return worst
+                if any(subsampled_steps(p, n_train, n_features)[0] is not None
+                       or subsampled_steps(p, n_all, n_features)[0] is not None
+                       for _, p in parts):
+                    if sampled_plan:
+                        raise ValueError(
+                            f"param_distributions{sampled_plan}: a run takes Poisson-subsampled "
+                            "steps (dpsgd_poisson), whose privacy depends on these parameters; "
+                            "give them as lists (the total is a maximum over them).")
+                    one = sum(fit_rdp_bound(p, n_train, n_features, _ORDERS) for _, p in parts)
+                    full = sum(fit_rdp_bound(p, n_all, n_features, _ORDERS) for _, p in parts)
+                    curve = one if curve is None else np.maximum(curve, one)
+                    refit_curve = full if refit_curve is None else np.maximum(refit_curve, full)
+        if curve is not None:  # the zCDP candidates too, as curves
+            curve = np.maximum(curve, worst * _ORDERS)
+            refit_curve = np.maximum(refit_curve, worst * _ORDERS)
+        return worst, curve, refit_curve
 
-    def _privacy_plan(self):
+    def _privacy_plan(self, n_train, n_all, n_features):
         spaces = self._candidate_list()
-        fit_rho = self._fit_rho(spaces)
-        score_rho = fit_rho if self.score_rho is None else float(self.score_rho)
-        if score_rho == 0 or math.isinf(score_rho):
-            raise ValueError("score_rho must be finite and > 0 (with score_rho=None it is the "
-                             f"fit's rho, here {fit_rho}): give score_rho.")
-        run_rho = max(fit_rho, score_rho)
+        fit_rho, fit_curve, refit_curve = self._fit_plan(spaces, n_train, n_all, n_features)
         eta = 0.0 if self.distribution == "poisson" else float(self.eta)
+        if fit_curve is None:  # every run is zCDP: the closed forms of Theorems 2 and 6
+            score_rho = fit_rho if self.score_rho is None else float(self.score_rho)
+            if score_rho == 0 or math.isinf(score_rho):
+                raise ValueError("score_rho must be finite and > 0 (with score_rho=None it is "
+                                 f"the fit's rho, here {fit_rho}): give score_rho.")
+            run_rho = max(fit_rho, score_rho)
+            run_curve = run_rho * _ORDERS
 
-        def epsilon_at(delta):
-            return repeat_and_select_epsilon(run_rho, delta, float(self.mean_runs), eta,
-                                             self.distribution, fit_rho if self.refit else 0.0)
+            def epsilon_at(delta):
+                return repeat_and_select_epsilon(run_rho, delta, float(self.mean_runs), eta,
+                                                 self.distribution,
+                                                 fit_rho if self.refit else 0.0)
+        else:  # a run takes Poisson-subsampled steps: the runs' RDP curves
+            # score_rho=None: the largest rho whose curve stays under the fit's (free)
+            score_rho = (float(np.min(fit_curve / _ORDERS)) if self.score_rho is None
+                         else float(self.score_rho))
+            if not (0 < score_rho < math.inf):
+                raise ValueError("score_rho must be finite and > 0: give score_rho.")
+            run_rho = math.nan
+            run_curve = np.maximum(fit_curve, score_rho * _ORDERS)
+
+            def epsilon_at(delta):
+                return repeat_and_select_epsilon_curve(
+                    _ORDERS, run_curve, delta, float(self.mean_runs), eta, self.distribution,
+                    refit_curve if self.refit else None)
 
         if isinstance(self.delta, str):  # 'auto': its epsilon depends on it, so one step:
             accountant = BudgetAccountant.resolve(self.accountant)  # the share of the epsilon
@@ -392,9 +626,16 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         eps = epsilon_at(self.delta_)
         theorem = ("Papernot-Steinke 2022 Thm 6 (Poisson K)" if self.distribution == "poisson"
                    else f"Papernot-Steinke 2022 Thm 2 (truncated negative binomial K, eta={eta:g})")
+        if fit_curve is not None:
+            theorem += (" on the runs' RDP curves (Poisson-subsampled Gaussian steps, "
+                        "replace-one)")
         if self.refit:
-            theorem += " + zCDP composition of the refit"
-        return spaces, fit_rho, score_rho, run_rho, float(eps), theorem
+            theorem += (" + zCDP composition of the refit" if fit_curve is None
+                        else " + RDP composition of the refit")
+        fit_plan = ("zcdp", fit_rho) if fit_curve is None else ("rdp", fit_curve)
+        refit_plan = ("zcdp", fit_rho) if fit_curve is None else ("rdp", refit_curve)
+        return (spaces, fit_plan, refit_plan, score_rho, run_rho, run_curve, float(eps),
+                theorem)
 
     # -- fitting -----------------------------------------------------------------
     def fit(self, X, y, **fit_params):
@@ -419,7 +660,13 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     def _fit(self, X, y, **fit_params):
         self._validate_params()
         accountant = BudgetAccountant.resolve(self.accountant)
-        spaces, fit_rho, score_rho, run_rho, eps, theorem = self._privacy_plan()
+        n, n_features = _public_shape(X)  # public: the container's shape, no row is read
+        n_val = int(round(self.validation_fraction * n))
+        if n_val < 1 or n - n_val < 1:
+            raise ValueError(f"validation_fraction={self.validation_fraction} of n={n} samples "
+                             "leaves no training or no validation rows.")
+        (spaces, fit_plan, refit_plan, score_rho, run_rho, run_curve, eps,
+         theorem) = self._privacy_plan(n - n_val, n, n_features)
         seed = noise_seed(self.random_state)  # before rng draws from a RandomState
         # before the data are touched: with a ledger file, check and hold in one transaction
         token = accountant.reserve(eps, self.delta_, label=type(self).__name__, seed=seed)
@@ -434,12 +681,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         if y is None:
             raise ValueError("PrivateHyperparameterSearch requires y to be passed, but the "
                              "target y is None (it scores predictions).")
-        n = _num_samples(X)
         warn_large_delta(self.delta_, n)
-        n_val = int(round(self.validation_fraction * n))
-        if n_val < 1 or n - n_val < 1:
-            raise ValueError(f"validation_fraction={self.validation_fraction} of n={n} samples "
-                             "leaves no training or no validation rows.")
         rng = make_rng(self.random_state)
         perm = rng.permutation(n)  # independent of the rows' values
         val, train = perm[:n_val], perm[n_val:]
@@ -457,7 +699,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
             best = (None, None, None)
             for run in range(n_runs):
                 params = _sample(spaces, rng)
-                est = self._run_fit(params, rng, X, y, train, train_params, fit_rho)
+                est = self._run_fit(params, rng, X, y, train, train_params, fit_plan)
                 raw = _score(est, _safe_indexing(X, val), _safe_indexing(y, val), scoring,
                              float(self.score_bound))
                 noisy = scores.gaussian(raw, sensitivity, sigma, label="validation score")
@@ -467,7 +709,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                     best = (noisy, params, est)
             score, params, est = best
             if self.refit and est is not None:
-                est = self._run_fit(params, rng, X, y, np.arange(n), fit_params, fit_rho)
+                est = self._run_fit(params, rng, X, y, np.arange(n), fit_params,
+                                    refit_plan)
         if est is not None:
             self._drop_run_traces(est, params)
         self.__dict__.pop("_reservation", None)
@@ -482,6 +725,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         if self.reveal_n_runs:
             self.n_runs_ = int(n_runs)
         self.run_rho_ = float(run_rho)
+        self.run_rdp_ = {float(a): float(v) for a, v in zip(_ORDERS, run_curve)}
         self.score_sigma_ = float(sigma)
         self.privacy_spent_ = (eps, self.delta_)
         self.privacy_method_ = theorem
@@ -498,7 +742,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         return keys + [key for key in est.get_params(deep=True)
                        if key.rsplit("__", 1)[-1] in ("random_state", *hidden)]
 
-    def _run_fit(self, params, rng, X, y, rows, fit_params, fit_rho):
+    def _run_fit(self, params, rng, X, y, rows, fit_params, plan):
         """Fit one run with its own throw-away accountant and seed (independent runs).
 
         Estimators among the sampled values are cloned too: a run never fits (nor
@@ -517,15 +761,15 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                 overrides[key] = False  # verbose: a fit's output per run would count them
         est.set_params(**overrides)
         est.fit(_safe_indexing(X, rows), _safe_indexing(y, rows), **fit_params)
-        used = 0.0
+        entries = []
         for _, part in _private_parts(est):
             ledger = part.privacy_ledger_
             if not ledger.is_zcdp:
                 raise RuntimeError(f"{type(part).__name__} released a mechanism without a zCDP "
-                                   "guarantee: PrivateHyperparameterSearch cannot account it.")
-            used += ledger.rho
-        if used > fit_rho * (1 + 1e-9):
-            raise RuntimeError(f"internal error: a fit spent rho={used} > the planned {fit_rho}.")
+                                   "or RDP guarantee: PrivateHyperparameterSearch cannot "
+                                   "account it.")
+            entries.extend(ledger.entries)
+        _check_within_plan(entries, plan)
         return est
 
     def _drop_run_traces(self, est, params):
@@ -636,6 +880,28 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     def _expected_failed_checks(self):
         inner = getattr(self.estimator, "_expected_failed_checks", dict)()
         return dict(inner)
+
+
+def _check_within_plan(entries, plan):
+    """A run's ledger stays within what the search planned before reading the data: its
+    zCDP ``rho``, or (runs with Poisson-subsampled steps) its RDP curve at every order."""
+    kind, bound = plan
+    sampled = any(e.kind == "subsampled_gaussian" for e in entries)
+    if kind == "zcdp":
+        if sampled:
+            raise RuntimeError("a run took Poisson-subsampled steps that the search did not "
+                               "plan for (it plans them for the dpsgd_poisson solver of "
+                               "KLAdaptiveRegressor and PrivateMinimaxClassifier only).")
+        used = float(sum(e.count * e.rho for e in entries))
+        if used > bound * (1 + 1e-9):
+            raise RuntimeError(f"internal error: a fit spent rho={used} > the planned {bound}.")
+        return
+    used = ledger_rdp(entries, _ORDERS)
+    over = used > bound * (1 + 1e-9) + 1e-12
+    if np.any(over):
+        i = int(np.argmax(over))
+        raise RuntimeError(f"internal error: a fit's RDP at order {_ORDERS[i]:g} is "
+                           f"{used[i]:.6g} > the planned {bound[i]:.6g}.")
 
 
 @contextmanager

@@ -386,7 +386,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         chunks a Dask fit cuts from one collection are one pass either way.
     accountant : BudgetAccountant, default=None
         Charged ``(epsilon, delta)``; None uses the default accountant.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Seeds all noise. See :term:`Glossary <random_state>`. A fixed seed is
         for tests and reproducible figures: a release is differentially
         private only if its seed is secret and never reused, so leave it None
@@ -497,7 +497,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         "solver_options": [dict, None],
         "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
         "accountant": ACCOUNTANT_CONSTRAINT,
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
     }
 

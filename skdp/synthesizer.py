@@ -455,7 +455,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
         "solver_options": [dict, None],
         "accountant": ACCOUNTANT_CONSTRAINT,
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
     }
 

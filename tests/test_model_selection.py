@@ -178,7 +178,22 @@ def test_score_noise_has_the_stated_scale():
 
 def test_budget_is_checked_before_the_data_are_touched():
     class Untouchable:
+        """Its shape is public (a run's subsampled steps are planned from it); its values
+        are not: any other access fails."""
+        shape = (300, 4)
+
+        def __len__(self):
+            return 300
+
         def __getattr__(self, name):
+            if name == "fit":
+                raise AttributeError(name)
+            raise AssertionError("the data were touched")
+
+        def __getitem__(self, key):
+            raise AssertionError("the data were touched")
+
+        def __array__(self, *args, **kwargs):
             raise AssertionError("the data were touched")
 
     acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
@@ -414,3 +429,61 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)
+
+
+# -- a NumPy Generator as random_state (issue 28) ---------------------------------
+def _regression_table():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(200, 3))
+    return X, np.clip(X @ np.array([0.5, -0.5, 0.2]), -1, 1)
+
+
+def test_generator_random_state_is_accepted_by_every_estimator():
+    from skdp import SaddlePointSynthesizer
+    X, y = _regression_table()
+    KLAdaptiveRegressor(max_iter=5, random_state=np.random.default_rng(1)).fit(X, y)
+    PrivateMinimaxClassifier(n_iter=5, random_state=np.random.default_rng(1)).fit(
+        X, (X[:, 0] > 0).astype(int), classes=[0, 1])
+    Xs = np.random.default_rng(0).integers(0, 3, size=(100, 2))
+    SaddlePointSynthesizer(domain={0: 3, 1: 3}, random_state=np.random.default_rng(1)).fit(Xs)
+
+
+def test_generator_state_is_the_noise_seed():
+    from skdp._base import noise_seed
+    g = np.random.default_rng(3)
+    before = noise_seed(g)
+    assert before == noise_seed(clone(KLAdaptiveRegressor(random_state=g)).random_state)
+    g.normal()
+    assert noise_seed(g) != before
+    assert noise_seed(np.random.default_rng(4)) != before
+
+
+def test_grid_search_folds_sharing_a_cloned_generator_warn():
+    """GridSearchCV clones the estimator, deep-copying its Generator: every fold draws the
+    same noise, which the accountant detects from the Generator's state."""
+    X, y = _regression_table()
+    acc = BudgetAccountant()
+    est = KLAdaptiveRegressor(max_iter=5, accountant=acc, random_state=np.random.default_rng(0))
+    with pytest.warns(PrivacyLeakWarning, match="drew the same noise"):
+        GridSearchCV(est, {"alpha": [0.1]}, cv=2, refit=False).fit(X, y)
+
+
+def test_a_fresh_generator_per_fit_does_not_warn():
+    X, y = _regression_table()
+    acc = BudgetAccountant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        for seed in (0, 1):
+            KLAdaptiveRegressor(max_iter=5, accountant=acc,
+                                random_state=np.random.default_rng(seed)).fit(X, y)
+        shared = np.random.default_rng(2)  # one instance advances: fresh noise each fit
+        for _ in range(2):
+            KLAdaptiveRegressor(max_iter=5, accountant=acc, random_state=shared).fit(X, y)
+
+
+def test_search_accepts_a_generator():
+    X, y = _regression_table()
+    search = PrivateHyperparameterSearch(KLAdaptiveRegressor(max_iter=5), {"alpha": [0.1, 1.0]},
+                                         mean_runs=2, accountant=BudgetAccountant(),
+                                         random_state=np.random.default_rng(0)).fit(X, y)
+    assert search.best_estimator_ is not None

@@ -58,6 +58,8 @@ __all__ = [
     "sample_repetitions",
     "repeat_and_select_rdp",
     "repeat_and_select_epsilon",
+    "repeat_and_select_rdp_curve",
+    "repeat_and_select_epsilon_curve",
 ]
 
 # Renyi orders for the conversion: dense in log(lam - 1), refined by a bounded search.
@@ -294,3 +296,106 @@ def repeat_and_select_epsilon(rho, delta, mean, eta=0.0,
     res = optimize.minimize_scalar(lambda u: float(eps_at(u)[0]), bounds=(lo, hi),
                                    method="bounded", options={"xatol": 1e-10})
     return max(0.0, min(float(res.fun), float(grid[i])))
+
+
+def repeat_and_select_rdp_curve(orders, rdp, mean, eta=0.0,
+                                distribution="truncated_negative_binomial"):
+    """RDP of the best of ``K`` runs of a base run with a given RDP curve (PS22 Thm 2 / Thm 6).
+
+    The general form of :func:`repeat_and_select_rdp`, for base runs with no
+    useful zCDP bound (Poisson-subsampled Gaussian runs,
+    :mod:`skdp.privacy.rdp`). Theorem 2 at order ``lam`` takes the best free
+    order ``lam_hat`` among ``orders`` and ``lam_hat = 1`` (where its
+    ``(1 - 1/lam_hat) eps_hat`` term vanishes); Theorem 6 needs the base run
+    ``(eps_hat, delta_hat)``-DP at ``eps_hat = log(1 + 1/(lam - 1))``, its
+    ``delta_hat`` read off the curve (:func:`~skdp.privacy.rdp.rdp_to_delta`).
+
+    Parameters
+    ----------
+    orders : array-like of float
+        Renyi orders ``> 1``.
+    rdp : array-like of float
+        The base run's ``eps(lam)`` at those orders.
+    mean : float
+        ``E[K]``, > 1.
+    eta : float, default=0.0
+        Shape of the truncated negative binomial.
+    distribution : {'truncated_negative_binomial', 'poisson'}
+        Law of ``K``.
+
+    Returns
+    -------
+    rdp : ndarray
+        ``eps'(lam)`` at each order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> orders = np.array([2.0, 8.0])
+    >>> curve = repeat_and_select_rdp_curve(orders, 0.01 * orders, mean=10.0, eta=1.0)
+    >>> bool(np.all(curve >= repeat_and_select_rdp(orders, 0.01, 10.0, 1.0) - 1e-12))
+    True
+    """
+    from .rdp import rdp_to_delta
+
+    lam, tau = np.asarray(orders, dtype=float), np.asarray(rdp, dtype=float)
+    if np.any(lam <= 1):
+        raise ValueError("Renyi orders must be > 1.")
+    base = tau + math.log(mean) / (lam - 1)
+    if distribution == "poisson":  # PS22 Theorem 6
+        deltas = np.array([rdp_to_delta(lam, tau, math.log1p(1 / (a - 1))) for a in lam])
+        return base + mean * deltas
+    log_inv_gamma = -math.log(truncated_negative_binomial_gamma(mean, eta))
+    with np.errstate(invalid="ignore"):
+        hat = (1 - 1 / lam) * tau + log_inv_gamma / lam
+    extra = min(log_inv_gamma, float(np.nanmin(hat)))  # lam_hat = 1 gives log(1/gamma)
+    return base + (1 + eta) * extra  # PS22 Theorem 2
+
+
+def repeat_and_select_epsilon_curve(orders, rdp, delta, mean, eta=0.0,
+                                    distribution="truncated_negative_binomial", extra_rdp=None):
+    """(epsilon, delta)-DP of the best of ``K`` runs of a base run with a given RDP curve.
+
+    :func:`repeat_and_select_rdp_curve` plus ``extra_rdp`` (a release composed
+    after the selection, such as a refit), converted by Canonne–Kamath–Steinke
+    2020, Prop. 12, minimised over ``orders``.
+
+    Parameters
+    ----------
+    orders, rdp : array-like of float
+        The base run's RDP curve.
+    delta : float
+        Target delta in (0, 1).
+    mean : float
+        ``E[K]``, > 1.
+    eta : float, default=0.0
+        Shape of the truncated negative binomial.
+    distribution : {'truncated_negative_binomial', 'poisson'}
+        Law of ``K``.
+    extra_rdp : array-like of float, default=None
+        RDP curve (same orders) of a release composed after the selection.
+
+    Returns
+    -------
+    epsilon : float
+        The total epsilon at ``delta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.privacy.rdp import RDP_ORDERS
+    >>> orders = np.array(RDP_ORDERS)
+    >>> eps = repeat_and_select_epsilon_curve(orders, 0.01 * orders, 1e-6, 10.0, eta=1.0)
+    >>> bool(repeat_and_select_epsilon(0.01, 1e-6, 10.0, eta=1.0) <= eps < 1.4)
+    True
+    """
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
+    lam = np.asarray(orders, dtype=float)
+    tau = repeat_and_select_rdp_curve(lam, rdp, mean, eta, distribution)
+    if extra_rdp is not None:
+        tau = tau + np.asarray(extra_rdp, dtype=float)
+    if not np.any(np.isfinite(tau)):
+        return math.inf
+    eps = tau + np.log1p(-1 / lam) - (math.log(delta) + np.log(lam)) / (lam - 1)
+    return max(0.0, float(np.nanmin(np.where(np.isfinite(eps), eps, np.inf))))

@@ -164,6 +164,7 @@ class BudgetAccountant:
         self.purpose = purpose
         self.timeout = float(timeout)
         self._spends = []
+        self._next_token = 1
         self._pid = os.getpid()
         self._store = None
         if ledger is not None:
@@ -314,7 +315,7 @@ class BudgetAccountant:
             state = dict(state)
             state.setdefault("_spends", state.pop("spends", []))  # pickled by skdp < 0.x
             self.__dict__.update(dict(ledger=None, dataset=None, purpose=None, timeout=30.0,
-                                      _store=None), **state)
+                                      _store=None, _next_token=1), **state)
             return
         state = dict(state)
         identity = state.pop("_identity", None)
@@ -334,17 +335,30 @@ class BudgetAccountant:
     # from milliseconds to seconds over ~800 fits), so the spends composed so
     # far are folded once into running sums and one compacted ledger that
     # gives the same epsilon (see _compact); a check folds in only the new spend.
-    def _folded(self):
-        """(count, basic epsilon, delta, compacted ledger) of ``self.spends``."""
+    def _folded(self, exclude=None):
+        """(count, basic epsilon, delta, compacted ledger) of ``self.spends``.
+
+        The cache covers the longest prefix of the list that holds no
+        reservation (a reservation is replaced by its charge, or dropped, in
+        place); the reservations and what follows them are folded on top each
+        time, but the one whose token is ``exclude``.
+        """
+        spends = self.spends
         count, eps_basic, delta, merged, last = getattr(self, "_fold_cache",
                                                         (0, 0.0, 0.0, PrivacyLedger(), None))
-        if count > len(self.spends) or (count and self.spends[count - 1] is not last):
+        if count > len(spends) or (count and spends[count - 1] is not last):
             count, eps_basic, delta, merged = 0, 0.0, 0.0, PrivacyLedger()  # list was edited
-        if count < len(self.spends):
-            eps_basic, delta, merged = self._fold(eps_basic, delta, merged, self.spends[count:])
-            count = len(self.spends)
-            self._fold_cache = (count, eps_basic, delta, merged, self.spends[-1])
-        return count, eps_basic, delta, merged
+        end = count
+        while end < len(spends) and spends[end].get("status") != "reserved":
+            end += 1
+        if end > count:
+            eps_basic, delta, merged = self._fold(eps_basic, delta, merged, spends[count:end])
+            count = end
+            self._fold_cache = (count, eps_basic, delta, merged, spends[end - 1])
+        rest = [s for s in spends[end:] if exclude is None or s.get("id") != exclude]
+        if not rest:
+            return count, eps_basic, delta, merged
+        return (count + len(rest), *self._fold(eps_basic, delta, merged, rest))
 
     @staticmethod
     def _fold(eps_basic, delta, merged, spends):
@@ -599,20 +613,41 @@ class BudgetAccountant:
             _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 
     def _spend_in_memory(self, epsilon, delta, ledger, label, seed, record):
+        self._warn_if_worker()
+        with self._lock:
+            self.check(epsilon, delta, ledger)
+            earlier = _noise_shared_with(self._spends, seed, epsilon,
+                                         None if self.dataset is not None else record.get("data"))
+            self._spends.append(self._record("charged", epsilon, delta, ledger, label, seed,
+                                             record))
+        return earlier
+
+    def _warn_if_worker(self):
         if os.getpid() != self._pid:
             warnings.warn(
                 "A privacy spend was recorded in a worker process: the parent's "
                 "BudgetAccountant will not see it. Use n_jobs=1, a thread-based "
                 "joblib backend, or a ledger file (BudgetAccountant(..., ledger=...)) "
                 "to keep the accounting complete.",
-                PrivacyLeakWarning, stacklevel=3)
+                PrivacyLeakWarning, stacklevel=4)
+
+    def _record(self, status, epsilon, delta, ledger, label, seed, record, token=None):
+        """An in-memory spend record (the fields of a file's row that memory keeps)."""
+        if token is None:
+            token = self._take_token()
+        return dict(epsilon=float(epsilon), delta=float(delta), ledger=ledger, label=str(label),
+                    seed=seed, status=status, id=token, **record)
+
+    def _take_token(self):
         with self._lock:
-            self.check(epsilon, delta, ledger)
-            earlier = _noise_shared_with(self._spends, seed, epsilon,
-                                         None if self.dataset is not None else record.get("data"))
-            self._spends.append(dict(epsilon=float(epsilon), delta=float(delta),
-                                     ledger=ledger, label=str(label), seed=seed, **record))
-        return earlier
+            token = self.__dict__.get("_next_token", 1)
+            self._next_token = token + 1
+        return token
+
+    def _held(self, token):
+        """The index of the in-memory reservation ``token`` (None if it is not held)."""
+        return next((i for i, s in enumerate(self._spends)
+                     if s.get("id") == token and s.get("status") == "reserved"), None)
 
     def _row(self, status, epsilon, delta, ledger, label, seed, record):
         parts = None if ledger is None else encode_parts(_compact(ledger).entries)
@@ -644,11 +679,16 @@ class BudgetAccountant:
     def reserve(self, epsilon, delta, label="", seed=None, **record):
         """Check a fit's claim and hold it until :meth:`charge` or :meth:`release`.
 
-        With a ledger file the check and a ``'reserved'`` row are one
-        ``BEGIN IMMEDIATE`` transaction: concurrent processes never admit
+        The reservation is a counted spend at the claimed (epsilon, delta)
+        from here on, in memory as in a file: a record (a row of the file)
+        with status ``'reserved'``. :meth:`charge` replaces it by the fit's
+        spend, :meth:`release` drops it (the fit failed before it read any
+        data); a fit that failed after reading the data leaves it counted, at
+        its claim (an error may depend on the data: one rule for memory and
+        files). With a ledger file the check and the ``'reserved'`` row are
+        one ``BEGIN IMMEDIATE`` transaction: concurrent processes never admit
         fits that together overspend, and a process that dies leaves its
-        reservation counted. In memory it is :meth:`check` (the spend is
-        recorded by :meth:`charge`).
+        reservation counted.
 
         Parameters
         ----------
@@ -663,21 +703,26 @@ class BudgetAccountant:
 
         Returns
         -------
-        token : int or None
-            The reservation's row id (None in memory), for :meth:`charge` or
+        token : int
+            The reservation's id (the file's row id), for :meth:`charge` or
             :meth:`release`.
 
         Examples
         --------
         >>> acc = BudgetAccountant(epsilon=1.0)
         >>> token = acc.reserve(0.5, 0.0, label="fit")
+        >>> acc.total(), acc.spends[0]["status"]  # counted while the fit runs
+        ((0.5, 0.0), 'reserved')
         >>> acc.charge(token, 0.5, 0.0, label="fit")
-        >>> acc.total()
-        (0.5, 0.0)
+        >>> acc.total(), acc.spends[0]["status"]
+        ((0.5, 0.0), 'charged')
         """
         if self._store is None:
-            self.check(epsilon, delta)
-            return None
+            with self._lock:
+                self._admit(None, epsilon, delta, None)
+                row = self._record("reserved", epsilon, delta, None, label, seed, record)
+                self._spends.append(row)
+            return row["id"]
 
         def work(con):
             self._admit(self._file_folded(con), epsilon, delta, None)
@@ -688,15 +733,15 @@ class BudgetAccountant:
     def charge(self, token, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Turn a reservation into the fit's spend, with the mechanisms it ran.
 
-        The file keeps the fit's compacted ledger (composed with the others
-        as in memory), or its reserved claim where the ledger would compose
-        over the cap (both are valid bounds; the claim was admitted), and never
-        refuses: the fit has run. In memory it is :meth:`spend`.
+        The accountant keeps the fit's (compacted) ledger, or its reserved
+        claim where the ledger would compose over the cap (both are valid
+        bounds; the claim was admitted), and never refuses: the fit has run.
+        Without a reservation (``token`` None) it is :meth:`spend`.
 
         Parameters
         ----------
         token : int or None
-            What :meth:`reserve` returned.
+            What :meth:`reserve` returned (None: no reservation, :meth:`spend`).
         epsilon, delta : float
             The fit's claimed guarantee (as reserved).
         ledger : PrivacyLedger, default=None
@@ -709,7 +754,12 @@ class BudgetAccountant:
             As :meth:`spend`.
         """
         if self._store is None:
-            self.spend(epsilon, delta, ledger, label, seed, **record)
+            if token is None:
+                self.spend(epsilon, delta, ledger, label, seed, **record)
+                return
+            earlier = self._charge_in_memory(token, epsilon, delta, ledger, label, seed, record)
+            if earlier is not None:
+                _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
             return
 
         def work(con):
@@ -730,14 +780,51 @@ class BudgetAccountant:
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 
+    def _charge_in_memory(self, token, epsilon, delta, ledger, label, seed, record):
+        self._warn_if_worker()
+        with self._lock:
+            index = self._held(token)
+            if index is None:
+                raise RuntimeError(f"internal error: reservation {token} is not held by this "
+                                   "accountant.")
+            try:  # the fit's mechanisms, unless they compose over the cap (as in a file)
+                self._admit(self._folded(exclude=token), epsilon, delta, ledger)
+            except BudgetExceededError:
+                ledger = None
+            others = [s for i, s in enumerate(self._spends) if i != index]
+            earlier = _noise_shared_with(others, seed, epsilon,
+                                         None if self.dataset is not None else record.get("data"))
+            self._spends[index] = self._record("charged", epsilon, delta, ledger, label, seed,
+                                               record, token=token)
+        return earlier
+
     def release(self, token):
-        """Cancel a reservation whose fit released nothing (it stays in the file, uncounted).
+        """Cancel a reservation whose fit failed before it read any data.
+
+        In memory the reservation is dropped; a file keeps its row, as
+        ``'released'`` (not counted). Only a fit that failed before reading the
+        data releases: one that failed after leaves its reservation counted.
 
         Parameters
         ----------
         token : int or None
             What :meth:`reserve` returned (None: nothing to do).
+
+        Examples
+        --------
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> acc.release(acc.reserve(0.5, 0.0))
+        >>> acc.total(), acc.spends
+        ((0.0, 0.0), [])
         """
+        if token is None:
+            return
+        if self._store is None:
+            with self._lock:
+                index = self._held(token)
+                if index is not None:
+                    del self._spends[index]
+            return
         if self._store is not None and token is not None:
             self._store.transaction(lambda con: self._store.update(con, token,
                                                                     status="released"))

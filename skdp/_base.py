@@ -359,6 +359,8 @@ class PrivacyMixin:
         if seed is None:
             seed = self.__dict__.get("_noise_seed")
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "accountant"}
+        if params.get("random_state") is not None:  # the seed is kept only as `seed`: a
+            params["random_state"] = "<withheld>"    # ledger file stores its fingerprint
         solver = getattr(self, "solver_", getattr(self, "solver", None))
         try:
             text = json.dumps(params, default=repr)

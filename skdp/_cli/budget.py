@@ -43,8 +43,15 @@ def ledger_accountant(args):
 def _cells(row):
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["created"]))
     return [str(row["id"]), when, row["status"], row["label"], row["solver"] or "",
-            f"{row['epsilon']:.6g}", f"{row['delta']:.3g}", row["seed"] or "",
+            f"{row['epsilon']:.6g}", f"{row['delta']:.3g}", _seed(row["seed"]),
             row["purpose"] or ""]
+
+
+def _seed(stored):
+    """The seed column: the start of the seed's fingerprint (a file stores no seed)."""
+    if not stored:
+        return ""
+    return stored[:19] + "..." if stored.startswith("scrypt:") else stored
 
 
 def _table(rows):

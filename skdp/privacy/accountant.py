@@ -60,7 +60,8 @@ import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .accounting import PrivacyLedger, Spend
-from .ledger_store import LedgerError, LedgerLockedError, LedgerStore, decode_parts, encode_parts
+from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
+                           encode_parts, scrub_params)
 
 __all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError", "DEFAULT_DELTA",
            "DELTA_SHARE_WITHOUT_EPSILON_CAP"]
@@ -601,11 +602,13 @@ class BudgetAccountant:
         'PrivacyLeakWarning'
         """
         if self._store is not None:
+            stored = self._store.fingerprint(seed)  # never the seed itself (issue 28)
+
             def work(con):
                 self._admit(self._file_folded(con), epsilon, delta, ledger)
                 row_id = self._store.add(con, self.dataset, self._row(
-                    "charged", epsilon, delta, ledger, label, seed, record))
-                return self._earlier_seed(con, seed, epsilon, row_id)
+                    "charged", epsilon, delta, ledger, label, stored, record))
+                return self._earlier_seed(con, stored, epsilon, row_id)
             earlier = self._store.transaction(work)
         else:
             earlier = self._spend_in_memory(epsilon, delta, ledger, label, seed, record)
@@ -650,9 +653,10 @@ class BudgetAccountant:
                      if s.get("id") == token and s.get("status") == "reserved"), None)
 
     def _row(self, status, epsilon, delta, ledger, label, seed, record):
+        """A file row; ``seed`` is already the file's fingerprint of the seed."""
         parts = None if ledger is None else encode_parts(_compact(ledger).entries)
         return dict(status=status, label=str(label), epsilon=float(epsilon), delta=float(delta),
-                    parts=parts, seed=seed, params=record.get("params"),
+                    parts=parts, seed=seed, params=scrub_params(record.get("params")),
                     solver=record.get("solver"), purpose=record.get("purpose", self.purpose))
 
     def _dataset_words(self, record):
@@ -724,10 +728,12 @@ class BudgetAccountant:
                 self._spends.append(row)
             return row["id"]
 
+        stored = self._store.fingerprint(seed)
+
         def work(con):
             self._admit(self._file_folded(con), epsilon, delta, None)
             return self._store.add(con, self.dataset, self._row(
-                "reserved", epsilon, delta, None, label, seed, record))
+                "reserved", epsilon, delta, None, label, stored, record))
         return self._store.transaction(work)
 
     def charge(self, token, epsilon, delta, ledger=None, label="", seed=None, **record):
@@ -762,6 +768,8 @@ class BudgetAccountant:
                 _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
             return
 
+        stored = self._store.fingerprint(seed)
+
         def work(con):
             others = self._file_folded(con, exclude=token)
             try:  # the fit's mechanisms, as in memory, unless they compose over the cap
@@ -770,12 +778,12 @@ class BudgetAccountant:
                 ledger_kept = None  # its admitted claim then: a valid bound within the cap
             else:
                 ledger_kept = ledger
-            row = self._row("charged", epsilon, delta, ledger_kept, label, seed, record)
+            row = self._row("charged", epsilon, delta, ledger_kept, label, stored, record)
             kept = {k: row[k] for k in ("status", "parts", "solver")}
             if not self._store.update(con, token, **kept):
                 raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
                                    "was not reserved.")
-            return self._earlier_seed(con, seed, epsilon, token)
+            return self._earlier_seed(con, stored, epsilon, token)
         earlier = self._store.transaction(work)
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))

@@ -18,6 +18,22 @@ transaction, so concurrent processes never overspend. This module stores
 rows; it composes nothing (that is :class:`~.accountant.BudgetAccountant`'s
 job) and knows nothing of estimators.
 
+Seeds. A fixed seed written in a shared file would let anyone who reads the
+file refit each candidate neighbouring table with it and keep the one that
+reproduces the published model. The ``seed`` column therefore holds only a
+salted, deliberately slow fingerprint (``scrypt`` with a random salt kept in the
+file's ``meta`` table): equal seeds still give equal fingerprints, so a reused
+seed is still detected, but the fingerprint does not reveal the seed and each
+guess costs a scrypt evaluation (tens of milliseconds and 16 MiB). A guessable
+seed (0, 42, a date) stays guessable: a few thousand guesses are cheap. The
+answer is ``random_state=None`` (fresh noise, nothing to fingerprint) for a
+release. A file written before this (skdp < issue 28) is scrubbed when it is
+next opened for writing: each plain seed is replaced by its fingerprint (reuse
+across old and new rows is still detected) and the ``random_state`` value is
+removed from each row's ``params``, with SQLite's ``secure_delete`` on so that
+the old text is overwritten in the file (copies and backups made before keep
+it).
+
 The file is recognised by ``PRAGMA application_id`` and a ``meta`` table with
 its schema version; a foreign, newer, truncated or corrupt file raises
 :class:`LedgerError` and is never reset. A file locked by another process for
@@ -25,6 +41,7 @@ longer than ``timeout`` seconds raises :class:`LedgerLockedError`.
 """
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -36,7 +53,8 @@ import time
 
 from .accounting import Spend
 
-__all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts"]
+__all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
+           "scrub_params"]
 
 APPLICATION_ID = 0x736B6470  # 'skdp'
 SCHEMA_VERSION = 1
@@ -63,6 +81,9 @@ CREATE TABLE spends (
     pid INTEGER);
 CREATE INDEX spends_dataset ON spends (dataset, status);
 """
+SEED_KDF = dict(n=2**14, r=8, p=1, dklen=16)
+"""scrypt's cost parameters for seed fingerprints (16 MiB, tens of ms per evaluation)."""
+FINGERPRINT_PREFIX = "scrypt:"
 _INHERITED = []
 """Connections a forked child inherited: kept referenced, so that collecting them does not
 close (and checkpoint) the parent's connection from the child (SQLite, "How To Corrupt")."""
@@ -187,9 +208,11 @@ class LedgerStore:
         self.path = os.path.abspath(os.fspath(path))
         self.timeout = float(timeout)
         self._local = threading.local()
+        self._fingerprints = {}
         if not os.path.exists(self.path):
             self._create()
         self._check(quick_check=True)
+        self._salt = self._scrub()
 
     # opening ------------------------------------------------------------------------
     def _connect(self):
@@ -243,7 +266,8 @@ class LedgerStore:
                 con.executemany("INSERT INTO meta VALUES (?, ?)", [
                     ("application", "skdp privacy ledger"),
                     ("schema_version", str(SCHEMA_VERSION)),
-                    ("created", repr(time.time()))])
+                    ("created", repr(time.time())),
+                    ("seed_salt", os.urandom(16).hex())])
             finally:
                 con.close()
             try:
@@ -281,6 +305,93 @@ class LedgerStore:
                                       "it is never reset: restore it from a backup.")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
+
+    # seeds --------------------------------------------------------------------------
+    def fingerprint(self, seed):
+        """The text stored for a noise seed: a salted scrypt digest (None stays None).
+
+        Equal seeds give equal fingerprints in one file (its salt), so a reused
+        seed is detected; the seed cannot be read back, and each guess at it
+        costs a scrypt evaluation. A guessable seed stays guessable: use
+        ``random_state=None`` for a release.
+
+        Parameters
+        ----------
+        seed : str or None
+            What makes a fit's noise reproducible (:func:`skdp._base.noise_seed`).
+
+        Returns
+        -------
+        fingerprint : str or None
+            ``'scrypt:<32 hex digits>'``.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> store = LedgerStore(os.path.join(tempfile.mkdtemp(), "budget.sqlite"))
+        >>> fp = store.fingerprint("random_state=0")
+        >>> fp.startswith("scrypt:"), fp == store.fingerprint("random_state=0"), "0" in fp[:7]
+        (True, True, False)
+        """
+        if seed is None or str(seed).startswith(FINGERPRINT_PREFIX):
+            return seed
+        seed = str(seed)
+        if seed not in self._fingerprints:
+            digest = hashlib.scrypt(seed.encode(), salt=bytes.fromhex(self._salt),
+                                    maxmem=64 * 2**20, **SEED_KDF)
+            self._fingerprints[seed] = FINGERPRINT_PREFIX + digest.hex()
+        return self._fingerprints[seed]
+
+    def _scrub(self):
+        """The file's seed salt; give an older file one, and replace its plain seeds.
+
+        Rows written before seeds were fingerprinted hold the seed's text and
+        ``random_state``'s value in ``params``: each is replaced (the seed by its
+        fingerprint, the value by ``'<withheld>'``) in one transaction, with
+        ``secure_delete`` on. A file that cannot be written (read-only) is
+        read as it is.
+        """
+        def read_salt(con):
+            return dict(con.execute("SELECT key, value FROM meta").fetchall()).get("seed_salt")
+
+        salt = self.read(read_salt)
+        plain = self.read(lambda con: con.execute(
+            "SELECT COUNT(*) FROM spends WHERE (seed IS NOT NULL AND seed NOT LIKE ?) OR "
+            "(params LIKE '%random_state%' AND params NOT LIKE '%\"random_state\": null%' "
+            "AND params NOT LIKE '%\"random_state\": \"<withheld>\"%')",
+            (FINGERPRINT_PREFIX + "%",)).fetchone()[0])
+        if salt is not None and not plain:
+            return salt
+        con = self._connect()
+        try:
+            con.execute("PRAGMA secure_delete = ON")
+        except sqlite3.Error:
+            pass
+
+        def work(con):
+            found = read_salt(con)
+            if found is None:
+                found = os.urandom(16).hex()
+                con.execute("INSERT INTO meta VALUES ('seed_salt', ?)", (found,))
+            self._salt = found
+            rows = con.execute("SELECT id, seed, params FROM spends").fetchall()
+            for row_id, seed, params in rows:
+                new_seed, new_params = self.fingerprint(seed), scrub_params(params)
+                if (new_seed, new_params) != (seed, params):
+                    con.execute("UPDATE spends SET seed = ?, params = ? WHERE id = ?",
+                                (new_seed, new_params, row_id))
+            return found
+        try:
+            salt = self.transaction(work)
+        except LedgerError:
+            if salt is None:  # read-only and never salted: fingerprints need a salt
+                raise
+            return salt
+        try:  # the old pages out of the write-ahead log's way: overwritten in the file
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass
+        return salt
 
     # transactions -------------------------------------------------------------------
     def transaction(self, work):
@@ -398,6 +509,29 @@ class LedgerStore:
                 stored = (float(epsilon), float(delta))
             return stored
         return self.transaction(work)
+
+
+def scrub_params(text):
+    """A spend's ``params`` text with the value of ``random_state`` withheld.
+
+    Examples
+    --------
+    >>> scrub_params('{"epsilon": 1.0, "random_state": 7}')
+    '{"epsilon": 1.0, "random_state": "<withheld>"}'
+    >>> scrub_params('{"random_state": null}') is not None
+    True
+    """
+    if text is None:
+        return None
+    try:
+        params = json.loads(text)
+    except ValueError:
+        return text if '"random_state"' not in text and "'random_state'" not in text \
+            else None
+    if not isinstance(params, dict) or params.get("random_state") in (None, "<withheld>"):
+        return text
+    params["random_state"] = "<withheld>"
+    return json.dumps(params)
 
 
 def _rollback(con):

@@ -366,8 +366,13 @@ class PrivacyMixin:
             text = json.dumps(params, default=repr)
         except (TypeError, ValueError):  # keys JSON cannot hold
             text = repr(params)
+        # the relation the fit's guarantee is stated under (issue 28): the accountant counts
+        # an add_remove spend on a replace_one budget by group privacy, or refuses the mix
+        neighbouring = params.get("neighbouring")
+        if neighbouring not in ("replace_one", "add_remove"):
+            neighbouring = "replace_one"
         return dict(label=type(self).__name__, seed=seed, params=text,
-                    solver=None if solver is None else str(solver))
+                    solver=None if solver is None else str(solver), neighbouring=neighbouring)
 
     def _record_spend(self, accountant, ledger):
         delta = self.delta_ if "delta_" in self.__dict__ else self._resolve_delta()

@@ -382,9 +382,26 @@ def test_a_newer_schema_or_an_unknown_part_field_is_refused(tmp_path):
     with pytest.raises(LedgerError, match="upgrade skdp"):
         acc.total()
     with sqlite3.connect(tmp_path / "budget.sqlite") as con:
-        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    with pytest.raises(LedgerError, match="schema version 2"):
+        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    with pytest.raises(LedgerError, match="schema version 3"):
         ledger(tmp_path)
+
+
+def test_a_version_1_file_is_upgraded_and_its_rows_read_as_replace_one(tmp_path):
+    path = tmp_path / "budget.sqlite"
+    acc = ledger(tmp_path, 5.0, 1e-5)
+    acc.spend(1.0, 0.0, label="old")
+    con = sqlite3.connect(path)  # as skdp < issue 28 wrote it: schema 1, no relation
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    con.execute("ALTER TABLE spends DROP COLUMN neighbouring")
+    con.execute("ALTER TABLE budgets DROP COLUMN neighbouring")
+    con.commit()
+    con.close()
+    again = BudgetAccountant.open(path, "patients")
+    assert again.neighbouring == "replace_one" and again.total() == (1.0, 0.0)
+    assert again.spends[0]["neighbouring"] is None  # unknown: counted as replace_one
+    again.spend(0.5, 0.0, neighbouring="add_remove")
+    assert again.total()[0] == pytest.approx(2.0)  # 1 + 2 * 0.5
 
 
 

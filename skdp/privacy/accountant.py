@@ -52,6 +52,7 @@ spend on a copy that the parent never sees: a
 :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it happens.
 """
 
+import dataclasses
 import math
 import os
 import socket
@@ -64,7 +65,11 @@ from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_p
                            encode_parts, scrub_params)
 
 __all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError", "DEFAULT_DELTA",
-           "DELTA_SHARE_WITHOUT_EPSILON_CAP"]
+           "DELTA_SHARE_WITHOUT_EPSILON_CAP", "NEIGHBOURING", "add_remove_as_replace_one",
+           "convert_spend"]
+
+NEIGHBOURING = ("replace_one", "add_remove")
+"""The neighbouring relations a spend or a budget is stated under."""
 
 DEFAULT_DELTA = 1e-6
 """``delta='auto'`` on an accountant without a delta limit (delta cap 1, as the
@@ -107,6 +112,17 @@ class BudgetAccountant:
     timeout : float, default=30.0
         Seconds to wait for another process's lock on the ledger file before
         :class:`~skdp.privacy.ledger_store.LedgerLockedError`.
+    neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
+        The neighbouring relation the budget is stated under (the privacy
+        guide's: skdp's estimators default to replace-one). Each spend records
+        its own relation (an estimator's ``neighbouring`` parameter, where it
+        has one; else ``'replace_one'``; a direct :meth:`spend` the
+        accountant's) and is counted in the accountant's: an add/remove spend
+        on a replace-one budget is converted by group privacy for groups of two
+        (:func:`add_remove_as_replace_one`); a replace-one spend on an
+        add/remove budget is refused (a guarantee between tables of one size
+        says nothing about tables of different sizes). A ledger file stores
+        the relation with the dataset's budget, set once like the cap.
 
     Attributes
     ----------
@@ -144,7 +160,7 @@ class BudgetAccountant:
     _lock = threading.RLock()
 
     def __init__(self, epsilon=math.inf, delta=1.0, ledger=None, dataset=None, purpose=None,
-                 timeout=30.0):
+                 timeout=30.0, neighbouring="replace_one"):
         if isinstance(epsilon, bool) or isinstance(delta, bool):
             raise TypeError(f"epsilon and delta must be real numbers, not bools; got "
                             f"{epsilon!r}, {delta!r}.")
@@ -158,8 +174,11 @@ class BudgetAccountant:
                              f"ledger={ledger!r}, dataset=None.")
         if dataset is not None and not (isinstance(dataset, str) and dataset):
             raise ValueError(f"dataset must be a non-empty string, got {dataset!r}.")
+        if neighbouring not in NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got {neighbouring!r}.")
         self.epsilon = float(epsilon)
         self.delta = float(delta)
+        self.neighbouring = neighbouring
         self.ledger = None if ledger is None else os.path.abspath(os.fspath(ledger))
         self.dataset = dataset
         self.purpose = purpose
@@ -187,7 +206,15 @@ class BudgetAccountant:
                 f"the file {self.ledger} on this machine ({socket.gethostname()}) is not the "
                 "privacy ledger this accountant was pickled with (another machine's file at "
                 "the same path, or a file replaced since); nothing was charged.")
-        stored = self._store.set_budget(self.dataset, self.epsilon, self.delta)
+        stored = self._store.set_budget(self.dataset, self.epsilon, self.delta,
+                                        self.neighbouring)
+        relation = self._store.relation(self.dataset)
+        if relation != self.neighbouring:
+            raise ValueError(
+                f"the ledger {self.ledger} holds the budget of dataset {self.dataset!r} under "
+                f"neighbouring={relation!r}, not {self.neighbouring!r}: a dataset's relation "
+                "is set once with its budget. Pass the stored one, or use "
+                "BudgetAccountant.open(ledger, dataset).")
         if not all(math.isclose(a, b, rel_tol=1e-12) or a == b
                    for a, b in zip(stored, (self.epsilon, self.delta))):
             raise ValueError(
@@ -232,7 +259,8 @@ class BudgetAccountant:
         if cap is None:
             raise ValueError(f"the ledger {path} has no budget for dataset {dataset!r}: set it "
                              "with BudgetAccountant(epsilon, delta, ledger=..., dataset=...).")
-        return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout)
+        return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout,
+                   neighbouring=LedgerStore(path, timeout).relation(dataset))
 
     def default_delta(self, epsilon):
         """A fit's delta at ``epsilon`` when its ``delta`` is ``'auto'`` (the estimators' default).
@@ -309,16 +337,19 @@ class BudgetAccountant:
         if self._store is None:
             return dict(self.__dict__)
         return {k: getattr(self, k) for k in ("epsilon", "delta", "ledger", "dataset",
-                                                "purpose", "timeout", "_identity")}
+                                                "purpose", "timeout", "neighbouring",
+                                                "_identity")}
 
     def __setstate__(self, state):
         if state.get("ledger") is None:
             state = dict(state)
             state.setdefault("_spends", state.pop("spends", []))  # pickled by skdp < 0.x
             self.__dict__.update(dict(ledger=None, dataset=None, purpose=None, timeout=30.0,
-                                      _store=None, _next_token=1), **state)
+                                      _store=None, _next_token=1, neighbouring="replace_one"),
+                                 **state)
             return
         state = dict(state)
+        state.setdefault("neighbouring", "replace_one")
         identity = state.pop("_identity", None)
         self.__dict__.update(state, _spends=[], _pid=os.getpid(), _store=None)
         self._open_store(identity)
@@ -361,16 +392,19 @@ class BudgetAccountant:
             return count, eps_basic, delta, merged
         return (count + len(rest), *self._fold(eps_basic, delta, merged, rest))
 
-    @staticmethod
-    def _fold(eps_basic, delta, merged, spends):
+    def _fold(self, eps_basic, delta, merged, spends):
         merged = PrivacyLedger(list(merged.entries))
+        target = self.__dict__.get("neighbouring", "replace_one")
         for s in spends:
-            eps_basic += s["epsilon"]
-            delta += s["delta"]
-            if s["ledger"] is not None and math.isfinite(s["epsilon"]):
-                merged.extend(s["ledger"])
+            epsilon, dlt, ledger = convert_spend(
+                s["epsilon"], s["delta"], s["ledger"],
+                s.get("neighbouring") or "replace_one", target)
+            eps_basic += epsilon
+            delta += dlt
+            if ledger is not None and math.isfinite(epsilon):
+                merged.extend(ledger)
             else:  # mechanisms unknown, or no privacy claimed: the claim, composed basically
-                merged.approx(s["epsilon"], s["delta"])
+                merged.approx(epsilon, dlt)
         return eps_basic, delta, _compact(merged)
 
     def _compose(self, new=(), folded=None, method=False):
@@ -483,7 +517,7 @@ class BudgetAccountant:
         eps, delta = self.total()
         return max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0)
 
-    def check(self, epsilon, delta, ledger=None):
+    def check(self, epsilon, delta, ledger=None, neighbouring=None):
         """Raise :class:`~skdp.exceptions.BudgetExceededError` if a spend would overspend.
 
         Parameters
@@ -492,6 +526,8 @@ class BudgetAccountant:
             The spend's claimed guarantee.
         ledger : PrivacyLedger, default=None
             Its mechanisms, when known in advance (tighter composition).
+        neighbouring : {'replace_one', 'add_remove'}, default=None
+            The relation of its guarantee (None: the accountant's).
 
         Returns
         -------
@@ -499,14 +535,21 @@ class BudgetAccountant:
             True (raises otherwise).
         """
         with self._lock:
-            self._admit(self._recorded(), epsilon, delta, ledger)
+            self._admit(self._recorded(), epsilon, delta, ledger, neighbouring)
         return True
 
-    def _admit(self, folded, epsilon, delta, ledger):
-        """Raise BudgetExceededError unless ``folded`` (None: memory's) plus a spend fit."""
+    def _admit(self, folded, epsilon, delta, ledger, neighbouring=None):
+        """Raise BudgetExceededError unless ``folded`` (None: memory's) plus a spend fit.
+
+        A spend under a relation that cannot be counted in the accountant's is
+        refused (ValueError) even without a limit.
+        """
+        neighbouring = neighbouring or self.neighbouring
+        convert_spend(epsilon, delta, None, neighbouring, self.neighbouring)  # or refuse
         if math.isinf(self.epsilon) and self.delta >= 1:
             return  # no limit: every spend fits (and composing them all costs time)
-        eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)], folded)
+        eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger,
+                                       neighbouring=neighbouring)], folded)
         tol = 1e-12
         over = (eps > self.epsilon * (1 + tol), dlt > self.delta * (1 + tol) + tol)
         if any(over):
@@ -601,11 +644,13 @@ class BudgetAccountant:
         >>> caught[0].category.__name__
         'PrivacyLeakWarning'
         """
+        record = self._with_relation(record)
         if self._store is not None:
             stored = self._store.fingerprint(seed)  # never the seed itself (issue 28)
 
             def work(con):
-                self._admit(self._file_folded(con), epsilon, delta, ledger)
+                self._admit(self._file_folded(con), epsilon, delta, ledger,
+                            record["neighbouring"])
                 row_id = self._store.add(con, self.dataset, self._row(
                     "charged", epsilon, delta, ledger, label, stored, record))
                 return self._earlier_seed(con, stored, epsilon, row_id)
@@ -618,12 +663,21 @@ class BudgetAccountant:
     def _spend_in_memory(self, epsilon, delta, ledger, label, seed, record):
         self._warn_if_worker()
         with self._lock:
-            self.check(epsilon, delta, ledger)
+            self.check(epsilon, delta, ledger, record["neighbouring"])
             earlier = _noise_shared_with(self._spends, seed, epsilon,
                                          None if self.dataset is not None else record.get("data"))
             self._spends.append(self._record("charged", epsilon, delta, ledger, label, seed,
                                              record))
         return earlier
+
+    def _with_relation(self, record):
+        """``record`` with its ``neighbouring`` relation (the accountant's by default)."""
+        record = dict(record)
+        record["neighbouring"] = record.get("neighbouring") or self.neighbouring
+        if record["neighbouring"] not in NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got "
+                             f"{record['neighbouring']!r}.")
+        return record
 
     def _warn_if_worker(self):
         if os.getpid() != self._pid:
@@ -657,6 +711,7 @@ class BudgetAccountant:
         parts = None if ledger is None else encode_parts(_compact(ledger).entries)
         return dict(status=status, label=str(label), epsilon=float(epsilon), delta=float(delta),
                     parts=parts, seed=seed, params=scrub_params(record.get("params")),
+                    neighbouring=record.get("neighbouring", self.neighbouring),
                     solver=record.get("solver"), purpose=record.get("purpose", self.purpose))
 
     def _dataset_words(self, record):
@@ -721,9 +776,10 @@ class BudgetAccountant:
         >>> acc.total(), acc.spends[0]["status"]
         ((0.5, 0.0), 'charged')
         """
+        record = self._with_relation(record)
         if self._store is None:
             with self._lock:
-                self._admit(None, epsilon, delta, None)
+                self._admit(None, epsilon, delta, None, record["neighbouring"])
                 row = self._record("reserved", epsilon, delta, None, label, seed, record)
                 self._spends.append(row)
             return row["id"]
@@ -731,7 +787,7 @@ class BudgetAccountant:
         stored = self._store.fingerprint(seed)
 
         def work(con):
-            self._admit(self._file_folded(con), epsilon, delta, None)
+            self._admit(self._file_folded(con), epsilon, delta, None, record["neighbouring"])
             return self._store.add(con, self.dataset, self._row(
                 "reserved", epsilon, delta, None, label, stored, record))
         return self._store.transaction(work)
@@ -759,10 +815,11 @@ class BudgetAccountant:
         **record
             As :meth:`spend`.
         """
+        if self._store is None and token is None:
+            self.spend(epsilon, delta, ledger, label, seed, **record)
+            return
+        record = self._with_relation(record)
         if self._store is None:
-            if token is None:
-                self.spend(epsilon, delta, ledger, label, seed, **record)
-                return
             earlier = self._charge_in_memory(token, epsilon, delta, ledger, label, seed, record)
             if earlier is not None:
                 _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
@@ -773,13 +830,13 @@ class BudgetAccountant:
         def work(con):
             others = self._file_folded(con, exclude=token)
             try:  # the fit's mechanisms, as in memory, unless they compose over the cap
-                self._admit(others, epsilon, delta, ledger)
+                self._admit(others, epsilon, delta, ledger, record["neighbouring"])
             except BudgetExceededError:
                 ledger_kept = None  # its admitted claim then: a valid bound within the cap
             else:
                 ledger_kept = ledger
             row = self._row("charged", epsilon, delta, ledger_kept, label, stored, record)
-            kept = {k: row[k] for k in ("status", "parts", "solver")}
+            kept = {k: row[k] for k in ("status", "parts", "solver", "neighbouring")}
             if not self._store.update(con, token, **kept):
                 raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
                                    "was not reserved.")
@@ -796,7 +853,8 @@ class BudgetAccountant:
                 raise RuntimeError(f"internal error: reservation {token} is not held by this "
                                    "accountant.")
             try:  # the fit's mechanisms, unless they compose over the cap (as in a file)
-                self._admit(self._folded(exclude=token), epsilon, delta, ledger)
+                self._admit(self._folded(exclude=token), epsilon, delta, ledger,
+                            record["neighbouring"])
             except BudgetExceededError:
                 ledger = None
             others = [s for i, s in enumerate(self._spends) if i != index]
@@ -889,6 +947,118 @@ class BudgetAccountant:
         with self._lock:
             BudgetAccountant._default = BudgetAccountant._default_stack.pop()
         return False
+
+
+def add_remove_as_replace_one(ledger):
+    """An add/remove ledger as a replace-one ledger: group privacy for groups of two.
+
+    Replacing a row is removing it and adding another: two add/remove steps.
+    Each part converts by its own group-privacy rule, for groups of ``k = 2``:
+
+    * Gaussian DP ``mu`` -> ``2 mu`` (Dong, Roth and Su 2022, "Gaussian
+      Differential Privacy", JRSS B, Theorem 2.14: mu-GDP gives k mu-GDP for
+      groups of k), and its zCDP ``rho`` -> ``4 rho`` (Bun and Steinke 2016,
+      "Concentrated Differential Privacy", Proposition 27 (1.9): rho-zCDP gives
+      k**2 rho-zCDP for groups of k). For a Gaussian release of a query this is
+      the factor 2 on the sensitivity that replacing one row can cost (a sum
+      of values in [-1, 1]: add/remove sensitivity 1, replace-one 2); a query
+      whose replace-one sensitivity is less (a histogram: sqrt(2) times its
+      add/remove sensitivity) would need it recorded with the part;
+    * pure and bounded-range epsilon -> ``2 epsilon`` (tight for pure DP);
+    * approximate ``(epsilon, delta)`` -> ``(2 epsilon, (1 + e^epsilon) delta)``
+      (Dwork and Roth 2014, Theorem 2.2's chaining argument for k = 2: applying
+      the guarantee twice gives ``e^(2 eps) P + e^eps delta + delta``);
+    * a Poisson-subsampled Gaussian step: refused (its amplification is stated
+      per relation; no estimator records one under add/remove).
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        Parts stated under add/remove.
+
+    Returns
+    -------
+    ledger : PrivacyLedger
+        The same parts stated under replace-one.
+
+    Examples
+    --------
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> ledger = PrivacyLedger()
+    >>> ledger.pure(0.5)
+    >>> add_remove_as_replace_one(ledger).entries[0].epsilon
+    1.0
+    """
+    out = PrivacyLedger()
+    for e in ledger.entries:
+        if e.kind == "gaussian":
+            e = dataclasses.replace(e, mu=2.0 * e.mu, rho=4.0 * e.rho)
+        elif e.kind == "zcdp":
+            e = dataclasses.replace(e, rho=4.0 * e.rho)
+        elif e.kind in ("pure", "exponential"):
+            e = dataclasses.replace(e, epsilon=2.0 * e.epsilon, rho=4.0 * e.rho)
+        elif e.kind == "approx":
+            e = dataclasses.replace(e, epsilon=2.0 * e.epsilon,
+                                    delta=min(1.0, (1.0 + math.exp(e.epsilon)) * e.delta))
+        else:
+            raise ValueError(f"a {e.kind!r} part stated under add_remove cannot be converted "
+                             "to replace_one: count it on an add_remove accountant.")
+        out.entries.append(e)
+    return out
+
+
+def convert_spend(epsilon, delta, ledger, source, target):
+    """A spend stated under the ``source`` relation, as a spend under ``target``.
+
+    Under the same relation it is returned as is. An add/remove spend as a
+    replace-one spend: its ledger by :func:`add_remove_as_replace_one`, and its
+    claim the converted ledger's epsilon at the same delta where that is finite
+    (the delta budget is not inflated), else group privacy's ``(2 epsilon,
+    (1 + e^epsilon) delta)``. A replace-one spend cannot be counted under add/remove
+    (ValueError): replace-one neighbours have the same size, so its guarantee
+    says nothing about adding or removing a row.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The spend's claim under ``source``.
+    ledger : PrivacyLedger or None
+        Its mechanisms.
+    source, target : {'replace_one', 'add_remove'}
+        The relations.
+
+    Returns
+    -------
+    epsilon, delta : float
+        The claim under ``target``.
+    ledger : PrivacyLedger or None
+        The mechanisms under ``target``.
+
+    Examples
+    --------
+    >>> convert_spend(1.0, 0.0, None, "add_remove", "replace_one")
+    (2.0, 0.0, None)
+    >>> eps, delta, _ = convert_spend(1.0, 1e-6, None, "add_remove", "replace_one")
+    >>> round(eps, 3), round(delta / 1e-6, 3)
+    (2.0, 3.718)
+    """
+    if source == target:
+        return epsilon, delta, ledger
+    if source != "add_remove" or target != "replace_one":
+        raise ValueError(
+            f"a spend stated under neighbouring={source!r} cannot be counted on a budget "
+            f"stated under {target!r}: replace-one neighbours have the same number of rows, "
+            "so a replace-one guarantee says nothing about adding or removing a row. Fit "
+            "with neighbouring='add_remove', or count it on a replace_one accountant.")
+    converted = None if ledger is None else add_remove_as_replace_one(ledger)
+    if math.isinf(epsilon):
+        return epsilon, delta, converted
+    grouped = (2.0 * epsilon, min(1.0, (1.0 + math.exp(epsilon)) * delta))
+    if converted is not None:
+        eps_ledger = converted.epsilon(delta)
+        if math.isfinite(eps_ledger):  # at the claimed delta: the delta budget is not inflated
+            return eps_ledger, delta, converted
+    return (*grouped, converted)
 
 
 def _noise_shared_with(spends, seed, epsilon, data=None):

@@ -57,12 +57,15 @@ __all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "e
            "scrub_params"]
 
 APPLICATION_ID = 0x736B6470  # 'skdp'
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: each spend's and each budget's neighbouring relation (issue 28); a version-1 file is
+upgraded when opened (its rows' relation is NULL: read as ``'replace_one'``, skdp's default)."""
 STATUSES = ("reserved", "charged", "released")
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE budgets (
-    dataset TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT NULL, created REAL NOT NULL);
+    dataset TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT NULL, created REAL NOT NULL,
+    neighbouring TEXT);
 CREATE TABLE spends (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     dataset TEXT NOT NULL,
@@ -78,7 +81,8 @@ CREATE TABLE spends (
     seed TEXT,
     purpose TEXT,
     host TEXT,
-    pid INTEGER);
+    pid INTEGER,
+    neighbouring TEXT);
 CREATE INDEX spends_dataset ON spends (dataset, status);
 """
 SEED_KDF = dict(n=2**14, r=8, p=1, dklen=16)
@@ -88,7 +92,7 @@ _INHERITED = []
 """Connections a forked child inherited: kept referenced, so that collecting them does not
 close (and checkpoint) the parent's connection from the child (SQLite, "How To Corrupt")."""
 _COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", "solver",
-            "epsilon", "delta", "parts", "seed", "purpose", "host", "pid")
+            "epsilon", "delta", "parts", "seed", "purpose", "host", "pid", "neighbouring")
 
 
 class LedgerError(RuntimeError):
@@ -295,6 +299,8 @@ class LedgerStore:
                                   f"(application_id={app}), not an skdp privacy ledger.")
             meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
             version = int(meta.get("schema_version", -1))
+            if version == 1:
+                version = self._upgrade(con)
             if version != SCHEMA_VERSION:
                 raise LedgerError(f"the privacy ledger {self.path} has schema version "
                                   f"{version}; this skdp reads version {SCHEMA_VERSION}.")
@@ -305,6 +311,25 @@ class LedgerStore:
                                       "it is never reset: restore it from a backup.")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
+
+    def _upgrade(self, con):
+        """Version 1 -> 2: a ``neighbouring`` column in ``spends`` and ``budgets``."""
+        def work(con):
+            version = int(dict(con.execute("SELECT key, value FROM meta").fetchall())
+                          ["schema_version"])
+            if version == 1:  # another process may have upgraded it meanwhile
+                con.execute("ALTER TABLE spends ADD COLUMN neighbouring TEXT")
+                con.execute("ALTER TABLE budgets ADD COLUMN neighbouring TEXT")
+                con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                            (str(SCHEMA_VERSION),))
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return SCHEMA_VERSION
+        try:
+            return self.transaction(work)
+        except LedgerError as exc:
+            raise LedgerError(f"the privacy ledger {self.path} was written by an older skdp "
+                              f"(schema version 1) and could not be upgraded ({exc}); open it "
+                              "once where it can be written.") from None
 
     # seeds --------------------------------------------------------------------------
     def fingerprint(self, seed):
@@ -495,8 +520,9 @@ class LedgerStore:
         """:meth:`budget_of` in its own read transaction."""
         return self.read(lambda con: self.budget_of(con, dataset))
 
-    def set_budget(self, dataset, epsilon, delta):
-        """Store the cap of ``dataset`` the first time; return the stored cap.
+    def set_budget(self, dataset, epsilon, delta, neighbouring="replace_one"):
+        """Store the cap of ``dataset`` and its neighbouring relation the first time; return
+        the stored cap.
 
         A dataset's cap is written once: later callers get the stored one back
         (and the accountant refuses a different one).
@@ -504,11 +530,21 @@ class LedgerStore:
         def work(con):
             stored = self.budget_of(con, dataset)
             if stored is None:
-                con.execute("INSERT INTO budgets VALUES (?, ?, ?, ?)",
-                            (dataset, float(epsilon), float(delta), time.time()))
+                con.execute("INSERT INTO budgets (dataset, epsilon, delta, created, "
+                            "neighbouring) VALUES (?, ?, ?, ?, ?)",
+                            (dataset, float(epsilon), float(delta), time.time(), neighbouring))
                 stored = (float(epsilon), float(delta))
             return stored
         return self.transaction(work)
+
+    def relation(self, dataset):
+        """The neighbouring relation of ``dataset``'s budget (``'replace_one'`` for a budget
+        set before relations were recorded); None without a budget."""
+        def work(con):
+            row = con.execute("SELECT neighbouring FROM budgets WHERE dataset = ?",
+                              (dataset,)).fetchone()
+            return None if row is None else (row[0] or "replace_one")
+        return self.read(work)
 
 
 def scrub_params(text):

@@ -62,7 +62,8 @@ def test_conversions_by_part():
     ledger.pure(0.5)
     ledger.approx(0.1, 1e-7)
     out = add_remove_as_replace_one(ledger).entries
-    assert out[0].mu == pytest.approx(0.5) and out[0].rho == pytest.approx(4 * ledger.entries[0].rho)
+    assert out[0].mu == pytest.approx(0.5)
+    assert out[0].rho == pytest.approx(4 * ledger.entries[0].rho)
     assert out[1].epsilon == pytest.approx(1.0)
     assert out[2].epsilon == pytest.approx(0.2)
     assert out[2].delta == pytest.approx((1 + math.exp(0.1)) * 1e-7)

@@ -76,3 +76,16 @@ def test_conversions_by_part():
     steps.subsampled_gaussian(1.0, 2.0, 0.01)
     with pytest.raises(ValueError, match="subsampled_gaussian"):
         add_remove_as_replace_one(steps)
+
+
+def test_skdp_budget_shows_each_spends_relation_and_the_conversion(tmp_path, capsys):
+    from skdp.__main__ import main
+
+    path = tmp_path / "l.sqlite"
+    acc = BudgetAccountant(5.0, 1e-5, ledger=path, dataset="t")
+    acc.spend(0.5, 0.0, label="an add/remove count", neighbouring="add_remove")
+    assert acc.total() == (1.0, 0.0)
+    assert main(["budget", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "neighbouring=replace_one" in out and "add_remove" in out
+    assert "group privacy for groups of two" in out

@@ -475,6 +475,9 @@ def _report(args, est, written):
         total, left = args.accountant.total(), args.accountant.remaining()
         print(f"ledger {args.ledger}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "
               f"delta={total[1]:g}; left epsilon={left[0]:.4f}, delta={left[1]:g}")
+        if args.neighbouring != args.accountant.neighbouring:
+            print(f"  this {args.neighbouring} release counts on the ledger's "
+                  f"{args.accountant.neighbouring} budget by group privacy for groups of two")
     cells = math.prod(est.domain_shape_)
     print(f"solver: {getattr(est, 'solver_', args.solver)}, {len(est.marginals_)} marginals, "
           f"{cells if cells < 10**9 else format(cells, '.3g')} cells, {est.n_iter_} "

@@ -8,7 +8,8 @@ import pickle
 
 from .privacy.accountant import BudgetAccountant
 
-__all__ = ["PrivacyMixin", "noise_seed", "resolve_delta", "table_signature"]
+__all__ = ["PrivacyMixin", "Reservation", "noise_seed", "reserve_fit", "resolve_delta",
+           "table_signature"]
 
 
 def resolve_delta(delta, epsilon, accountant=None):
@@ -134,6 +135,117 @@ def noise_seed(random_state):
     return f"random_state=<RandomState in state {digest}>"
 
 
+class Reservation:
+    """A fit's budget, reserved on its accountant before any data row is read.
+
+    Made by :meth:`PrivacyMixin._check_budget` at the top of a fit, or ahead of
+    the fit by :func:`reserve_fit` (for a caller that reads the rows itself,
+    as ``python -m skdp synthesize`` does), in which case the estimator's next
+    fit takes it over instead of reserving again. It is counted by the
+    accountant from the start (:meth:`~skdp.BudgetAccountant.reserve`) and
+    ends in one of two ways: charged with the fit's spend, or released (the
+    fit failed before any data row was read). A failure after
+    :meth:`reading_data` leaves it counted at its claim.
+
+    Attributes
+    ----------
+    accountant : BudgetAccountant
+        Where it is held.
+    token : int
+        Its id on the accountant.
+    epsilon, delta : float
+        The claim.
+    data_read : bool
+        Whether data rows may have been read since it was made.
+    settled : bool
+        Charged or released.
+    """
+
+    def __init__(self, accountant, token, epsilon, delta):
+        self.accountant, self.token = accountant, token
+        self.epsilon, self.delta = float(epsilon), float(delta)
+        self.data_read = False
+        self.settled = False
+
+    def reading_data(self):
+        """Mark that data rows are about to be read: from now on a failure keeps it charged."""
+        self.data_read = True
+
+    def charge(self, epsilon, delta, **spend):
+        """Replace it by the fit's spend (:meth:`~skdp.BudgetAccountant.charge`)."""
+        self.settled = True
+        self.accountant.charge(self.token, epsilon, delta, **spend)
+
+    def fail(self, exc=None):
+        """The fit failed: release it if no data row was read and ``exc`` is an ``Exception``
+        (not an interrupt), else leave it counted at its claim."""
+        if self.settled:
+            return
+        self.settled = True
+        if not self.data_read and (exc is None or isinstance(exc, Exception)):
+            self.accountant.release(self.token)
+
+
+def reserve_fit(estimator):
+    """Reserve an estimator's budget now, before any data row is read; its next fit takes it.
+
+    For a caller that reads (or parses) the private rows itself before it
+    calls ``fit``: reserving first means that a failure while reading, which
+    may depend on the data, is charged like a failure inside the fit. Use it
+    as a context manager; call :meth:`Reservation.reading_data` before the
+    first row is read. The estimator's next ``fit`` takes the reservation over
+    (its ``epsilon``, ``delta`` and ``accountant`` must not change meanwhile)
+    and charges it once; if the block ends without that fit having taken it,
+    the reservation is released when no row was read and stays charged at its
+    claim otherwise.
+
+    Parameters
+    ----------
+    estimator : PrivacyMixin
+        An skdp estimator, with the parameters of the fit to come.
+
+    Returns
+    -------
+    reservation : context manager of Reservation
+        The reservation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp import BudgetAccountant, SaddlePointSynthesizer
+    >>> acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    >>> est = SaddlePointSynthesizer(epsilon=1.0, domain={0: 2}, accountant=acc)
+    >>> with reserve_fit(est) as held:
+    ...     print(acc.total()[0])  # counted before a row is read
+    ...     held.reading_data()
+    ...     est = est.fit(np.array([[0], [1], [1]]))
+    1.0
+    >>> len(acc.spends), acc.total()[0]  # charged once
+    (1, 1.0)
+    """
+    return _Held(estimator)
+
+
+class _Held:
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __enter__(self):
+        est = self.estimator
+        if hasattr(est, "_validate_params"):
+            est._validate_params()  # a parameter error before anything is reserved
+        accountant, epsilon, delta, seed = est._claim()
+        token = accountant.reserve(epsilon, delta, **est._spend_record(seed))
+        self.reservation = Reservation(accountant, token, epsilon, delta)
+        est._held_reservation = self.reservation
+        return self.reservation
+
+    def __exit__(self, kind, exc, tb):
+        self.estimator.__dict__.pop("_held_reservation", None)
+        self.reservation.fail(exc)
+        return False
+
+
 class PrivacyMixin:
     """Budget check before the data are touched, and the spend recorded after.
 
@@ -163,27 +275,32 @@ class PrivacyMixin:
         if partial and getattr(self, "stream_state_", None) is not None \
                 and "delta_" in self.__dict__:
             return self.delta_
+        self.delta_ = self._fit_delta()
+        return self.delta_
+
+    def _fit_delta(self):
+        """:func:`resolve_delta` of the ``delta`` parameter, checked (nothing is set)."""
         delta = resolve_delta(self.delta, self.epsilon, getattr(self, "accountant", None))
         if delta == 0 and isinstance(self.delta, str) and not math.isinf(float(self.epsilon)):
             raise ValueError("delta='auto' gives 0 on this accountant (its delta cap is 0), but "
                              f"{type(self).__name__} releases Gaussian noise, which has no pure "
                              "(delta = 0) guarantee: give the accountant a delta budget.")
         is_real = isinstance(delta, Real) and not isinstance(delta, bool)
-        self.delta_ = float(delta) if is_real else delta
-        return self.delta_
+        return float(delta) if is_real else delta
 
     def _fit_atomically(self, *args, **kwargs):
         """Run ``self._fit``; on any error or interrupt restore the estimator.
 
         A fit is all or nothing (issue 8): an exception, KeyboardInterrupt
-        included, leaves the estimator exactly as it was, and nothing was
-        charged to the accountant, which :meth:`_record_spend` charges last.
-        With a ledger file the fit's reservation (:meth:`_check_budget`) is
-        released when the fit raised an ``Exception`` before it read the data
-        (:meth:`_reading_data`: a refused parameter, a budget refusal), and
-        stays charged when it failed after (an error may depend on the
-        data), was interrupted (``KeyboardInterrupt``, ``SystemExit``) or its
-        process died.
+        included, leaves the estimator exactly as it was. Its reservation
+        (:meth:`_check_budget`, a counted spend on the accountant from then on,
+        in memory as in a ledger file) is released when the fit raised an
+        ``Exception`` before it read the data (:meth:`_reading_data`: a refused
+        parameter, a budget refusal), and stays charged at its claim when it
+        failed after (an error may depend on the data), was interrupted
+        (``KeyboardInterrupt``, ``SystemExit``) or its process died (issue 28:
+        one rule for memory and files). A fit that returns replaces it by its
+        spend (:meth:`_record_spend`).
         """
         self.__dict__.pop("_data_read", None)
         state = dict(self.__dict__)
@@ -194,40 +311,78 @@ class PrivacyMixin:
             data_read = self.__dict__.get("_data_read", False)
             self.__dict__.clear()
             self.__dict__.update(state)
-            if reservation is not None and isinstance(exc, Exception) and not data_read:
-                reservation[0].release(reservation[1])
+            self.__dict__.pop("_held_reservation", None)  # taken (or not: its holder decides)
+            if isinstance(reservation, tuple):  # (accountant, token), as a search holds it
+                reservation = Reservation(reservation[0], reservation[1], math.nan, math.nan)
+            if reservation is not None:
+                if data_read:
+                    reservation.reading_data()
+                reservation.fail(exc)
             raise
         self.__dict__.pop("_data_read", None)
+        self.__dict__.pop("_held_reservation", None)
         return result
 
     def _reading_data(self):
         """Mark that the fit is about to read ``X`` / ``y`` (right before validating them).
 
-        From here on a failed fit keeps its ledger-file reservation charged
-        (issue 19: the data may have been touched, e.g. by an error that
-        depends on them); before it, the reservation is released.
+        From here on a failed fit keeps its reservation charged (issues 19
+        and 28: the data may have been touched, e.g. by an error that depends
+        on them); before it, the reservation is released.
         """
         self._data_read = True
 
-    def _check_budget(self):
-        """Reserve the fit's (epsilon, delta) on its accountant, before the data are read."""
+    def _claim(self):
+        """(accountant, epsilon, delta, noise seed) of the fit to come; sets nothing."""
         accountant = BudgetAccountant.resolve(getattr(self, "accountant", None))
-        self._resolve_delta()
-        self._noise_seed = noise_seed(getattr(self, "random_state", None))
-        token = accountant.reserve(self.epsilon, self.delta_, **self._spend_record())
-        self._reservation = (accountant, token)
+        return (accountant, self.epsilon, self._fit_delta(),
+                noise_seed(getattr(self, "random_state", None)))
+
+    def _check_budget(self):
+        """Reserve the fit's (epsilon, delta) on its accountant, before the data are read.
+
+        A reservation made ahead by :func:`reserve_fit` is taken over instead
+        (after checking that it holds this fit's claim on this accountant).
+        """
+        accountant, epsilon, delta, seed = self._claim()
+        self.delta_ = delta
+        self._noise_seed = seed
+        held = self.__dict__.pop("_held_reservation", None)
+        if held is not None and not held.settled:
+            if held.accountant is not accountant or (held.epsilon, held.delta) != (
+                    float(epsilon), float(delta)):
+                raise ValueError(
+                    f"the budget reserved ahead of this fit (epsilon={held.epsilon:g}, "
+                    f"delta={held.delta:g}) is not this fit's (epsilon={epsilon:g}, "
+                    f"delta={delta:g}) on its accountant: keep epsilon, delta and accountant "
+                    "unchanged between reserve_fit and fit. The reservation stays charged.")
+            self._reservation = held
+            if held.data_read:
+                self._reading_data()
+            return accountant
+        token = accountant.reserve(epsilon, delta, **self._spend_record())
+        self._reservation = Reservation(accountant, token, epsilon, delta)
         return accountant
 
-    def _spend_record(self):
+    def _spend_record(self, seed=None):
         """What the accountant keeps of the fit besides its spend: label, seed, params, solver."""
+        if seed is None:
+            seed = self.__dict__.get("_noise_seed")
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "accountant"}
+        if params.get("random_state") is not None:  # the seed is kept only as `seed`: a
+            params["random_state"] = "<withheld>"    # ledger file stores its fingerprint
         solver = getattr(self, "solver_", getattr(self, "solver", None))
         try:
             text = json.dumps(params, default=repr)
         except (TypeError, ValueError):  # keys JSON cannot hold
             text = repr(params)
-        return dict(label=type(self).__name__, seed=self._noise_seed, params=text,
-                    solver=None if solver is None else str(solver))
+        # the relation the fit's guarantee is stated under (issue 28): the accountant counts
+        # an add_remove spend on a replace_one budget by group privacy, or refuses the mix
+        neighbouring = params.get("neighbouring")
+        if neighbouring not in ("replace_one", "add_remove"):
+            neighbouring = "replace_one"
+        return dict(label=type(self).__name__, seed=seed, params=text,
+                    solver=None if solver is None else str(solver), neighbouring=neighbouring)
 
     def _record_spend(self, accountant, ledger):
         delta = self.delta_ if "delta_" in self.__dict__ else self._resolve_delta()
@@ -237,9 +392,13 @@ class PrivacyMixin:
         if eps_used > self.epsilon * (1 + 1e-9) and not math.isinf(self.epsilon):
             raise RuntimeError(  # a bug: the solver overspent its budget
                 f"internal error: the fit composed to epsilon={eps_used} > {self.epsilon}.")
-        _, token = self.__dict__.pop("_reservation", (None, None))
-        accountant.charge(token, self.epsilon, delta, ledger=ledger, data=table_signature(self),
-                          **self._spend_record())
+        reservation = self.__dict__.pop("_reservation", None)
+        record = dict(ledger=ledger, data=table_signature(self), **self._spend_record())
+        if isinstance(reservation, Reservation):
+            reservation.charge(self.epsilon, delta, **record)
+        else:
+            token = None if reservation is None else reservation[1]
+            accountant.charge(token, self.epsilon, delta, **record)
         self.privacy_spent_ = (float(eps_used), float(delta))
         self.privacy_method_ = method
         self.privacy_ledger_ = ledger

@@ -178,15 +178,36 @@ def test_incremental_composition_matches_the_full_merge():
     assert acc.total()[1] == pytest.approx(59e-7)
 
 
-def test_reserve_and_charge_in_memory_check_then_record():
+def test_reserve_and_charge_in_memory_hold_a_counted_claim():
     acc = BudgetAccountant(epsilon=1.0)
     token = acc.reserve(0.75, 0.0, label="fit")
-    assert token is None and acc.spends == []  # memory: a check, the charge records
-    acc.charge(token, 0.75, 0.0, label="fit", solver="noisy_gd", params="{}")
-    assert acc.spends[0]["solver"] == "noisy_gd" and acc.total() == (0.75, 0.0)
-    acc.release(None)  # nothing held in memory
-    with pytest.raises(BudgetExceededError):
+    assert [s["status"] for s in acc.spends] == ["reserved"]  # counted as the file's row is
+    assert acc.total() == (0.75, 0.0)
+    with pytest.raises(BudgetExceededError):  # the claim is held: nothing else fits beside it
         acc.reserve(0.5, 0.0)
+    acc.charge(token, 0.75, 0.0, label="fit", solver="noisy_gd", params="{}")
+    assert len(acc.spends) == 1 and acc.spends[0]["status"] == "charged"
+    assert acc.spends[0]["solver"] == "noisy_gd" and acc.total() == (0.75, 0.0)
+    acc.release(None)  # nothing to do
+    acc.release(token)  # charged: no longer held, nothing to drop
+    assert acc.total() == (0.75, 0.0)
+    dropped = acc.reserve(0.25, 0.0)
+    acc.release(dropped)  # a fit that failed before reading its data
+    assert len(acc.spends) == 1 and acc.total() == (0.75, 0.0)
+
+
+def test_in_memory_charge_replaces_its_own_reservation_among_others():
+    acc = BudgetAccountant(epsilon=3.0)
+    first, second = acc.reserve(1.0, 0.0, label="a"), acc.reserve(1.0, 0.0, label="b")
+    acc.spend(0.5, 0.0, label="c")
+    acc.charge(first, 1.0, 0.0, label="a")  # never charged twice, never refused: it was admitted
+    assert acc.total() == (2.5, 0.0)
+    acc.release(second)
+    assert [s["label"] for s in acc.spends] == ["a", "c"] and acc.total() == (1.5, 0.0)
+    for _ in range(3):  # the cache survives reservations replaced and dropped mid-list
+        acc.release(acc.reserve(0.1, 0.0))
+        acc.charge(acc.reserve(0.1, 0.0), 0.1, 0.0)
+    assert acc.total()[0] == pytest.approx(1.8)
 
 
 def test_an_in_memory_accountant_still_pickles_as_a_copy_and_reads_old_pickles():

@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+import skdp
 from skdp._cli import commands
 from skdp._cli.domain import Column, check_domain, draft_entry
 from skdp.__main__ import main
@@ -40,7 +41,21 @@ class FakeSynth:
         self.params = params
         FakeSynth.last = self
 
+    def set_params(self, **params):
+        self.params.update(params)
+        return self
+
+    # the reservation the CLI makes before reading a row (skdp._base.reserve_fit), on an
+    # accountant of its own: the fake's fit takes it over and charges it
+    def _claim(self):
+        self.accountant = skdp.BudgetAccountant()
+        return self.accountant, 1.0, 1e-6, None
+
+    def _spend_record(self, seed=None):
+        return dict(label="FakeSynth", seed=seed)
+
     def fit(self, X, y=None, feature_names=None):
+        self.__dict__.pop("_held_reservation").charge(1.0, 1e-6, label="FakeSynth")
         self.X, self.feature_names = X, feature_names
         self.n_records_ = len(X)
         self.domain_ = {k: v for k, v in self.params["domain"].items()}

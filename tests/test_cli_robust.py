@@ -46,7 +46,19 @@ class Fake:
         self.params = params
         Fake.last = self
 
+    def set_params(self, **params):
+        self.params.update(params)
+        return self
+
+    def _claim(self):  # the CLI reserves before reading a row: on an accountant of its own
+        self.accountant = skdp.BudgetAccountant()
+        return self.accountant, 1.0, 1e-6, None
+
+    def _spend_record(self, seed=None):
+        return dict(label="Fake", seed=seed)
+
     def fit(self, X, y=None, feature_names=None):
+        self.__dict__.pop("_held_reservation").charge(1.0, 1e-6, label="Fake")
         self.X, self.n_records_ = X, len(X)
         self.domain_ = dict(self.params["domain"])
         self.privacy_spent_, self.privacy_method_ = (1.0, 1e-6), "fake"
@@ -211,8 +223,13 @@ def test_a_plot_in_another_format_is_written(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- 5. long cells
+class _NeverFitted(Fake):
+    def fit(self, *args, **kwargs):
+        pytest.fail("fitted")
+
+
 def test_a_cell_over_the_csv_limit_is_one_error_line(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(commands, "estimator_class", lambda: pytest.fail("fitted"))
+    monkeypatch.setattr(commands, "estimator_class", lambda: _NeverFitted)
     src, domain = _small(tmp_path)
     rows = SMALL[:3] + [["a" * 140_000, 1]]
     long = _write(tmp_path / "long.csv", ["g", "k"], rows)

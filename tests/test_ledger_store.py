@@ -28,6 +28,7 @@ from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._base import PrivacyMixin
 from skdp.privacy.accountant import LedgerError, LedgerLockedError
 from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger_store import LedgerStore
 from skdp.regression import KLAdaptiveRegressor
 from _toy import NoisyMeanRegressor
 
@@ -132,8 +133,9 @@ def test_a_restart_sees_the_previous_total(tmp_path):
                          capture_output=True, text=True, timeout=60, check=True).stdout
     assert eval(out) == acc.total()
     (fit, count) = BudgetAccountant.open(tmp_path / "budget.sqlite", "patients").spends
-    assert fit["label"] == "NoisyMeanRegressor" and fit["seed"] == "random_state=0"
+    assert fit["label"] == "NoisyMeanRegressor" and fit["seed"].startswith("scrypt:")
     assert json.loads(fit["params"])["epsilon"] == 1.0 and fit["purpose"] == "weekly report"
+    assert json.loads(fit["params"])["random_state"] == "<withheld>"
     assert fit["ledger"].entries[0].kind == "gaussian" and count["ledger"] is None
 
 
@@ -380,9 +382,26 @@ def test_a_newer_schema_or_an_unknown_part_field_is_refused(tmp_path):
     with pytest.raises(LedgerError, match="upgrade skdp"):
         acc.total()
     with sqlite3.connect(tmp_path / "budget.sqlite") as con:
-        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    with pytest.raises(LedgerError, match="schema version 2"):
+        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    with pytest.raises(LedgerError, match="schema version 3"):
         ledger(tmp_path)
+
+
+def test_a_version_1_file_is_upgraded_and_its_rows_read_as_replace_one(tmp_path):
+    path = tmp_path / "budget.sqlite"
+    acc = ledger(tmp_path, 5.0, 1e-5)
+    acc.spend(1.0, 0.0, label="old")
+    con = sqlite3.connect(path)  # as skdp < issue 28 wrote it: schema 1, no relation
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    con.execute("ALTER TABLE spends DROP COLUMN neighbouring")
+    con.execute("ALTER TABLE budgets DROP COLUMN neighbouring")
+    con.commit()
+    con.close()
+    again = BudgetAccountant.open(path, "patients")
+    assert again.neighbouring == "replace_one" and again.total() == (1.0, 0.0)
+    assert again.spends[0]["neighbouring"] is None  # unknown: counted as replace_one
+    again.spend(0.5, 0.0, neighbouring="add_remove")
+    assert again.total()[0] == pytest.approx(2.0)  # 1 + 2 * 0.5
 
 
 
@@ -420,3 +439,53 @@ def test_an_estimator_that_fails_on_its_data_stays_charged(tmp_path):
     with pytest.raises(ValueError):  # a bad parameter: refused before any reservation
         KLAdaptiveRegressor(epsilon=-1.0, accountant=acc).fit(np.ones((20, 2)), np.zeros(20))
     assert statuses(tmp_path / "budget.sqlite") == ["reserved"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeds: a salted, slow fingerprint, never the seed (issue 28, item 3)
+# ---------------------------------------------------------------------------------------------
+def _file_bytes(path):
+    out = b""
+    for suffix in ("", "-wal"):
+        if os.path.exists(str(path) + suffix):
+            with open(str(path) + suffix, "rb") as fh:
+                out += fh.read()
+    return out
+
+
+def test_the_file_stores_no_seed_only_a_fingerprint_that_detects_reuse(tmp_path):
+    acc = ledger(tmp_path, 50.0, 1e-3)
+    NoisyMeanRegressor(epsilon=1.0, delta=1e-6, accountant=acc, random_state=98765).fit(X, y)
+    with pytest.warns(PrivacyLeakWarning, match="random_state=98765"):  # reuse still seen
+        NoisyMeanRegressor(epsilon=1.0, delta=1e-6, accountant=acc,
+                           random_state=98765).fit(X, y)
+    NoisyMeanRegressor(epsilon=1.0, delta=1e-6, accountant=acc, random_state=13579).fit(X, y)
+    acc.spend(0.5, 0.0, seed="random_state=24680")
+    seeds = [s["seed"] for s in acc.spends]
+    assert seeds[0] == seeds[1] != seeds[2] and all(s.startswith("scrypt:") for s in seeds)
+    data = _file_bytes(tmp_path / "budget.sqlite")
+    for secret in (b"98765", b"13579", b"24680"):
+        assert secret not in data
+    # another file, another salt: fingerprints do not match across files
+    other = ledger(tmp_path, 50.0, 1e-3, name="other.sqlite")
+    other.spend(0.5, 0.0, seed="random_state=98765")
+    assert other.spends[0]["seed"] != seeds[0]
+
+
+def test_an_old_file_is_scrubbed_when_opened(tmp_path):
+    path = tmp_path / "budget.sqlite"
+    store = LedgerStore(path)
+    store.insert("patients", dict(status="charged", label="old fit", epsilon=1.0, delta=0.0,
+                                  seed="random_state=4242",
+                                  params='{"epsilon": 1.0, "random_state": 4242}'))
+    con = sqlite3.connect(path)  # as skdp < issue 28 wrote it: no salt, plain seeds
+    con.execute("DELETE FROM meta WHERE key = 'seed_salt'")
+    con.commit()
+    con.close()
+    acc = BudgetAccountant(5.0, 1e-5, ledger=path, dataset="patients")
+    (row,) = acc.spends
+    assert row["seed"].startswith("scrypt:")
+    assert json.loads(row["params"])["random_state"] == "<withheld>"
+    assert b"4242" not in _file_bytes(path)
+    with pytest.warns(PrivacyLeakWarning):  # reuse across old and new rows is still seen
+        acc.spend(0.5, 0.0, seed="random_state=4242")

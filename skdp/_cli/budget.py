@@ -13,7 +13,8 @@ from ..privacy.ledger_store import STATUSES, LedgerStore
 
 __all__ = ["explain_total", "ledger_accountant", "show_budget"]
 
-COLUMNS = ("id", "time (UTC)", "status", "label", "solver", "epsilon", "delta", "seed", "purpose")
+COLUMNS = ("id", "time (UTC)", "status", "label", "solver", "epsilon", "delta", "relation",
+           "seed", "purpose")
 
 
 def ledger_accountant(args):
@@ -43,8 +44,16 @@ def ledger_accountant(args):
 def _cells(row):
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["created"]))
     return [str(row["id"]), when, row["status"], row["label"], row["solver"] or "",
-            f"{row['epsilon']:.6g}", f"{row['delta']:.3g}", row["seed"] or "",
+            f"{row['epsilon']:.6g}", f"{row['delta']:.3g}",
+            row.get("neighbouring") or "replace_one", _seed(row["seed"]),
             row["purpose"] or ""]
+
+
+def _seed(stored):
+    """The seed column: the start of the seed's fingerprint (a file stores no seed)."""
+    if not stored:
+        return ""
+    return stored[:19] + "..." if stored.startswith("scrypt:") else stored
 
 
 def _table(rows):
@@ -65,16 +74,25 @@ def show_budget(args):
                          f"{store.datasets()}.")
     for name in names:
         cap = store.budget(name) or (float("inf"), 1.0)
-        acc = BudgetAccountant(*cap, ledger=args.ledger, dataset=name)
+        acc = BudgetAccountant(*cap, ledger=args.ledger, dataset=name,
+                               neighbouring=store.relation(name) or "replace_one")
         rows = store.rows(name, STATUSES)
         eps, delta, method = acc.composition()
         left = acc.remaining()
-        print(f"dataset {name}: budget epsilon={cap[0]:g}, delta={cap[1]:g}")
+        print(f"dataset {name}: budget epsilon={cap[0]:g}, delta={cap[1]:g}, neighbouring="
+              f"{acc.neighbouring}")
         print(_table([_cells(r) for r in rows]) if rows else "(no spends)")
         counted = [r for r in rows if r["status"] != "released"]
         print(f"total: epsilon={eps:.6g}, delta={delta:.3g} over {len(counted)} counted spends "
               f"(composition: {method}); left: epsilon={left[0]:.6g}, delta={left[1]:.3g}")
-        print("  " + explain_total(eps, method, [r["epsilon"] for r in counted]) + "\n")
+        converted = [r for r in counted
+                     if (r.get("neighbouring") or "replace_one") != acc.neighbouring]
+        text = explain_total(eps, method, [r["epsilon"] for r in counted])
+        if converted:
+            text += (f" {len(converted)} spend(s) stated under another neighbouring relation "
+                     f"are counted on this {acc.neighbouring} budget by group privacy for "
+                     "groups of two (the epsilon column is as charged, the total converted).")
+        print("  " + text + "\n")
     return 0
 
 

@@ -2,7 +2,12 @@
 
 Every argument is checked (files, header, domain file, ranges, disk space, the
 paths of the outputs against those of the inputs, the plot's format) before a
-single data row is read; the synthetic rows are streamed to the output. A job
+single data row is read; then the release's budget is reserved on its accountant
+(:func:`skdp._base.reserve_fit`) and only then are the rows read, parsed and fitted:
+an error while reading them (it may name a line: the reservation is then charged,
+as for any fit that failed after reading its data) costs the release's (epsilon,
+delta), so that it is no free membership test. The synthetic rows are streamed to
+the output. A job
 interrupted by Ctrl-C or SIGTERM leaves no partial file and ends with the one
 line of :func:`.interrupt.interrupted_line`.
 """
@@ -19,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from .._base import reserve_fit
 from .._validation import check_epsilon_delta, warn_privacy_leak
 from ..privacy.accounting import describe_composition
 from ..exceptions import PrivacyLeakWarning
@@ -355,20 +361,26 @@ def synthesize(args):
         return synthesize_dask(args)
     header, domain = check_synthesize(args)
     n_bins = args.n_bins or (DEMO_BINS if args.input is None else 10)
-    _stage(args, "reading")
-    say(args, f"reading {args.input or 'the bundled table'}")
-    cells, lines = _cells(args, header)
-    entries = resolve_domain(domain, header, cells, n_bins)
-    columns = [Column(name, entries[name]) for name in header]
-    X = typed_table(args.input or "bundled table", cells, lines, columns)
-    del cells
-    holdout = None if args.holdout is None else \
-        _read(args.holdout, header, args.na_values, columns)
-    est = _estimator(args, entries, n_bins)
-    say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
-              f"{len(header)} columns")
-    _stage(args, "fitting")
-    est.fit(X, feature_names=header)
+    # the release's budget is reserved before a data row is read (issue 28): an error while
+    # reading or parsing the rows (a cell outside the domain names its line) may depend on
+    # the data, so it is charged like a fit that failed; the fit takes the reservation over
+    est = _estimator(args, domain if isinstance(domain, dict) else "private", n_bins)
+    with reserve_fit(est) as held:
+        _stage(args, "reading")
+        say(args, f"reading {args.input or 'the bundled table'}")
+        held.reading_data()
+        cells, lines = _cells(args, header)
+        entries = resolve_domain(domain, header, cells, n_bins)
+        columns = [Column(name, entries[name]) for name in header]
+        X = typed_table(args.input or "bundled table", cells, lines, columns)
+        del cells
+        holdout = None if args.holdout is None else \
+            _read(args.holdout, header, args.na_values, columns)
+        est.set_params(domain=entries)
+        say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
+                  f"{len(header)} columns")
+        _stage(args, "fitting")
+        est.fit(X, feature_names=header)
     _stage(args, "fitted")
     del X
     _write(args, est, header, columns, holdout, n_bins)
@@ -463,6 +475,9 @@ def _report(args, est, written):
         total, left = args.accountant.total(), args.accountant.remaining()
         print(f"ledger {args.ledger}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "
               f"delta={total[1]:g}; left epsilon={left[0]:.4f}, delta={left[1]:g}")
+        if args.neighbouring != args.accountant.neighbouring:
+            print(f"  this {args.neighbouring} release counts on the ledger's "
+                  f"{args.accountant.neighbouring} budget by group privacy for groups of two")
     cells = math.prod(est.domain_shape_)
     print(f"solver: {getattr(est, 'solver_', args.solver)}, {len(est.marginals_)} marginals, "
           f"{cells if cells < 10**9 else format(cells, '.3g')} cells, {est.n_iter_} "

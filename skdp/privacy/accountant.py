@@ -52,6 +52,7 @@ spend on a copy that the parent never sees: a
 :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it happens.
 """
 
+import dataclasses
 import math
 import os
 import socket
@@ -60,10 +61,15 @@ import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .accounting import PrivacyLedger, Spend
-from .ledger_store import LedgerError, LedgerLockedError, LedgerStore, decode_parts, encode_parts
+from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
+                           encode_parts, scrub_params)
 
 __all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError", "DEFAULT_DELTA",
-           "DELTA_SHARE_WITHOUT_EPSILON_CAP"]
+           "DELTA_SHARE_WITHOUT_EPSILON_CAP", "NEIGHBOURING", "add_remove_as_replace_one",
+           "convert_spend"]
+
+NEIGHBOURING = ("replace_one", "add_remove")
+"""The neighbouring relations a spend or a budget is stated under."""
 
 DEFAULT_DELTA = 1e-6
 """``delta='auto'`` on an accountant without a delta limit (delta cap 1, as the
@@ -106,6 +112,17 @@ class BudgetAccountant:
     timeout : float, default=30.0
         Seconds to wait for another process's lock on the ledger file before
         :class:`~skdp.privacy.ledger_store.LedgerLockedError`.
+    neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
+        The neighbouring relation the budget is stated under (the privacy
+        guide's: skdp's estimators default to replace-one). Each spend records
+        its own relation (an estimator's ``neighbouring`` parameter, where it
+        has one; else ``'replace_one'``; a direct :meth:`spend` the
+        accountant's) and is counted in the accountant's: an add/remove spend
+        on a replace-one budget is converted by group privacy for groups of two
+        (:func:`add_remove_as_replace_one`); a replace-one spend on an
+        add/remove budget is refused (a guarantee between tables of one size
+        says nothing about tables of different sizes). A ledger file stores
+        the relation with the dataset's budget, set once like the cap.
 
     Attributes
     ----------
@@ -143,7 +160,7 @@ class BudgetAccountant:
     _lock = threading.RLock()
 
     def __init__(self, epsilon=math.inf, delta=1.0, ledger=None, dataset=None, purpose=None,
-                 timeout=30.0):
+                 timeout=30.0, neighbouring="replace_one"):
         if isinstance(epsilon, bool) or isinstance(delta, bool):
             raise TypeError(f"epsilon and delta must be real numbers, not bools; got "
                             f"{epsilon!r}, {delta!r}.")
@@ -157,13 +174,17 @@ class BudgetAccountant:
                              f"ledger={ledger!r}, dataset=None.")
         if dataset is not None and not (isinstance(dataset, str) and dataset):
             raise ValueError(f"dataset must be a non-empty string, got {dataset!r}.")
+        if neighbouring not in NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got {neighbouring!r}.")
         self.epsilon = float(epsilon)
         self.delta = float(delta)
+        self.neighbouring = neighbouring
         self.ledger = None if ledger is None else os.path.abspath(os.fspath(ledger))
         self.dataset = dataset
         self.purpose = purpose
         self.timeout = float(timeout)
         self._spends = []
+        self._next_token = 1
         self._pid = os.getpid()
         self._store = None
         if ledger is not None:
@@ -185,7 +206,15 @@ class BudgetAccountant:
                 f"the file {self.ledger} on this machine ({socket.gethostname()}) is not the "
                 "privacy ledger this accountant was pickled with (another machine's file at "
                 "the same path, or a file replaced since); nothing was charged.")
-        stored = self._store.set_budget(self.dataset, self.epsilon, self.delta)
+        stored = self._store.set_budget(self.dataset, self.epsilon, self.delta,
+                                        self.neighbouring)
+        relation = self._store.relation(self.dataset)
+        if relation != self.neighbouring:
+            raise ValueError(
+                f"the ledger {self.ledger} holds the budget of dataset {self.dataset!r} under "
+                f"neighbouring={relation!r}, not {self.neighbouring!r}: a dataset's relation "
+                "is set once with its budget. Pass the stored one, or use "
+                "BudgetAccountant.open(ledger, dataset).")
         if not all(math.isclose(a, b, rel_tol=1e-12) or a == b
                    for a, b in zip(stored, (self.epsilon, self.delta))):
             raise ValueError(
@@ -230,7 +259,8 @@ class BudgetAccountant:
         if cap is None:
             raise ValueError(f"the ledger {path} has no budget for dataset {dataset!r}: set it "
                              "with BudgetAccountant(epsilon, delta, ledger=..., dataset=...).")
-        return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout)
+        return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout,
+                   neighbouring=LedgerStore(path, timeout).relation(dataset))
 
     def default_delta(self, epsilon):
         """A fit's delta at ``epsilon`` when its ``delta`` is ``'auto'`` (the estimators' default).
@@ -307,16 +337,19 @@ class BudgetAccountant:
         if self._store is None:
             return dict(self.__dict__)
         return {k: getattr(self, k) for k in ("epsilon", "delta", "ledger", "dataset",
-                                                "purpose", "timeout", "_identity")}
+                                                "purpose", "timeout", "neighbouring",
+                                                "_identity")}
 
     def __setstate__(self, state):
         if state.get("ledger") is None:
             state = dict(state)
             state.setdefault("_spends", state.pop("spends", []))  # pickled by skdp < 0.x
             self.__dict__.update(dict(ledger=None, dataset=None, purpose=None, timeout=30.0,
-                                      _store=None), **state)
+                                      _store=None, _next_token=1, neighbouring="replace_one"),
+                                 **state)
             return
         state = dict(state)
+        state.setdefault("neighbouring", "replace_one")
         identity = state.pop("_identity", None)
         self.__dict__.update(state, _spends=[], _pid=os.getpid(), _store=None)
         self._open_store(identity)
@@ -334,28 +367,44 @@ class BudgetAccountant:
     # from milliseconds to seconds over ~800 fits), so the spends composed so
     # far are folded once into running sums and one compacted ledger that
     # gives the same epsilon (see _compact); a check folds in only the new spend.
-    def _folded(self):
-        """(count, basic epsilon, delta, compacted ledger) of ``self.spends``."""
+    def _folded(self, exclude=None):
+        """(count, basic epsilon, delta, compacted ledger) of ``self.spends``.
+
+        The cache covers the longest prefix of the list that holds no
+        reservation (a reservation is replaced by its charge, or dropped, in
+        place); the reservations and what follows them are folded on top each
+        time, but the one whose token is ``exclude``.
+        """
+        spends = self.spends
         count, eps_basic, delta, merged, last = getattr(self, "_fold_cache",
                                                         (0, 0.0, 0.0, PrivacyLedger(), None))
-        if count > len(self.spends) or (count and self.spends[count - 1] is not last):
+        if count > len(spends) or (count and spends[count - 1] is not last):
             count, eps_basic, delta, merged = 0, 0.0, 0.0, PrivacyLedger()  # list was edited
-        if count < len(self.spends):
-            eps_basic, delta, merged = self._fold(eps_basic, delta, merged, self.spends[count:])
-            count = len(self.spends)
-            self._fold_cache = (count, eps_basic, delta, merged, self.spends[-1])
-        return count, eps_basic, delta, merged
+        end = count
+        while end < len(spends) and spends[end].get("status") != "reserved":
+            end += 1
+        if end > count:
+            eps_basic, delta, merged = self._fold(eps_basic, delta, merged, spends[count:end])
+            count = end
+            self._fold_cache = (count, eps_basic, delta, merged, spends[end - 1])
+        rest = [s for s in spends[end:] if exclude is None or s.get("id") != exclude]
+        if not rest:
+            return count, eps_basic, delta, merged
+        return (count + len(rest), *self._fold(eps_basic, delta, merged, rest))
 
-    @staticmethod
-    def _fold(eps_basic, delta, merged, spends):
+    def _fold(self, eps_basic, delta, merged, spends):
         merged = PrivacyLedger(list(merged.entries))
+        target = self.__dict__.get("neighbouring", "replace_one")
         for s in spends:
-            eps_basic += s["epsilon"]
-            delta += s["delta"]
-            if s["ledger"] is not None and math.isfinite(s["epsilon"]):
-                merged.extend(s["ledger"])
+            epsilon, dlt, ledger = convert_spend(
+                s["epsilon"], s["delta"], s["ledger"],
+                s.get("neighbouring") or "replace_one", target)
+            eps_basic += epsilon
+            delta += dlt
+            if ledger is not None and math.isfinite(epsilon):
+                merged.extend(ledger)
             else:  # mechanisms unknown, or no privacy claimed: the claim, composed basically
-                merged.approx(s["epsilon"], s["delta"])
+                merged.approx(epsilon, dlt)
         return eps_basic, delta, _compact(merged)
 
     def _compose(self, new=(), folded=None, method=False):
@@ -468,7 +517,7 @@ class BudgetAccountant:
         eps, delta = self.total()
         return max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0)
 
-    def check(self, epsilon, delta, ledger=None):
+    def check(self, epsilon, delta, ledger=None, neighbouring=None):
         """Raise :class:`~skdp.exceptions.BudgetExceededError` if a spend would overspend.
 
         Parameters
@@ -477,6 +526,8 @@ class BudgetAccountant:
             The spend's claimed guarantee.
         ledger : PrivacyLedger, default=None
             Its mechanisms, when known in advance (tighter composition).
+        neighbouring : {'replace_one', 'add_remove'}, default=None
+            The relation of its guarantee (None: the accountant's).
 
         Returns
         -------
@@ -484,14 +535,21 @@ class BudgetAccountant:
             True (raises otherwise).
         """
         with self._lock:
-            self._admit(self._recorded(), epsilon, delta, ledger)
+            self._admit(self._recorded(), epsilon, delta, ledger, neighbouring)
         return True
 
-    def _admit(self, folded, epsilon, delta, ledger):
-        """Raise BudgetExceededError unless ``folded`` (None: memory's) plus a spend fit."""
+    def _admit(self, folded, epsilon, delta, ledger, neighbouring=None):
+        """Raise BudgetExceededError unless ``folded`` (None: memory's) plus a spend fit.
+
+        A spend under a relation that cannot be counted in the accountant's is
+        refused (ValueError) even without a limit.
+        """
+        neighbouring = neighbouring or self.neighbouring
+        convert_spend(epsilon, delta, None, neighbouring, self.neighbouring)  # or refuse
         if math.isinf(self.epsilon) and self.delta >= 1:
             return  # no limit: every spend fits (and composing them all costs time)
-        eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger)], folded)
+        eps, dlt = self._compose([dict(epsilon=epsilon, delta=delta, ledger=ledger,
+                                       neighbouring=neighbouring)], folded)
         tol = 1e-12
         over = (eps > self.epsilon * (1 + tol), dlt > self.delta * (1 + tol) + tol)
         if any(over):
@@ -586,12 +644,16 @@ class BudgetAccountant:
         >>> caught[0].category.__name__
         'PrivacyLeakWarning'
         """
+        record = self._with_relation(record)
         if self._store is not None:
+            stored = self._store.fingerprint(seed)  # never the seed itself (issue 28)
+
             def work(con):
-                self._admit(self._file_folded(con), epsilon, delta, ledger)
+                self._admit(self._file_folded(con), epsilon, delta, ledger,
+                            record["neighbouring"])
                 row_id = self._store.add(con, self.dataset, self._row(
-                    "charged", epsilon, delta, ledger, label, seed, record))
-                return self._earlier_seed(con, seed, epsilon, row_id)
+                    "charged", epsilon, delta, ledger, label, stored, record))
+                return self._earlier_seed(con, stored, epsilon, row_id)
             earlier = self._store.transaction(work)
         else:
             earlier = self._spend_in_memory(epsilon, delta, ledger, label, seed, record)
@@ -599,25 +661,57 @@ class BudgetAccountant:
             _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 
     def _spend_in_memory(self, epsilon, delta, ledger, label, seed, record):
+        self._warn_if_worker()
+        with self._lock:
+            self.check(epsilon, delta, ledger, record["neighbouring"])
+            earlier = _noise_shared_with(self._spends, seed, epsilon,
+                                         None if self.dataset is not None else record.get("data"))
+            self._spends.append(self._record("charged", epsilon, delta, ledger, label, seed,
+                                             record))
+        return earlier
+
+    def _with_relation(self, record):
+        """``record`` with its ``neighbouring`` relation (the accountant's by default)."""
+        record = dict(record)
+        record["neighbouring"] = record.get("neighbouring") or self.neighbouring
+        if record["neighbouring"] not in NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got "
+                             f"{record['neighbouring']!r}.")
+        return record
+
+    def _warn_if_worker(self):
         if os.getpid() != self._pid:
             warnings.warn(
                 "A privacy spend was recorded in a worker process: the parent's "
                 "BudgetAccountant will not see it. Use n_jobs=1, a thread-based "
                 "joblib backend, or a ledger file (BudgetAccountant(..., ledger=...)) "
                 "to keep the accounting complete.",
-                PrivacyLeakWarning, stacklevel=3)
+                PrivacyLeakWarning, stacklevel=4)
+
+    def _record(self, status, epsilon, delta, ledger, label, seed, record, token=None):
+        """An in-memory spend record (the fields of a file's row that memory keeps)."""
+        if token is None:
+            token = self._take_token()
+        return dict(epsilon=float(epsilon), delta=float(delta), ledger=ledger, label=str(label),
+                    seed=seed, status=status, id=token, **record)
+
+    def _take_token(self):
         with self._lock:
-            self.check(epsilon, delta, ledger)
-            earlier = _noise_shared_with(self._spends, seed, epsilon,
-                                         None if self.dataset is not None else record.get("data"))
-            self._spends.append(dict(epsilon=float(epsilon), delta=float(delta),
-                                     ledger=ledger, label=str(label), seed=seed, **record))
-        return earlier
+            token = self.__dict__.get("_next_token", 1)
+            self._next_token = token + 1
+        return token
+
+    def _held(self, token):
+        """The index of the in-memory reservation ``token`` (None if it is not held)."""
+        return next((i for i, s in enumerate(self._spends)
+                     if s.get("id") == token and s.get("status") == "reserved"), None)
 
     def _row(self, status, epsilon, delta, ledger, label, seed, record):
+        """A file row; ``seed`` is already the file's fingerprint of the seed."""
         parts = None if ledger is None else encode_parts(_compact(ledger).entries)
         return dict(status=status, label=str(label), epsilon=float(epsilon), delta=float(delta),
-                    parts=parts, seed=seed, params=record.get("params"),
+                    parts=parts, seed=seed, params=scrub_params(record.get("params")),
+                    neighbouring=record.get("neighbouring", self.neighbouring),
                     solver=record.get("solver"), purpose=record.get("purpose", self.purpose))
 
     def _dataset_words(self, record):
@@ -644,11 +738,16 @@ class BudgetAccountant:
     def reserve(self, epsilon, delta, label="", seed=None, **record):
         """Check a fit's claim and hold it until :meth:`charge` or :meth:`release`.
 
-        With a ledger file the check and a ``'reserved'`` row are one
-        ``BEGIN IMMEDIATE`` transaction: concurrent processes never admit
+        The reservation is a counted spend at the claimed (epsilon, delta)
+        from here on, in memory as in a file: a record (a row of the file)
+        with status ``'reserved'``. :meth:`charge` replaces it by the fit's
+        spend, :meth:`release` drops it (the fit failed before it read any
+        data); a fit that failed after reading the data leaves it counted, at
+        its claim (an error may depend on the data: one rule for memory and
+        files). With a ledger file the check and the ``'reserved'`` row are
+        one ``BEGIN IMMEDIATE`` transaction: concurrent processes never admit
         fits that together overspend, and a process that dies leaves its
-        reservation counted. In memory it is :meth:`check` (the spend is
-        recorded by :meth:`charge`).
+        reservation counted.
 
         Parameters
         ----------
@@ -663,40 +762,48 @@ class BudgetAccountant:
 
         Returns
         -------
-        token : int or None
-            The reservation's row id (None in memory), for :meth:`charge` or
+        token : int
+            The reservation's id (the file's row id), for :meth:`charge` or
             :meth:`release`.
 
         Examples
         --------
         >>> acc = BudgetAccountant(epsilon=1.0)
         >>> token = acc.reserve(0.5, 0.0, label="fit")
+        >>> acc.total(), acc.spends[0]["status"]  # counted while the fit runs
+        ((0.5, 0.0), 'reserved')
         >>> acc.charge(token, 0.5, 0.0, label="fit")
-        >>> acc.total()
-        (0.5, 0.0)
+        >>> acc.total(), acc.spends[0]["status"]
+        ((0.5, 0.0), 'charged')
         """
+        record = self._with_relation(record)
         if self._store is None:
-            self.check(epsilon, delta)
-            return None
+            with self._lock:
+                self._admit(None, epsilon, delta, None, record["neighbouring"])
+                row = self._record("reserved", epsilon, delta, None, label, seed, record)
+                self._spends.append(row)
+            return row["id"]
+
+        stored = self._store.fingerprint(seed)
 
         def work(con):
-            self._admit(self._file_folded(con), epsilon, delta, None)
+            self._admit(self._file_folded(con), epsilon, delta, None, record["neighbouring"])
             return self._store.add(con, self.dataset, self._row(
-                "reserved", epsilon, delta, None, label, seed, record))
+                "reserved", epsilon, delta, None, label, stored, record))
         return self._store.transaction(work)
 
     def charge(self, token, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Turn a reservation into the fit's spend, with the mechanisms it ran.
 
-        The file keeps the fit's compacted ledger (composed with the others
-        as in memory), or its reserved claim where the ledger would compose
-        over the cap (both are valid bounds; the claim was admitted), and never
-        refuses: the fit has run. In memory it is :meth:`spend`.
+        The accountant keeps the fit's (compacted) ledger, or its reserved
+        claim where the ledger would compose over the cap (both are valid
+        bounds; the claim was admitted), and never refuses: the fit has run.
+        Without a reservation (``token`` None) it is :meth:`spend`.
 
         Parameters
         ----------
         token : int or None
-            What :meth:`reserve` returned.
+            What :meth:`reserve` returned (None: no reservation, :meth:`spend`).
         epsilon, delta : float
             The fit's claimed guarantee (as reserved).
         ledger : PrivacyLedger, default=None
@@ -708,36 +815,82 @@ class BudgetAccountant:
         **record
             As :meth:`spend`.
         """
-        if self._store is None:
+        if self._store is None and token is None:
             self.spend(epsilon, delta, ledger, label, seed, **record)
             return
+        record = self._with_relation(record)
+        if self._store is None:
+            earlier = self._charge_in_memory(token, epsilon, delta, ledger, label, seed, record)
+            if earlier is not None:
+                _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
+            return
+
+        stored = self._store.fingerprint(seed)
 
         def work(con):
             others = self._file_folded(con, exclude=token)
             try:  # the fit's mechanisms, as in memory, unless they compose over the cap
-                self._admit(others, epsilon, delta, ledger)
+                self._admit(others, epsilon, delta, ledger, record["neighbouring"])
             except BudgetExceededError:
                 ledger_kept = None  # its admitted claim then: a valid bound within the cap
             else:
                 ledger_kept = ledger
-            row = self._row("charged", epsilon, delta, ledger_kept, label, seed, record)
-            kept = {k: row[k] for k in ("status", "parts", "solver")}
+            row = self._row("charged", epsilon, delta, ledger_kept, label, stored, record)
+            kept = {k: row[k] for k in ("status", "parts", "solver", "neighbouring")}
             if not self._store.update(con, token, **kept):
                 raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
                                    "was not reserved.")
-            return self._earlier_seed(con, seed, epsilon, token)
+            return self._earlier_seed(con, stored, epsilon, token)
         earlier = self._store.transaction(work)
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 
+    def _charge_in_memory(self, token, epsilon, delta, ledger, label, seed, record):
+        self._warn_if_worker()
+        with self._lock:
+            index = self._held(token)
+            if index is None:
+                raise RuntimeError(f"internal error: reservation {token} is not held by this "
+                                   "accountant.")
+            try:  # the fit's mechanisms, unless they compose over the cap (as in a file)
+                self._admit(self._folded(exclude=token), epsilon, delta, ledger,
+                            record["neighbouring"])
+            except BudgetExceededError:
+                ledger = None
+            others = [s for i, s in enumerate(self._spends) if i != index]
+            earlier = _noise_shared_with(others, seed, epsilon,
+                                         None if self.dataset is not None else record.get("data"))
+            self._spends[index] = self._record("charged", epsilon, delta, ledger, label, seed,
+                                               record, token=token)
+        return earlier
+
     def release(self, token):
-        """Cancel a reservation whose fit released nothing (it stays in the file, uncounted).
+        """Cancel a reservation whose fit failed before it read any data.
+
+        In memory the reservation is dropped; a file keeps its row, as
+        ``'released'`` (not counted). Only a fit that failed before reading the
+        data releases: one that failed after leaves its reservation counted.
 
         Parameters
         ----------
         token : int or None
             What :meth:`reserve` returned (None: nothing to do).
+
+        Examples
+        --------
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> acc.release(acc.reserve(0.5, 0.0))
+        >>> acc.total(), acc.spends
+        ((0.0, 0.0), [])
         """
+        if token is None:
+            return
+        if self._store is None:
+            with self._lock:
+                index = self._held(token)
+                if index is not None:
+                    del self._spends[index]
+            return
         if self._store is not None and token is not None:
             self._store.transaction(lambda con: self._store.update(con, token,
                                                                     status="released"))
@@ -794,6 +947,118 @@ class BudgetAccountant:
         with self._lock:
             BudgetAccountant._default = BudgetAccountant._default_stack.pop()
         return False
+
+
+def add_remove_as_replace_one(ledger):
+    """An add/remove ledger as a replace-one ledger: group privacy for groups of two.
+
+    Replacing a row is removing it and adding another: two add/remove steps.
+    Each part converts by its own group-privacy rule, for groups of ``k = 2``:
+
+    * Gaussian DP ``mu`` -> ``2 mu`` (Dong, Roth and Su 2022, "Gaussian
+      Differential Privacy", JRSS B, Theorem 2.14: mu-GDP gives k mu-GDP for
+      groups of k), and its zCDP ``rho`` -> ``4 rho`` (Bun and Steinke 2016,
+      "Concentrated Differential Privacy", Proposition 27 (1.9): rho-zCDP gives
+      k**2 rho-zCDP for groups of k). For a Gaussian release of a query this is
+      the factor 2 on the sensitivity that replacing one row can cost (a sum
+      of values in [-1, 1]: add/remove sensitivity 1, replace-one 2); a query
+      whose replace-one sensitivity is less (a histogram: sqrt(2) times its
+      add/remove sensitivity) would need it recorded with the part;
+    * pure and bounded-range epsilon -> ``2 epsilon`` (tight for pure DP);
+    * approximate ``(epsilon, delta)`` -> ``(2 epsilon, (1 + e^epsilon) delta)``
+      (Dwork and Roth 2014, Theorem 2.2's chaining argument for k = 2: applying
+      the guarantee twice gives ``e^(2 eps) P + e^eps delta + delta``);
+    * a Poisson-subsampled Gaussian step: refused (its amplification is stated
+      per relation; no estimator records one under add/remove).
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        Parts stated under add/remove.
+
+    Returns
+    -------
+    ledger : PrivacyLedger
+        The same parts stated under replace-one.
+
+    Examples
+    --------
+    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> ledger = PrivacyLedger()
+    >>> ledger.pure(0.5)
+    >>> add_remove_as_replace_one(ledger).entries[0].epsilon
+    1.0
+    """
+    out = PrivacyLedger()
+    for e in ledger.entries:
+        if e.kind == "gaussian":
+            e = dataclasses.replace(e, mu=2.0 * e.mu, rho=4.0 * e.rho)
+        elif e.kind == "zcdp":
+            e = dataclasses.replace(e, rho=4.0 * e.rho)
+        elif e.kind in ("pure", "exponential"):
+            e = dataclasses.replace(e, epsilon=2.0 * e.epsilon, rho=4.0 * e.rho)
+        elif e.kind == "approx":
+            e = dataclasses.replace(e, epsilon=2.0 * e.epsilon,
+                                    delta=min(1.0, (1.0 + math.exp(e.epsilon)) * e.delta))
+        else:
+            raise ValueError(f"a {e.kind!r} part stated under add_remove cannot be converted "
+                             "to replace_one: count it on an add_remove accountant.")
+        out.entries.append(e)
+    return out
+
+
+def convert_spend(epsilon, delta, ledger, source, target):
+    """A spend stated under the ``source`` relation, as a spend under ``target``.
+
+    Under the same relation it is returned as is. An add/remove spend as a
+    replace-one spend: its ledger by :func:`add_remove_as_replace_one`, and its
+    claim the converted ledger's epsilon at the same delta where that is finite
+    (the delta budget is not inflated), else group privacy's ``(2 epsilon,
+    (1 + e^epsilon) delta)``. A replace-one spend cannot be counted under add/remove
+    (ValueError): replace-one neighbours have the same size, so its guarantee
+    says nothing about adding or removing a row.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The spend's claim under ``source``.
+    ledger : PrivacyLedger or None
+        Its mechanisms.
+    source, target : {'replace_one', 'add_remove'}
+        The relations.
+
+    Returns
+    -------
+    epsilon, delta : float
+        The claim under ``target``.
+    ledger : PrivacyLedger or None
+        The mechanisms under ``target``.
+
+    Examples
+    --------
+    >>> convert_spend(1.0, 0.0, None, "add_remove", "replace_one")
+    (2.0, 0.0, None)
+    >>> eps, delta, _ = convert_spend(1.0, 1e-6, None, "add_remove", "replace_one")
+    >>> round(eps, 3), round(delta / 1e-6, 3)
+    (2.0, 3.718)
+    """
+    if source == target:
+        return epsilon, delta, ledger
+    if source != "add_remove" or target != "replace_one":
+        raise ValueError(
+            f"a spend stated under neighbouring={source!r} cannot be counted on a budget "
+            f"stated under {target!r}: replace-one neighbours have the same number of rows, "
+            "so a replace-one guarantee says nothing about adding or removing a row. Fit "
+            "with neighbouring='add_remove', or count it on a replace_one accountant.")
+    converted = None if ledger is None else add_remove_as_replace_one(ledger)
+    if math.isinf(epsilon):
+        return epsilon, delta, converted
+    grouped = (2.0 * epsilon, min(1.0, (1.0 + math.exp(epsilon)) * delta))
+    if converted is not None:
+        eps_ledger = converted.epsilon(delta)
+        if math.isfinite(eps_ledger):  # at the claimed delta: the delta budget is not inflated
+            return eps_ledger, delta, converted
+    return (*grouped, converted)
 
 
 def _noise_shared_with(spends, seed, epsilon, data=None):

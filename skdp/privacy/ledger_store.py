@@ -18,6 +18,22 @@ transaction, so concurrent processes never overspend. This module stores
 rows; it composes nothing (that is :class:`~.accountant.BudgetAccountant`'s
 job) and knows nothing of estimators.
 
+Seeds. A fixed seed written in a shared file would let anyone who reads the
+file refit each candidate neighbouring table with it and keep the one that
+reproduces the published model. The ``seed`` column therefore holds only a
+salted, deliberately slow fingerprint (``scrypt`` with a random salt kept in the
+file's ``meta`` table): equal seeds still give equal fingerprints, so a reused
+seed is still detected, but the fingerprint does not reveal the seed and each
+guess costs a scrypt evaluation (tens of milliseconds and 16 MiB). A guessable
+seed (0, 42, a date) stays guessable: a few thousand guesses are cheap. The
+answer is ``random_state=None`` (fresh noise, nothing to fingerprint) for a
+release. A file written before this (skdp < issue 28) is scrubbed when it is
+next opened for writing: each plain seed is replaced by its fingerprint (reuse
+across old and new rows is still detected) and the ``random_state`` value is
+removed from each row's ``params``, with SQLite's ``secure_delete`` on so that
+the old text is overwritten in the file (copies and backups made before keep
+it).
+
 The file is recognised by ``PRAGMA application_id`` and a ``meta`` table with
 its schema version; a foreign, newer, truncated or corrupt file raises
 :class:`LedgerError` and is never reset. A file locked by another process for
@@ -25,6 +41,7 @@ longer than ``timeout`` seconds raises :class:`LedgerLockedError`.
 """
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -36,15 +53,19 @@ import time
 
 from .accounting import Spend
 
-__all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts"]
+__all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
+           "scrub_params"]
 
 APPLICATION_ID = 0x736B6470  # 'skdp'
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: each spend's and each budget's neighbouring relation (issue 28); a version-1 file is
+upgraded when opened (its rows' relation is NULL: read as ``'replace_one'``, skdp's default)."""
 STATUSES = ("reserved", "charged", "released")
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE budgets (
-    dataset TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT NULL, created REAL NOT NULL);
+    dataset TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT NULL, created REAL NOT NULL,
+    neighbouring TEXT);
 CREATE TABLE spends (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     dataset TEXT NOT NULL,
@@ -60,14 +81,18 @@ CREATE TABLE spends (
     seed TEXT,
     purpose TEXT,
     host TEXT,
-    pid INTEGER);
+    pid INTEGER,
+    neighbouring TEXT);
 CREATE INDEX spends_dataset ON spends (dataset, status);
 """
+SEED_KDF = dict(n=2**14, r=8, p=1, dklen=16)
+"""scrypt's cost parameters for seed fingerprints (16 MiB, tens of ms per evaluation)."""
+FINGERPRINT_PREFIX = "scrypt:"
 _INHERITED = []
 """Connections a forked child inherited: kept referenced, so that collecting them does not
 close (and checkpoint) the parent's connection from the child (SQLite, "How To Corrupt")."""
 _COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", "solver",
-            "epsilon", "delta", "parts", "seed", "purpose", "host", "pid")
+            "epsilon", "delta", "parts", "seed", "purpose", "host", "pid", "neighbouring")
 
 
 class LedgerError(RuntimeError):
@@ -187,9 +212,11 @@ class LedgerStore:
         self.path = os.path.abspath(os.fspath(path))
         self.timeout = float(timeout)
         self._local = threading.local()
+        self._fingerprints = {}
         if not os.path.exists(self.path):
             self._create()
         self._check(quick_check=True)
+        self._salt = self._scrub()
 
     # opening ------------------------------------------------------------------------
     def _connect(self):
@@ -243,7 +270,8 @@ class LedgerStore:
                 con.executemany("INSERT INTO meta VALUES (?, ?)", [
                     ("application", "skdp privacy ledger"),
                     ("schema_version", str(SCHEMA_VERSION)),
-                    ("created", repr(time.time()))])
+                    ("created", repr(time.time())),
+                    ("seed_salt", os.urandom(16).hex())])
             finally:
                 con.close()
             try:
@@ -271,6 +299,8 @@ class LedgerStore:
                                   f"(application_id={app}), not an skdp privacy ledger.")
             meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
             version = int(meta.get("schema_version", -1))
+            if version == 1:
+                version = self._upgrade(con)
             if version != SCHEMA_VERSION:
                 raise LedgerError(f"the privacy ledger {self.path} has schema version "
                                   f"{version}; this skdp reads version {SCHEMA_VERSION}.")
@@ -281,6 +311,112 @@ class LedgerStore:
                                       "it is never reset: restore it from a backup.")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
+
+    def _upgrade(self, con):
+        """Version 1 -> 2: a ``neighbouring`` column in ``spends`` and ``budgets``."""
+        def work(con):
+            version = int(dict(con.execute("SELECT key, value FROM meta").fetchall())
+                          ["schema_version"])
+            if version == 1:  # another process may have upgraded it meanwhile
+                con.execute("ALTER TABLE spends ADD COLUMN neighbouring TEXT")
+                con.execute("ALTER TABLE budgets ADD COLUMN neighbouring TEXT")
+                con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                            (str(SCHEMA_VERSION),))
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return SCHEMA_VERSION
+        try:
+            return self.transaction(work)
+        except LedgerError as exc:
+            raise LedgerError(f"the privacy ledger {self.path} was written by an older skdp "
+                              f"(schema version 1) and could not be upgraded ({exc}); open it "
+                              "once where it can be written.") from None
+
+    # seeds --------------------------------------------------------------------------
+    def fingerprint(self, seed):
+        """The text stored for a noise seed: a salted scrypt digest (None stays None).
+
+        Equal seeds give equal fingerprints in one file (its salt), so a reused
+        seed is detected; the seed cannot be read back, and each guess at it
+        costs a scrypt evaluation. A guessable seed stays guessable: use
+        ``random_state=None`` for a release.
+
+        Parameters
+        ----------
+        seed : str or None
+            What makes a fit's noise reproducible (:func:`skdp._base.noise_seed`).
+
+        Returns
+        -------
+        fingerprint : str or None
+            ``'scrypt:<32 hex digits>'``.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> store = LedgerStore(os.path.join(tempfile.mkdtemp(), "budget.sqlite"))
+        >>> fp = store.fingerprint("random_state=0")
+        >>> fp.startswith("scrypt:"), fp == store.fingerprint("random_state=0"), "0" in fp[:7]
+        (True, True, False)
+        """
+        if seed is None or str(seed).startswith(FINGERPRINT_PREFIX):
+            return seed
+        seed = str(seed)
+        if seed not in self._fingerprints:
+            digest = hashlib.scrypt(seed.encode(), salt=bytes.fromhex(self._salt),
+                                    maxmem=64 * 2**20, **SEED_KDF)
+            self._fingerprints[seed] = FINGERPRINT_PREFIX + digest.hex()
+        return self._fingerprints[seed]
+
+    def _scrub(self):
+        """The file's seed salt; give an older file one, and replace its plain seeds.
+
+        Rows written before seeds were fingerprinted hold the seed's text and
+        ``random_state``'s value in ``params``: each is replaced (the seed by its
+        fingerprint, the value by ``'<withheld>'``) in one transaction, with
+        ``secure_delete`` on. A file that cannot be written (read-only) is
+        read as it is.
+        """
+        def read_salt(con):
+            return dict(con.execute("SELECT key, value FROM meta").fetchall()).get("seed_salt")
+
+        salt = self.read(read_salt)
+        plain = self.read(lambda con: con.execute(
+            "SELECT COUNT(*) FROM spends WHERE (seed IS NOT NULL AND seed NOT LIKE ?) OR "
+            "(params LIKE '%random_state%' AND params NOT LIKE '%\"random_state\": null%' "
+            "AND params NOT LIKE '%\"random_state\": \"<withheld>\"%')",
+            (FINGERPRINT_PREFIX + "%",)).fetchone()[0])
+        if salt is not None and not plain:
+            return salt
+        con = self._connect()
+        try:
+            con.execute("PRAGMA secure_delete = ON")
+        except sqlite3.Error:
+            pass
+
+        def work(con):
+            found = read_salt(con)
+            if found is None:
+                found = os.urandom(16).hex()
+                con.execute("INSERT INTO meta VALUES ('seed_salt', ?)", (found,))
+            self._salt = found
+            rows = con.execute("SELECT id, seed, params FROM spends").fetchall()
+            for row_id, seed, params in rows:
+                new_seed, new_params = self.fingerprint(seed), scrub_params(params)
+                if (new_seed, new_params) != (seed, params):
+                    con.execute("UPDATE spends SET seed = ?, params = ? WHERE id = ?",
+                                (new_seed, new_params, row_id))
+            return found
+        try:
+            salt = self.transaction(work)
+        except LedgerError:
+            if salt is None:  # read-only and never salted: fingerprints need a salt
+                raise
+            return salt
+        try:  # the old pages out of the write-ahead log's way: overwritten in the file
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass
+        return salt
 
     # transactions -------------------------------------------------------------------
     def transaction(self, work):
@@ -384,8 +520,9 @@ class LedgerStore:
         """:meth:`budget_of` in its own read transaction."""
         return self.read(lambda con: self.budget_of(con, dataset))
 
-    def set_budget(self, dataset, epsilon, delta):
-        """Store the cap of ``dataset`` the first time; return the stored cap.
+    def set_budget(self, dataset, epsilon, delta, neighbouring="replace_one"):
+        """Store the cap of ``dataset`` and its neighbouring relation the first time; return
+        the stored cap.
 
         A dataset's cap is written once: later callers get the stored one back
         (and the accountant refuses a different one).
@@ -393,11 +530,44 @@ class LedgerStore:
         def work(con):
             stored = self.budget_of(con, dataset)
             if stored is None:
-                con.execute("INSERT INTO budgets VALUES (?, ?, ?, ?)",
-                            (dataset, float(epsilon), float(delta), time.time()))
+                con.execute("INSERT INTO budgets (dataset, epsilon, delta, created, "
+                            "neighbouring) VALUES (?, ?, ?, ?, ?)",
+                            (dataset, float(epsilon), float(delta), time.time(), neighbouring))
                 stored = (float(epsilon), float(delta))
             return stored
         return self.transaction(work)
+
+    def relation(self, dataset):
+        """The neighbouring relation of ``dataset``'s budget (``'replace_one'`` for a budget
+        set before relations were recorded); None without a budget."""
+        def work(con):
+            row = con.execute("SELECT neighbouring FROM budgets WHERE dataset = ?",
+                              (dataset,)).fetchone()
+            return None if row is None else (row[0] or "replace_one")
+        return self.read(work)
+
+
+def scrub_params(text):
+    """A spend's ``params`` text with the value of ``random_state`` withheld.
+
+    Examples
+    --------
+    >>> scrub_params('{"epsilon": 1.0, "random_state": 7}')
+    '{"epsilon": 1.0, "random_state": "<withheld>"}'
+    >>> scrub_params('{"random_state": null}') is not None
+    True
+    """
+    if text is None:
+        return None
+    try:
+        params = json.loads(text)
+    except ValueError:
+        return text if '"random_state"' not in text and "'random_state'" not in text \
+            else None
+    if not isinstance(params, dict) or params.get("random_state") in (None, "<withheld>"):
+        return text
+    params["random_state"] = "<withheld>"
+    return json.dumps(params)
 
 
 def _rollback(con):

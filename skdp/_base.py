@@ -269,12 +269,9 @@ class PrivacyMixin:
     def _resolve_delta(self, partial=False):
         """The fit's delta, kept in ``delta_``: :func:`resolve_delta` of the ``delta`` parameter.
 
-        ``partial=True`` continues a stream (``stream_state_``): the delta its
-        start resolved is kept.
+        ``partial`` is for the streaming estimators (:class:`~skdp._streaming.StreamingMixin`
+        keeps the delta a stream started with); here it is ignored.
         """
-        if partial and getattr(self, "stream_state_", None) is not None \
-                and "delta_" in self.__dict__:
-            return self.delta_
         self.delta_ = self._fit_delta()
         return self.delta_
 

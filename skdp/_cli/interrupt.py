@@ -131,7 +131,7 @@ def _ledger_line(args):
     created since the job began)."""
     ledger, dataset = getattr(args, "ledger", None), getattr(args, "dataset", None)
     if ledger is None or getattr(args, "stage", "checks") not in (
-            "fitting", "fitted", "writing", "writing parts", "written"):
+            "reading", "fitting", "fitted", "writing", "writing parts", "written"):
         return "" if ledger is None else f"; nothing was charged to the ledger {ledger}"
     if not os.path.isfile(ledger):
         return f"; nothing was charged to the ledger {ledger}"

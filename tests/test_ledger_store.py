@@ -489,3 +489,23 @@ def test_an_old_file_is_scrubbed_when_opened(tmp_path):
     assert b"4242" not in _file_bytes(path)
     with pytest.warns(PrivacyLeakWarning):  # reuse across old and new rows is still seen
         acc.spend(0.5, 0.0, seed="random_state=4242")
+
+
+def test_a_byte_copy_of_the_file_or_another_host_refuses_to_charge(tmp_path, monkeypatch):
+    # issue 28: the creation stamp travels with a copy; the inode and the host do not
+    import shutil
+    import socket
+
+    path = tmp_path / "budget.sqlite"
+    acc = BudgetAccountant(10.0, 1e-5, ledger=path, dataset="d")
+    acc.spend(1.0, 1e-6)
+    pickled = pickle.dumps(acc)
+    pickle.loads(pickled).spend(1.0, 1e-6)               # the same file, the same host
+    shutil.copyfile(path, tmp_path / "copy.sqlite")
+    os.replace(tmp_path / "copy.sqlite", path)           # a byte copy at the same path
+    with pytest.raises(LedgerError, match="not the privacy ledger this accountant"):
+        pickle.loads(pickled)
+    fresh = pickle.dumps(BudgetAccountant.open(path, "d"))
+    monkeypatch.setattr(socket, "gethostname", lambda: "another-machine")
+    with pytest.raises(LedgerError, match="not the privacy ledger this accountant"):
+        pickle.loads(fresh)

@@ -497,10 +497,18 @@ class LedgerStore:
         return cur.rowcount == 1
 
     def identity(self):
-        """The file's creation stamp (``meta.created``): tells apart two ledgers at one path
-        (another machine's file, or a file replaced since)."""
-        return self.read(lambda con: dict(con.execute("SELECT key, value FROM meta")
-                                          .fetchall()).get("created"))
+        """What tells apart two ledgers at one path: the file's creation stamp
+        (``meta.created``), its inode and this machine's name.
+
+        The stamp alone is copied with the file: a byte-for-byte copy at the same path on
+        another machine (or restored over the original) would pass, and two machines would
+        then charge two copies of one budget (issue 28). The inode changes with a copy or a
+        replaced file, and the host with the machine, so an accountant pickled beside the
+        file refuses to charge anywhere else.
+        """
+        created = self.read(lambda con: dict(con.execute("SELECT key, value FROM meta")
+                                             .fetchall()).get("created"))
+        return (created, os.stat(self.path).st_ino, socket.gethostname())
 
     def datasets(self):
         """Every dataset named in the file (with a budget or a spend), sorted."""

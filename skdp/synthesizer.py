@@ -518,6 +518,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                 and self.neighbouring != "replace_one":
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
                              "(public n); only 'smd', 'mst' and 'aim' support 'add_remove'.")
+        encoding.check_domain_entries(self.domain)  # the parameter alone: before any charge
         accountant = self._check_budget()
         if issparse(X):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")

@@ -89,3 +89,16 @@ def test_drop_under_add_remove_releases_with_no_complete_row():
     assert seen[0] == seen[1]
     with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match="leaves no row"):
         SaddlePointSynthesizer(missing="drop", domain=domain).fit(incomplete)   # replace_one
+
+
+@pytest.mark.parametrize("domain", [{0: {"low": 3, "high": 1}, 1: 3},
+                                    {0: {"low": float("nan"), "high": 1}, 1: 3},
+                                    {0: [], 1: 3}])
+def test_a_bad_domain_entry_is_refused_before_the_budget_is_reserved(domain):
+    # the parameter alone is wrong: no row is read and nothing is charged (#28, item 4)
+    from skdp import BudgetAccountant
+
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="column 0"):
+        SaddlePointSynthesizer(domain=domain, accountant=accountant).fit(np.zeros((10, 2)))
+    assert accountant.spends == []

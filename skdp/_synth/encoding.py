@@ -20,7 +20,8 @@ from .._validation import warn_privacy_leak
 from ..solvers.synth.marginals import MAX_CELLS
 
 __all__ = ["is_frame", "frame_names", "array_names", "complete", "load_domain",
-           "plan_columns", "derive_columns", "workload_marginals", "check_size", "encode"]
+           "check_domain_entries", "plan_columns", "derive_columns", "workload_marginals",
+           "check_size", "encode"]
 
 
 # ---------------------------------------------------------------------------
@@ -86,6 +87,17 @@ def load_domain(domain):
     if not isinstance(domain, dict):
         raise TypeError(f"domain must be a dict or a JSON file of one, got {type(domain)}.")
     return domain
+
+
+def check_domain_entries(domain):
+    """Check every entry of the ``domain`` parameter on its own (no column of X is read).
+
+    Bounds, categories and code counts are checked here, before the fit reserves its
+    budget: a mistake in the parameter costs nothing. Whether the named columns exist
+    is checked against X's columns later (:func:`plan_columns`).
+    """
+    for name, spec in load_domain(domain).items():
+        parse_entry(name, spec)
 
 
 def plan_columns(columns, domain, n_bins, missing):

@@ -390,6 +390,7 @@ class Column:
             pos = np.searchsorted(self.edges[1:-1], v, side="right")
             return pos.astype(np.int64)
         low, high = self.low, self.high
+        v = np.clip(v, low, high)  # values outside the bounds fall in the end bins
         if not math.isfinite(high - low):  # the span overflows: the same bins, halved
             v, low, high = v / 2, low / 2, high / 2
         pos = np.floor((v - low) / (high - low) * self.n_bins)

@@ -249,6 +249,12 @@ class StreamingMixin:
             return self.delta_
         return super()._resolve_delta()
 
+    def _fit_delta(self):
+        """A new pass reserves and charges the delta its stream started with."""
+        if "_pass_of" in self.__dict__ and "delta_" in self.__dict__:
+            return self.delta_
+        return super()._fit_delta()
+
     def _record_pass(self, accountant, ledger):
         """Charge a call's mechanisms; after a new pass, compose the model's spend over passes.
 

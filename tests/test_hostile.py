@@ -516,6 +516,17 @@ def test_any_float_table_fits_or_is_refused_cleanly(kind, X, seed):
     assert_ok(est, acc, X)
 
 
+@pytest.mark.parametrize("value", [5.99231045e+307, -1.7e308])
+def test_huge_values_far_outside_the_bounds_fall_in_the_end_bins(value):
+    # found by hypothesis in CI: (v - low) / (high - low) * n_bins overflowed (a RuntimeWarning)
+    X = np.full((1, D), value)
+    est, acc = fresh(SYNTH)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fit(est, X, None)
+    assert_ok(est, acc, X)
+
+
 # ---------------------------------------------------------------------------
 # Failure behaviour: interrupted fits
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._backend import Backend, get_namespace, make_rng, to_numpy
+from ._backend import Backend, array_api_compat, get_namespace, make_rng, to_numpy
 from ._base import PrivacyMixin
 from ._dask import check_dask_solver, check_finite
 from ._partitions import is_dask_collection
@@ -571,7 +571,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
                           self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
                           self._intercept_feature(), xp, norms=norms)
-        return data, lambda: np.bincount(group_codes, minlength=labels.shape[0]), labels, backend
+        return data, lambda: _code_counts(group_codes, labels.shape[0]), labels, backend
 
     def _read_dask(self, X, y, groups, classes, state, delta):
         """Dask data: ``(PartitionedLinearData, group counts, group labels, backend)``.
@@ -668,7 +668,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             elif X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.n_features_in_} features as input.")
-            y = _labels_1d(to_numpy(y), X.shape[0])
+            y = _labels_1d(to_numpy(y), X.shape[0]) if check_y else _device_labels(y, X, xp)
         if check_y:
             check_classification_targets(y)
         return X, y, xp
@@ -859,8 +859,6 @@ def _labels_of_block(X, coef, intercept, bound, classes):
 
 
 def _is_numpy(xp):
-    import array_api_compat
-
     return array_api_compat.is_numpy_namespace(xp) or "numpy" in getattr(xp, "__name__", "")
 
 
@@ -899,12 +897,52 @@ def _fit_classes(y, classes):
     return found
 
 
+def _device_labels(y, X, xp):
+    """Labels checked against public classes stay in ``X``'s namespace (no copy to the
+    host) when they are a numeric 1-D array of it; anything else is copied to NumPy."""
+    if isinstance(y, np.ndarray) or getattr(y, "ndim", 0) != 1 \
+            or not xp.isdtype(y.dtype, ("integral", "real floating", "bool")):
+        return _labels_1d(to_numpy(y), X.shape[0])
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}.")
+    return y
+
+
+def _code_counts(codes, k):
+    """``np.bincount(codes, minlength=k)`` for codes of any namespace (``k`` sums back)."""
+    if isinstance(codes, np.ndarray):
+        return np.bincount(codes, minlength=k)
+    xp = array_api_compat.array_namespace(codes)
+    return np.asarray([int(xp.sum(xp.astype(codes == j, xp.int64))) for j in range(k)])
+
+
+def _namespace_label_codes(labels, values, message):
+    """:func:`_label_codes` in the namespace and on the device of ``values``."""
+    xp = array_api_compat.array_namespace(values)
+    if labels.dtype.kind not in "biuf":  # numeric labels match no text class
+        raise ValueError(message)
+    device = array_api_compat.device(values)
+    codes = xp.zeros(values.shape, dtype=xp.int64, device=device)
+    known = xp.zeros(values.shape, dtype=xp.bool, device=device)
+    for k, label in enumerate(labels.tolist()):
+        hit = values == label
+        codes = xp.where(hit, xp.asarray(k, dtype=xp.int64, device=device), codes)
+        known = known | hit
+    if not bool(xp.all(known)):
+        raise ValueError(message)
+    return codes
+
+
 def _label_codes(labels, values, message):
     """Index of each value in the sorted public ``labels``.
 
     A value not among them raises ``ValueError(message)``: one fixed message,
-    whatever the values are and however many (they are private).
+    whatever the values are and however many (they are private). Values of
+    another namespace (labels left on the device) are coded there: one
+    comparison per public label, one boolean back to the host.
     """
+    if not isinstance(values, np.ndarray):
+        return _namespace_label_codes(labels, values, message)
     try:
         codes = np.clip(np.searchsorted(labels, values), 0, labels.shape[0] - 1)
         known = np.all(labels[codes] == values)

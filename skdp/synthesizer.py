@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, validate_data
 
-from ._backend import Backend, get_namespace, sampling_rng, to_numpy
+from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to_numpy
 from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
                       compress_columns, compress_counts, private_domains, quantile_bins,
                       quantile_counts, to_compress, to_quantile)
@@ -694,8 +694,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         if frame is not None:
             names = encoding.frame_names(frame, feature_names)
             X = X.astype(object)
-        elif hasattr(X, "__array_namespace__") and not isinstance(X, np.ndarray):
-            X = to_numpy(X)  # array-API input: discretised on the host
+        elif (hasattr(X, "__array_namespace__") or array_api_compat.is_cupy_array(X)) \
+                and not isinstance(X, np.ndarray):
+            X = to_numpy(X)  # any array-API input, CuPy included: binned on the host
         elif not hasattr(X, "dtype"):
             # a list (or other untyped container): NumPy would infer one dtype for every
             # column from the values (one string or one 2.5 changes every column's kind,
@@ -709,7 +710,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             values = [frame[name].to_numpy() for name in names]
             dtypes = list(frame.dtypes)
         else:
-            arr = np.asarray(arr)
+            arr = to_numpy(arr)
             if arr.dtype.kind == "c":
                 raise ValueError("Complex data not supported.")
             values = [arr[:, j] for j in range(arr.shape[1])]

@@ -335,6 +335,33 @@ def test_array_api_strict_gives_numpy_result(solver):
             clf.predict(X)
 
 
+@pytest.mark.parametrize("group_by", ["class", None])
+def test_array_api_labels_stay_in_their_namespace(group_by, monkeypatch):
+    """With public classes the labels are coded on their device: nothing of n rows goes to
+    the host (the GPU check, benchmarks/gpu.py), and the result is NumPy's."""
+    xps = pytest.importorskip("array_api_strict")
+    from skdp import minimax
+
+    X, y = _bc()
+    params = dict(solver="noisy_gd", group_by=group_by, random_state=0)
+    ref = PrivateMinimaxClassifier(**params).fit(X, y, classes=[0, 1])
+    copies = []
+    real = minimax.to_numpy
+    monkeypatch.setattr(minimax, "to_numpy", lambda a: copies.append(a.shape) or real(a))
+    with sklearn.config_context(array_api_dispatch=True):
+        clf = PrivateMinimaxClassifier(**params).fit(xps.asarray(X), xps.asarray(y),
+                                                     classes=[0, 1])
+        assert all(np.prod(shape) < X.shape[0] for shape in copies)
+        np.testing.assert_allclose(np.asarray(clf.coef_), ref.coef_, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(clf.group_sizes_, ref.group_sizes_)
+        y_bad = xps.asarray(np.where(np.arange(y.shape[0]) == 7, 5, y))
+        with pytest.raises(ValueError, match="not in classes_"):
+            PrivateMinimaxClassifier(**params).fit(xps.asarray(X), y_bad, classes=[0, 1])
+        with pytest.raises(ValueError, match="not in classes_"):
+            PrivateMinimaxClassifier(**params).fit(xps.asarray(X), xps.asarray(y),
+                                                   classes=["a", "b"])
+
+
 # ---------------------------------------------------------------------------
 # The solver registry (issue 16)
 # ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ def to_namespace(table, like, output):
     """An array table moved to the namespace and device of ``like`` (the histogram)."""
     if isinstance(like, np.ndarray) or output["kind"] == "frame":
         return table
-    import array_api_compat
+    from .._backend import array_api_compat
 
     xp = array_api_compat.array_namespace(like)
     return xp.asarray(table, device=array_api_compat.device(like))

@@ -161,3 +161,16 @@ def test_private_domain_counts_record_the_ratio():
     assert kinds["domain counts of 3 columns"].replace_ratio == pytest.approx(SQRT2)
     # the thresholding's (0, delta) part keeps group privacy: (0, 2 delta)
     assert math.isnan(kinds["category thresholding"].replace_ratio)
+
+
+def test_a_direct_add_remove_spend_with_its_ratio():
+    # a user's own histogram under add/remove, spent on a replace-one accountant
+    from skdp._backend import Backend
+    from skdp.privacy import gaussian_mechanism
+
+    ledger = PrivacyLedger()
+    gaussian_mechanism(np.zeros(4), 1.0, Backend.from_arrays(np.zeros(1), random_state=0),
+                       sigma=4.0, ledger=ledger, replace_sensitivity=SQRT2)
+    acc = BudgetAccountant(10.0, 1e-3)
+    acc.spend(ledger.epsilon(1e-6), 1e-6, ledger=ledger, neighbouring="add_remove")
+    assert acc.total()[0] == pytest.approx(_bw_epsilon(SQRT2, 4.0, 1e-6), rel=1e-6)

@@ -71,6 +71,14 @@ def test_a_ratio_outside_1_2_is_refused(bad):
     assert math.isnan(replace_ratio(0.0, 0.0)) and math.isnan(replace_ratio(1.0, None))
 
 
+def test_the_ratio_is_rounded_up_to_one_value_per_claim():
+    ratios = {replace_ratio(math.sqrt(m), math.sqrt(2 * m)) for m in range(1, 500)}
+    assert len(ratios) == 1  # so that many fits' parts compact to one entry
+    (r,) = ratios
+    assert SQRT2 <= r <= SQRT2 * (1 + 1e-12)  # never below the claim
+    assert replace_ratio(1.0, 2.0) == 2.0 and replace_ratio(3.0, 3.0) == 1.0
+
+
 def test_compaction_keeps_each_ratio_and_the_file_keeps_it():
     ledger = PrivacyLedger()
     ledger.gaussian(1.0, 2.0, replace_sensitivity=SQRT2)

@@ -430,8 +430,9 @@ def replace_ratio(sensitivity, replace_sensitivity):
     Returns
     -------
     ratio : float
-        ``nan`` when ``replace_sensitivity`` is ``None`` (group privacy's 2
-        applies) or both sensitivities are 0 (the part costs nothing).
+        Rounded up to a multiple of ``2**-40``; ``nan`` when
+        ``replace_sensitivity`` is ``None`` (group privacy's 2 applies) or
+        both sensitivities are 0 (the part costs nothing).
 
     Examples
     --------
@@ -451,7 +452,9 @@ def replace_ratio(sensitivity, replace_sensitivity):
             f"replace_sensitivity={replace_sensitivity!r} is {ratio!r} times the add/remove "
             f"sensitivity {sensitivity!r}: it must be between 1 and 2 times it (replacing a "
             "row is removing one and adding one).")
-    return min(max(ratio, 1.0), 2.0)
+    # rounded up to a multiple of 2**-40: never below the claim (1e-12 relative at most),
+    # and equal ratios computed different ways (sqrt(2 M) / sqrt(M)) compact to one part
+    return min(max(math.ceil(ratio * 2.0**40) / 2.0**40, 1.0), 2.0)
 
 
 # ---------------------------------------------------------------------------

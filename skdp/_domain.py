@@ -526,7 +526,8 @@ def derive(col, values, n_bins):
     col.n_bins = 1 if col.high == col.low else n_bins
 
 
-def private_domains(columns, values, release, sensitivity, sigma, threshold):
+def private_domains(columns, values, release, sensitivity, sigma, threshold,
+                    replace_sensitivity=None):
     """Domains of ``columns`` from one Gaussian release of their stacked counts.
 
     Each column's counts (per distinct value for a categorical column, on a
@@ -548,12 +549,16 @@ def private_domains(columns, values, release, sensitivity, sigma, threshold):
         l2-sensitivity of the stacked counts and the noise.
     threshold : float
         Categories' release threshold.
+    replace_sensitivity : float, default=None
+        Under add/remove: the counts' replace-one l2-sensitivity, recorded
+        with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
     """
     counts = [_counts(v) if col.categorical else _range_counts(v, col.name)
               for col, v in zip(columns, values)]
     stacked = np.concatenate([c for _, c in counts]) if counts else np.zeros(0)
     noisy = release.gaussian(stacked, sensitivity, sigma,
-                             label=f"domain counts of {len(columns)} columns")
+                             label=f"domain counts of {len(columns)} columns",
+                             replace_sensitivity=replace_sensitivity)
     ends = np.cumsum([c.shape[0] for _, c in counts])
     for col, (keys, _), part in zip(columns, counts, np.split(noisy, ends[:-1])):
         if col.categorical:
@@ -618,7 +623,7 @@ def to_quantile(columns, how, strategy):
 
 
 def compress_columns(columns, values, release, sensitivity, sigma, max_categories,
-                     counts=None):
+                     counts=None, replace_sensitivity=None):
     """Compress ``columns`` from one Gaussian release of their 1-way counts (MST's domain
     compression: McKenna, Miklau, Sheldon 2021, §4).
 
@@ -644,11 +649,15 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
     counts : list of arrays, default=None
         The counts, when already summed (over the partitions of a Dask table,
         by :func:`compress_counts`); ``values`` is then not read.
+    replace_sensitivity : float, default=None
+        Under add/remove: the counts' replace-one l2-sensitivity, recorded
+        with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
     """
     counts = compress_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
         if counts is None else counts
     noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
-                             label=f"compression counts of {len(columns)} columns")
+                             label=f"compression counts of {len(columns)} columns",
+                             replace_sensitivity=replace_sensitivity)
     ends = np.cumsum([len(c) for c in counts])
     for col, part in zip(columns, np.split(noisy, ends[:-1])):
         above = np.flatnonzero((part >= _KEEP_SIGMAS * sigma) & (part > 0))
@@ -656,7 +665,8 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
         col.compress(above[top], part)
 
 
-def quantile_bins(columns, values, release, sensitivity, sigma, counts=None):
+def quantile_bins(columns, values, release, sensitivity, sigma, counts=None,
+                  replace_sensitivity=None):
     """Bin edges of ``columns`` at the quantiles of one Gaussian release of their counts on a
     fine public grid.
 
@@ -680,12 +690,16 @@ def quantile_bins(columns, values, release, sensitivity, sigma, counts=None):
         l2-sensitivity of the stacked counts and the noise.
     counts : list of arrays, default=None
         The counts, when already summed (by :func:`quantile_counts`).
+    replace_sensitivity : float, default=None
+        Under add/remove: the counts' replace-one l2-sensitivity, recorded
+        with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
     """
     grids = [quantile_grid(c) for c in columns]
     counts = quantile_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
         if counts is None else counts
     noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
-                             label=f"quantile grid counts of {len(columns)} columns")
+                             label=f"quantile grid counts of {len(columns)} columns",
+                             replace_sensitivity=replace_sensitivity)
     ends = np.cumsum([len(c) for c in counts])
     for col, grid, part in zip(columns, grids, np.split(noisy, ends[:-1])):
         col.edges = _quantile_edges(grid, _project(part), col.n_bins)

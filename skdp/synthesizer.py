@@ -44,7 +44,7 @@ from .solvers.synth import sample as sampling
 from .solvers.synth import select
 from .solvers.synth.games import solve_private_game, solve_vertex
 from .solvers.synth.marginals import (MAX_CELLS, MarginalProblem, PartitionMarginalProblem,
-                                      total_variation)
+                                      replace_one_sensitivity, total_variation)
 from .solvers.synth.mwem import solve_mwem
 from .solvers.synth.smd import solve_smd, solve_smd_linf
 
@@ -728,10 +728,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
 
         One Gaussian histogram per column (Bun–Steinke 2016 Prop. 1.6): a row
         moves at most two counts of each (replace-one; one under add/remove),
-        so the stacked histograms have l2-sensitivity ``sqrt(2 d)`` (``sqrt(d)``);
-        a missing value counts in no histogram. Categories are released above
-        a threshold (stability-based histogram): a category held by one row
-        passes with probability ``delta_thr / #categorical columns``.
+        so the stacked histograms have l2-sensitivity ``sqrt(2 d)`` (``sqrt(d)``; the
+        release then records ``sqrt(2 d)`` as its replace-one sensitivity, for a
+        replace-one budget's conversion); a missing value counts in no histogram.
+        Categories are released above a threshold (stability-based histogram): a
+        category held by one row passes with probability ``delta_thr / #categorical
+        columns`` (an ``approx`` part: a replace-one budget converts it by group
+        privacy, ``(0, 2 delta_thr)``).
         """
         sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(columns))
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
@@ -741,7 +744,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
             threshold = 1.0 + sigma * float(special.ndtri(1.0 - delta_thr / n_thr))
         private_domains(columns, [v[~missing_mask(v)] for v in values], release, sens, sigma,
-                        threshold)
+                        threshold,
+                        replace_sensitivity=replace_one_sensitivity(sens, self.neighbouring))
         if n_thr:
             release.ledger.approx(0.0, delta_thr, label="category thresholding")
 
@@ -749,18 +753,22 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by
         ``measure`` (compression or quantile bins): a row moves at most two counts of
         each column (replace-one; one under add/remove), so l2-sensitivity ``sqrt(2 d)``
-        (``sqrt(d)``) for ``d`` columns (Bun–Steinke 2016 Prop. 1.6)."""
+        (``sqrt(d)``, recording ``sqrt(2 d)`` as its replace-one sensitivity) for ``d``
+        columns (Bun–Steinke 2016 Prop. 1.6)."""
         if not index:
             return
         sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(index))
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
         cols = [columns[j] for j in index]
+        replace_sens = replace_one_sensitivity(sens, self.neighbouring)
         if isinstance(values, list):
-            measure(cols, [values[j] for j in index], release, sens, sigma, *args)
+            measure(cols, [values[j] for j in index], release, sens, sigma, *args,
+                    replace_sensitivity=replace_sens)
             return
         counts = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
         measure(cols, None, release, sens, sigma, *args,  # a Dask table: one count pass
-                counts=dask_io.domain_counts(values, counts, cols, index))
+                counts=dask_io.domain_counts(values, counts, cols, index),
+                replace_sensitivity=replace_sens)
 
     # ------------------------------------------------------------ outputs
     def sample(self, n_samples=None, random_state=None):

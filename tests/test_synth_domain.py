@@ -48,9 +48,9 @@ def releases(monkeypatch):
     calls = []
     original = Release.gaussian
 
-    def spy(self, value, sensitivity, sigma, *, label):
+    def spy(self, value, sensitivity, sigma, *, label, **kw):
         calls.append((label, sensitivity, sigma))
-        return original(self, value, sensitivity, sigma, label=label)
+        return original(self, value, sensitivity, sigma, label=label, **kw)
 
     monkeypatch.setattr(Release, "gaussian", spy)
     return calls

@@ -91,7 +91,9 @@ def show_budget(args):
         if converted:
             text += (f" {len(converted)} spend(s) stated under another neighbouring relation "
                      f"are counted on this {acc.neighbouring} budget by group privacy for "
-                     "groups of two (the epsilon column is as charged, the total converted).")
+                     "groups of two, or each Gaussian release by its recorded replace-one / "
+                     "add-remove sensitivity ratio (the epsilon column is as charged, the "
+                     "total converted).")
         print("  " + text + "\n")
     return 0
 

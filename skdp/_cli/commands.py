@@ -477,7 +477,8 @@ def _report(args, est, written):
               f"delta={total[1]:g}; left epsilon={left[0]:.4f}, delta={left[1]:g}")
         if args.neighbouring != args.accountant.neighbouring:
             print(f"  this {args.neighbouring} release counts on the ledger's "
-                  f"{args.accountant.neighbouring} budget by group privacy for groups of two")
+                  f"{args.accountant.neighbouring} budget by group privacy for groups of two "
+                  "(its Gaussian counts at sqrt(2) times their add/remove sensitivity)")
     cells = math.prod(est.domain_shape_)
     print(f"solver: {getattr(est, 'solver_', args.solver)}, {len(est.marginals_)} marginals, "
           f"{cells if cells < 10**9 else format(cells, '.3g')} cells, {est.n_iter_} "

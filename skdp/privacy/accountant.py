@@ -961,10 +961,21 @@ def add_remove_as_replace_one(ledger):
       "Concentrated Differential Privacy", Proposition 27 (1.9): rho-zCDP gives
       k**2 rho-zCDP for groups of k). For a Gaussian release of a query this is
       the factor 2 on the sensitivity that replacing one row can cost (a sum
-      of values in [-1, 1]: add/remove sensitivity 1, replace-one 2); a query
-      whose replace-one sensitivity is less (a histogram: sqrt(2) times its
-      add/remove sensitivity) would need it recorded with the part;
-    * pure and bounded-range epsilon -> ``2 epsilon`` (tight for pure DP);
+      of values in [-1, 1]: add/remove sensitivity 1, replace-one 2);
+    * a Gaussian part that records its ``replace_ratio`` ``r`` (the query's
+      replace-one l2-sensitivity over its add/remove one, in [1, 2]:
+      :func:`~skdp.privacy.accounting.replace_ratio`): ``mu`` -> ``r mu`` and
+      ``rho`` -> ``r**2 rho``, exact, not a bound: the Gaussian mechanism is
+      ``Delta / sigma``-GDP under the relation ``Delta`` is stated in (Dong,
+      Roth and Su 2022, Thm 2.7; its (epsilon, delta) curve is Balle and Wang
+      2018, Thm 8). A histogram or stacked marginal counts: ``r = sqrt 2``;
+    * pure and bounded-range epsilon -> ``2 epsilon`` (tight for pure DP). An
+      exponential mechanism keeps group privacy's factor even where its score
+      is a count: its epsilon is ``2 Delta`` times its logits' scale, and the
+      L1 error of a marginal that the synthesizer's selections score moves by
+      1 under add/remove and by 2 under replace-one (one count down, one up),
+      so ``2 epsilon`` is what the generic bound of the mechanism gives
+      (McSherry and Talwar 2007; Dwork and Roth 2014, Thm 3.10);
     * approximate ``(epsilon, delta)`` -> ``(2 epsilon, (1 + e^epsilon) delta)``
       (Dwork and Roth 2014, Theorem 2.2's chaining argument for k = 2: applying
       the guarantee twice gives ``e^(2 eps) P + e^eps delta + delta``);
@@ -992,7 +1003,8 @@ def add_remove_as_replace_one(ledger):
     out = PrivacyLedger()
     for e in ledger.entries:
         if e.kind == "gaussian":
-            e = dataclasses.replace(e, mu=2.0 * e.mu, rho=4.0 * e.rho)
+            r = e.replace_ratio if 1.0 <= e.replace_ratio <= 2.0 else 2.0  # nan: not recorded
+            e = dataclasses.replace(e, mu=r * e.mu, rho=r * r * e.rho, replace_ratio=math.nan)
         elif e.kind == "zcdp":
             e = dataclasses.replace(e, rho=4.0 * e.rho)
         elif e.kind in ("pure", "exponential"):
@@ -1013,7 +1025,8 @@ def convert_spend(epsilon, delta, ledger, source, target):
     Under the same relation it is returned as is. An add/remove spend as a
     replace-one spend: its ledger by :func:`add_remove_as_replace_one`, and its
     claim the converted ledger's epsilon at the same delta where that is finite
-    (the delta budget is not inflated), else group privacy's ``(2 epsilon,
+    (the delta budget is not inflated; each Gaussian part by its recorded
+    ``replace_ratio`` where it has one), else group privacy's ``(2 epsilon,
     (1 + e^epsilon) delta)``. A replace-one spend cannot be counted under add/remove
     (ValueError): replace-one neighbours have the same size, so its guarantee
     says nothing about adding or removing a row.
@@ -1106,7 +1119,9 @@ def _compact(ledger):
     """A ledger with the same composed epsilon at every delta, and few entries.
 
     :meth:`PrivacyLedger.spent` depends on the Gaussian parts only through
-    ``sum count mu**2`` and ``sum count rho``, on the subsampled Gaussian
+    ``sum count mu**2`` and ``sum count rho`` (kept per ``replace_ratio``, which
+    an add/remove spend needs to convert: one entry per distinct ratio, the
+    parts without one together), on the subsampled Gaussian
     parts through their multiset of ``(mu, q, count)``, on the zCDP parts
     through ``sum count rho``, on the pure parts through their multiset of epsilons
     and on the approximate parts through ``sum count epsilon`` and
@@ -1120,11 +1135,15 @@ def _compact(ledger):
     unknown = set(by_kind) - set(_COMPACTED_KINDS)
     if unknown:  # never drop a spend: an unknown kind would be undercounted
         raise ValueError(f"cannot compact ledger entries of kind {sorted(unknown)}")
-    gauss = by_kind.get("gaussian", [])
-    if gauss:
+    by_ratio = {}
+    for e in by_kind.get("gaussian", []):
+        ratio = None if math.isnan(e.replace_ratio) else e.replace_ratio
+        by_ratio.setdefault(ratio, []).append(e)
+    for ratio, gauss in sorted(by_ratio.items(), key=lambda kv: -1.0 if kv[0] is None else kv[0]):
         rho = sum(e.count * e.rho for e in gauss)
         mu = math.sqrt(sum(e.count * e.mu**2 for e in gauss))
-        out.entries.append(Spend("gaussian", 1, rho=rho, mu=mu, label="gaussian parts"))
+        out.entries.append(Spend("gaussian", 1, rho=rho, mu=mu, label="gaussian parts",
+                                 replace_ratio=math.nan if ratio is None else ratio))
     steps = {}
     for e in by_kind.get("subsampled_gaussian", []):
         steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count

@@ -61,6 +61,7 @@ __all__ = [
     "advanced_composition_step_epsilon",
     "fully_adaptive_step_epsilon",
     "bounded_range_step_epsilon",
+    "replace_ratio",
     "Spend",
     "PrivacyLedger",
     "gaussian_pld",
@@ -397,6 +398,65 @@ def bounded_range_step_epsilon(rho, n_steps):
     return math.sqrt(8.0 * rho / n_steps)
 
 
+def replace_ratio(sensitivity, replace_sensitivity):
+    """A Gaussian part's replace-one over add/remove l2-sensitivity, checked to lie in [1, 2].
+
+    ``sensitivity`` is the query's l2-sensitivity ``Delta_ar`` under add/remove
+    neighbours (the one its noise is calibrated to), ``replace_sensitivity``
+    its l2-sensitivity ``Delta_r`` under replace-one, as the mechanism's
+    author claims it; the ratio is ``r = Delta_r / Delta_ar``. The Gaussian
+    mechanism ``f(D) + N(0, sigma**2 I)`` is exactly ``Delta/sigma``-GDP for
+    the relation ``Delta`` is stated under (Dong, Roth and Su 2022, Thm 2.7;
+    Balle and Wang 2018, Thm 8, for its (epsilon, delta) curve), so a part
+    that is ``mu``-GDP under add/remove is ``r mu``-GDP under replace-one (and
+    ``r**2 rho``-zCDP), where group privacy would give ``2 mu``. Examples: a
+    histogram or stacked marginal counts (one count per marginal moves):
+    ``Delta_ar = sqrt(M)``, ``Delta_r = sqrt(2 M)``, ``r = sqrt 2``; a sum
+    of values in ``[-1, 1]``: ``Delta_ar = 1``, ``Delta_r = 2``, ``r = 2``.
+
+    ``r <= 2`` always holds (replacing a row is removing it and adding
+    another: the triangle inequality), so a larger claim is an error. A
+    ratio below 1 is possible (a row count has ``Delta_r = 0``) but no skdp
+    mechanism needs it, and refusing it catches the two sensitivities given
+    in swapped order: ``r < 1`` is refused too.
+
+    Parameters
+    ----------
+    sensitivity : float
+        The add/remove l2-sensitivity (>= 0).
+    replace_sensitivity : float or None
+        The replace-one l2-sensitivity; ``None``: not known.
+
+    Returns
+    -------
+    ratio : float
+        Rounded up to a multiple of ``2**-40``; ``nan`` when
+        ``replace_sensitivity`` is ``None`` (group privacy's 2 applies) or
+        both sensitivities are 0 (the part costs nothing).
+
+    Examples
+    --------
+    >>> round(replace_ratio(2.0, math.sqrt(8.0)), 12)   # 4 marginals' counts
+    1.414213562373
+    >>> replace_ratio(1.0, None)
+    nan
+    """
+    if replace_sensitivity is None:
+        return math.nan
+    sensitivity, replace_sensitivity = float(sensitivity), float(replace_sensitivity)
+    if sensitivity == 0 and replace_sensitivity == 0:
+        return math.nan
+    ratio = replace_sensitivity / sensitivity if sensitivity > 0 else math.inf
+    if not 1.0 - 1e-12 <= ratio <= 2.0 + 1e-12:
+        raise ValueError(
+            f"replace_sensitivity={replace_sensitivity!r} is {ratio!r} times the add/remove "
+            f"sensitivity {sensitivity!r}: it must be between 1 and 2 times it (replacing a "
+            "row is removing one and adding one).")
+    # rounded up to a multiple of 2**-40: never below the claim (1e-12 relative at most),
+    # and equal ratios computed different ways (sqrt(2 M) / sqrt(M)) compact to one part
+    return min(max(math.ceil(ratio * 2.0**40) / 2.0**40, 1.0), 2.0)
+
+
 # ---------------------------------------------------------------------------
 # Adaptive composition of everything
 # ---------------------------------------------------------------------------
@@ -420,6 +480,14 @@ class Spend:
         Its per-run parameters (``nan`` where they do not apply).
     label : str
         What it released, for the per-step log.
+    replace_ratio : float
+        ``'gaussian'`` parts stated under add/remove neighbours: the query's
+        replace-one l2-sensitivity over its add/remove one, as the mechanism
+        claims it (in ``[1, 2]``; :func:`replace_ratio`). A replace-one budget
+        counts the part at ``mu * replace_ratio`` (exact: ``mu =
+        sensitivity / sigma``) instead of group privacy's ``2 mu``
+        (:func:`~skdp.privacy.accountant.add_remove_as_replace_one`). ``nan``:
+        not recorded (group privacy).
 
     Examples
     --------
@@ -427,7 +495,7 @@ class Spend:
     >>> ledger.exponential(0.5, count=2, label="select")
     >>> ledger.entries[0]
     Spend(kind='exponential', count=2, epsilon=0.5, delta=0.0, rho=0.03125, mu=nan, q=nan, \
-label='select')
+label='select', replace_ratio=nan)
     """
 
     kind: str
@@ -438,6 +506,7 @@ label='select')
     mu: float = math.nan
     q: float = math.nan
     label: str = ""
+    replace_ratio: float = math.nan
 
 
 @dataclass
@@ -486,11 +555,19 @@ class PrivacyLedger:
     entries: list = field(default_factory=list)
 
     # recording -------------------------------------------------------------
-    def gaussian(self, sensitivity, sigma, count=1, label=""):
-        """Record ``count`` Gaussian mechanisms of l2-sensitivity and noise sigma."""
+    def gaussian(self, sensitivity, sigma, count=1, label="", replace_sensitivity=None):
+        """Record ``count`` Gaussian mechanisms of l2-sensitivity and noise sigma.
+
+        ``replace_sensitivity``: where ``sensitivity`` is the query's
+        sensitivity under add/remove neighbours, its l2-sensitivity under
+        replace-one, recorded as the part's ``replace_ratio``
+        (:func:`replace_ratio`); ``None``: not recorded.
+        """
         rho = gaussian_rho(sensitivity, sigma)
         mu = math.inf if math.isinf(rho) else math.sqrt(2.0 * rho)
-        self.entries.append(Spend("gaussian", int(count), rho=rho, mu=mu, label=label))
+        self.entries.append(Spend("gaussian", int(count), rho=rho, mu=mu, label=label,
+                                  replace_ratio=replace_ratio(sensitivity,
+                                                              replace_sensitivity)))
 
     def subsampled_gaussian(self, sensitivity, sigma, sampling_rate, count=1, label=""):
         """Record ``count`` Poisson-subsampled Gaussian steps (replace-one).

@@ -101,12 +101,20 @@ class Budget:
                                f"({self.spent} + {cost} > {self.rho}).")
         self.spent += cost
 
-    def gaussian(self, value, sensitivity, sigma, *, label):
-        """``value + N(0, sigma**2 I)``, charged and recorded (Bun–Steinke Prop. 1.6)."""
+    def gaussian(self, value, sensitivity, sigma, *, label, replace_sensitivity=None):
+        """``value + N(0, sigma**2 I)``, charged and recorded (Bun–Steinke Prop. 1.6).
+
+        Charged at ``sensitivity`` (the relation the fit is stated under);
+        ``replace_sensitivity`` (add/remove fits: the query's replace-one
+        l2-sensitivity) is only recorded, for a replace-one budget's
+        conversion (:meth:`Release.gaussian
+        <skdp.privacy.release.Release.gaussian>`).
+        """
         if not self.private:
             return value
         self._charge(gaussian_rho(sensitivity, sigma), label)
-        return self.release.gaussian(value, sensitivity, sigma, label=label)
+        return self.release.gaussian(value, sensitivity, sigma, label=label,
+                                     replace_sensitivity=replace_sensitivity)
 
     def select(self, scores, sensitivity, rho_step, *, label):
         """Exponential mechanism at ``epsilon = sqrt(8 rho_step)``; the argmax when not private.
@@ -121,17 +129,19 @@ class Budget:
         self._charge(bounded_range_rho(epsilon), label)
         return self.release.exponential(scores, sensitivity, epsilon, label=label)
 
-    def gaussian_batch(self, sensitivity, sigma, count, *, label):
+    def gaussian_batch(self, sensitivity, sigma, count, *, label, replace_sensitivity=None):
         """Up to ``count`` Gaussian releases at ``sigma``, charged and recorded now as one entry.
 
         ``count`` releases of sensitivity ``Delta`` compose to ``count Delta**2
         / (2 sigma**2)``-zCDP (Bun–Steinke Prop. 1.6, Lemma 2.3). Not private:
-        a batch that adds no noise and records nothing.
+        a batch that adds no noise and records nothing. ``replace_sensitivity``
+        as in :meth:`gaussian`.
         """
         if not self.private:
             return GaussianBatch(self.backend, 0.0, count, label)
         self._charge(count * gaussian_rho(sensitivity, sigma), label)
-        return self.release.gaussian_batch(sensitivity, sigma, count, label=label)
+        return self.release.gaussian_batch(sensitivity, sigma, count, label=label,
+                                           replace_sensitivity=replace_sensitivity)
 
     def poisson_sample(self, n, sampling_rate):
         """Indices of the rows kept by Poisson sampling (:meth:`Release.poisson_sample`).

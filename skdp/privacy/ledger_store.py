@@ -34,6 +34,13 @@ removed from each row's ``params``, with SQLite's ``secure_delete`` on so that
 the old text is overwritten in the file (copies and backups made before keep
 it).
 
+A Gaussian part of an add/remove spend may carry ``replace_ratio`` (its
+replace-one over add/remove sensitivity, issue 28 item 9), which a replace-one
+budget converts it by; a part without it (every file written before) is
+converted by group privacy. The field is left out where it was not recorded,
+so only such parts need this version to be read (an older skdp refuses a part
+with a field it does not know, rather than drop it).
+
 The file is recognised by ``PRAGMA application_id`` and a ``meta`` table with
 its schema version; a foreign, newer, truncated or corrupt file raises
 :class:`LedgerError` and is never reset. A file locked by another process for

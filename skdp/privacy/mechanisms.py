@@ -12,7 +12,7 @@ __all__ = ["gaussian_mechanism", "exponential_mechanism", "report_noisy_max"]
 
 
 def gaussian_mechanism(value, sensitivity, backend, *, sigma=None, rho=None, ledger=None,
-                       label="gaussian"):
+                       label="gaussian", replace_sensitivity=None):
     """Release ``value + N(0, sigma**2 I)``.
 
     With l2-sensitivity ``sensitivity`` this is ``sensitivity**2/(2 sigma**2)``-zCDP
@@ -35,6 +35,13 @@ def gaussian_mechanism(value, sensitivity, backend, *, sigma=None, rho=None, led
         If given, the release is recorded in it.
     label : str, default='gaussian'
         Name of the release in the ledger.
+    replace_sensitivity : float, default=None
+        Where ``sensitivity`` is stated under add/remove neighbours: the
+        statistic's replace-one l2-sensitivity (1 to 2 times ``sensitivity``;
+        a histogram's is ``sqrt 2`` times), recorded with the release so that
+        a replace-one budget counts it at ``mu`` times their ratio, not group
+        privacy's ``2 mu`` (:func:`~skdp.privacy.accounting.replace_ratio`).
+        Needs ``ledger``.
 
     Returns
     -------
@@ -57,7 +64,7 @@ def gaussian_mechanism(value, sensitivity, backend, *, sigma=None, rho=None, led
     if sigma is None:
         sigma = gaussian_sigma(sensitivity, rho)
     if ledger is not None:
-        ledger.gaussian(sensitivity, sigma, label=label)
+        ledger.gaussian(sensitivity, sigma, label=label, replace_sensitivity=replace_sensitivity)
     return _add_normal(backend, value, sigma), sigma
 
 

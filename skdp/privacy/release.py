@@ -70,13 +70,19 @@ class Release:
         self.backend = backend
         self.ledger = ledger
 
-    def gaussian(self, value, sensitivity, sigma, *, label):
+    def gaussian(self, value, sensitivity, sigma, *, label, replace_sensitivity=None):
         """``value + N(0, sigma**2 I)``, recorded as one Gaussian mechanism.
 
         ``sigma = 0`` (a non-private fit, epsilon = inf) returns ``value``
-        unchanged and records an infinite cost.
+        unchanged and records an infinite cost. ``replace_sensitivity``: where
+        ``sensitivity`` is stated under add/remove neighbours, the query's
+        replace-one l2-sensitivity (between 1 and 2 times ``sensitivity``),
+        recorded with the part so that a replace-one budget counts it at
+        ``mu`` times their ratio rather than group privacy's ``2 mu``
+        (:func:`~skdp.privacy.accounting.replace_ratio`). It changes no draw.
         """
-        self.ledger.gaussian(sensitivity, sigma, label=label)
+        self.ledger.gaussian(sensitivity, sigma, label=label,
+                             replace_sensitivity=replace_sensitivity)
         return _add_normal(self.backend, value, sigma)
 
     def exponential(self, scores, sensitivity, epsilon, *, label, monotonic=False):
@@ -121,9 +127,13 @@ class Release:
                                         label=label)
         return GaussianBatch(self.backend, sigma, count, label)
 
-    def gaussian_batch(self, sensitivity, sigma, count, *, label):
-        """Open a batch of at most ``count`` Gaussian releases, recorded now as one entry."""
-        self.ledger.gaussian(sensitivity, sigma, count=count, label=label)
+    def gaussian_batch(self, sensitivity, sigma, count, *, label, replace_sensitivity=None):
+        """Open a batch of at most ``count`` Gaussian releases, recorded now as one entry.
+
+        ``replace_sensitivity`` as in :meth:`gaussian`.
+        """
+        self.ledger.gaussian(sensitivity, sigma, count=count, label=label,
+                             replace_sensitivity=replace_sensitivity)
         return GaussianBatch(self.backend, sigma, count, label)
 
     def exponential_batch(self, epsilon, count, *, label):

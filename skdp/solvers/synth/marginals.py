@@ -31,7 +31,7 @@ import numpy as np
 from ..._backend import array_api_compat, to_numpy
 
 __all__ = ["MarginalProblem", "PartitionMarginalProblem", "histogram_counts",
-           "marginal_sensitivity", "softmax"]
+           "marginal_sensitivity", "replace_one_sensitivity", "softmax"]
 
 MAX_CELLS = 10**7
 RELATIONS = ("replace_one", "add_remove")
@@ -53,6 +53,31 @@ def marginal_sensitivity(n_marginals, relation="replace_one"):
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}.")
     return math.sqrt((2.0 if relation == "replace_one" else 1.0) * n_marginals)
+
+
+def replace_one_sensitivity(sensitivity, relation):
+    """Replace-one l2-sensitivity of stacked counts of ``sensitivity`` under ``relation``.
+
+    Under add/remove, ``sqrt 2`` times ``sensitivity``: in each count vector a
+    record adds or removes one count under add/remove, and under replace-one
+    one count goes down and another up (``e_a - e_b``, l2 norm ``sqrt 2``; a
+    missing value, counted in no cell, moves only one: less); so ``sqrt(M)``
+    becomes ``sqrt(2 M)`` (:func:`marginal_sensitivity`). Recorded with the
+    Gaussian release (``replace_sensitivity=``), it lets a replace-one budget
+    count an add/remove fit's counts at ``sqrt 2 mu`` instead of group
+    privacy's ``2 mu`` (:func:`~skdp.privacy.accounting.replace_ratio`).
+    ``None`` under replace-one (nothing to convert).
+
+    Examples
+    --------
+    >>> replace_one_sensitivity(marginal_sensitivity(4, "add_remove"), "add_remove")
+    2.8284271247461903
+    >>> replace_one_sensitivity(2.0, "replace_one") is None
+    True
+    """
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}.")
+    return math.sqrt(2.0) * sensitivity if relation == "add_remove" else None
 
 
 def softmax(logits, xp):

@@ -10,7 +10,9 @@ estimator that works from noisy marginals (the dense mirror-prox one of
 Every workload marginal is measured once, all of them stacked into one
 Gaussian release whose l2-sensitivity is
 :func:`~skdp.solvers.synth.marginals.marginal_sensitivity` (``sqrt(2 M)``
-under replace-one neighbours, ``sqrt(M)`` under add/remove). The noise is
+under replace-one neighbours, ``sqrt(M)`` under add/remove, where the
+release also records its replace-one sensitivity ``sqrt(2 M)`` for a
+replace-one budget's conversion). The noise is
 calibrated exactly: to ``mu``-GDP (``sigma = Delta / mu``, Dong–Roth–Su 2022
 Thm 2.7, with ``mu`` the exact GDP budget of (epsilon, delta), Cor. 2.13)
 when the release is the fit's only mechanism, else to ``rho``-zCDP
@@ -20,7 +22,7 @@ when the release is the fit's only mechanism, else to ``rho``-zCDP
 import math
 
 from ...privacy.accounting import gaussian_sigma
-from .marginals import marginal_sensitivity
+from .marginals import marginal_sensitivity, replace_one_sensitivity
 
 __all__ = ["measure"]
 
@@ -56,7 +58,9 @@ def measure(problem, budget):
     mu = budget.mu
     sigma = gaussian_sigma(sens, budget.rho) if mu is None or math.isinf(mu) else sens / mu
     noisy = budget.release.gaussian(exact, sens, sigma,
-                                    label=f"{len(problem.marginals)} workload marginals")
+                                    label=f"{len(problem.marginals)} workload marginals",
+                                    replace_sensitivity=replace_one_sensitivity(
+                                        sens, problem.relation))
     parts, start = [], 0
     for k in range(len(problem.marginals)):
         c = problem.cells(k)

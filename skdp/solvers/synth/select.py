@@ -40,6 +40,14 @@ fixed by earlier releases; an epsilon-DP exponential mechanism is
 ``epsilon**2 / 8``-zCDP (bounded range, Cesar–Rogers 2021 Lemma 3.2). The
 filter's fixed total makes the adaptive choices (AIM's annealing) valid
 (fully adaptive composition, Whitehouse et al. 2023).
+
+Under add/remove, each Gaussian measurement also records its replace-one
+sensitivity (``sqrt 2`` times: :func:`~skdp.solvers.synth.marginals.replace_one_sensitivity`),
+so a replace-one budget counts it at ``sqrt 2 mu``; the selections keep
+group privacy's ``2 epsilon`` there, which is also what the exponential
+mechanism's own bound gives (its epsilon is ``2 Delta`` times its logits'
+scale, McSherry–Talwar 2007, and the L1 score's sensitivity ``Delta``
+doubles, 1 to 2, between the relations): nothing tighter is claimed.
 """
 
 from dataclasses import dataclass, field
@@ -51,6 +59,7 @@ import numpy as np
 from ..spec import SolverResult
 from . import graphical
 from .compress import CompressedModel, compress, compress_codes
+from .marginals import replace_one_sensitivity
 
 __all__ = ["TableProblem", "PartitionTable", "marginal_counts", "solve_mst", "solve_aim",
            "downward_closure", "AIM_MODEL_SIZE", "model_cap"]
@@ -233,7 +242,9 @@ def _measure(problem, budget, marginals, rho, label):
     sigma = budget.sigma(sens, rho)
     problem.prefetch(marginals)
     exact = np.concatenate([problem.counts(m) for m in marginals])
-    noisy = np.asarray(budget.gaussian(exact, sens, sigma, label=label), dtype=np.float64)
+    noisy = np.asarray(budget.gaussian(exact, sens, sigma, label=label,
+                                       replace_sensitivity=replace_one_sensitivity(
+                                           sens, problem.relation)), dtype=np.float64)
     out, start = [], 0
     for m in marginals:
         c = problem.cells(m)
@@ -475,7 +486,8 @@ def _aim_round(problem, budget, state, t, rho_sel, rho_meas):
                        for r in ok])
     sens_sel = problem.l1_sensitivity() * max(weights[r] for r in ok)
     r = ok[budget.select(scores, sens_sel, rho_sel, label=f"AIM round {t}: select")]
-    noisy = budget.gaussian(problem.counts(r), sens, sigma, label=f"AIM round {t}: measure")
+    noisy = budget.gaussian(problem.counts(r), sens, sigma, label=f"AIM round {t}: measure",
+                            replace_sensitivity=replace_one_sensitivity(sens, problem.relation))
     return r, graphical.Measurement(r, np.asarray(noisy, dtype=np.float64),
                                     _weight_sigma(sigma)), sigma
 

@@ -369,7 +369,8 @@ class SolverResult:
 
 
 def solver_table(registry):
-    """A reStructuredText table of a registry: name, family, paper, budget, options.
+    """A reStructuredText table of a registry: name (with its facts streaming, Dask, picked
+    by ``auto``), family, paper, budget, options.
 
     Examples
     --------
@@ -381,7 +382,9 @@ def solver_table(registry):
     rows = [("solver", "family", "paper", "budget", "options")]
     for name, spec in registry.items():
         opts = "; ".join(f"``{o.name}`` ({o.describe()})" for o in spec.options) or "none"
-        flags = " (streaming)" if spec.streaming else ""
+        flags = [word for word, on in (("streaming", spec.streaming), ("Dask", spec.dask),
+                                       ("picked by auto", spec.auto)) if on]
+        flags = f" ({', '.join(flags)})" if flags else ""
         rows.append((f"``{name}``{flags}", spec.family, spec.paper, spec.budget, opts))
     lines = [".. list-table::", "   :header-rows: 1", "   :widths: 12 8 18 30 32", ""]
     for row in rows:

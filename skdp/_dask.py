@@ -27,7 +27,7 @@ def check_dask_solver(estimator, solver, supported):
 Pass a NumPy array (e.g. X.compute()) to use it.
     """
     if solver not in supported:
-        names = ", ".join(repr(s) for s in sorted(supported))
+        names = ", ".join(repr(s) for s in sorted(supported)) or "none with these parameters"
         raise ValueError(f"{estimator}: solver={solver!r} cannot run on a Dask collection; "
                          f"the solvers that can: {names}. Pass a NumPy array "
                          "(e.g. X.compute()) to use it.")

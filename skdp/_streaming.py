@@ -32,7 +32,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.metaestimators import available_if
 
 from .privacy.accounting import PrivacyLedger
-from .solvers.streaming.srgd import new_pass, require_streaming
+from .solvers.spec import solvers_with
+from .solvers.streaming.srgd import new_pass
 
 __all__ = ["STREAM_CHUNKS", "CHUNK", "StreamCheckpoint", "StreamingMixin",
            "has_streaming_solver"]
@@ -47,8 +48,13 @@ _TRANSIENT = ("_stream", "_reservation", "_data_read", "_stream_rows", "_pass_of
 
 
 def has_streaming_solver(estimator):
-    """``available_if`` check of ``partial_fit``: the estimator's solver streams."""
-    return require_streaming(estimator.solver)
+    """``available_if`` check of ``partial_fit``: the estimator's solver streams (its spec in
+    the estimator's ``_solver_specs`` says ``streaming``), else AttributeError."""
+    streaming = solvers_with(estimator._solver_specs, streaming=True)
+    if estimator.solver not in streaming:
+        raise AttributeError(f"partial_fit needs a streaming solver ({', '.join(streaming)}); "
+                             f"got solver={estimator.solver!r}.")
+    return True
 
 
 def _no_stream_message(name):
@@ -122,7 +128,8 @@ class StreamCheckpoint:
 class StreamingMixin:
     """The live stream (private, never pickled), its checkpoints and its accounting.
 
-    The estimator defines ``_stream_params()``: the parameters a stream's
+    The estimator defines ``_solver_specs`` (its registry: ``partial_fit`` exists for the
+    solvers whose spec says ``streaming``) and ``_stream_params()``: the parameters a stream's
     calibration depends on; a ``partial_fit`` after any of them changed is
     refused. Its ``stream_chunks`` parameter says whether ``partial_fit``
     calls are new passes (charged) or disjoint chunks of one stream.

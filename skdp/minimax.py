@@ -38,11 +38,10 @@ from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
 from .solvers.minimax.subsampled import AUTO_SUBSAMPLE, DPSGD_POISSON_OPTIONS, dpsgd_poisson
 from .solvers.minimax.stream import STREAM_CLASSIFIERS
-from .solvers.spec import SolverSpec
+from .solvers.spec import SolverSpec, auto_solvers, choices_with, deprecated_names, solvers_with
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "RAMP_SOLVERS", "DASK_SOLVERS",
-           "GROUP_SIZE_SHARE", "SIZE_FLOOR_SDS", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
+__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "GROUP_SIZE_SHARE", "SIZE_FLOOR_SDS", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
 
 
 _LEFT = "what the group sizes leave "  # of (epsilon, delta), when they are released
@@ -56,51 +55,61 @@ _STREAM_PAPERS = {"srgd": "paper 003 Alg. 1, Lemma 4.3, Thm 4.10",
                   "srg_memf": "paper 003 Alg. 3 (corrected, notes 003 §6)",
                   "memf": "paper 003 Alg. 2 (DP-FTRL / matrix factorisation)",
                   "dpsgd": "DP-SGD, independent noise, one pass (paper 003 baseline)"}
+_CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_", "config"))
+
+_LOGISTIC = ("logistic",)  # the loss of every solver but paper 001's (ramp)
+_RAMP_LOSS = ("ramp",)
 
 SOLVER_SPECS = {
     "noisy_gd": SolverSpec(
         "noisy_gd", noisy_gd, "minimax", "notes 000 §5.10 (design P1)",
-        _GDP + _SHARES + " (one release per step), the rest to T equal gradient steps"),
+        _GDP + _SHARES + " (one release per step), the rest to T equal gradient steps",
+        dask=True, auto=True, losses=_LOGISTIC),
     "sgda": SolverSpec(
         "sgda", sgda, "minimax", "DP stochastic gradient descent-ascent (notes 002 §3.1)",
         _GDP + _SHARES + ", the rest to the gradients; per epoch one release of each "
-        "(disjoint batches: parallel composition)"),
+        "(disjoint batches: parallel composition)", losses=_LOGISTIC),
     "dpsgd_poisson": SolverSpec(
         "dpsgd_poisson", dpsgd_poisson, "minimax",
         "DP-SGD with Poisson sampling (Abadi et al. 2016, Alg. 1); PLD accounting",
         "centring as noisy_gd (Gaussian, GDP share of mu); T Poisson-subsampled Gaussian "
         "releases of the gradient and group-loss sums (one mechanism per step) at the noise "
         "multiplier that makes the ledger's PLD composition spend exactly epsilon",
-        options=DPSGD_POISSON_OPTIONS),
+        options=DPSGD_POISSON_OPTIONS, dask=True, auto=True, losses=_LOGISTIC),
     "smd": SolverSpec(
         "smd", smd, "minimax", "paper 002 Alg. 1, Prop. 3.3 (theory=True: Thm 3.1)",
         _EXP + "all at the largest per-draw epsilon that composes within it "
-        "(002 Cor. 3.6, Thm 3.5, bounded-range zCDP)"),
+        "(002 Cor. 3.6, Thm 3.5, bounded-range zCDP)", losses=_LOGISTIC),
     "smd_bias_reduced": SolverSpec(
         "smd_bias_reduced", smd_bias_reduced, "minimax",
         "paper 002 Alg. 2-3, Prop. 3.17 (notes 002 §8.3) (theory=True: Thm 3.14)",
-        _EXP + "per-step epsilon 2 Delta_t, stopped by the fully adaptive filter (002 Thm 3.5)"),
+        _EXP + "per-step epsilon 2 Delta_t, stopped by the fully adaptive filter (002 Thm 3.5)",
+        losses=_LOGISTIC),
     "mlmc": SolverSpec(
         "mlmc", mlmc, "minimax", "paper 000 eq. (1), Alg. 6 (notes 000 §5.10)",
-        _GDP + _SHARES + ", the rest to the models (phases in parallel: one release each)"),
+        _GDP + _SHARES + ", the rest to the models (phases in parallel: one release each)",
+        losses=_LOGISTIC),
     **{name: SolverSpec(name, STREAM_CLASSIFIERS[name], "streaming", paper,
                         _STREAM + ("; tree: 003 Lemma 4.3)" if name == "srgd" else ")"),
-                        options=STREAM_OPTIONS, streaming=True,
+                        options=STREAM_OPTIONS, streaming=True, dask=True, losses=_LOGISTIC,
                         backends=("numpy", "array_api") if name == "srgd" else ("numpy",))
        for name, paper in _STREAM_PAPERS.items()},
     "fo_single_pass": SolverSpec(
         "fo_single_pass", GOLDSTEIN_CLASSIFIERS["fo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 5, Thm 6.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), auto=True, losses=_RAMP_LOSS,
+        info_attributes=_CERTIFICATE),
     "zo_single_pass": SolverSpec(
         "zo_single_pass", GOLDSTEIN_CLASSIFIERS["zo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 3, Thm 3.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        info_attributes=_CERTIFICATE),
     "zo_multi_pass": SolverSpec(
         "zo_multi_pass", GOLDSTEIN_CLASSIFIERS["zo_multi_pass"], "goldstein",
         "paper 001 Alg. 2 + 4, Thm 4.1",
         _RAMP + "K_a anchor and K_d difference Gaussian releases (001 Lemma 4.3)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",)),
+        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        info_attributes=_CERTIFICATE),
 }
 """Every solver of :class:`PrivateMinimaxClassifier`: ``{name: SolverSpec}``.
 
@@ -109,16 +118,21 @@ Each is called as ``spec.fn(problem, budget, options)`` with a
 :class:`~skdp.privacy.budget.Budget` and ``spec.resolve_options(solver_options)``,
 and returns a :class:`~skdp.solvers.spec.SolverResult` with ``solution = (coef,
 intercept)`` and ``info['group_weights']``.
+
+The facts the classifier decides by: ``losses`` (the paper-001 solvers alone fit
+``loss='ramp'``), ``auto`` (what ``solver='auto'`` may run: :func:`resolve_solver`, and
+``fo_single_pass`` for the ramp loss), ``dask`` (:meth:`PrivateMinimaxClassifier.fit` runs
+them on Dask arrays; the streaming ones chunk by chunk of fixed size, as ``fit`` on the first
+and ``partial_fit`` on each next one, calibrated from the row count:
+:func:`skdp._dask.stream_blocks`), ``streaming`` and ``info_attributes``.
 """
 
-RAMP_SOLVERS = tuple(name for name, spec in SOLVER_SPECS.items() if spec.family == "goldstein")
-"""The paper-001 solvers, the only ones of ``loss='ramp'``."""
-
-_AUTO = ("noisy_gd", "dpsgd_poisson")  # what solver='auto' may run (resolve_solver)
-DASK_SOLVERS = ("auto", *_AUTO, *STREAM_CLASSIFIERS)
-"""The solvers :meth:`PrivateMinimaxClassifier.fit` runs on Dask arrays (the streaming ones
-chunk by chunk of fixed size, as ``fit`` on the first and ``partial_fit`` on each next one,
-calibrated from the row count: :func:`skdp._dask.stream_blocks`)."""
+__getattr__ = deprecated_names(__name__, {
+    "RAMP_SOLVERS": (lambda: solvers_with(SOLVER_SPECS, loss="ramp"),
+                     "solvers_with(SOLVER_SPECS, loss='ramp')"),
+    "DASK_SOLVERS": (lambda: choices_with(SOLVER_SPECS, {"loss": "logistic"}, dask=True),
+                     "choices_with(SOLVER_SPECS, {'loss': 'logistic'}, dask=True)"),
+})
 
 
 GROUP_SIZE_SHARE = 0.05
@@ -386,6 +400,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     True
     """
 
+    _solver_specs = SOLVER_SPECS  # the registry the mixins read (partial_fit's solvers)
+
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
@@ -438,7 +454,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             Training data (any array-API namespace when
             ``sklearn.set_config(array_api_dispatch=True)``), or a Dask array:
             each data pass is then one reduction over its partitions, the
-            noise drawn on the client (solvers :data:`DASK_SOLVERS`; see the
+            noise drawn on the client (the solvers whose spec says ``dask``; see the
             user guide, "On Dask").
         y : array-like or dask.array.Array of shape (n_samples,)
             Class labels.
@@ -516,11 +532,13 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             raise ValueError("delta must be > 0.")
         state, charged = self._stream_to_continue(partial)
         solver = self._resolve_loss_solver()
-        for name in _AUTO if solver == "auto" else (solver,):  # before any data is read
+        picks = auto_solvers(SOLVER_SPECS, loss=self.loss) if solver == "auto" else (solver,)
+        for name in picks:  # before any data is read
             SOLVER_SPECS[name].check_options(self.solver_options)
         on_dask = is_dask_collection(X)
         if on_dask:  # before any data are read
-            check_dask_solver(type(self).__name__, solver, DASK_SOLVERS)
+            check_dask_solver(type(self).__name__, solver,
+                              choices_with(SOLVER_SPECS, {"loss": self.loss}, dask=True))
             if SOLVER_SPECS.get(solver) and SOLVER_SPECS[solver].streaming:
                 return self._stream_dask(X, y, groups, classes, partial)
         accountant = self._check_budget() if charged else None
@@ -544,9 +562,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
         result = spec.fn(problem, _solver_budget(epsilon, delta, release), options)
         self.coef_, self.intercept_ = result.solution
-        if spec.family == "goldstein":
-            self.goldstein_certificate_ = result.info["certificate"]
-            self.goldstein_config_ = result.info["config"]
+        for attr, key in spec.info_attributes:
+            setattr(self, attr, result.info[key])
         self.group_labels_ = labels
         self.group_weights_ = np.asarray(result.info["group_weights"], dtype=float)
         self.group_sizes_ = np.asarray(sizes, dtype=float)
@@ -637,16 +654,20 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                 self.fit_intercept, self.radius, self.theory, repr(self.solver_options))
 
     def _resolve_loss_solver(self):
-        """``'auto'`` is ``fo_single_pass`` for the ramp loss; check loss and solver match."""
+        """``'auto'`` is the one ``auto`` solver of the ramp loss (``fo_single_pass``); check
+        that the solver fits the loss (its spec's ``losses``)."""
+        ramp = solvers_with(SOLVER_SPECS, loss="ramp")
         if self.loss == "ramp":
-            solver = "fo_single_pass" if self.solver == "auto" else self.solver
-            if solver not in RAMP_SOLVERS:
+            (pick,) = auto_solvers(SOLVER_SPECS, loss="ramp")
+            solver = pick if self.solver == "auto" else self.solver
+            if solver not in ramp:
                 raise ValueError(f"loss='ramp' needs a paper-001 solver "
-                                 f"({sorted(RAMP_SOLVERS)}), got solver={solver!r}.")
+                                 f"({sorted(ramp)}), got solver={solver!r}.")
             return solver
-        if self.solver in RAMP_SOLVERS:
-            raise ValueError(f"solver={self.solver!r} fits loss='ramp' only, got "
-                             f"loss={self.loss!r}.")
+        spec = SOLVER_SPECS.get(self.solver)
+        if spec is not None and not spec.has(loss=self.loss):
+            raise ValueError(f"solver={self.solver!r} fits loss="
+                             f"{' or '.join(map(repr, spec.losses))} only, got loss={self.loss!r}.")
         return self.solver
 
     # -- validation ----------------------------------------------------------

@@ -25,7 +25,7 @@ from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zc
 from .privacy.budget import Budget
 from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile_of_counts
 from .privacy.release import Release
-from .solvers.spec import Option, SolverSpec
+from .solvers.spec import Option, SolverSpec, choices_with, deprecated_names, solvers_with
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
 from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
@@ -37,31 +37,25 @@ from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
                                 goldstein_gap)
-from .solvers.kl.stream import STREAMING_SOLVERS, stream_solver
+from .solvers.kl.stream import stream_solver
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
 __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
 
 MODELS = ("linear", "mlp")
-GAUSSIAN_SOLVERS = ("adaptive_gd", "noisy_gd", "spider", "ppm")
-"""Solvers whose every release is Gaussian: calibrated on Gaussian DP (``fit_budget``)."""
 CLIP_QUANTILE = 0.8   # default clip: this private quantile of the gradient norms at w0
 CLIP_SHARE = 0.05     # share of the budget its release takes
 CLIP_GRID = 9         # candidates: the bound rule's clip times 2**(-k/2), k < CLIP_GRID
 CLIP_NOISE_TOL = 0.1  # released only if the noisy cumulative fraction's sd is at most this
 CLIP_ROWS = 100_000   # the quantile reads at most this many rows (a public random subset)
 GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
-DASK_SOLVERS = ("adaptive_gd", "noisy_gd", "stationary_gd", "dpsgd_poisson", "spider", "ppm")
-"""Batch solvers that run on a Dask collection (each data pass one reduction over partitions);
-the streaming solvers run on it too, chunk after chunk of ``STREAM_ROWS`` rows (``partial_fit``
-semantics, calibrated from the row count: :func:`skdp._dask.stream_blocks`)."""
 
 
 def fit_budget(epsilon, delta, solver):
     """The filter total ``rho`` of a batch fit: exact GDP where every release is Gaussian.
 
     A fit made only of Gaussian releases (the preconditioner and the
-    ``GAUSSIAN_SOLVERS``) is calibrated on Gaussian DP: ``mu =
+    solvers whose spec says ``gaussian``) is calibrated on Gaussian DP: ``mu =
     approx_dp_to_gdp(epsilon, delta)`` (Dong–Roth–Su 2022, Cor. 2.13 inverted),
     and its filter runs on ``sum_t mu_t**2 <= mu**2``, which for Gaussian
     releases (``mu_t = Delta_t / sigma_t = sqrt(2 rho_t)``) is the zCDP
@@ -84,7 +78,7 @@ def fit_budget(epsilon, delta, solver):
     """
     if math.isinf(epsilon):
         return math.inf
-    if solver in GAUSSIAN_SOLVERS:
+    if SOLVER_SPECS[solver].gaussian:
         mu = approx_dp_to_gdp(epsilon, delta) * (1.0 - GDP_SLACK)
         return mu * mu / 2.0
     return approx_dp_to_zcdp(epsilon, delta)
@@ -156,6 +150,7 @@ _STREAM_BUDGET = {"srgd": "the whole stream: one binary-tree Gaussian mechanism,
 _MF_BUDGET = ("the whole stream: one matrix-factorisation Gaussian mechanism, "
               "mu = sqrt(2 rho)-GDP (Denisov et al. 2022, Thm 2.1)")
 _STREAM_BACKENDS = {"srgd": ("numpy", "array_api")}  # the MF noise runs in NumPy only
+_CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_", "config"))
 _RADIUS = Option("radius", "float", None, low=0, low_open=True,
                  doc="srgd: radius R of the l2 ball (None: 10)")
 _GOLDSTEIN_PAPER = {"fo_single_pass": "001 Alg. 2 + Alg. 5, Thm 6.1",
@@ -169,34 +164,51 @@ _GOLDSTEIN_BUDGET = {"fo_single_pass": _SINGLE_PASS_BUDGET, "zo_single_pass": _S
 
 SOLVER_SPECS = {spec.name: spec for spec in (
     SolverSpec("noisy_gd", noisy_gd, "kl", "004 Alg. 4 without projection (the baseline)",
-               "T = max_iter (10) equal Gaussian gradient steps of rho/T", NOISY_GD_OPTIONS),
+               "T = max_iter (10) equal Gaussian gradient steps of rho/T", NOISY_GD_OPTIONS,
+               dask=True, gaussian=True),
     SolverSpec("adaptive_gd", adaptive_gd, "kl", "004 Alg. 3, Thm 3 (privacy), Thm 4 (utility)",
                "per step a noisy gradient norm (norm_cost_scale sqrt(rho)/n), then the gradient "
-               "at the noise it sets; a zCDP filter stops at rho", ADAPTIVE_GD_RELEASE_OPTIONS),
+               "at the noise it sets; a zCDP filter stops at rho", ADAPTIVE_GD_RELEASE_OPTIONS,
+               dask=True, auto=True, gaussian=True),
     SolverSpec("stationary_gd", stationary_gd, "kl", "004 Alg. 3, Thm 5",
                "(1 - select_frac) rho to adaptive_gd's path, select_frac rho to the "
-               "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS),
+               "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS, dask=True),
     SolverSpec("dpsgd_poisson", dpsgd_poisson, "kl",
                "DP-SGD with Poisson sampling (Abadi et al. 2016, Alg. 1); PLD accounting",
                "T = max_iter (100) Poisson-subsampled Gaussian gradient sums at the noise "
                "multiplier that makes the ledger's PLD composition spend exactly epsilon",
-               DPSGD_POISSON_OPTIONS),
+               DPSGD_POISSON_OPTIONS, dask=True, auto=True),
     SolverSpec("spider", spider, "kl", "004 Alg. 1, Thm 1",
                "frac_full rho over the K full gradients, the rest over the gradient "
-               "differences, evenly", SPIDER_OPTIONS),
+               "differences, evenly", SPIDER_OPTIONS, dask=True, auto=True, gaussian=True),
     SolverSpec("ppm", ppm, "kl", "004 Alg. 2 with Alg. 4, Thm 2",
-               "rho/T per outer step, shared evenly by its T_in gradient steps", PPM_OPTIONS),
-    *(SolverSpec(name, stream_solver(name), "streaming", _STREAM_PAPER[name],
+               "rho/T per outer step, shared evenly by its T_in gradient steps", PPM_OPTIONS,
+               dask=True, auto=True, gaussian=True),
+    *(SolverSpec(name, stream_solver(name), "streaming", paper,
                  _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
-                 streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)))
-      for name in STREAMING_SOLVERS),
-    *(SolverSpec(name, _goldstein_solver(name), "goldstein", _GOLDSTEIN_PAPER[name],
-                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS, backends=("numpy",))
-      for name in GOLDSTEIN_SOLVERS),
+                 streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)), dask=True)
+      for name, paper in _STREAM_PAPER.items()),
+    *(SolverSpec(name, _goldstein_solver(name), "goldstein", paper,
+                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS, backends=("numpy",),
+                 auto=name == "fo_single_pass", models=("linear",),
+                 info_attributes=_CERTIFICATE)
+      for name, paper in _GOLDSTEIN_PAPER.items()),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
 
-Each runs on the budget left after the private preconditioner (``precondition`` of ``rho``)."""
+Each runs on the budget left after the private preconditioner (``precondition`` of ``rho``).
+The facts the regressor decides by: ``auto`` (what :func:`resolve_solver` may pick),
+``gaussian`` (calibrated on Gaussian DP: :func:`fit_budget`), ``dask`` (it fits a Dask
+collection: each data pass one reduction over partitions; the streaming solvers chunk after
+chunk of ``STREAM_ROWS`` rows, with ``partial_fit`` semantics, calibrated from the row count:
+:func:`skdp._dask.stream_blocks`), ``models``, ``streaming`` and ``info_attributes``."""
+
+__getattr__ = deprecated_names(__name__, {
+    "GAUSSIAN_SOLVERS": (lambda: solvers_with(SOLVER_SPECS, gaussian=True),
+                         "solvers_with(SOLVER_SPECS, gaussian=True)"),
+    "DASK_SOLVERS": (lambda: solvers_with(SOLVER_SPECS, dask=True, streaming=False),
+                     "solvers_with(SOLVER_SPECS, dask=True)"),
+})
 
 """The solvers as ``fit`` calls them, ``fn(problem, budget, options)``, by name."""
 
@@ -470,6 +482,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     True
     """
 
+    _solver_specs = SOLVER_SPECS  # the registry the mixins read (partial_fit's solvers)
+
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
@@ -600,8 +614,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         return goldstein_gap(problem, self._w, float(radius), int(n_points), random_state)
 
     def _check_solver(self, solver, loss, gamma, kappa):
-        if solver in GOLDSTEIN_SOLVERS and self.model != "linear":
-            raise ValueError(f"solver={solver!r} supports model='linear' only.")
+        models = SOLVER_SPECS[solver].models
+        if not SOLVER_SPECS[solver].has(model=self.model):
+            raise ValueError(f"solver={solver!r} supports model="
+                             f"{' or '.join(map(repr, models))} only.")
         if solver == "spider" and (gamma is None or kappa is None):
             raise ValueError("solver='spider' needs the KL constants: give kl_gamma and "
                              "kl_kappa, or alpha > 0 (then gamma = 1/sqrt(2 alpha), kappa = 2).")
@@ -697,7 +713,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             (or Dask DataFrame of numbers) is fitted where its partitions live:
             each data pass is one reduction over them, the noise is drawn on
             the client, and the fit equals the in-memory one of the same seed
-            up to floating-point round-off (solvers in ``DASK_SOLVERS``; the
+            up to floating-point round-off (the solvers whose spec says ``dask``; the
             streaming solvers run chunk after chunk of fixed size, as ``fit`` then
             ``partial_fit``, calibrated from the row count; any other raises
             ``ValueError``). See the
@@ -772,7 +788,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
     def _fit(self, X, y, partial=False):
         on_dask = is_dask_collection(X)
-        if on_dask and self.solver in STREAMING_SOLVERS:
+        if on_dask and self.solver in solvers_with(SOLVER_SPECS, streaming=True):
             return self._stream_partitions(X, y, partial)
         check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
@@ -783,7 +799,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
                                 robust=self.loss in ROBUST_LOSSES, size=self._auto_size(X))
         if on_dask:
-            check_dask_solver(type(self).__name__, solver, DASK_SOLVERS + STREAMING_SOLVERS)
+            check_dask_solver(type(self).__name__, solver, choices_with(SOLVER_SPECS, dask=True))
         spec = SOLVER_SPECS[solver]
         options = spec.resolve_options(self.solver_options)  # before any data or charge
         if spec.streaming and options.get("n_rows") is None:
@@ -797,9 +813,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa,
                                                                  solver)
         result = spec.fn(problem, budget, options)
-        if spec.family == "goldstein":
-            self.goldstein_certificate_ = result.info["certificate"]
-            self.goldstein_config_ = result.info["config"]
+        for attr, key in spec.info_attributes:
+            setattr(self, attr, result.info[key])
         self.solver_ = solver
         self.n_iter_ = int(result.n_iter)
         self.history_ = result.history

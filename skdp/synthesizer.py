@@ -9,7 +9,7 @@ draws from the released histogram (:mod:`skdp.solvers.synth.sample`), or
 from the released graphical model of the ``'mst'`` and ``'aim'`` solvers
 (:mod:`skdp.solvers.synth.select`), which run on tables of any width.
 A Dask table is read by :mod:`skdp._synth.dask_io` into partitions and
-counted by reductions over them (:data:`DASK_SOLVERS`).
+counted by reductions over them (the solvers whose spec says ``dask``).
 """
 
 import copy
@@ -39,22 +39,14 @@ from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_z
                                  gaussian_sigma)
 from .privacy.budget import Budget
 from .privacy.release import Release
-from .solvers.spec import Option, SolverSpec
+from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
 from .solvers.synth import select
-from .solvers.synth.games import solve_private_game, solve_vertex
 from .solvers.synth.marginals import (MAX_CELLS, MarginalProblem, PartitionMarginalProblem,
                                       replace_one_sensitivity, total_variation)
-from .solvers.synth.mwem import solve_mwem
-from .solvers.synth.smd import solve_smd, solve_smd_linf
+from .solvers.synth.registry import SOLVER_SPECS
 
 __all__ = ["SaddlePointSynthesizer", "SOLVER_SPECS"]
-
-_PGM = "the model estimated as in McKenna-Sheldon-Miklau 2019 (private-pgm, post-processing)"
-_MODEL_SIZE = Option("max_model_size", "int", None, low=1,
-                     doc="cap on the graphical model's cells (None: 2e5, or the largest "
-                         "workload marginal if larger; upstream AIM's is 1e7)")
-
 
 def _object_array(X):
     """An untyped table (nested lists) as an object array: no dtype inferred from its values."""
@@ -76,84 +68,15 @@ def _column_labels(columns):
             for c in columns]
 
 
-def _compress_option(default):
-    return Option("compress", "float", default, low=0.0,
-                  doc="merge a column's values whose noisy 1-way count is below this many "
-                      "noise sds (MST §4; 0: never)")
-
-
-_GAME_SPLIT = ("largest per-step epsilon of Cor. 3.6, Thm 3.5 or bounded-range zCDP "
-               "(Cesar-Rogers 2021)")
-
-SOLVER_SPECS = {
-    "smd": SolverSpec(
-        "smd", solve_smd, family="synth",
-        paper="002 §1.4 eq. (3), box query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su Cor. 2.13",
-        budget="one Gaussian release of all workload marginals; the mirror-prox solve is "
-               "post-processing"),
-    "smd_linf": SolverSpec(
-        "smd_linf", solve_smd_linf, family="synth",
-        paper="002 §1.4 eq. (3), simplex query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su "
-              "Cor. 2.13",
-        budget="one Gaussian release of all workload marginals; the mirror-prox solve is "
-               "post-processing"),
-    "smd_private_game": SolverSpec(
-        "smd_private_game", solve_private_game, family="synth",
-        paper="002 Thm 1.1 variant of Alg. 1 (notes 002 §6.7 option 2), Thm 3.4",
-        budget=f"T query-player exponential draws, each 2 tau_y / B-DP <= the {_GAME_SPLIT}"),
-    "smd_vertex": SolverSpec(
-        "smd_vertex", solve_vertex, family="synth", paper="002 Alg. 1 (K = 1), Prop. 3.3",
-        budget=f"4T vertex draws, each 4 tau / B-DP <= the {_GAME_SPLIT}"),
-    "mwem": SolverSpec(
-        "mwem", solve_mwem, family="synth", paper="Hardt-Ligett-McSherry 2012 Alg. 1, in zCDP",
-        budget="rho / T per round, half to the exponential-mechanism selection (bounded "
-               "range), half to the Gaussian measurement"),
-    "mst": SolverSpec(
-        "mst", select.solve_mst, family="synth",
-        paper="McKenna-Miklau-Sheldon 2021 (MST) Alg. 1, as the query player of 002 §1.4 "
-              f"eq. (3); {_PGM}",
-        budget="rho in thirds: one Gaussian release of the 1-way marginals; d - 1 "
-               "exponential-mechanism edges (bounded range, eps^2/8 each); one Gaussian "
-               "release of the tree's 2-way marginals",
-        options=(Option("estimate_iter", "int", 200, low=1,
-                        doc="estimation iterations of the 1-way model the edges are scored on"),
-                 _compress_option(3.0)),
-        backends=("numpy",)),
-    "aim": SolverSpec(
-        "aim", select.solve_aim, family="synth",
-        paper="McKenna-Mullins-Sheldon-Miklau 2022 (AIM) Alg. 1-2, the private game of 002 "
-              f"§1.4 eq. (3) with a compact histogram player; {_PGM}",
-        budget="the 1-way marginals at min(0.9 d / T, 1/2) rho, then rounds of rho / T "
-               "(0.1 to the exponential-mechanism selection at eps^2/8, 0.9 to the Gaussian "
-               "measurement), times 4 when annealed; the last round spends what remains",
-        options=(_MODEL_SIZE,
-                 Option("max_rounds", "int", None, low=1,
-                        doc="T of the initial per-round budget rho / T (None: 16 d)"),
-                 Option("measure_share", "float", 0.9, low=0.0, high=1.0, low_open=True,
-                        high_open=True, doc="share of a round's budget to the measurement"),
-                 Option("round_iter", "int", 50, low=1,
-                        doc="estimation iterations per round (warm started)"),
-                 _compress_option(0.0),
-                 Option("tol", "float", 1e-6, low=0.0,
-                        doc="an estimation stops when a step lowers the loss by less than "
-                            "tol times the loss")),
-        backends=("numpy",)),
-}
-"""The synthesizer's solvers: name -> :class:`~skdp.solvers.spec.SolverSpec`; each is called
-``spec.fn(problem, budget, options)`` with a
-:class:`~skdp.solvers.synth.marginals.MarginalProblem` and returns a
-:class:`~skdp.solvers.spec.SolverResult` (``solution``: the flat histogram)."""
-
-MODEL_SOLVERS = frozenset({"mst", "aim"})
-"""The solvers that release a graphical model (:mod:`skdp.solvers.synth.select`) instead of
-a dense histogram."""
+__getattr__ = deprecated_names(__name__, {
+    "MODEL_SOLVERS": (lambda: frozenset(solvers_with(SOLVER_SPECS, graphical_model=True)),
+                      "solvers_with(SOLVER_SPECS, graphical_model=True)"),
+    "DASK_SOLVERS": (lambda: frozenset(choices_with(SOLVER_SPECS, dask=True)),
+                     "choices_with(SOLVER_SPECS, dask=True)"),
+})
 
 SAMPLE_PARTITION = 1_000_000
 """Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
-
-DASK_SOLVERS = frozenset({"auto", "smd", "smd_linf", "mwem", "mst", "aim"})
-"""The solvers that fit a Dask table: those that read the table only through counts (the
-private games read single records)."""
 
 
 # ---------------------------------------------------------------------------
@@ -514,10 +437,11 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         asked = "aim" if self.solver == "auto" else self.solver
         SOLVER_SPECS[asked].resolve_options(self.solver_options)  # before the data and any charge
         epsilon, delta = check_epsilon_delta(self.epsilon, self._resolve_delta(), need_delta=True)
-        if self.solver not in ("auto", "smd", *MODEL_SOLVERS) \
-                and self.neighbouring != "replace_one":
+        if self.solver not in choices_with(SOLVER_SPECS, neighbouring=self.neighbouring):
+            names = [repr(s) for s in solvers_with(SOLVER_SPECS, neighbouring=self.neighbouring)]
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
-                             "(public n); only 'smd', 'mst' and 'aim' support 'add_remove'.")
+                             f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
+                             f"{self.neighbouring!r}.")
         encoding.check_domain_entries(self.domain)  # the parameter alone: before any charge
         accountant = self._check_budget()
         if issparse(X):
@@ -536,7 +460,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.solver_ = name
         problem = self._problem(name, options, columns, values, shape, marginals)
         result = spec.fn(problem, budget, options)
-        if self.verbose and name not in MODEL_SOLVERS and sys.stderr.isatty():
+        if self.verbose and not spec.graphical_model and sys.stderr.isatty():
             print(file=sys.stderr)
 
         info = dict(result.info)
@@ -578,7 +502,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         partitions of prepared values (:func:`skdp._synth.dask_io.partitions`)."""
         from ._dask import check_dask_solver
 
-        check_dask_solver(type(self).__name__, self.solver, DASK_SOLVERS)
+        check_dask_solver(type(self).__name__, self.solver, choices_with(SOLVER_SPECS, dask=True))
         columns, meta, self._output = dask_io.columns_of(X, feature_names)
         _check_feature_names(self, meta, reset=True)
         self.n_features_in_ = len(columns)
@@ -614,7 +538,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         """The solver's problem: the dense :class:`MarginalProblem` or a column-coded table."""
         n_iter = None if self.n_iter == "auto" else int(self.n_iter)
         dask = not isinstance(values, list)
-        if name in MODEL_SOLVERS:
+        if SOLVER_SPECS[name].graphical_model:
             if options.get("max_model_size") is not None:
                 select.check_model_size(shape, marginals, options["max_model_size"],
                                         [c.name for c in columns])
@@ -640,7 +564,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         for attr in ("histogram_", "model_", "cliques_"):
             if hasattr(self, attr):
                 delattr(self, attr)
-        if name in MODEL_SOLVERS:
+        if SOLVER_SPECS[name].graphical_model:
             self.model_ = result.solution
             measured = info.pop("measured", [])
             self.cliques_ = [tuple(columns[i].name for i in m) for m in measured]

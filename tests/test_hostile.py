@@ -39,7 +39,7 @@ from skdp import minimax, regression, synthesizer
 from skdp.privacy.clipping import clip_factors, clip_rows, row_norms
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.privacy.accounting import PrivacyLedger
-from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
+from skdp.solvers.spec import solvers_with
 
 # hostile input gets a clear error or a finite, correct result: never an
 # overflow (or any numerical) RuntimeWarning
@@ -796,8 +796,9 @@ def test_classifier_string_labels_and_rare_class():
 SOLVER_CASES = (
     [(SYNTH, dict(solver=s, n_iter=4)) for s in sorted(synthesizer.SOLVER_SPECS)]
     + [(CLF, dict(solver=s, n_iter=3)) for s in sorted(minimax.SOLVER_SPECS)
-       if s not in STREAMING_SOLVERS and s not in minimax.RAMP_SOLVERS]
-    + [(CLF, dict(solver=s, group_by=None)) for s in STREAMING_SOLVERS]  # they need one group
+       if minimax.SOLVER_SPECS[s].has(streaming=False, loss="logistic")]
+    + [(CLF, dict(solver=s, group_by=None))  # they need one group
+       for s in solvers_with(minimax.SOLVER_SPECS, streaming=True)]
     + [(REG, dict(solver=s, max_iter=4, alpha=0.1)) for s in sorted(regression.SOLVER_SPECS)]
     + [(REG, dict(precondition=0.2)), (REG, dict(model="mlp", hidden_units=3))]
 )

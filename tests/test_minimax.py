@@ -15,13 +15,14 @@ from sklearn.preprocessing import StandardScaler
 
 from skdp import BudgetAccountant
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.minimax import (PrivateMinimaxClassifier, RAMP_SOLVERS, SOLVER_SPECS,
-                          UNKNOWN_LABEL_MESSAGE, resolve_solver)
+from skdp.minimax import (PrivateMinimaxClassifier, SOLVER_SPECS, UNKNOWN_LABEL_MESSAGE,
+                          resolve_solver)
 from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
 from skdp.solvers.losses import classification
 from skdp.solvers.minimax import euclidean as minimax_euclidean
-from skdp.solvers.spec import SolverSpec
+from skdp.solvers.spec import SolverSpec, solvers_with
 
+RAMP_SOLVERS = solvers_with(SOLVER_SPECS, loss="ramp")  # paper 001's
 # the worst-group solvers; the single-pass streaming ones need one group (tests/test_srgd.py)
 ALL_SOLVERS = sorted(name for name, spec in SOLVER_SPECS.items() if spec.family == "minimax")
 

@@ -20,12 +20,13 @@ from skdp.privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.regression import KLAdaptiveRegressor, SOLVER_SPECS, resolve_solver
-from skdp.solvers.streaming.srgd import STREAMING_SOLVERS
+from skdp.solvers.spec import solvers_with
 from skdp.solvers.kl.gd import noisy_gd
 from skdp.solvers.kl.models import KLProblem, LinearModel, MLPModel, Objective, SolverConfig
 
 # the paper-004 and paper-003 solvers (paper 001's: tests/test_robust.py)
 ALL_SOLVERS = sorted(name for name, spec in SOLVER_SPECS.items() if spec.family != "goldstein")
+STREAMING_SOLVERS = solvers_with(SOLVER_SPECS, streaming=True)
 
 
 def make_data(n=300, d=3, seed=0, noise=0.05):
@@ -376,7 +377,7 @@ def test_registry_covers_every_solver():
     assert choices == {"auto"} | set(SOLVER_SPECS)
     for name, spec in SOLVER_SPECS.items():
         assert spec.name == name and spec.paper and spec.budget and callable(spec.fn)
-        assert spec.streaming == (name in STREAMING_SOLVERS)
+        assert spec.streaming == (spec.family == "streaming")
 
 
 @pytest.mark.parametrize("solver, options, match", [

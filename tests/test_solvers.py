@@ -77,6 +77,11 @@ def test_fit_spends_within_its_claim(name, solver):
     assert est.privacy_spent_[0] == pytest.approx(spent, rel=1e-9)
     (charge,) = accountant.spends
     assert (charge["epsilon"], charge["delta"]) == (1.0, DELTA)
+    spec = REGISTRIES[name][solver]
+    for attr, _ in spec.info_attributes:  # the spec's fitted attributes are published
+        assert hasattr(est, attr), attr
+    if name == "synthesizer":  # a graphical model or a dense histogram, as the spec says
+        assert hasattr(est, "model_") == spec.graphical_model != hasattr(est, "histogram_")
 
 
 @pytest.mark.parametrize("name, solver", CASES)

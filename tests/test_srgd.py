@@ -20,7 +20,7 @@ from skdp.privacy.matrix import (BandedToeplitzNoise, MatrixMechanism, column_no
                                  workload_coefficients, workload_noise_variance)
 from skdp.solvers.losses.classification import LinearData
 from skdp.solvers.kl.models import LinearModel, MLPModel
-from skdp.solvers.streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
+from skdp.solvers.streaming.srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
 from skdp.solvers.streaming.problems import ClassificationProblem, RegressionProblem
 
 EPS, DELTA = 1.0, 1e-6
@@ -182,7 +182,7 @@ class _Counted(ClassificationProblem):
         return super().residuals(batch, theta)
 
 
-@pytest.mark.parametrize("solver", STREAMING_SOLVERS)
+@pytest.mark.parametrize("solver", STREAM_ALGORITHMS)
 def test_gradients_evaluated_at_the_right_steps(solver):
     problem = _Counted(_class_data())
     opts = StreamOptions.from_dict(solver, dict(batch_size=23), lipschitz=problem.lipschitz,
@@ -288,7 +288,7 @@ def test_clipped_difference_sensitivity_with_adversarial_record():
 
 
 # -- utility and determinism ------------------------------------------------------------
-@pytest.mark.parametrize("solver", STREAMING_SOLVERS)
+@pytest.mark.parametrize("solver", STREAM_ALGORITHMS)
 def test_eps_inf_reaches_the_nonprivate_optimum(solver):
     """Least squares with a full-rank design (strongly convex), realisable: one pass suffices."""
     rng = np.random.default_rng(0)
@@ -316,7 +316,7 @@ def test_classifier_private_accuracy():
     X, y = make_classification(n_samples=20000, n_features=10, n_informative=6, n_classes=3,
                                n_clusters_per_class=1, random_state=0)
     X = X / 6
-    for solver in STREAMING_SOLVERS:
+    for solver in STREAM_ALGORITHMS:
         clf = PrivateMinimaxClassifier(epsilon=2.0, solver=solver, group_by=None,
                                        random_state=0).fit(X, y)
         assert clf.score(X, y) > 0.7, solver

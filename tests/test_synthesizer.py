@@ -24,9 +24,11 @@ from skdp.solvers.synth.games import private_game_schedule, step_epsilon, vertex
 from skdp.solvers.synth.marginals import MarginalProblem, marginal_sensitivity
 from skdp.solvers.synth.measure import measure
 from skdp.solvers.synth.select import TableProblem
-from skdp.solvers.spec import SolverResult
+from skdp.solvers.spec import SolverResult, solvers_with
 from skdp.solvers.synth.smd import mirror_prox
-from skdp.synthesizer import MODEL_SOLVERS, SOLVER_SPECS, SaddlePointSynthesizer
+from skdp.synthesizer import SOLVER_SPECS, SaddlePointSynthesizer
+
+MODEL_SOLVERS = frozenset(solvers_with(SOLVER_SPECS, graphical_model=True))
 
 pd = pytest.importorskip("pandas")
 

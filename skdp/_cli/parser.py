@@ -4,13 +4,16 @@ import argparse
 import json
 import math
 
+from ..solvers.spec import choices_with
+from ..solvers.synth.registry import SOLVER_SPECS
 from .texts import DOMAIN_FORMAT, NA_VALUES
 
 __all__ = ["build_parser"]
 
-# a literal, so that --help imports no estimator; a test checks it against
-# skdp.synthesizer.SOLVER_SPECS
-SOLVERS = ["auto", "smd", "smd_linf", "smd_private_game", "smd_vertex", "mwem", "mst", "aim"]
+# from the synthesizer's registry, which imports no solver (SolverRef): --help loads
+# neither scikit-learn nor SciPy
+SOLVERS = ["auto", *SOLVER_SPECS]
+ADD_REMOVE_SOLVERS = choices_with(SOLVER_SPECS, neighbouring="add_remove")
 
 SYNTHESIZE = """\
 Release a differentially private synthetic copy of a CSV table with
@@ -164,7 +167,8 @@ def _add_synthesize(sub):
                         "before the fit, or stop with an error")
     p.add_argument("--neighbouring", default="replace_one", choices=["replace_one", "add_remove"],
                    help="neighbouring tables of the guarantee: one row replaced (the row count "
-                        "is public), or one row added or removed (solvers auto, smd, mst, aim)")
+                        "is public), or one row added or removed (solvers "
+                        f"{', '.join(ADD_REMOVE_SOLVERS)})")
     _common(p, "bins of a numeric column whose domain entry has no n_bins "
                "(default: 10; 6 for the bundled table)")
     p.add_argument("--bin-strategy", default="uniform", choices=["uniform", "quantile"],

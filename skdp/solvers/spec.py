@@ -7,7 +7,11 @@ and which ``solver_options`` it accepts, each an :class:`Option` with its
 type, default and range. The estimator validates a user's ``solver_options``
 with :meth:`SolverSpec.check_options` before any data is read: an unknown key
 or a value of the wrong type or range raises ``ValueError`` naming the valid
-choices. The docs' solver tables are generated from the registries
+choices. What an estimator decides by solver (which run on Dask, which the
+``auto`` rule may pick, which fit a loss, a model or a neighbouring relation,
+which stream, which release a graphical model, which publish extra fitted
+attributes) is a fact of the spec, queried with :func:`solvers_with` and
+:func:`choices_with`: no list of solver names lives outside the registries. The docs' solver tables are generated from the registries
 (:func:`solver_table`), so they cannot drift from the code. Every solver of an
 estimator is called the same way, ``spec.fn(problem, budget, options)``
 (``budget`` a :class:`~skdp.privacy.budget.Budget`), and returns a
@@ -15,9 +19,12 @@ estimator is called the same way, ``spec.fn(problem, budget, options)``
 """
 
 from dataclasses import dataclass, field
+import importlib
 from numbers import Integral, Real
+import warnings
 
-__all__ = ["Option", "SolverSpec", "SolverResult", "solver_table"]
+__all__ = ["Option", "SolverSpec", "SolverResult", "SolverRef", "solver_table", "solvers_with",
+           "auto_solvers", "choices_with", "deprecated_names"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,34 @@ class SolverSpec:
         Single pass, continued by ``partial_fit``.
     backends : tuple of str, default=('numpy', 'array_api')
         Where it runs: ``'numpy'`` and/or ``'array_api'`` (CuPy, array-api-strict).
+    dask : bool, default=False
+        It fits a Dask collection: each data pass one reduction over the
+        partitions (batch solvers), or chunk after chunk on the client
+        (streaming solvers).
+    auto : bool, default=False
+        The estimator's ``solver='auto'`` rule may pick it (the rule itself,
+        on public quantities, stays in the estimator: ``resolve_solver``).
+        ``'auto'`` has a fact (runs on Dask, fits ``add_remove``) when every
+        solver the rule may pick has it (:func:`choices_with`).
+    gaussian : bool, default=False
+        Every release is Gaussian and composed in a Gaussian-DP filter, so the
+        estimator converts its budget to ``mu``-GDP exactly (Dong–Roth–Su
+        2022, Cor. 2.13; the regressor's ``fit_budget``) instead of to zCDP.
+        Only the regressor reads it: the classifier calibrates every solver
+        on its own (``remaining_gdp``).
+    losses : tuple of str, default=None
+        The ``loss`` values it fits (None: every loss of the estimator).
+    models : tuple of str, default=None
+        The ``model`` values it fits (None: every model of the estimator).
+    neighbourings : tuple of str, default=('replace_one',)
+        The neighbouring relations its guarantee holds under.
+    graphical_model : bool, default=False
+        It releases a graphical model (``model_``, ``cliques_``) instead of a
+        dense histogram (the synthesizer).
+    info_attributes : tuple of (str, str), default=()
+        ``(attribute, key)``: the fitted attribute the estimator sets from
+        ``result.info[key]`` (public: computed from released values and
+        public parameters), e.g. paper 001's certificate.
 
     Examples
     --------
@@ -146,10 +181,41 @@ class SolverSpec:
     options: tuple = ()
     streaming: bool = False
     backends: tuple = ("numpy", "array_api")
+    dask: bool = False
+    auto: bool = False
+    gaussian: bool = False
+    losses: tuple = None
+    models: tuple = None
+    neighbourings: tuple = ("replace_one",)
+    graphical_model: bool = False
+    info_attributes: tuple = ()
 
     @property
     def option_names(self):
         return sorted(o.name for o in self.options)
+
+    def has(self, **facts):
+        """Whether the spec has every fact: ``field=value`` for a field, or ``loss``,
+        ``model``, ``neighbouring``, ``backend`` for a value of its tuple (None: any).
+
+        Examples
+        --------
+        >>> spec = SolverSpec("gd", fn=None, family="kl", paper="004", budget="T steps",
+        ...                   dask=True, losses=("squared",))
+        >>> spec.has(dask=True, loss="squared"), spec.has(loss="huber"), spec.has(model="mlp")
+        (True, False, True)
+        """
+        for key, value in facts.items():
+            if key in _MEMBERSHIP:
+                allowed = getattr(self, _MEMBERSHIP[key])
+                if allowed is not None and value not in allowed:
+                    return False
+            elif key not in _FACTS:
+                raise TypeError(f"unknown solver fact {key!r}; valid: "
+                                f"{sorted(_FACTS | set(_MEMBERSHIP))}.")
+            elif getattr(self, key) != value:
+                return False
+        return True
 
     def check_options(self, options):
         """The user's ``solver_options`` checked against the spec (only the keys given).
@@ -173,6 +239,105 @@ class SolverSpec:
         """:meth:`check_options`, completed with the defaults of the keys not given."""
         given = self.check_options(options)
         return {o.name: given.get(o.name, o.default) for o in self.options}
+
+
+_MEMBERSHIP = {"loss": "losses", "model": "models", "neighbouring": "neighbourings",
+               "backend": "backends"}
+_FACTS = {"family", "streaming", "dask", "auto", "gaussian", "graphical_model"}
+
+
+def solvers_with(specs, **facts):
+    """The names of the solvers of a registry with every fact (:meth:`SolverSpec.has`),
+    in registry order.
+
+    Examples
+    --------
+    >>> specs = {n: SolverSpec(n, None, "kl", "004", "b", dask=d, auto=a)
+    ...          for n, d, a in [("a", True, True), ("b", False, True), ("c", True, False)]}
+    >>> solvers_with(specs, dask=True), solvers_with(specs, auto=True, dask=True)
+    (('a', 'c'), ('a',))
+    """
+    return tuple(name for name, spec in specs.items() if spec.has(**facts))
+
+
+def auto_solvers(specs, **context):
+    """The solvers ``solver='auto'`` may pick, in a context (``loss=``, ``model=``...)."""
+    return solvers_with(specs, auto=True, **context)
+
+
+def choices_with(specs, context=None, **facts):
+    """The ``solver`` values with the facts in a context: :func:`solvers_with`, preceded by
+    ``'auto'`` when every solver the ``auto`` rule may pick there has them.
+
+    Examples
+    --------
+    >>> specs = {n: SolverSpec(n, None, "kl", "004", "b", dask=d, auto=a)
+    ...          for n, d, a in [("a", True, True), ("b", False, True), ("c", True, False)]}
+    >>> choices_with(specs, dask=True)  # 'b' may be picked and does not run on Dask
+    ('a', 'c')
+    >>> choices_with({n: s for n, s in specs.items() if n != "b"}, dask=True)
+    ('auto', 'a', 'c')
+    """
+    context = context or {}
+    picks = auto_solvers(specs, **context)
+    auto = picks and all(specs[name].has(**facts) for name in picks)
+    return ("auto",) * bool(auto) + solvers_with(specs, **context, **facts)
+
+
+class SolverRef:
+    """A solver function named by its module and attribute, imported on its first call.
+
+    A registry of such references imports none of its solvers' dependencies,
+    so the command line's ``--help`` lists the synthesizer's solvers from its
+    specs without loading SciPy or scikit-learn.
+
+    Examples
+    --------
+    >>> ref = SolverRef("math", "hypot")
+    >>> ref.__name__, ref(3.0, 4.0)
+    ('hypot', 5.0)
+    """
+
+    def __init__(self, module, name):
+        self.module, self.__name__ = module, name
+
+    def resolve(self):
+        return getattr(importlib.import_module(self.module), self.__name__)
+
+    def __call__(self, *args, **kwargs):
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self):
+        return f"SolverRef({self.module!r}, {self.__name__!r})"
+
+
+def deprecated_names(module, names):
+    """A module ``__getattr__`` serving old names with a ``FutureWarning``.
+
+    ``names``: ``{old name: (value function, what to use instead)}``; each
+    access computes the value from the registry.
+
+    Examples
+    --------
+    >>> getattr_ = deprecated_names("mod", {"OLD": (lambda: (1, 2), "NEW")})
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = getattr_("OLD")
+    >>> value, caught[0].category.__name__
+    ((1, 2), 'FutureWarning')
+    """
+
+    def __getattr__(name):
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value, instead = names[name]
+        warnings.warn(f"{module}.{name} is deprecated and will be removed; use {instead} "
+                      "(the solvers' facts live in their SolverSpec).", FutureWarning,
+                      stacklevel=2)
+        return value()
+
+    return __getattr__
 
 
 @dataclass
@@ -204,7 +369,8 @@ class SolverResult:
 
 
 def solver_table(registry):
-    """A reStructuredText table of a registry: name, family, paper, budget, options.
+    """A reStructuredText table of a registry: name (with its facts streaming, Dask, picked
+    by ``auto``), family, paper, budget, options.
 
     Examples
     --------
@@ -216,7 +382,9 @@ def solver_table(registry):
     rows = [("solver", "family", "paper", "budget", "options")]
     for name, spec in registry.items():
         opts = "; ".join(f"``{o.name}`` ({o.describe()})" for o in spec.options) or "none"
-        flags = " (streaming)" if spec.streaming else ""
+        flags = [word for word, on in (("streaming", spec.streaming), ("Dask", spec.dask),
+                                       ("picked by auto", spec.auto)) if on]
+        flags = f" ({', '.join(flags)})" if flags else ""
         rows.append((f"``{name}``{flags}", spec.family, spec.paper, spec.budget, opts))
     lines = [".. list-table::", "   :header-rows: 1", "   :widths: 12 8 18 30 32", ""]
     for row in rows:

@@ -7,11 +7,15 @@ Thin adapter from the regressor's :class:`~skdp.solvers.kl.models.KLProblem`
 preconditioner (a second pass over the data) is not used.
 """
 
-from ..spec import SolverResult
-from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
+from ..spec import SolverResult, deprecated_names
+from ..streaming.srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
 from ..streaming.problems import RegressionProblem
 
-__all__ = ["stream_solver", "STREAMING_SOLVERS"]
+__all__ = ["stream_solver"]
+
+__getattr__ = deprecated_names(__name__, {
+    "STREAMING_SOLVERS": (lambda: STREAM_ALGORITHMS,
+                          "skdp.regression's solvers_with(SOLVER_SPECS, streaming=True)")})
 
 
 def stream_solver(name):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..spec import SolverResult
 from ..streaming.problems import ClassificationProblem
-from ..streaming.srgd import STREAMING_SOLVERS, StreamOptions, run_stream
+from ..streaming.srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
 
 __all__ = ["STREAM_CLASSIFIERS"]
 
@@ -47,5 +47,5 @@ def _classifier(name):
     return fit
 
 
-STREAM_CLASSIFIERS = {name: _classifier(name) for name in STREAMING_SOLVERS}
+STREAM_CLASSIFIERS = {name: _classifier(name) for name in STREAM_ALGORITHMS}
 """The streaming solvers as classifier solvers: ``fn(problem, budget, options)``."""

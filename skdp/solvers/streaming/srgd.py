@@ -68,25 +68,32 @@ from ..._backend import Backend
 from ...privacy.budget import Budget
 from ...privacy.matrix import MatrixMechanism, mf_sigma, sqrt_toeplitz_coefficients
 from ...privacy.tree import TreeMechanism, tree_sigma
-from ..spec import Option
+from ..spec import Option, deprecated_names
 
-__all__ = ["STREAMING_SOLVERS", "require_streaming", "StreamOptions", "StreamState", "new_pass",
+__all__ = ["STREAM_ALGORITHMS", "require_streaming", "StreamOptions", "StreamState", "new_pass",
            "run_stream", "theory_constants"]
 
-STREAMING_SOLVERS = ("srgd", "srg_memf", "memf", "dpsgd")
+STREAM_ALGORITHMS = ("srgd", "srg_memf", "memf", "dpsgd")
+"""The algorithms :func:`run_stream` runs (``StreamOptions.solver``). Which of them an
+estimator offers, and that they stream, is said by its registry's specs
+(``SolverSpec.streaming``; ``partial_fit`` exists for those)."""
+
+__getattr__ = deprecated_names(__name__, {
+    "STREAMING_SOLVERS": (lambda: STREAM_ALGORITHMS,
+                          "the estimator's solvers_with(SOLVER_SPECS, streaming=True)")})
 
 
 def require_streaming(solver):
-    """True if ``solver`` streams (``partial_fit`` exists), else AttributeError.
+    """True if ``solver`` is an algorithm of :func:`run_stream`, else AttributeError.
 
     Examples
     --------
     >>> require_streaming("srg_memf")
     True
     """
-    if solver not in STREAMING_SOLVERS:
+    if solver not in STREAM_ALGORITHMS:
         raise AttributeError(f"partial_fit needs a streaming solver "
-                             f"({', '.join(STREAMING_SOLVERS)}); got solver={solver!r}.")
+                             f"({', '.join(STREAM_ALGORITHMS)}); got solver={solver!r}.")
     return True
 
 # Practical defaults (benchmarks/srgd.py; chosen on validation splits of the

@@ -30,7 +30,8 @@ Every solver is called ``fn(problem, budget, options)`` with a
 :class:`~skdp.solvers.synth.select.TableProblem` (graphical ones) and a
 :class:`~skdp.privacy.budget.Budget`, and returns a
 :class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is the flat
-histogram or the fitted graphical model; the registry is ``skdp.synthesizer.SOLVER_SPECS``. Encoding the
+histogram or the fitted graphical model; the registry is ``SOLVER_SPECS`` of
+:mod:`~skdp.solvers.synth.registry` (re-exported by :mod:`skdp.synthesizer`). Encoding the
 table on its public domain, and decoding sampled cells back to a table, are in
 :mod:`skdp._synth`.
 """

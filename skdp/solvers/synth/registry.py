@@ -1,0 +1,101 @@
+"""The synthesizer's solver registry, ``SOLVER_SPECS`` (re-exported by :mod:`skdp.synthesizer`).
+
+Each solver is named by a :class:`~skdp.solvers.spec.SolverRef` and imported
+on its first call, so this module imports nothing but the spec: the command
+line's ``--solver`` choices and help are read from it without loading SciPy or
+scikit-learn.
+"""
+
+from ..spec import Option, SolverRef, SolverSpec
+
+__all__ = ["SOLVER_SPECS"]
+
+_PGM = "the model estimated as in McKenna-Sheldon-Miklau 2019 (private-pgm, post-processing)"
+_MODEL_SIZE = Option("max_model_size", "int", None, low=1,
+                     doc="cap on the graphical model's cells (None: 2e5, or the largest "
+                         "workload marginal if larger; upstream AIM's is 1e7)")
+_BOTH = ("replace_one", "add_remove")  # n public, or released (add_remove: issue 28)
+
+
+def _ref(module, name):
+    return SolverRef(f"skdp.solvers.synth.{module}", name)
+
+
+def _compress_option(default):
+    return Option("compress", "float", default, low=0.0,
+                  doc="merge a column's values whose noisy 1-way count is below this many "
+                      "noise sds (MST §4; 0: never)")
+
+
+_GAME_SPLIT = ("largest per-step epsilon of Cor. 3.6, Thm 3.5 or bounded-range zCDP "
+               "(Cesar-Rogers 2021)")
+
+SOLVER_SPECS = {
+    "smd": SolverSpec(
+        "smd", _ref("smd", "solve_smd"), family="synth",
+        paper="002 §1.4 eq. (3), box query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su Cor. 2.13",
+        budget="one Gaussian release of all workload marginals; the mirror-prox solve is "
+               "post-processing",
+        dask=True, auto=True, neighbourings=_BOTH),
+    "smd_linf": SolverSpec(
+        "smd_linf", _ref("smd", "solve_smd_linf"), family="synth",
+        paper="002 §1.4 eq. (3), simplex query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su "
+              "Cor. 2.13",
+        budget="one Gaussian release of all workload marginals; the mirror-prox solve is "
+               "post-processing",
+        dask=True),
+    "smd_private_game": SolverSpec(
+        "smd_private_game", _ref("games", "solve_private_game"), family="synth",
+        paper="002 Thm 1.1 variant of Alg. 1 (notes 002 §6.7 option 2), Thm 3.4",
+        budget=f"T query-player exponential draws, each 2 tau_y / B-DP <= the {_GAME_SPLIT}"),
+    "smd_vertex": SolverSpec(
+        "smd_vertex", _ref("games", "solve_vertex"), family="synth",
+        paper="002 Alg. 1 (K = 1), Prop. 3.3",
+        budget=f"4T vertex draws, each 4 tau / B-DP <= the {_GAME_SPLIT}"),
+    "mwem": SolverSpec(
+        "mwem", _ref("mwem", "solve_mwem"), family="synth",
+        paper="Hardt-Ligett-McSherry 2012 Alg. 1, in zCDP",
+        budget="rho / T per round, half to the exponential-mechanism selection (bounded "
+               "range), half to the Gaussian measurement",
+        dask=True),
+    "mst": SolverSpec(
+        "mst", _ref("select", "solve_mst"), family="synth",
+        paper="McKenna-Miklau-Sheldon 2021 (MST) Alg. 1, as the query player of 002 §1.4 "
+              f"eq. (3); {_PGM}",
+        budget="rho in thirds: one Gaussian release of the 1-way marginals; d - 1 "
+               "exponential-mechanism edges (bounded range, eps^2/8 each); one Gaussian "
+               "release of the tree's 2-way marginals",
+        options=(Option("estimate_iter", "int", 200, low=1,
+                        doc="estimation iterations of the 1-way model the edges are scored on"),
+                 _compress_option(3.0)),
+        backends=("numpy",), dask=True, neighbourings=_BOTH, graphical_model=True),
+    "aim": SolverSpec(
+        "aim", _ref("select", "solve_aim"), family="synth",
+        paper="McKenna-Mullins-Sheldon-Miklau 2022 (AIM) Alg. 1-2, the private game of 002 "
+              f"§1.4 eq. (3) with a compact histogram player; {_PGM}",
+        budget="the 1-way marginals at min(0.9 d / T, 1/2) rho, then rounds of rho / T "
+               "(0.1 to the exponential-mechanism selection at eps^2/8, 0.9 to the Gaussian "
+               "measurement), times 4 when annealed; the last round spends what remains",
+        options=(_MODEL_SIZE,
+                 Option("max_rounds", "int", None, low=1,
+                        doc="T of the initial per-round budget rho / T (None: 16 d)"),
+                 Option("measure_share", "float", 0.9, low=0.0, high=1.0, low_open=True,
+                        high_open=True, doc="share of a round's budget to the measurement"),
+                 Option("round_iter", "int", 50, low=1,
+                        doc="estimation iterations per round (warm started)"),
+                 _compress_option(0.0),
+                 Option("tol", "float", 1e-6, low=0.0,
+                        doc="an estimation stops when a step lowers the loss by less than "
+                            "tol times the loss")),
+        backends=("numpy",), dask=True, auto=True, neighbourings=_BOTH, graphical_model=True),
+}
+"""The synthesizer's solvers: name -> :class:`~skdp.solvers.spec.SolverSpec`; each is called
+``spec.fn(problem, budget, options)`` with a
+:class:`~skdp.solvers.synth.marginals.MarginalProblem` (a
+:class:`~skdp.solvers.synth.select.TableProblem` for the graphical ones) and returns a
+:class:`~skdp.solvers.spec.SolverResult` (``solution``: the flat histogram, or the graphical
+model). The facts the synthesizer decides by: ``auto`` (``'smd'`` up to ``MAX_CELLS`` cells,
+else ``'aim'``), ``dask`` (those that read the table only through counts; the private games
+read single records), ``neighbourings`` (``'add_remove'``: those that release ``n`` or never
+use it) and ``graphical_model`` (a graphical model of :mod:`skdp.solvers.synth.select`
+instead of a dense histogram)."""

@@ -361,6 +361,15 @@ class PrivacyMixin:
         self._reservation = Reservation(accountant, token, epsilon, delta)
         return accountant
 
+    def _reserve_ahead(self):
+        """Reserve the fit's budget now, for a pass over the rows that comes before the point
+        where the fit reserves (a Dask collection's row counts, computed from its partitions);
+        the fit's own :meth:`_check_budget` takes the reservation over (issue 28). From here
+        on a failure keeps it charged."""
+        self._check_budget()
+        self._held_reservation = self._reservation
+        self._reading_data()
+
     def _spend_record(self, seed=None):
         """What the accountant keeps of the fit besides its spend: label, seed, params, solver."""
         if seed is None:

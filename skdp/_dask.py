@@ -9,8 +9,8 @@ fixed message as scikit-learn's ``validate_data``.
 
 import numpy as np
 
-__all__ = ["check_dask_solver", "check_dask_X", "check_dask_y", "check_finite", "stream_blocks",
-           "STREAM_ROWS"]
+__all__ = ["check_dask_solver", "check_dask_X", "check_dask_y", "check_finite", "known_rows",
+           "rows_unknown", "stream_blocks", "STREAM_ROWS"]
 
 
 def check_dask_solver(estimator, solver, supported):
@@ -33,8 +33,34 @@ Pass a NumPy array (e.g. X.compute()) to use it.
                          "(e.g. X.compute()) to use it.")
 
 
-def check_dask_X(X, dtypes=(np.float64, np.float32)):
+def rows_unknown(X):
+    """Whether a Dask array's partitions have unknown row counts (a Dask DataFrame's values).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> rows_unknown(da.ones((4, 2), chunks=2))
+    False
+    """
+    return any(np.isnan(c) for c in X.chunks[0])
+
+
+def known_rows(X):
+    """``X`` with its partitions' row counts known: computed if not.
+
+    Computing them computes every partition (the rows are read, and an error
+    may depend on them): a fit calls it only once its budget is reserved
+    (issue 28), after :func:`check_dask_X` with ``compute_rows=False``.
+    """
+    return X.compute_chunk_sizes() if rows_unknown(X) else X
+
+
+def check_dask_X(X, dtypes=(np.float64, np.float32), compute_rows=True):
     """A 2-D Dask array of a float dtype (other numeric dtypes cast to the first of ``dtypes``).
+
+    ``compute_rows=False``: the metadata only (no partition is computed), so a
+    Dask DataFrame's row counts may stay unknown (:func:`known_rows` computes
+    them); a fit checks its input so before it reserves its budget.
 
     Examples
     --------
@@ -46,8 +72,8 @@ def check_dask_X(X, dtypes=(np.float64, np.float32)):
 
     if not isinstance(X, da.Array):
         X = da.asarray(X)  # a Dask DataFrame of numbers: its values
-        if hasattr(X, "compute_chunk_sizes") and any(np.isnan(c) for c in X.chunks[0]):
-            X = X.compute_chunk_sizes()
+        if compute_rows and hasattr(X, "compute_chunk_sizes"):
+            X = known_rows(X)
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D array, got {X.ndim}D: reshape X to (n_samples, "
                          "n_features).")

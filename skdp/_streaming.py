@@ -247,6 +247,20 @@ class StreamingMixin:
         self._pass_of = (self.privacy_ledger_, float(self.privacy_spent_[1]), state.passes + 1)
         return new_pass(state), True
 
+    def _reserve_stream_ahead(self, partial):
+        """Reserve a Dask stream's budget before its row counts are computed (issue 28).
+
+        The chunks of a streaming fit on Dask are cut at fixed rows, which needs
+        the partitions' row counts, computed from the rows when unknown: the call
+        is reserved first (when it is charged, see :meth:`_stream_to_continue`),
+        and its first chunk takes the reservation over.
+        """
+        _, charged = self._stream_to_continue(partial)
+        if charged:
+            self._reserve_ahead()
+        else:
+            self._reading_data()
+
     def _resolve_delta(self, partial=False):
         """The fit's delta; a call that continues a stream (a chunk or a new pass) keeps the
         delta its stream started with, as its other calibration constants."""

@@ -535,6 +535,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         picks = auto_solvers(SOLVER_SPECS, loss=self.loss) if solver == "auto" else (solver,)
         for name in picks:  # before any data is read
             SOLVER_SPECS[name].check_options(self.solver_options)
+        self._check_public_groups(groups, classes, state, solver)  # before any data is read
         on_dask = is_dask_collection(X)
         if on_dask:  # before any data are read
             check_dask_solver(type(self).__name__, solver,
@@ -546,9 +547,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         data, counts, labels, backend = read(X, y, groups, classes, state, delta)
         n = data.n
         if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
-            raise ValueError(f"solver={self.solver!r} minimises the average risk (one group): "
-                             f"got {labels.shape[0]} groups. Set group_by=None and pass no "
-                             "groups, or use solver='noisy_gd' / 'sgda' for the worst group.")
+            raise ValueError(_one_group_message(self.solver, labels.shape[0]))
         release = Release(backend, PrivacyLedger())
         sizes = self._group_sizes(counts, labels, n, epsilon, delta, release)
         self.solver_ = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
@@ -630,9 +629,13 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         if ``partial``), ``partial_fit`` on each next one, in order, each computed to the
         client in turn (the NumPy sequence of calls, with its privacy: one stream)."""
         import dask
-        from ._dask import check_dask_X, check_dask_y, stream_blocks
+        from ._dask import check_dask_X, check_dask_y, known_rows, stream_blocks
 
-        X = _rows_known(check_dask_X(X))
+        X = check_dask_X(X, compute_rows=False)  # the metadata: no partition computed
+        # the row counts of a Dask DataFrame's partitions are computed from the rows: the
+        # budget is reserved first (issue 28); the first chunk's call takes it over
+        self._reserve_stream_ahead(partial)
+        X = known_rows(X)
         others = [check_dask_y(y, X)] + ([] if groups is None else [check_dask_y(groups, X)])
         n_rows, blocks = stream_blocks(X, *others)
         self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
@@ -720,6 +723,44 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         if self.group_by is None:
             return np.asarray([0])
         return self.classes_
+
+    def _check_public_groups(self, groups, classes, state, solver):
+        """Check what the parameters alone fix, before the budget is reserved (issue 28).
+
+        ``group_sizes`` on its own (dict keys of one sortable type, finite sizes
+        in ``[1, 1e100]``), ``classes`` passed to ``fit``, and, where the group
+        labels are public (a ``group_sizes`` dict with ``groups``, one group,
+        or the classes given to ``fit`` with ``group_by='class'``), the sizes
+        against those labels and a streaming solver's single group. A mistake
+        there costs nothing; what depends on labels read from the data (no
+        ``classes``, ``groups`` without a dict of sizes) is checked after the
+        reservation, as before. ``groups`` is looked at only for being given.
+        """
+        sizes = self.group_sizes
+        labels = None
+        if sizes is not None:
+            if isinstance(sizes, dict):
+                keys = _sorted_labels(list(sizes), "group_sizes")
+                _public_sizes(sizes, keys)
+                if groups is not None:
+                    labels = keys
+            else:
+                _check_size_values(_size_array(sizes))
+        if state is None and classes is not None:
+            classes = _fit_classes(None, classes)
+        if labels is None and groups is None:
+            if self.group_by is None:
+                labels = np.asarray([0])
+            elif state is not None:
+                labels = self.classes_
+            elif classes is not None:
+                labels = classes
+        if labels is None:
+            return
+        if sizes is not None:
+            _public_sizes(sizes, labels)
+        if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
+            raise ValueError(_one_group_message(self.solver, labels.shape[0]))
 
     def _group_sizes(self, counts, labels, n, epsilon, delta, release):
         m = labels.shape[0]
@@ -992,23 +1033,42 @@ def _sorted_labels(labels, name):
                         "of one type, without None.") from e
 
 
-def _public_sizes(group_sizes, labels):
-    if isinstance(group_sizes, dict):
-        missing = [g for g in labels if g not in group_sizes]
-        if missing:
-            raise ValueError(f"group_sizes has no size for groups {missing[:5]!r}.")
-        sizes = np.asarray([group_sizes[g] for g in labels], dtype=float)
-    else:
-        sizes = np.asarray(group_sizes, dtype=float).ravel()
-        if sizes.shape[0] != labels.shape[0]:
-            raise ValueError(f"group_sizes has {sizes.shape[0]} entries but there are "
-                             f"{labels.shape[0]} groups ({labels[:5]!r}...).")
+def _one_group_message(solver, m):
+    return (f"solver={solver!r} minimises the average risk (one group): got {m} groups. Set "
+            "group_by=None and pass no groups, or use solver='noisy_gd' / 'sgda' for the "
+            "worst group.")
+
+
+def _size_array(sizes):
+    try:
+        return np.asarray(sizes, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"group_sizes must hold numbers (counts >= 1), got {sizes!r}.") \
+            from None
+
+
+def _check_size_values(sizes):
+    """Public group sizes are counts: finite, at least 1, at most 1e100."""
     if not np.all(np.isfinite(sizes)) or np.any(sizes < 1):
         raise ValueError(f"group_sizes must be finite counts >= 1, got {sizes!r}.")
     if np.any(sizes > 1e100):  # public sizes, like public bounds, stay well inside float range
         raise ValueError(f"group_sizes must be at most 1e100 (sensitivities scale as 1/size "
                          f"and their squares underflow beyond), got {sizes!r}.")
     return sizes
+
+
+def _public_sizes(group_sizes, labels):
+    if isinstance(group_sizes, dict):
+        missing = [g for g in labels if g not in group_sizes]
+        if missing:
+            raise ValueError(f"group_sizes has no size for groups {missing[:5]!r}.")
+        sizes = _size_array([group_sizes[g] for g in labels])
+    else:
+        sizes = _size_array(group_sizes)
+        if sizes.shape[0] != labels.shape[0]:
+            raise ValueError(f"group_sizes has {sizes.shape[0]} entries but there are "
+                             f"{labels.shape[0]} groups ({labels[:5]!r}...).")
+    return _check_size_values(sizes)
 
 
 # -- Dask partitions (module level: sent to the workers) ---------------------------------------

@@ -13,7 +13,8 @@ from sklearn.utils.validation import _num_features, _num_samples, check_is_fitte
 
 from ._backend import Backend, array_api_compat, get_namespace
 from ._base import PrivacyMixin
-from ._dask import check_dask_solver, check_dask_X, check_dask_y, check_finite, stream_blocks
+from ._dask import (check_dask_solver, check_dask_X, check_dask_y, check_finite, known_rows,
+                    rows_unknown, stream_blocks)
 from ._partitions import Partitions, is_dask_collection
 from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
@@ -795,7 +796,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                          truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
         if on_dask:
-            X = check_dask_X(X)  # its metadata (and layout): the values are not read
+            X = check_dask_X(X, compute_rows=False)  # its metadata: no partition computed
+            if rows_unknown(X):  # the row counts are computed from the rows: reserve first
+                self._check_before_rows(loss, gamma, kappa)
+                self._reserve_ahead()
+                X = known_rows(X)
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
                                 robust=self.loss in ROBUST_LOSSES, size=self._auto_size(X))
         if on_dask:
@@ -824,6 +829,28 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             self._record_pass(accountant, budget.ledger)
         return self
 
+    def _check_before_rows(self, loss, gamma, kappa):
+        """The solver checks of a Dask fit whose row count is not known yet (a Dask
+        DataFrame), run before its budget is reserved: ``'auto'`` may give either solver
+        of its size rule, and a mistake is refused here when it is one for both (it is
+        checked again, on the solver the row count gives, once the budget is reserved)."""
+        robust = self.loss in ROBUST_LOSSES
+        names = dict.fromkeys(resolve_solver(self.solver, gamma, kappa, loss.smooth,
+                                             robust=robust, size=size)
+                              for size in (0, AUTO_SUBSAMPLE))
+        errors = []
+        for name in names:
+            try:
+                check_dask_solver(type(self).__name__, name, DASK_SOLVERS + STREAMING_SOLVERS)
+                SOLVER_SPECS[name].resolve_options(self.solver_options)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    self._check_solver(name, loss, gamma, kappa)
+            except (ValueError, TypeError) as exc:
+                errors.append(exc)
+        if len(errors) == len(names):
+            raise errors[0]
+
     def _stream_partitions(self, X, y, partial):
         """A streaming solver on a Dask collection: ``fit`` (or ``partial_fit``) on its first
         chunk of ``STREAM_ROWS`` rows, then ``partial_fit`` on each next one, in order, each
@@ -833,8 +860,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
         check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
         SOLVER_SPECS[self.solver].resolve_options(self.solver_options)  # before any read
-        X = check_dask_X(X)
-        X = X.compute_chunk_sizes() if any(np.isnan(c) for c in X.chunks[0]) else X
+        X = check_dask_X(X, compute_rows=False)  # the metadata: no partition computed
+        # the row counts of a Dask DataFrame's partitions (and y's) are computed from the
+        # rows: the budget is reserved first (issue 28); the first chunk's call takes it
+        self._reserve_stream_ahead(partial)
+        X = known_rows(X)
         n_rows, blocks = stream_blocks(X, check_dask_y(_dask_target(y), X))
         self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
         try:  # the chunks are disjoint rows of one collection: one pass, charged once

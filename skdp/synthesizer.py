@@ -443,6 +443,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
         encoding.check_domain_entries(self.domain)  # the parameter alone: before any charge
+        self._check_schema(X, feature_names)  # X's column names (schema, not rows): too
         accountant = self._check_budget()
         if issparse(X):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
@@ -482,6 +483,27 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.solver_info_ = info
         self._record_spend(accountant, release.ledger)  # last: fit is atomic (see fit)
         return self
+
+    def _check_schema(self, X, feature_names):
+        """Check ``domain`` and ``workload`` against X's column names before the budget is
+        reserved (issue 28): a DataFrame's columns, an array's column count (its shape), or
+        ``feature_names``; they are the table's schema, not its rows. A list's rows are
+        not looked at: without ``feature_names`` its columns are checked after."""
+        if issparse(X):
+            return
+        if encoding.is_frame(X):  # pandas or Dask: the columns
+            names = encoding.frame_names(X, feature_names)
+        elif hasattr(X, "shape") and hasattr(X, "dtype") and len(X.shape) == 2:
+            if X.shape[1] is None or X.shape[1] != X.shape[1]:  # an unknown width
+                return
+            names = encoding.array_names(int(X.shape[1]), feature_names)
+        elif feature_names is not None:
+            names = list(feature_names)
+        else:
+            return
+        encoding.check_domain_names(self.domain, names)
+        encoding.workload_marginals([_Column(name=n, dtype=None) for n in names],
+                                    self.workload)
 
     def _read_table(self, X, feature_names):
         """An in-memory table: its backend, columns, how their domains are found, values."""

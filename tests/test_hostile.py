@@ -340,9 +340,21 @@ def test_classifier_groups_length_mismatch_is_refused():
 
 @pytest.mark.parametrize("sizes", [[20, 0], [20, np.nan], [20, -1], [20, 20, 20]])
 def test_classifier_bad_public_group_sizes_are_refused(sizes):
+    """A size that is no count is refused before the reservation (nothing charged); three
+    sizes for the classes of y (read from the data: no ``classes``) only after (charged)."""
     X, y = data(CLF)
     est, acc = fresh(CLF, group_sizes=sizes)
-    assert_refused(est, acc, X, y, "(?i)group_sizes")
+    assert_refused(est, acc, X, y, "(?i)group_sizes", read=len(sizes) == 3)
+
+
+@pytest.mark.parametrize("sizes", [[20, 20, 20], [20], {0: 20}, {0: 20, "a": 5},
+                                   {0: 20, 1: 0}, {0: 20, 1: "many"}, ["a", "b"]])
+def test_classifier_group_sizes_wrong_for_public_classes_charge_nothing(sizes):
+    """With ``classes`` given the group labels are public: sizes that do not match them
+    are refused before the budget is reserved (issue 28), whatever the rows."""
+    X, y = data(CLF)
+    est, acc = fresh(CLF, group_sizes=sizes)
+    assert_refused(est, acc, X, y, "group_sizes", read=False, classes=[0, 1])
 
 
 def test_classifier_non_finite_groups_labels_fit_or_refuse():
@@ -731,7 +743,8 @@ def test_synthesizer_bad_domain_bounds_are_refused(bounds):
 def test_synthesizer_domain_naming_unknown_column_is_refused():
     X, _ = data(SYNTH)
     est, acc = fresh(SYNTH, domain={"nope": (0.0, 1.0)})
-    assert_refused(est, acc, X, None, "nope")
+    # X's width is its shape (public): checked before the reservation, nothing charged
+    assert_refused(est, acc, X, None, "nope", read=False)
 
 
 def test_synthesizer_negative_sample_size_is_refused():
@@ -949,10 +962,11 @@ def test_classifier_unsortable_labels_are_a_clear_type_error(where):
 @pytest.mark.parametrize("sizes", [{0: 1e-300, 1: 1e-300}, {0: 0.5, 1: 20}])
 def test_classifier_group_sizes_below_one_are_refused(sizes):
     """Sizes are counts: 1e-300 used to reach the accounting as an infinite
-    sensitivity ('Optimization bounds must be finite scalars' from scipy)."""
+    sensitivity ('Optimization bounds must be finite scalars' from scipy). The
+    parameter alone: refused before the reservation."""
     X, y = data(CLF)
     est, acc = fresh(CLF, group_sizes=sizes)
-    assert_refused(est, acc, X, y, "group_sizes")
+    assert_refused(est, acc, X, y, "group_sizes", read=False)
 
 
 _EXTREME_PARAMS = [

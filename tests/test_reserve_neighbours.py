@@ -145,3 +145,218 @@ def test_cli_reserves_before_reading_and_charges_a_bad_cell(tmp_path, capsys):
     assert outs[0] == outs[1] and "budget exceeded" in outs[0].err.lower()
     assert "line" not in outs[0].err
     assert _statuses(ledger) == ["charged", "reserved"]
+
+
+# ------------------------------------------------- parameters checked before the reservation
+# Issue 28's remainders: what depends on the parameters alone (and on the table's schema: its
+# column names, its width) is refused before the budget is reserved, so a mistake there
+# costs nothing and its message is the same for neighbouring tables.
+def _neighbours_xy():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(30, 2))
+    y = np.array([0, 1] * 15)
+    other = y.copy()
+    other[7] = 2  # a label outside the public classes: refused once the rows are read
+    return X, y, other
+
+
+@pytest.mark.parametrize("sizes, match", [
+    ({0: 10, 1: 0}, "finite counts >= 1"),
+    ([10, 10, 10], "3 entries but there are 2 groups"),
+    ({0: 10}, "no size for groups"),
+    ({0: 10, 1: "ten"}, "must hold numbers"),
+])
+def test_bad_group_sizes_charge_nothing_for_either_neighbour(sizes, match):
+    X, y, other = _neighbours_xy()
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    messages = []
+    for labels in (y, other):
+        with pytest.raises(ValueError, match=match) as err:
+            PrivateMinimaxClassifier(epsilon=1.0, delta=1e-6, group_sizes=sizes, n_iter=3,
+                                     accountant=acc).fit(X, labels, classes=[0, 1])
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "line" not in messages[0]
+    assert acc.spends == [] and acc.total() == (0.0, 0.0)
+
+
+def test_public_groups_and_streaming_solver_checked_before_the_reservation():
+    X, y, _ = _neighbours_xy()
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    groups = np.array(["g", "h"] * 15)
+    with pytest.raises(ValueError, match="group_sizes"):  # the dict's keys cannot be sorted
+        PrivateMinimaxClassifier(group_sizes={"g": 10, 1: 10}, accountant=acc).fit(
+            X, y, groups=groups, classes=[0, 1])
+    with pytest.raises(ValueError, match="one group"):  # two public classes, one-group solver
+        PrivateMinimaxClassifier(solver="dpsgd", accountant=acc).fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="at least 2 classes"):  # classes= is a parameter
+        PrivateMinimaxClassifier(accountant=acc).fit(X, y, classes=[0])
+    assert acc.spends == []
+    # the right parameters fit and are charged once
+    PrivateMinimaxClassifier(group_sizes={"g": 15, "h": 15}, n_iter=3, accountant=acc).fit(
+        X, y, groups=groups, classes=[0, 1])
+    assert [s["status"] for s in acc.spends] == ["charged"]
+
+
+def _frame(rows):
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame(rows, columns=["c", "k"])
+
+
+@pytest.mark.parametrize("container", ["frame", "array", "list_named"])
+def test_a_domain_naming_a_missing_column_charges_nothing(container):
+    """A DataFrame's columns, an array's width and ``feature_names`` are schema: the domain
+    is checked against them before the reservation, for both neighbours alike."""
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    messages = []
+    for rows in _tables():
+        if container == "frame":
+            X, kw, domain = _frame(rows), {}, {"c": ["a", "b"], "age": 3}
+        elif container == "array":
+            X, kw, domain = np.array(rows, dtype=object), {}, {0: ["a", "b"], 2: 3}
+        else:
+            X, kw, domain = rows, dict(feature_names=["c", "k"]), {"c": ["a", "b"], "age": 3}
+        est = SaddlePointSynthesizer(epsilon=1.0, delta=1e-6, domain=domain, n_iter=5,
+                                     accountant=acc)
+        with pytest.raises(ValueError, match="does not have") as err:
+            est.fit(X, **kw)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert "age" in messages[0] or "2" in messages[0]
+    assert acc.spends == [] and acc.total() == (0.0, 0.0)
+    # a workload naming a missing column: the same
+    with pytest.raises(ValueError, match="workload names an unknown column"):
+        SaddlePointSynthesizer(domain={"c": ["a", "b"], "k": 3}, workload=[("c", "age")],
+                               accountant=acc).fit(_frame(ROWS))
+    assert acc.spends == []
+
+
+def test_a_list_without_feature_names_is_checked_after_reading():
+    """A list's width is its rows' length: the domain's names are checked once the budget
+    is reserved (charged), as documented."""
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    with pytest.raises(ValueError, match="does not have"):
+        SaddlePointSynthesizer(epsilon=1.0, delta=1e-6, domain={0: ["a", "b"], 5: 3},
+                               accountant=acc).fit(ROWS)
+    assert [s["status"] for s in acc.spends] == ["reserved"]
+
+
+# ------------------------------------------------------------------------- Dask
+def _dask_frames(tmp_path):
+    """Two neighbouring CSV globs; in the second, one row has a cell too many: Dask's
+    read_csv reads it in the sample that lays the table out (a parse error naming a line)."""
+    good = _tables()[0]
+    out = []
+    for name, rows in (("good", good), ("bad", good)):
+        folder = tmp_path / name
+        folder.mkdir()
+        for i in range(2):
+            with open(folder / f"part{i}.csv", "w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["c", "k"])
+                part = [list(r) for r in rows[20 * i:20 * (i + 1)]]
+                if name == "bad" and i == 0:
+                    part[2].append("extra")  # in the first rows, which Dask samples
+                w.writerows(part)
+        out.append(str(folder / "*.csv"))
+    return out
+
+
+def test_cli_dask_job_reserves_before_dask_reads_a_row(tmp_path, capsys):
+    pytest.importorskip("dask.dataframe")
+    good, bad = _dask_frames(tmp_path)
+    first = tmp_path / "runs"
+    first.mkdir()
+    (first / "d.json").write_text(json.dumps(DOMAIN))
+    ledger = str(first / "l.sqlite")
+
+    def run(src, domain="d.json", extra=()):
+        return main(["synthesize", src, "-o", str(first / "o.csv"), "--domain",
+                     str(first / domain), "--quiet", "--epsilon", "1", "--delta", "1e-6",
+                     "--solver", "mst", "--ledger", ledger, "--dataset", "t",
+                     "--n-samples", "5", *extra])
+
+    assert run(good, extra=["--budget-epsilon", "2", "--budget-delta", "1e-5"]) == 0
+    assert _statuses(ledger) == ["charged"]
+    # a domain file naming a column the header lacks: refused on the header, nothing charged
+    (first / "wrong.json").write_text(json.dumps({**DOMAIN, "age": 3}))
+    capsys.readouterr()
+    assert run(bad, "wrong.json") == 2
+    assert "age" in capsys.readouterr().err
+    assert _statuses(ledger) == ["charged"]
+    # the malformed row is read by Dask's sample inside the reservation: charged
+    assert run(bad) == 2
+    capsys.readouterr()
+    assert _statuses(ledger) == ["charged", "reserved"]
+    # used up: both neighbours get the same refusal, before Dask reads anything
+    outs = []
+    for src in (good, bad):
+        assert run(src) == 2
+        outs.append(capsys.readouterr())
+    assert outs[0] == outs[1] and "budget exceeded" in outs[0].err.lower()
+    assert _statuses(ledger) == ["charged", "reserved"]
+
+
+def _poisoned(n=60, poison=False):
+    """A Dask DataFrame (unknown partition lengths) whose computation fails on one value:
+    computing its row counts reads its rows."""
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.uniform(-0.5, 0.5, size=(n, 2)), columns=["a", "b"])
+    if poison:
+        frame.loc[7, "a"] = 99.0
+
+    def check(part):
+        if (part["a"] > 50).any():
+            raise ValueError("a value that the neighbour lacks")
+        return part
+
+    X = dd.from_pandas(frame, npartitions=3).map_partitions(check)
+    y = (frame["a"] > 0).astype(float).to_numpy()
+    return X, y
+
+
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_dask_stream_reserves_before_the_row_counts_are_computed(kind):
+    dask = pytest.importorskip("dask")
+    from skdp import KLAdaptiveRegressor
+
+    def est(acc):
+        if kind == "regressor":
+            return KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, solver="dpsgd",
+                                       accountant=acc, random_state=None)
+        return PrivateMinimaxClassifier(epsilon=1.0, delta=1e-6, solver="dpsgd",
+                                        group_by=None, accountant=acc, random_state=None)
+
+    def fit(e, X, y):
+        return e.fit(X, y) if kind == "regressor" else e.fit(X, y.astype(int), classes=[0, 1])
+
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    with dask.config.set(scheduler="synchronous"):
+        fit(est(acc), *_poisoned())
+        with pytest.raises(ValueError, match="neighbour lacks"):
+            fit(est(acc), *_poisoned(poison=True))
+        assert [s["status"] for s in acc.spends] == ["charged", "reserved"]  # was: nothing
+        messages = []
+        for poison in (False, True):  # used up: refused alike, no partition computed
+            with pytest.raises(BudgetExceededError) as err:
+                fit(est(acc), *_poisoned(poison=poison))
+            messages.append(str(err.value))
+        assert messages[0] == messages[1] and len(acc.spends) == 2
+
+
+def test_dask_batch_regressor_reserves_before_the_row_counts_are_computed():
+    dask = pytest.importorskip("dask")
+    from skdp import KLAdaptiveRegressor
+
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="neighbour lacks"):
+            KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, max_iter=3, accountant=acc).fit(
+                *_poisoned(poison=True))
+        assert [s["status"] for s in acc.spends] == ["reserved"]
+        # a solver option no candidate of 'auto' takes: refused before the reservation
+        with pytest.raises(ValueError, match="solver_options"):
+            KLAdaptiveRegressor(solver_options={"no_such_option": 1}, accountant=acc).fit(
+                *_poisoned())
+        assert [s["status"] for s in acc.spends] == ["reserved"]

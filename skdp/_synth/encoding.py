@@ -100,16 +100,38 @@ def check_domain_entries(domain):
         parse_entry(name, spec)
 
 
-def plan_columns(columns, domain, n_bins, missing):
-    """Public part of every column's domain (entries, dtypes); how the rest is found."""
+def check_domain_names(domain, names):
+    """Refuse a ``domain`` that names a column X lacks, or one column twice.
+
+    ``names`` are X's column names: a DataFrame's columns, ``feature_names``,
+    or an array's column indices (its shape). They are the table's schema,
+    not its rows: a fit checks them before it reserves its budget (issue 28),
+    so a mistake in the parameter costs nothing.
+
+    Examples
+    --------
+    >>> check_domain_names({"a": 2}, ["a", "b"])
+    {'a': 2}
+    >>> check_domain_names({"c": 2}, ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: domain names columns that X does not have: ['c']; X has ['a', 'b'].
+    """
     given = load_domain(domain)
-    names = {str(c.name): j for j, c in enumerate(columns)}
-    unknown = [k for k in given if str(k) not in names]
+    known = {str(n) for n in names}
+    unknown = [k for k in given if str(k) not in known]
     if unknown:
         raise ValueError(f"domain names columns that X does not have: {unknown}; X has "
-                         f"{[c.name for c in columns]}.")
+                         f"{list(names)}.")
     if len({str(k) for k in given}) != len(given):
         raise ValueError(f"domain names a column twice: {list(given)}.")
+    return given
+
+
+def plan_columns(columns, domain, n_bins, missing):
+    """Public part of every column's domain (entries, dtypes); how the rest is found."""
+    given = check_domain_names(domain, [c.name for c in columns])
+    names = {str(c.name): j for j, c in enumerate(columns)}
     entries = {names[str(k)]: parse_entry(columns[names[str(k)]].name, spec)
                for k, spec in given.items()}
     private = isinstance(domain, str) and domain == "private"

@@ -393,16 +393,23 @@ def synthesize_dask(args):
     dask_job.check_dask_job(args)
     check_paths(*_job_paths(args))
     _check_budget_flags(args)
+    # the header (a CSV's first line, a Parquet schema) and the domain file are checked
+    # before the budget is reserved; Dask's read_csv reads a sample of the rows to lay the
+    # table out, so the table is opened inside the reservation (issue 28), as in memory
+    header = dask_job.read_columns(args)
+    domain = _load_domain(args.domain, header)
+    _note_clipping(domain, header)
+    est = _estimator(args, domain, args.n_bins or 10)
     client = dask_job.scheduler(args.scheduler)
     try:
-        say(args, f"reading {args.input}" + (f" on {args.scheduler}" if client else ""))
-        frame, header, domain = dask_job.read_table(args, _load_domain)
-        _note_clipping(domain, header)
-        est = _estimator(args, domain, args.n_bins or 10)
-        say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
-                  f"{len(header)} columns, {frame.npartitions} partitions")
-        _stage(args, "fitting")
-        est.fit(frame)
+        with reserve_fit(est) as held:
+            say(args, f"reading {args.input}" + (f" on {args.scheduler}" if client else ""))
+            held.reading_data()
+            frame = dask_job.read_table(args, header, domain)
+            say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
+                      f"{len(header)} columns, {frame.npartitions} partitions")
+            _stage(args, "fitting")
+            est.fit(frame)
         _stage(args, "fitted")
         n = est.n_records_ if args.n_samples is None else args.n_samples
         say(args, f"writing {n} synthetic rows to {args.output}")

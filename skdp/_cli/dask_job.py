@@ -19,9 +19,11 @@ import glob
 import importlib
 import os
 
+from .csvio import read_header
 from .domain import Column
 
-__all__ = ["is_dask_job", "check_dask_job", "need", "read_table", "write_table", "scheduler"]
+__all__ = ["is_dask_job", "check_dask_job", "need", "read_columns", "read_table", "write_table",
+           "scheduler"]
 
 _GLOB = set("*?[")
 _PARQUET = (".parquet", ".pq")
@@ -95,8 +97,21 @@ def check_dask_job(args):
         need("pyarrow", "a Parquet input or output")
 
 
-def read_table(args, load_domain):
-    """The input as a Dask DataFrame, and the checked domain file."""
+def read_columns(args):
+    """The input's column names, read before the release's budget is reserved: a CSV
+    glob's header line (of its first file, as Dask reads it), a Parquet dataset's schema
+    (its footer metadata). No data row is read (issue 28)."""
+    if _is_parquet(args.input):
+        import dask.dataframe as dd
+
+        return [str(c) for c in dd.read_parquet(args.input).columns]
+    return read_header(sorted(glob.glob(args.input))[0])
+
+
+def read_table(args, header, domain):
+    """The input as a Dask DataFrame of the columns ``header`` (:func:`read_columns`),
+    CSV cells read by their ``domain`` entries. Dask reads a sample of the rows here
+    (the CSV layout): call it once the release's budget is reserved."""
     import dask.dataframe as dd
     import pandas as pd
 
@@ -105,13 +120,15 @@ def read_table(args, load_domain):
     else:
         frame = dd.read_csv(args.input, dtype=str, keep_default_na=False,
                             na_values=[""] + list(args.na_values), skipinitialspace=True)
-    header = [str(c) for c in frame.columns]
-    domain = load_domain(args.domain, header)
+    found = [str(c).strip() for c in frame.columns]
+    if found != header:  # no cell in the message: the columns only
+        raise ValueError(f"the input's columns {found} are not its header's {header}.")
     if not _is_parquet(args.input):
+        frame.columns = header
         columns = [Column(name, domain[name]) if name in domain else None for name in header]
         meta = pd.DataFrame({name: pd.Series(dtype=object) for name in header})
         frame = frame.map_partitions(_parse_cells, columns, meta=meta)
-    return frame, header, domain
+    return frame
 
 
 def _parse_cells(frame, columns):

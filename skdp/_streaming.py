@@ -44,7 +44,8 @@ STREAM_CHUNKS = ("repeated", "disjoint")
 CHUNK = "chunk"
 """``partial`` of a Dask fit's later chunks: the same call's disjoint rows, one pass."""
 
-_TRANSIENT = ("_stream", "_reservation", "_data_read", "_stream_rows", "_pass_of")
+_TRANSIENT = ("_stream", "_reservation", "_held_reservation", "_data_read", "_stream_rows",
+              "_pass_of")
 
 
 def has_streaming_solver(estimator):

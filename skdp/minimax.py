@@ -288,6 +288,11 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     group_sizes : dict or array-like of shape (n_groups,), default=None
         Public group sizes (a dict ``{group: size}``, or sizes in the order of
         the sorted group labels). None: estimated privately (see above).
+        Checked before the budget is reserved (a mistake costs nothing):
+        counts in ``[1, 1e100]``, and their match with the group labels where
+        these are public (``classes`` given to ``fit`` with ``group_by='class'``,
+        a dict with ``groups``, one group); against labels read from the data,
+        once the data are read.
     n_iter : int or 'auto', default='auto'
         Iterations (steps for ``noisy_gd``/``smd``, epochs for ``sgda``,
         phases for ``mlmc``, the budget ``U`` for ``smd_bias_reduced``;

@@ -745,10 +745,9 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         labels = None
         if sizes is not None:
             if isinstance(sizes, dict):
-                keys = _sorted_labels(list(sizes), "group_sizes")
-                _public_sizes(sizes, keys)
-                if groups is not None:
-                    labels = keys
+                _check_size_values(_size_array(list(sizes.values())))
+                if groups is not None:  # the keys are the group labels
+                    labels = _sorted_labels(list(sizes), "group_sizes")
             else:
                 _check_size_values(_size_array(sizes))
         if state is None and classes is not None:

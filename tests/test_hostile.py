@@ -348,7 +348,8 @@ def test_classifier_bad_public_group_sizes_are_refused(sizes):
 
 
 @pytest.mark.parametrize("sizes", [[20, 20, 20], [20], {0: 20}, {0: 20, "a": 5},
-                                   {0: 20, 1: 0}, {0: 20, 1: "many"}, ["a", "b"]])
+                                   {0: 20, 1: 20, "never": 0}, {0: 20, 1: 0},
+                                   {0: 20, 1: "many"}, ["a", "b"]])
 def test_classifier_group_sizes_wrong_for_public_classes_charge_nothing(sizes):
     """With ``classes`` given the group labels are public: sizes that do not match them
     are refused before the budget is reserved (issue 28), whatever the rows."""

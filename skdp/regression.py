@@ -841,7 +841,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         errors = []
         for name in names:
             try:
-                check_dask_solver(type(self).__name__, name, DASK_SOLVERS + STREAMING_SOLVERS)
+                check_dask_solver(type(self).__name__, name, choices_with(SOLVER_SPECS, dask=True))
                 SOLVER_SPECS[name].resolve_options(self.solver_options)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")

@@ -13,8 +13,8 @@ or ``... tuning.py --large [--rows 1000000]`` for 3. only.
 3. ``--large`` (issue 28): PrivateHyperparameterSearch with the estimators' default
    ``solver='auto'`` on a generated float32 table of ``--rows`` x 20 (n d >= 1e7 on the
    training part, where ``auto`` is ``dpsgd_poisson``), once for the classifier and once
-   for the regressor: wall time, the chosen solver, the test score (accuracy, R^2; with scikit-learn's non-private fit
-   for reference), the total spend on the search's accountant.
+   for the regressor: wall time, the chosen solver, the test score (accuracy, R^2; with
+   scikit-learn's non-private fit for reference), the total spend on the search's accountant.
 """
 
 import argparse

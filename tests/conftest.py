@@ -29,6 +29,16 @@ settings.register_profile("explore", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_xdist_auto_num_workers(config):
+    """Workers of ``-n auto`` (pyproject's addopts): one per core, at most 4.
+
+    CI's 2 cores run the suite in two processes (about half the serial wall
+    time); more than 4 workers each starting Dask clusters and BLAS threads
+    gain little. ``pytest -n 0`` runs it in one process.
+    """
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 @pytest.fixture(autouse=True)
 def fresh_default_accountant():
     """Each test charges a fresh default accountant.

@@ -526,16 +526,17 @@ def derive(col, values, n_bins):
     col.n_bins = 1 if col.high == col.low else n_bins
 
 
-def private_domains(columns, values, release, sensitivity, sigma, threshold,
+def private_domains(columns, values, budget, sensitivity, sigma, threshold,
                     replace_sensitivity=None):
     """Domains of ``columns`` from one Gaussian release of their stacked counts.
 
     Each column's counts (per distinct value for a categorical column, on a
     fixed grid of +-2**k bins for a numeric one; missing values count in
     none) are stacked and released at once, ``counts + N(0, sigma**2 I)``,
-    through ``release`` (:class:`~skdp.privacy.release.Release`: drawn and
-    recorded in one call, as one Gaussian mechanism of l2-sensitivity
-    ``sensitivity``, Bun–Steinke 2016 Prop. 1.6). Then, post-processing:
+    through ``budget`` (:meth:`Budget.gaussian_gdp
+    <skdp.privacy.budget.Budget.gaussian_gdp>`: charged, drawn and recorded in
+    one call, as one Gaussian mechanism of l2-sensitivity ``sensitivity``,
+    Bun–Steinke 2016 Prop. 1.6, ``sensitivity / sigma``-GDP). Then, post-processing:
     categories whose noisy count exceeds ``threshold`` (plus
     :data:`OTHER`), and bounds from the noisy grid counts.
 
@@ -544,7 +545,8 @@ def private_domains(columns, values, release, sensitivity, sigma, threshold,
     columns : list of Column
     values : list of arrays
         The present (non-missing) values of each column.
-    release : Release
+    budget : Budget
+        The share of the fit's budget this release spends (its GDP filter).
     sensitivity, sigma : float
         l2-sensitivity of the stacked counts and the noise.
     threshold : float
@@ -556,9 +558,9 @@ def private_domains(columns, values, release, sensitivity, sigma, threshold,
     counts = [_counts(v) if col.categorical else _range_counts(v, col.name)
               for col, v in zip(columns, values)]
     stacked = np.concatenate([c for _, c in counts]) if counts else np.zeros(0)
-    noisy = release.gaussian(stacked, sensitivity, sigma,
-                             label=f"domain counts of {len(columns)} columns",
-                             replace_sensitivity=replace_sensitivity)
+    noisy = budget.gaussian_gdp(stacked, sensitivity, sigma,
+                                 label=f"domain counts of {len(columns)} columns",
+                                 replace_sensitivity=replace_sensitivity)
     ends = np.cumsum([c.shape[0] for _, c in counts])
     for col, (keys, _), part in zip(columns, counts, np.split(noisy, ends[:-1])):
         if col.categorical:
@@ -622,14 +624,14 @@ def to_quantile(columns, how, strategy):
             and math.isfinite(c.high - c.low)]
 
 
-def compress_columns(columns, values, release, sensitivity, sigma, max_categories,
+def compress_columns(columns, values, budget, sensitivity, sigma, max_categories,
                      counts=None, replace_sensitivity=None):
     """Compress ``columns`` from one Gaussian release of their 1-way counts (MST's domain
     compression: McKenna, Miklau, Sheldon 2021, §4).
 
     The counts of every public category (missing values count in none) are
     stacked and released at once, ``counts + N(0, sigma**2 I)``, through
-    ``release`` (one Gaussian mechanism of l2-sensitivity ``sensitivity``:
+    ``budget`` (one Gaussian mechanism of l2-sensitivity ``sensitivity``:
     Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the categories whose
     noisy count is positive and at least ``3 sigma`` keep a cell of their own (the
     ``max_categories - 1`` largest at most), the others share one merged cell,
@@ -641,7 +643,8 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
         Categorical columns with public categories.
     values : list of arrays
         Each column's values (missing ones included).
-    release : Release
+    budget : Budget
+        The share of the fit's budget this release spends (its GDP filter).
     sensitivity, sigma : float
         l2-sensitivity of the stacked counts and the noise.
     max_categories : int
@@ -655,9 +658,9 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
     """
     counts = compress_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
         if counts is None else counts
-    noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
-                             label=f"compression counts of {len(columns)} columns",
-                             replace_sensitivity=replace_sensitivity)
+    noisy = budget.gaussian_gdp(np.concatenate(counts), sensitivity, sigma,
+                                 label=f"compression counts of {len(columns)} columns",
+                                 replace_sensitivity=replace_sensitivity)
     ends = np.cumsum([len(c) for c in counts])
     for col, part in zip(columns, np.split(noisy, ends[:-1])):
         above = np.flatnonzero((part >= _KEEP_SIGMAS * sigma) & (part > 0))
@@ -665,14 +668,14 @@ def compress_columns(columns, values, release, sensitivity, sigma, max_categorie
         col.compress(above[top], part)
 
 
-def quantile_bins(columns, values, release, sensitivity, sigma, counts=None,
+def quantile_bins(columns, values, budget, sensitivity, sigma, counts=None,
                   replace_sensitivity=None):
     """Bin edges of ``columns`` at the quantiles of one Gaussian release of their counts on a
     fine public grid.
 
     Each column's non-missing values, clipped to its public bounds, are counted
     on ``QUANTILE_GRID * n_bins`` equal cells; the stacked counts are released
-    at once through ``release`` (one Gaussian mechanism of l2-sensitivity
+    at once through ``budget`` (one Gaussian mechanism of l2-sensitivity
     ``sensitivity``: Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the
     noisy counts projected onto the non-negative vectors of their total
     (:func:`_project`), spread uniformly within their cells, give a
@@ -685,7 +688,8 @@ def quantile_bins(columns, values, release, sensitivity, sigma, counts=None,
         Numeric columns with public finite bounds and ``n_bins > 1``.
     values : list of arrays
         Each column's values (missing ones included).
-    release : Release
+    budget : Budget
+        The share of the fit's budget this release spends (its GDP filter).
     sensitivity, sigma : float
         l2-sensitivity of the stacked counts and the noise.
     counts : list of arrays, default=None
@@ -697,9 +701,9 @@ def quantile_bins(columns, values, release, sensitivity, sigma, counts=None,
     grids = [quantile_grid(c) for c in columns]
     counts = quantile_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
         if counts is None else counts
-    noisy = release.gaussian(np.concatenate(counts), sensitivity, sigma,
-                             label=f"quantile grid counts of {len(columns)} columns",
-                             replace_sensitivity=replace_sensitivity)
+    noisy = budget.gaussian_gdp(np.concatenate(counts), sensitivity, sigma,
+                                 label=f"quantile grid counts of {len(columns)} columns",
+                                 replace_sensitivity=replace_sensitivity)
     ends = np.cumsum([len(c) for c in counts])
     for col, grid, part in zip(columns, grids, np.split(noisy, ends[:-1])):
         col.edges = _quantile_edges(grid, _project(part), col.n_bins)

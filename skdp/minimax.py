@@ -25,11 +25,9 @@ from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solv
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
-from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp
+from .privacy.accounting import approx_dp_to_gdp
 from .privacy.budget import Budget
 from .privacy.clipping import clip_factors, clip_overflowing_rows
-from .privacy.release import Release
-from .privacy.composite import host
 from .solvers.losses.classification import LOSSES, LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
 from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_SHARE, noisy_gd, sgda
@@ -553,8 +551,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         n = data.n
         if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
             raise ValueError(_one_group_message(self.solver, labels.shape[0]))
-        release = Release(backend, PrivacyLedger())
-        sizes = self._group_sizes(counts, labels, n, epsilon, delta, release)
+        fit = _fit_budget(backend, epsilon, delta)
+        sizes = self._group_sizes(counts, labels, n, epsilon, delta, fit)
         self.solver_ = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
         spec = SOLVER_SPECS[self.solver_]
         problem = MinimaxProblem(
@@ -564,7 +562,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         options = spec.resolve_options(self.solver_options)
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
-        result = spec.fn(problem, _solver_budget(epsilon, delta, release), options)
+        result = spec.fn(problem, _solver_budget(fit), options)
         self.coef_, self.intercept_ = result.solution
         for attr, key in spec.info_attributes:
             setattr(self, attr, result.info[key])
@@ -574,7 +572,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         self.n_iter_ = int(result.n_iter)
         self._keep_stream(result.state if spec.streaming else None)
         if charged:
-            self._record_pass(accountant, release.ledger)
+            self._record_pass(accountant, fit.recorded())
         return self
 
     def _read_arrays(self, X, y, groups, classes, state, delta):
@@ -766,7 +764,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
             raise ValueError(_one_group_message(self.solver, labels.shape[0]))
 
-    def _group_sizes(self, counts, labels, n, epsilon, delta, release):
+    def _group_sizes(self, counts, labels, n, epsilon, delta, fit):
         m = labels.shape[0]
         if m == 1 and self.group_sizes is None:
             return np.asarray([float(n)])  # n is public under replace-one
@@ -781,7 +779,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         # is one GDP composition with the solver's Gaussian releases.
         mu = math.sqrt(GROUP_SIZE_SHARE) * approx_dp_to_gdp(epsilon, delta)
         sigma = math.sqrt(2.0) / mu
-        noisy = host(release).gaussian(counts, math.sqrt(2.0), sigma, label="group sizes")
+        noisy = fit.on_host().gaussian_gdp(counts, math.sqrt(2.0), sigma, label="group sizes")
         # post-processing: floor at SIZE_FLOOR_SDS noise sds, which bounds the
         # gradient's sensitivity (it grows like 1 / N_g) without hiding small groups
         return np.maximum(noisy, max(1.0, SIZE_FLOOR_SDS * sigma))
@@ -885,16 +883,28 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return {}
 
 
-def _solver_budget(epsilon, delta, release):
-    """The solver's budget: what the group sizes left of (epsilon, delta).
+def _fit_budget(backend, epsilon, delta):
+    """The fit's budget: ``mu``-GDP with ``mu`` exactly (epsilon, delta) (Dong–Roth–Su Cor. 2.13).
+
+    The group sizes (when released) are its first GDP release; the solver
+    gets what they leave (:func:`_solver_budget`).
+    """
+    mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
+    return Budget.for_fit(backend, epsilon, delta, rho=mu * mu / 2.0, mu=mu)
+
+
+def _solver_budget(fit):
+    """The solver's budget: what the group sizes left of the fit's (epsilon, delta).
 
     The ledger holds Gaussian mechanisms only (the group sizes, if released),
     so what is left is exactly ``mu``-GDP (:func:`remaining_gdp`), i.e.
-    ``mu**2 / 2``-zCDP; the pure-DP solvers spend the (epsilon, delta) left
-    after ``budget.ledger`` by their own composition.
+    ``mu**2 / 2``-zCDP: a share of the fit's budget with its own filter in
+    both currencies; the pure-DP solvers spend the (epsilon, delta) left
+    after the recorded releases by the ledger's composition
+    (``Budget.exponential_batch``, ``Budget.exponential_filter``).
     """
-    mu = remaining_gdp(release.ledger, epsilon, delta)
-    return Budget(epsilon, delta, rho=mu * mu / 2.0, release=release, mu=mu)
+    mu = remaining_gdp(fit.recorded(), fit.epsilon, fit.delta)
+    return fit.share(mu * mu / 2.0, mu=mu, exclusive=True)
 
 
 def _scores(X, coef, intercept, bound, xp=np):

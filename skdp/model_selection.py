@@ -31,9 +31,9 @@ from ._validation import ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT
 from ._validation import warn_large_delta
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
-from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho,
+from .privacy.accounting import (approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho,
                                  subsampled_noise_within)
-from .privacy.release import Release
+from .privacy.budget import Budget
 from .privacy.rdp import RDP_ORDERS, ledger_rdp, subsampled_gaussian_rdp
 from .privacy.selection import (repeat_and_select_epsilon, repeat_and_select_epsilon_curve,
                                 sample_repetitions)
@@ -692,8 +692,10 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         eta = 0.0 if self.distribution == "poisson" else float(self.eta)
         n_runs = sample_repetitions(rng, float(self.mean_runs), eta, self.distribution)
         # each run's score is a Gaussian release, recorded in a ledger of its own that never
-        # leaves the search (its length is K); the search's privacy is the theorem's (above)
-        scores = Release(Backend(np, None, rng), PrivacyLedger())
+        # leaves the search (its length is K); the search's privacy is the theorem's (above),
+        # not a filter's: a budget whose GDP cap (inf) admits any number of runs
+        scores = Budget.for_fit(Backend(np, None, rng), math.inf, self.delta_, math.inf,
+                                mu=math.inf)
         train_params = _split_params(fit_params, train, n)
         with _runs_warnings(hidden=not self.reveal_n_runs):
             best = (None, None, None)
@@ -702,7 +704,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
                 est = self._run_fit(params, rng, X, y, train, train_params, fit_plan)
                 raw = _score(est, _safe_indexing(X, val), _safe_indexing(y, val), scoring,
                              float(self.score_bound))
-                noisy = scores.gaussian(raw, sensitivity, sigma, label="validation score")
+                noisy = scores.gaussian_gdp(raw, sensitivity, sigma, label="validation score")
                 if self.verbose and self.reveal_n_runs:
                     print(f"[PrivateHyperparameterSearch] run {run + 1}: noisy score {noisy:.4g}")
                 if best[0] is None or noisy > best[0]:

@@ -25,7 +25,6 @@ from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
 from .privacy.budget import Budget
 from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile_of_counts
-from .privacy.release import Release
 from .solvers.spec import Option, SolverSpec, choices_with, deprecated_names, solvers_with
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
@@ -826,7 +825,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         self._set_coef(result.solution, problem.objective.model, P, budget.backend.xp)
         self._keep_stream(result.state)
         if accountant is not None:
-            self._record_pass(accountant, budget.ledger)
+            self._record_pass(accountant, budget.recorded())
         return self
 
     def _check_before_rows(self, loss, gamma, kappa):
@@ -887,10 +886,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         xp = backend.xp
         eps, delta = float(self.epsilon), self.delta_
         self.rho_ = fit_budget(eps, delta, solver)
-        release = Release(backend, PrivacyLedger())
+        fit = Budget.for_fit(backend, eps, delta, self.rho_, exclusive=False)
         share = float(self.precondition)
         Xd, P, row_sq, top_eig = self._precondition(
-            Xd, Budget(eps, delta, share * self.rho_, release=release))
+            Xd, fit.share(share * self.rho_, exclusive=True))
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
         objective = (PartitionedObjective(Xd, loss, model, float(self.alpha))
@@ -901,11 +900,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
         rest = (1.0 - share) * self.rho_
         if self._adaptive_clip(solver, objective.n):
-            clip_budget = Budget(eps, delta, CLIP_SHARE * self.rho_, release=release)
+            clip_budget = fit.share(CLIP_SHARE * self.rho_, exclusive=True)
             config.clip = self._private_clip(objective, w0, config.clip, clip_budget)
             rest -= clip_budget.rho
         self.clip_norm_ = config.clip
-        budget = Budget(eps, delta, rest, release=release)
+        budget = fit.share(rest, exclusive=True)
         return KLProblem(objective, w0, config), budget, accountant, P
 
     def _read_arrays(self, X, y):
@@ -995,8 +994,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
                  else LinearModel(int(Xd.shape[1])))
         config = self._config(loss, model, row_sq, row_sq, None, None)
         w0 = model.init(backend, X.dtype) if state is None else None
-        budget = Budget(eps, delta, self.rho_, release=Release(backend, ledger),
-                        mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9))
+        budget = Budget.for_fit(backend, eps, delta, self.rho_, ledger=ledger,
+                                mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9))
         objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
         return KLProblem(objective, w0, config, state=state), budget, accountant, None
 

@@ -35,10 +35,9 @@ from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_large_delta, warn_privacy_leak)
-from .privacy.accounting import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
+from .privacy.accounting import (approx_dp_to_gdp, approx_dp_to_zcdp,
                                  gaussian_sigma)
 from .privacy.budget import Budget
-from .privacy.release import Release
 from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
 from .solvers.synth import select
@@ -451,10 +450,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             backend, columns, how, values = self._read_dask(X, feature_names)
         else:
             backend, columns, how, values = self._read_table(X, feature_names)
-        release = Release(backend, PrivacyLedger())
-        budget = self._budget(columns, values, how, epsilon, delta, release)
+        budget = self._budget(columns, values, how, epsilon, delta, backend)
         shape = tuple(c.cardinality for c in columns)
-        name = self._solver_for(shape, release)
+        name, budget = self._solver_for(shape, budget)
         spec = SOLVER_SPECS[name]
         options = spec.resolve_options(self.solver_options if name == asked else None)
         marginals = encoding.workload_marginals(columns, self.workload)
@@ -481,7 +479,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         self.duality_gap_ = float(gap)
         self.step_rule_ = info.get("step_rule")
         self.solver_info_ = info
-        self._record_spend(accountant, release.ledger)  # last: fit is atomic (see fit)
+        self._record_spend(accountant, budget.recorded())  # last: fit is atomic (see fit)
         return self
 
     def _check_schema(self, X, feature_names):
@@ -542,19 +540,21 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                               "Use neighbouring='add_remove', under which dropping rows is "
                               "private, or missing='keep'.")
 
-    def _solver_for(self, shape, release):
-        """The solver to run: ``'auto'`` resolved on the public domain size (see ``solver``).
+    def _solver_for(self, shape, budget):
+        """The solver to run (``'auto'`` resolved on the public domain size, see ``solver``),
+        and its budget.
 
         A NumPy-only solver given another namespace's input draws from the same
-        generator on the host (the table is read to the host anyway).
+        generator on the host (the table is read to the host anyway): the
+        budget's :meth:`~skdp.privacy.budget.Budget.on_host` view, the same
+        filter and ledger.
         """
         name = self.solver
         if name == "auto":
             name = "smd" if math.prod(shape) <= MAX_CELLS else "aim"
-        backend = release.backend
-        if "array_api" not in SOLVER_SPECS[name].backends and not backend.is_numpy:
-            release.backend = Backend(get_namespace(np.zeros(1)), None, backend.rng)
-        return name
+        if "array_api" not in SOLVER_SPECS[name].backends and not budget.backend.is_numpy:
+            budget = budget.on_host(get_namespace(np.zeros(1)))
+        return name, budget
 
     def _problem(self, name, options, columns, values, shape, marginals):
         """The solver's problem: the dense :class:`MarginalProblem` or a column-coded table."""
@@ -593,8 +593,9 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         else:
             self.histogram_ = backend.xp.reshape(result.solution, shape)
 
-    def _budget(self, columns, values, how, epsilon, delta, release):
-        """Find the private domains, if any column needs one; the solver's budget."""
+    def _budget(self, columns, values, how, epsilon, delta, backend):
+        """Open the fit's budget, find the private domains (if any column needs one) on shares
+        of it; the solver's budget."""
         find = [j for j, h in enumerate(how) if h == "private"]
         # public decisions (entries, dtypes, parameters): which columns are compressed or
         # binned at quantiles, and whether delta is split
@@ -605,18 +606,20 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         n_measured = len(find) + len(compress) + len(quantile)
         if not n_measured:
             mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
-            return Budget(epsilon, delta, rho, release=release, mu=mu, exclusive=True)
+            return Budget.for_fit(backend, epsilon, delta, rho, mu=mu, exclusive=True)
+        fit = Budget.for_fit(backend, epsilon, delta, rho, exclusive=False)
         rho_domain = self.domain_share * rho
         if find:  # each release's share in proportion to its columns: one noise scale
             self._private_domain([columns[j] for j in find], [values[j] for j in find],
                                  rho_domain * (len(find) / n_measured), delta - delta_main,
-                                 release)
+                                 fit)
         self._measure_domain(columns, values, compress, rho_domain * (len(compress) / n_measured),
-                             compress_columns, release, self.max_categories)
+                             compress_columns, fit, self.max_categories)
         self._measure_domain(columns, values, quantile, rho_domain * (len(quantile) / n_measured),
-                             quantile_bins, release)
+                             quantile_bins, fit)
         rest = rho if math.isinf(rho) else rho - rho_domain
-        return Budget(epsilon, delta, rest, release=release, exclusive=False)
+        # not private: mu = inf, so the solver's Gaussian release is recorded (without noise)
+        return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False)
 
     def _progress(self, t, total, gap):
         msg = f"[{self.solver_}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
@@ -669,7 +672,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         return [_Column(name=n, dtype=d) for n, d in zip(names, dtypes)], values
 
     # --------------------------------------------------------------- domain
-    def _private_domain(self, columns, values, rho, delta_thr, release):
+    def _private_domain(self, columns, values, rho, delta_thr, fit):
         """DP domain (budget ``rho``-zCDP plus ``delta_thr`` for thresholding).
 
         One Gaussian histogram per column (Bun–Steinke 2016 Prop. 1.6): a row
@@ -689,13 +692,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         if n_thr:
             # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
             threshold = 1.0 + sigma * float(special.ndtri(1.0 - delta_thr / n_thr))
-        private_domains(columns, [v[~missing_mask(v)] for v in values], release, sens, sigma,
-                        threshold,
+        private_domains(columns, [v[~missing_mask(v)] for v in values], _gaussian_share(fit, rho),
+                        sens, sigma, threshold,
                         replace_sensitivity=replace_one_sensitivity(sens, self.neighbouring))
         if n_thr:
-            release.ledger.approx(0.0, delta_thr, label="category thresholding")
+            fit.approx_dp(0.0, delta_thr, label="category thresholding")
 
-    def _measure_domain(self, columns, values, index, rho, measure, release, *args):
+    def _measure_domain(self, columns, values, index, rho, measure, fit, *args):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by
         ``measure`` (compression or quantile bins): a row moves at most two counts of
         each column (replace-one; one under add/remove), so l2-sensitivity ``sqrt(2 d)``
@@ -707,12 +710,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
         cols = [columns[j] for j in index]
         replace_sens = replace_one_sensitivity(sens, self.neighbouring)
+        part = _gaussian_share(fit, rho)
         if isinstance(values, list):
-            measure(cols, [values[j] for j in index], release, sens, sigma, *args,
+            measure(cols, [values[j] for j in index], part, sens, sigma, *args,
                     replace_sensitivity=replace_sens)
             return
         counts = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
-        measure(cols, None, release, sens, sigma, *args,  # a Dask table: one count pass
+        measure(cols, None, part, sens, sigma, *args,  # a Dask table: one count pass
                 counts=dask_io.domain_counts(values, counts, cols, index),
                 replace_sensitivity=replace_sens)
 
@@ -988,3 +992,14 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.array_api_support = True
         return tags
+
+
+def _gaussian_share(fit, rho):
+    """The share of ``fit`` spent by one Gaussian release of ``rho``-zCDP: ``sqrt(2 rho)``-GDP.
+
+    A Gaussian mechanism is ``rho``-zCDP exactly when it is ``sqrt(2 rho)``-GDP
+    (Bun–Steinke 2016 Prop. 1.6; Dong–Roth–Su 2022 Thm 2.7), so the share's GDP
+    filter admits that release and nothing more; it is recorded even when not
+    private (``rho = inf``: no noise, an infinite cost).
+    """
+    return fit.share(rho, mu=math.sqrt(2.0 * rho))

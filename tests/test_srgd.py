@@ -14,6 +14,7 @@ from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor,
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import make_loss
 from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp
+from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.privacy.matrix import (BandedToeplitzNoise, MatrixMechanism, column_norm, mf_sigma,
                                  sqrt_toeplitz_coefficients, toeplitz_matrix,
@@ -28,6 +29,11 @@ EPS, DELTA = 1.0, 1e-6
 
 def _release(ledger, seed):
     return Release(Backend(np, None, np.random.default_rng(seed)), ledger)
+
+
+def _budget(ledger, seed):
+    """A budget recording in ``ledger``: the stream opens its own ``mu`` share of it."""
+    return Budget(EPS, DELTA, math.inf, mu=math.inf, release=_release(ledger, seed))
 
 
 def _matches(empirical, formula, rtol):
@@ -133,7 +139,7 @@ def test_memf_noise_in_the_iterate_matches_formula():
     mu = approx_dp_to_gdp(EPS, DELTA)
     ledger = PrivacyLedger()
     state = run_stream(_Silent(n, d), opts, mu=mu, epsilon=EPS, delta=DELTA,
-                       release=_release(ledger, 0))
+                       budget=_budget(ledger, 0))
     coef = sqrt_toeplitz_coefficients(16)
     sigma = mf_sigma(2 * G / B, mu, coef)
     T = n // B
@@ -151,7 +157,7 @@ def test_srgd_tree_noise_matches_formula():
     mu = approx_dp_to_gdp(EPS, DELTA)
     ledger = PrivacyLedger()
     state = run_stream(_Silent(n, d), opts, mu=mu, epsilon=EPS, delta=DELTA,
-                       release=_release(ledger, 0))
+                       budget=_budget(ledger, 0))
     T = 22  # 10110: popcount 3, a leaf is in at most floor(log2 22) + 1 = 5 nodes
     sigma_node = 2 * G / B * math.sqrt(5) / mu
     assert float(np.var(state.prefix)) == pytest.approx(3 * sigma_node**2, rel=0.05)
@@ -189,7 +195,7 @@ def test_gradients_evaluated_at_the_right_steps(solver):
                                    smoothness=problem.smoothness, curvature=problem.curvature)
     iterates = []
     run_stream(problem, opts, mu=1.0, epsilon=EPS, delta=DELTA,
-               release=_release(PrivacyLedger(), 0))
+               budget=_budget(PrivacyLedger(), 0))
     two_points = solver in ("srgd", "srg_memf")
     counts = np.zeros(problem.n, dtype=int)
     calls = iter(problem.calls)
@@ -265,7 +271,7 @@ def test_clipped_difference_sensitivity_with_adversarial_record():
     opts = StreamOptions.from_dict("srg_memf", dict(batch_size=B, clip=G, learning_rate=20.0),
                                    lipschitz=1.0, smoothness=1.0, curvature=1.0)
     run_stream(problems[0], opts, mu=math.inf, epsilon=math.inf, delta=DELTA,
-               release=_release(PrivacyLedger(), 3))
+               budget=_budget(PrivacyLedger(), 3))
     # replay the recorded iterates (noise off) on both datasets
     calls = problems[0].calls
     t, k, moved = 0, 0, []

@@ -1,29 +1,61 @@
-"""What a solver may spend, and the path it spends through: one budget type for every solver.
+"""What a solver may spend, and the one path it spends through: one budget type for every solver.
 
 A :class:`Budget` carries the fit's ``(epsilon, delta)``, the zCDP share
 ``rho`` given to the solver, its Gaussian-DP share ``mu`` where the solver
-owns a budget made of Gaussian releases only, and the fit's
-:class:`~skdp.privacy.release.Release` (generator and ledger). It is also a
-privacy filter: :meth:`Budget.gaussian` and :meth:`Budget.select` refuse a
-release that would take the zCDP total past ``rho``. A zCDP (Renyi) filter
-with a fixed total is valid under fully adaptive composition (Whitehouse et
-al. 2023; Feldman–Zrnic 2021 for Renyi filters), so a solver may choose each
-cost from earlier noisy outputs.
+owns a budget made of Gaussian releases only, and, private to it, the fit's
+release path (:class:`~skdp.privacy.release.Release`: generator and ledger).
+Solvers and estimators release only through its methods; no caller touches
+the generator or the ledger (``tests/test_solvers.py`` checks the source).
+
+It is a privacy filter in every currency it spends, and it refuses a release
+that would overspend *before* any noise is drawn (fail closed):
+
+* zCDP (:meth:`gaussian`, :meth:`gaussian_batch`, :meth:`select`): the
+  running total stays within ``rho``. A zCDP (Renyi) filter with a fixed
+  total is valid under fully adaptive composition (Whitehouse et al. 2023;
+  Feldman–Zrnic 2021 for Renyi filters), so a solver may choose each cost
+  from earlier noisy outputs.
+* Gaussian DP (:meth:`gaussian_gdp`, :meth:`gaussian_gdp_blocks`,
+  :meth:`disjoint_gdp`): a Gaussian release of sensitivity ``Delta`` at
+  noise ``sigma`` is ``Delta/sigma``-GDP (Dong–Roth–Su 2022, Thm 2.7), and
+  Gaussian mechanisms compose exactly, ``mu**2 = sum mu_i**2`` (Cor. 3.3),
+  also adaptively with a fixed total (the GDP filter of Smith–Thakurta 2022,
+  "Fully adaptive composition for Gaussian DP"); the total stays within
+  ``mu``, and mu-GDP is (epsilon, delta)-DP iff ``delta >= delta_mu(epsilon)``
+  (Cor. 2.13, :func:`~skdp.privacy.accounting.gdp_to_approx_dp`). The exact
+  composition holds for Gaussian mechanisms only: after any other release
+  through the budget the GDP filter is closed. Each GDP release is also
+  charged ``mu_i**2 / 2`` to the zCDP total (exact for a Gaussian).
+* (epsilon, delta) by the ledger's composition (:meth:`exponential_batch`,
+  Poisson-subsampled Gaussian steps): the fit's ledger, with the new
+  mechanisms, spends at most ``epsilon`` at ``delta``
+  (:meth:`PrivacyLedger.spent <skdp.privacy.accounting.PrivacyLedger.spent>`);
+  :meth:`exponential_filter` keeps the fully adaptive bound of 002 Thm 3.5
+  (Rogers et al. 2016) for exponential samples whose epsilon changes from
+  step to step.
+* delta (:meth:`approx_dp`): the ``delta`` of mechanisms that are
+  ``(0, delta_i)``-DP (a thresholded histogram's categories) stays within
+  ``delta``.
 
 Poisson-subsampled Gaussian steps (:meth:`Budget.subsampled_gaussian`,
 :meth:`Budget.subsampled_gaussian_batch`) are accounted by privacy loss
 distributions (:mod:`skdp.privacy.pld`), which no zCDP share captures: in an
 exclusive budget they are admitted while the fit's ledger, with them, spends
-at most ``epsilon`` at ``delta`` (:meth:`PrivacyLedger.spent
-<skdp.privacy.accounting.PrivacyLedger.spent>`), and they close the zCDP
-filter (releases charged in zCDP come first); in a shared budget they are
-charged to the zCDP filter at their unamplified ``rho = (2C)**2 / (2
-sigma**2)``, a valid upper bound.
+at most ``epsilon`` at ``delta``, and they close the zCDP filter (releases
+charged in zCDP come first); in a shared budget they are charged to the zCDP
+filter at their unamplified ``rho = (2C)**2 / (2 sigma**2)``, a valid upper
+bound.
+
+A fit opens its budget with :meth:`Budget.for_fit`; :meth:`share` gives a
+part of it its own filter on the same ledger (the estimator's split of the
+fit's budget), :meth:`on_host` the same filter drawing NumPy arrays from the
+same generator.
 """
 
 import math
 
 from .accounting import PrivacyLedger, bounded_range_rho, gaussian_rho, gaussian_sigma
+from .composite import DisjointGaussian, ExponentialTally, gaussian_blocks, host
 from .release import GaussianBatch, Release
 
 __all__ = ["Budget"]
@@ -31,8 +63,21 @@ __all__ = ["Budget"]
 _SLACK = 1.0 + 1e-12  # float round-off when costs are computed from the remaining budget
 
 
+class _Filter:
+    """The running totals of one budget (shared by its :meth:`Budget.on_host` view)."""
+
+    def __init__(self, rho, mu):
+        self.rho = rho
+        self.mu = mu
+        self.spent = 0.0          # zCDP
+        self.mu_spent2 = 0.0      # sum of mu_i**2 of the GDP releases
+        self.delta_spent = 0.0    # (0, delta_i) mechanisms
+        self.gdp_closed = False   # a non-Gaussian release went through: GDP no longer exact
+        self.ahead = {}           # subsampled steps already verified, by (C/sigma, q)
+
+
 class Budget:
-    """A solver's share of the fit's budget, and its release path.
+    """A solver's share of the fit's budget, and its only release path.
 
     Parameters
     ----------
@@ -41,11 +86,12 @@ class Budget:
     rho : float
         zCDP budget of the solver (``inf``: not private, no noise).
     release : Release
-        The fit's release path (its generator and ledger).
+        The fit's release path (its generator and ledger), private to the
+        budget from then on. Estimators open one with :meth:`for_fit`.
     mu : float, default=None
         Gaussian-DP budget (Dong–Roth–Su 2022), given when the solver owns
-        the whole (epsilon, delta) and spends it on Gaussian releases only: it
-        then calibrates on mu-GDP exactly (Cor. 2.13).
+        a budget spent on Gaussian releases only: it then calibrates on
+        mu-GDP exactly (Cor. 2.13) through :meth:`gaussian_gdp`.
     exclusive : bool, default=True
         No other mechanism shares the fit's (epsilon, delta).
 
@@ -53,13 +99,17 @@ class Budget:
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
-    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
-    >>> budget = Budget(1.0, 1e-6, rho=0.5, release=release)
+    >>> budget = Budget.for_fit(Backend.from_arrays(np.zeros(1), random_state=0), 1.0, 1e-6,
+    ...                         rho=0.5)
     >>> sigma = budget.sigma(1.0, 0.125)      # Delta / sqrt(2 rho_step)
     >>> _ = budget.gaussian(np.zeros(3), 1.0, sigma, label="mean")
     >>> sigma, budget.remaining
     (2.0, 0.375)
+    >>> gdp = Budget.for_fit(Backend.from_arrays(np.zeros(1), random_state=0), 1.0, 1e-6,
+    ...                      rho=0.125, mu=0.5)
+    >>> _ = gdp.gaussian_gdp(np.zeros(3), 1.0, 4.0, label="mean")   # 0.25-GDP
+    >>> round(gdp.mu_spent, 12), round(gdp.mu_remaining ** 2, 12)
+    (0.25, 0.1875)
     """
 
     def __init__(self, epsilon, delta, rho, *, release, mu=None, exclusive=True):
@@ -68,26 +118,79 @@ class Budget:
         self.rho = float(rho)
         self.mu = None if mu is None else float(mu)
         self.exclusive = bool(exclusive)
-        self.release = release
-        self.spent = 0.0
-        self._ahead = {}          # subsampled steps already verified, by (C/sigma, q)
+        self._release = release
+        self._filter = _Filter(self.rho, self.mu)
+
+    @classmethod
+    def for_fit(cls, backend, epsilon, delta, rho, *, mu=None, exclusive=True, ledger=None):
+        """The fit's budget: a new release path on ``backend`` and a new ledger (or ``ledger``)."""
+        return cls(epsilon, delta, rho, release=Release(backend, PrivacyLedger() if ledger is None else ledger),
+                   mu=mu, exclusive=exclusive)
+
+    def share(self, rho, *, mu=None, exclusive=False, epsilon=None, delta=None):
+        """A part of this budget with its own filter, recording in the same ledger.
+
+        The caller's split (``rho`` of this budget's, ``mu`` of its GDP) is
+        the composition: the parts' totals add up to at most the whole.
+        """
+        return Budget(self.epsilon if epsilon is None else epsilon,
+                      self.delta if delta is None else delta, rho, release=self._release,
+                      mu=mu, exclusive=exclusive)
+
+    def on_host(self, xp=None):
+        """This budget (the same filter and ledger) drawing NumPy arrays from the same generator.
+
+        For small released vectors that a solver keeps on the host (group
+        sizes, group losses), or a NumPy-only solver given another namespace's
+        data: the draws are the same generator's, in the same order.
+        """
+        if self._release.backend.is_numpy:
+            return self
+        view = Budget.__new__(Budget)
+        view.__dict__.update(self.__dict__)
+        view._release = host(self._release, xp)
+        return view
 
     @property
     def backend(self):
-        return self.release.backend
+        return self._release.backend
 
     @property
     def ledger(self):
-        return self.release.ledger
+        """A copy of the fit's ledger (:meth:`recorded`), for reading: nothing is written to it."""
+        return self.recorded()
+
+    def recorded(self):
+        """A copy of the fit's ledger (what has been released so far): read-only for callers."""
+        return PrivacyLedger(list(self._release.ledger.entries))
 
     @property
     def private(self):
         return math.isfinite(self.rho)
 
     @property
+    def spent(self):
+        """zCDP charged so far (GDP releases included at ``mu_i**2 / 2``)."""
+        return self._filter.spent
+
+    @property
     def remaining(self):
         """zCDP left in the filter (``inf`` when not private)."""
         return math.inf if not self.private else max(self.rho - self.spent, 0.0)
+
+    @property
+    def mu_spent(self):
+        """GDP spent so far: ``sqrt(sum mu_i**2)`` of the GDP releases (Dong–Roth–Su Cor. 3.3)."""
+        return math.sqrt(self._filter.mu_spent2)
+
+    @property
+    def mu_remaining(self):
+        """GDP left: ``sqrt(mu**2 - sum mu_i**2)`` (``inf`` when ``mu`` is)."""
+        if self.mu is None:
+            return 0.0
+        if math.isinf(self.mu):
+            return math.inf
+        return math.sqrt(max(self.mu * self.mu - self._filter.mu_spent2, 0.0))
 
     def sigma(self, sensitivity, rho_step):
         """Noise of a Gaussian release costing ``rho_step`` (0 when not private)."""
@@ -95,12 +198,41 @@ class Budget:
             return 0.0
         return gaussian_sigma(sensitivity, rho_step)
 
+    # ------------------------------------------------------------- filters
     def _charge(self, cost, label):
-        if self.spent + cost > self.rho * _SLACK:
+        f = self._filter
+        if f.spent + cost > self.rho * _SLACK:
             raise RuntimeError(f"internal error: release {label!r} would overspend "
-                               f"({self.spent} + {cost} > {self.rho}).")
-        self.spent += cost
+                               f"({f.spent} + {cost} > {self.rho}).")
+        f.spent += cost
+        f.gdp_closed = True
 
+    def _charge_gdp(self, mu_step, count, label):
+        """Refuse, before any draw, a GDP release past ``mu`` (or on a budget without one)."""
+        f = self._filter
+        if self.mu is None:
+            raise RuntimeError(f"internal error: release {label!r} is calibrated in GDP but the "
+                               "budget has no mu.")
+        if f.gdp_closed:
+            raise RuntimeError(f"internal error: release {label!r} is calibrated in GDP after a "
+                               "non-Gaussian release of the same budget.")
+        step2 = count * mu_step * mu_step
+        if not math.isinf(self.mu) and f.mu_spent2 + step2 > self.mu * self.mu * _SLACK:
+            raise RuntimeError(f"internal error: release {label!r} would overspend "
+                               f"(mu**2: {f.mu_spent2} + {step2} > {self.mu * self.mu}).")
+        f.mu_spent2 += step2
+        f.spent += step2 / 2.0
+
+    def _check_ledger(self, trial, label):
+        """Refuse, before any draw, mechanisms that take the ledger past (epsilon, delta)."""
+        self._filter.gdp_closed = True
+        if math.isinf(self.epsilon):
+            return
+        if trial.spent(self.delta)[0] > self.epsilon * _SLACK:
+            raise RuntimeError(f"internal error: release {label!r} would overspend "
+                               f"(epsilon {self.epsilon} at delta {self.delta}).")
+
+    # ------------------------------------------------------------- zCDP
     def gaussian(self, value, sensitivity, sigma, *, label, replace_sensitivity=None):
         """``value + N(0, sigma**2 I)``, charged and recorded (Bun–Steinke Prop. 1.6).
 
@@ -113,8 +245,8 @@ class Budget:
         if not self.private:
             return value
         self._charge(gaussian_rho(sensitivity, sigma), label)
-        return self.release.gaussian(value, sensitivity, sigma, label=label,
-                                     replace_sensitivity=replace_sensitivity)
+        return self._release.gaussian(value, sensitivity, sigma, label=label,
+                                      replace_sensitivity=replace_sensitivity)
 
     def select(self, scores, sensitivity, rho_step, *, label):
         """Exponential mechanism at ``epsilon = sqrt(8 rho_step)``; the argmax when not private.
@@ -127,7 +259,7 @@ class Budget:
             return int(self.backend.xp.argmax(scores))
         epsilon = math.sqrt(8.0 * rho_step)
         self._charge(bounded_range_rho(epsilon), label)
-        return self.release.exponential(scores, sensitivity, epsilon, label=label)
+        return self._release.exponential(scores, sensitivity, epsilon, label=label)
 
     def gaussian_batch(self, sensitivity, sigma, count, *, label, replace_sensitivity=None):
         """Up to ``count`` Gaussian releases at ``sigma``, charged and recorded now as one entry.
@@ -140,16 +272,99 @@ class Budget:
         if not self.private:
             return GaussianBatch(self.backend, 0.0, count, label)
         self._charge(count * gaussian_rho(sensitivity, sigma), label)
-        return self.release.gaussian_batch(sensitivity, sigma, count, label=label,
-                                           replace_sensitivity=replace_sensitivity)
+        return self._release.gaussian_batch(sensitivity, sigma, count, label=label,
+                                            replace_sensitivity=replace_sensitivity)
 
+    # ------------------------------------------------------------- GDP
+    def gaussian_gdp(self, value, sensitivity, sigma, *, label, replace_sensitivity=None):
+        """``value + N(0, sigma**2 I)``, a ``Delta/sigma``-GDP release (Dong–Roth–Su Thm 2.7).
+
+        Charged to the GDP filter before the draw, then drawn and recorded.
+        ``sigma = 0`` (only within ``mu = inf``) returns ``value`` and
+        records an infinite cost, as every GDP release is recorded.
+        ``replace_sensitivity`` as in :meth:`gaussian` (recorded only).
+        """
+        self._charge_gdp(_gdp(sensitivity, sigma), 1, label)
+        return self._release.gaussian(value, sensitivity, sigma, label=label,
+                                      replace_sensitivity=replace_sensitivity)
+
+    def gaussian_gdp_blocks(self, blocks, sensitivity, sigma, *, label):
+        """One GDP release of a vector stored in blocks (a model's weights and intercept).
+
+        ``sensitivity`` bounds the l2 change of the blocks together; recorded
+        once, each block drawn in turn (:func:`~skdp.privacy.composite.gaussian_blocks`).
+        """
+        self._charge_gdp(_gdp(sensitivity, sigma), 1, label)
+        return gaussian_blocks(self._release, blocks, sensitivity, sigma, label=label)
+
+    def disjoint_gdp(self, mu, *, label):
+        """Gaussian releases on the parts of a data-independent partition, ``mu``-GDP in all.
+
+        Each part's release is ``mu``-GDP whatever its sensitivity (noise
+        ``Delta / mu``), and a record lies in one part, so together they are
+        ``mu``-GDP (parallel composition): charged ``mu`` now, recorded as one
+        Gaussian mechanism when closed
+        (:class:`~skdp.privacy.composite.DisjointGaussian`).
+        """
+        self._charge_gdp(float(mu), 1, label)
+        return DisjointGaussian(self._release, mu, label=label)
+
+    # ------------------------------------------------------------- (epsilon, delta)
+    def exponential_batch(self, epsilon, count, *, label):
+        """Up to ``count`` epsilon-DP exponential-mechanism samples, recorded now as one entry.
+
+        Refused before any draw unless they fit: in an exclusive budget, the
+        fit's ledger with them spends at most ``epsilon`` at ``delta`` (its
+        tightest composition rule, :meth:`PrivacyLedger.spent
+        <skdp.privacy.accounting.PrivacyLedger.spent>`); in a shared one, they
+        are charged ``count epsilon**2 / 8`` to the zCDP filter (bounded range,
+        Cesar–Rogers 2021, Lemma 3.2). Returns an
+        :class:`~skdp.privacy.release.ExponentialBatch`.
+        """
+        if self.exclusive:
+            trial = self.recorded()
+            trial.exponential(epsilon, count=count, label=label)
+            self._check_ledger(trial, label)
+        elif self.private:
+            self._charge(count * bounded_range_rho(epsilon), label)
+        return self._release.exponential_batch(epsilon, count, label=label)
+
+    def exponential_filter(self, epsilon, delta, *, label):
+        """Exponential samples at per-step epsilons under 002 Thm 3.5's filter.
+
+        ``(epsilon, delta)`` is the pure-DP part of the budget the solver
+        gives the samples (what its other releases left); the returned
+        :class:`~skdp.privacy.composite.ExponentialTally` admits a step's
+        samples only while ``sqrt(2 log(1/delta) S) + S/2 <= epsilon``,
+        ``S`` the sum of their squared epsilons (fully adaptive composition,
+        Rogers et al. 2016; 002 Thm 3.5), and records them by epsilon when
+        closed.
+        """
+        self._filter.gdp_closed = True
+        return ExponentialTally(self._release, label=label, epsilon=epsilon, delta=delta)
+
+    def approx_dp(self, epsilon, delta, *, label):
+        """Record an ``(epsilon, delta)``-DP mechanism that draws nothing here (a threshold's delta).
+
+        Refused unless the delta it takes fits in what the budget's ``delta``
+        has left after the earlier ones.
+        """
+        f = self._filter
+        if f.delta_spent + delta > self.delta * _SLACK:
+            raise RuntimeError(f"internal error: release {label!r} would overspend delta "
+                               f"({f.delta_spent} + {delta} > {self.delta}).")
+        f.delta_spent += delta
+        f.gdp_closed = True
+        self._release.ledger.approx(epsilon, delta, label=label)
+
+    # ------------------------------------------------------------- subsampled
     def poisson_sample(self, n, sampling_rate):
         """Indices of the rows kept by Poisson sampling (:meth:`Release.poisson_sample`).
 
         All ``n`` rows when not private at ``sampling_rate = 1``; the draw
         is from the fit's generator either way.
         """
-        return self.release.poisson_sample(n, sampling_rate)
+        return self._release.poisson_sample(n, sampling_rate)
 
     def subsampled_gaussian(self, value, sensitivity, sigma, sampling_rate, *, label):
         """One Poisson-subsampled Gaussian step, charged and recorded (replace-one, by PLD).
@@ -161,26 +376,28 @@ class Budget:
         if not self.private:
             return value
         self._charge_subsampled(sensitivity, sigma, sampling_rate, 1, label)
-        return self.release.subsampled_gaussian(value, sensitivity, sigma, sampling_rate,
-                                                label=label)
+        return self._release.subsampled_gaussian(value, sensitivity, sigma, sampling_rate,
+                                                 label=label)
 
     def subsampled_gaussian_batch(self, sensitivity, sigma, sampling_rate, count, *, label):
         """Up to ``count`` subsampled Gaussian steps, charged and recorded now as one entry."""
         if not self.private:
             return GaussianBatch(self.backend, 0.0, count, label)
         self._charge_subsampled(sensitivity, sigma, sampling_rate, count, label)
-        return self.release.subsampled_gaussian_batch(sensitivity, sigma, sampling_rate, count,
-                                                      label=label)
+        return self._release.subsampled_gaussian_batch(sensitivity, sigma, sampling_rate, count,
+                                                       label=label)
 
     def _charge_subsampled(self, sensitivity, sigma, sampling_rate, count, label):
+        f = self._filter
         if not self.exclusive:
             self._charge(count * gaussian_rho(2.0 * sensitivity, sigma), label)
             return
-        self.spent = max(self.spent, self.rho)        # the zCDP filter is closed
+        f.spent = max(f.spent, self.rho)        # the zCDP filter is closed
+        f.gdp_closed = True
         key = (sensitivity / sigma if sigma > 0 else math.inf, float(sampling_rate))
-        left, span = self._ahead.get(key, (0, 0))
+        left, span = f.ahead.get(key, (0, 0))
         if left >= count:
-            self._ahead[key] = (left - count, span)
+            f.ahead[key] = (left - count, span)
             return
         # verify a horizon twice the last one; failing that, the longest that fits
         # (bisection): O(log T) PLD evaluations for T steps
@@ -195,12 +412,19 @@ class Budget:
                 lo, hi = (mid, hi) if self._fits(key, sensitivity, sigma, sampling_rate,
                                                  mid) else (lo, mid)
             ahead = lo
-        self._ahead[key] = (ahead - count, ahead)
+        f.ahead[key] = (ahead - count, ahead)
 
     def _fits(self, key, sensitivity, sigma, sampling_rate, count):
-        trial = PrivacyLedger(list(self.ledger.entries))
+        trial = self.recorded()
         trial.subsampled_gaussian(sensitivity, sigma, sampling_rate, count=count)
-        for other, (left, _) in self._ahead.items():  # verified earlier, not yet drawn
+        for other, (left, _) in self._filter.ahead.items():  # verified earlier, not yet drawn
             if other != key and left:
                 trial.subsampled_gaussian(1.0, 1.0 / other[0], other[1], count=left)
         return trial.epsilon(self.delta) <= self.epsilon * _SLACK
+
+
+def _gdp(sensitivity, sigma):
+    """``Delta / sigma``: the GDP parameter of a Gaussian release (0 without sensitivity)."""
+    if sensitivity == 0:
+        return 0.0
+    return math.inf if sigma == 0 else sensitivity / sigma

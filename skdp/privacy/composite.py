@@ -16,9 +16,14 @@ recording in one place:
   localisation), each ``mu``-GDP whatever its sensitivity: by parallel
   composition one mechanism, recorded once when the partition is done.
 * :class:`ExponentialTally` -- exponential-mechanism samples whose per-sample
-  epsilon changes from step to step (an adaptive privacy filter): each step
-  charges its samples before drawing them, and the tally is recorded by
-  epsilon at the end.
+  epsilon changes from step to step, under the fully adaptive filter of 002
+  Thm 3.5 (Rogers et al. 2016): each step charges its samples before drawing
+  them (refused past the filter), and the tally is recorded by epsilon at the
+  end.
+
+Solvers and estimators reach these only through
+:class:`~skdp.privacy.budget.Budget` (``on_host``, ``gaussian_gdp_blocks``,
+``disjoint_gdp``, ``exponential_filter``), whose filter charges them first.
 
 :func:`exponential_trial` is no release: a what-if ledger for a solver's
 search of the largest per-sample epsilon that fits its budget.
@@ -36,8 +41,9 @@ __all__ = ["host", "gaussian_blocks", "DisjointGaussian", "ExponentialTally",
            "exponential_trial"]
 
 
-def host(release):
-    """``release`` with its noise drawn by NumPy from the same generator, into host arrays.
+def host(release, xp=None):
+    """``release`` with its noise drawn by NumPy (or ``xp``, a NumPy namespace) from the same
+    generator, into host arrays.
 
     Examples
     --------
@@ -49,7 +55,7 @@ def host(release):
     backend = release.backend
     if backend.is_numpy:
         return release
-    return Release(Backend(np, None, backend.rng), release.ledger)
+    return Release(Backend(np if xp is None else xp, None, backend.rng), release.ledger)
 
 
 def _add_blocks(backend, blocks, sigma):
@@ -142,14 +148,31 @@ class ExponentialTally:
     [(0.1, 3)]
     """
 
-    def __init__(self, release, *, label):
+    def __init__(self, release, *, label, epsilon=math.inf, delta=None):
         self.release = release
         self.label = label
         self.charged = {}
         self.allowed = 0
+        self.epsilon = float(epsilon)
+        self.delta = delta
+        self.sq_sum = 0.0  # sum of the squared per-sample epsilons charged
+
+    def bound(self, sq_sum):
+        """002 Thm 3.5: ``sqrt(2 log(1/delta) S) + S/2`` for ``S`` the sum of squared epsilons."""
+        return math.sqrt(2.0 * math.log(1.0 / self.delta) * sq_sum) + 0.5 * sq_sum
+
+    def fits(self, epsilon, count):
+        """Whether ``count`` more samples at ``epsilon`` stay within the filter's epsilon."""
+        if math.isinf(self.epsilon):
+            return True
+        return not self.bound(self.sq_sum + count * epsilon**2) > self.epsilon
 
     def charge(self, epsilon, count):
-        """Charge ``count`` samples, each ``epsilon``-DP."""
+        """Charge ``count`` samples, each ``epsilon``-DP; refused (raises) past the filter."""
+        if not self.fits(epsilon, count):
+            raise RuntimeError(f"internal error: {self.label!r} would overspend "
+                               f"(epsilon {self.epsilon} at delta {self.delta}).")
+        self.sq_sum = self.sq_sum + count * epsilon**2
         self.charged[epsilon] = self.charged.get(epsilon, 0) + count
         self.allowed += int(count)
 

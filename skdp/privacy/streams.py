@@ -23,7 +23,7 @@ def drawing_from(budget, backend):
 
     Yields a :class:`~skdp.privacy.budget.Budget` holding what is left of
     ``budget`` (``budget.remaining``) whose releases draw from ``backend``
-    and are recorded in ``budget.ledger``; on exit its spend is added to
+    and are recorded in ``budget``'s ledger; on exit its spend is added to
     ``budget.spent``. Composition is unchanged: the releases are the same
     mechanisms, charged to the same filter.
 
@@ -37,13 +37,13 @@ def drawing_from(budget, backend):
     >>> noise = Backend(fit.xp, fit.device, fit.rng.spawn(1)[0])
     >>> with drawing_from(budget, noise) as own:
     ...     _ = own.gaussian(np.zeros(3), 1.0, 2.0, label="mean")
-    >>> budget.spent, len(budget.ledger.entries)
+    >>> budget.spent, len(budget.recorded().entries)
     (0.125, 1)
     """
     own = Budget(budget.epsilon, budget.delta, budget.remaining,
-                 release=Release(backend, budget.ledger), mu=budget.mu,
+                 release=Release(backend, budget._release.ledger), mu=budget.mu,
                  exclusive=budget.exclusive)
     try:
         yield own
     finally:
-        budget.spent += own.spent
+        budget._filter.spent += own.spent

@@ -26,7 +26,7 @@ def stream_solver(name):
     per-example gradient bound (the clip's scale and ``L``),
     ``config.diff_clip`` the per-example ``M``, ``config.smoothness`` the step
     scale. The whole stream is one Gaussian mechanism at ``budget.mu``-GDP,
-    recorded by a new stream through ``budget.release``; so is each new pass
+    recorded by a new stream on a share of ``budget``; so is each new pass
     over records read before (a state from
     :func:`~skdp.solvers.streaming.srgd.new_pass`). ``options``:
     ``STREAM_OPTIONS`` and ``radius``. The result's ``state`` is what
@@ -44,7 +44,7 @@ def stream_solver(name):
                                        smoothness=stream.smoothness, curvature=stream.curvature,
                                        radius=radius, theory=cfg.theory, verbose=cfg.verbose)
         state = run_stream(stream, opts, mu=budget.mu, epsilon=budget.epsilon,
-                           delta=budget.delta, release=budget.release, state=problem.state)
+                           delta=budget.delta, budget=budget, state=problem.state)
         return SolverResult(solution=state.theta, n_iter=state.step, state=state)
 
     fn.__name__ = name

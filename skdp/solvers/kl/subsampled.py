@@ -73,7 +73,7 @@ def dpsgd_poisson(problem, budget, options):
     q = sampling_rate(options["sampling_rate"], T, budget.private)
     z = 0.0
     if budget.private:
-        z = subsampled_noise_within(budget.ledger.entries, [], q, T, budget.epsilon,
+        z = subsampled_noise_within(budget.recorded().entries, [], q, T, budget.epsilon,
                                     budget.delta)
     eta = 1.0 / (2.0 * cfg.smoothness) if cfg.theory else 1.0 / cfg.smoothness
     iterates, history = [w], []

@@ -52,7 +52,6 @@ import math
 import numpy as np
 
 from ...privacy.clipping import clip_factors
-from ...privacy.composite import DisjointGaussian, gaussian_blocks, host
 from ..losses.classification import (curvature_at_zero, finish_gradient, lipschitz,
                                      loss_and_residual)
 from ..spec import SolverResult
@@ -167,8 +166,8 @@ def noisy_gd(problem, budget, options):
         ``theory`` is ignored (no paper parameters for this solver).
     budget : Budget
         ``budget.mu``: the GDP parameter of the solver (what the ledger left
-        of the fit's (epsilon, delta)); every release goes through
-        ``budget.release``.
+        of the fit's (epsilon, delta)); every release goes through the
+        budget's GDP filter (``gaussian_gdp``, ``gaussian_gdp_blocks``).
     options : dict
         Empty: the solver reads no ``solver_options``.
 
@@ -177,15 +176,15 @@ def noisy_gd(problem, budget, options):
     SolverResult
     """
     data, sizes, radius, n_iter = problem.data, problem.sizes, problem.radius, problem.n_iter
-    release = budget.release
-    xp = release.backend.xp
+    backend = budget.backend
+    xp = backend.xp
     m, k = data.n_groups, data.k
     mu = budget.mu
     if math.isinf(mu) and n_iter == "auto" and radius is None:
-        data, _ = _centre(data, mu, release)
-        return _exact_fit(data, sizes, release)
+        data, _ = _centre(data, mu, budget)
+        return _exact_fit(data, sizes, budget)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
-    data, mu = _centre(_scale_intercept(data), mu, release)
+    data, mu = _centre(_scale_intercept(data), mu, budget)
     share = LOSS_SHARE if m > 1 else 0.0
     mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
@@ -201,15 +200,15 @@ def noisy_gd(problem, budget, options):
         p = player.weights  # set by the losses released before this step
         q = p / sizes
         # one pass over X: the gradient and (m > 1) the group losses at (W, b)
-        gw, gb, loss_sums = data.gradient_sums(W, b, release.backend.asarray(q, dtype=data.dtype),
+        gw, gb, loss_sums = data.gradient_sums(W, b, backend.asarray(q, dtype=data.dtype),
                                                clip, loss_clip if m > 1 else None)
         sens = 2.0 * clip * float(q.max())
         sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
-        gw, gb = gaussian_blocks(release, [gw, gb], sens, sigma, label="worst-group gradient")
+        gw, gb = budget.gaussian_gdp_blocks([gw, gb], sens, sigma, label="worst-group gradient")
         if m > 1:
-            player.update(_release_losses(xp, loss_sums, loss_sens, sigma_loss, sizes, release))
+            player.update(_release_losses(xp, loss_sums, loss_sens, sigma_loss, sizes, budget))
         W, b = _project(W - step * gw, b - step_b * gb, radius, xp)
-        avg.add(t, W, b, release.backend.asarray(p))
+        avg.add(t, W, b, backend.asarray(p))
         if problem.verbose:
             print(f"[noisy_gd] step {t + 1}/{T} noise sigma={sigma:.3g} weights={np.round(p, 3)}")
     W, b, p_avg = avg.mean()
@@ -217,7 +216,7 @@ def noisy_gd(problem, budget, options):
                         info=dict(group_weights=np.asarray(_to_host(xp, p_avg))))
 
 
-def _exact_fit(data, sizes, release):
+def _exact_fit(data, sizes, budget):
     """epsilon = inf: L-BFGS on the same smoothed objective, no noise, no clipping.
 
     Minimises ``TEMPERATURE log sum_g exp(L_g / TEMPERATURE) +
@@ -229,7 +228,7 @@ def _exact_fit(data, sizes, release):
     """
     from scipy.optimize import minimize
 
-    backend = release.backend
+    backend = budget.backend
     xp, k, p, n = data.xp, data.k, data.p, data.n
     sizes = np.asarray(sizes, dtype=float)
     state = {}
@@ -257,7 +256,7 @@ def _exact_fit(data, sizes, release):
     objective(res.x)
     theta = backend.asarray(res.x, dtype=data.dtype)
     W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
-    W, b = gaussian_blocks(release, [W, b], 1.0, 0.0, label="exact fit (epsilon = inf)")
+    W, b = budget.gaussian_gdp_blocks([W, b], 1.0, 0.0, label="exact fit (epsilon = inf)")
     return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=max(1, int(res.nit)),
                         info=dict(group_weights=state["weights"]))
 
@@ -285,7 +284,7 @@ def reference_logits(sizes, reference):
     return np.zeros(sizes.shape[0])
 
 
-def _centre(data, mu, release):
+def _centre(data, mu, budget):
     """Release the mean clipped row and centre the rows on it (with an intercept).
 
     The mean of rows of norm <= A moves by <= 2 A / n when one is replaced
@@ -300,7 +299,7 @@ def _centre(data, mu, release):
     mean = data.clipped_sum() / data.n
     sens = 2.0 * data.feature_bound / data.n
     sigma = 0.0 if math.isinf(mu_c) else sens / mu_c
-    mean = release.gaussian(mean, sens, sigma, label="feature mean")
+    mean = budget.gaussian_gdp(mean, sens, sigma, label="feature mean")
     norm = math.sqrt(float(xp.sum(mean * mean)))
     if norm > data.feature_bound:
         mean = mean * (data.feature_bound / norm)
@@ -334,10 +333,10 @@ def _steps(data):
     return step, (min(step, 1.0 / (h0 * c * c)) if c > 0 else step)
 
 
-def _release_losses(xp, loss_sums, sens, sigma, sizes, release):
+def _release_losses(xp, loss_sums, sens, sigma, sizes, budget):
     """The clipped group losses (from their sums) plus N(0, sigma**2) noise (host)."""
     values = np.asarray(_to_host(xp, loss_sums), dtype=float) / sizes
-    return host(release).gaussian(values, sens, sigma, label="group losses")
+    return budget.on_host().gaussian_gdp(values, sens, sigma, label="group losses")
 
 
 class _GroupPlayer:
@@ -392,11 +391,10 @@ def sgda(problem, budget, options):
     SolverResult
     """
     data, sizes, n_iter = problem.data, problem.sizes, problem.n_iter
-    release = budget.release
-    backend = release.backend
+    backend = budget.backend
     xp = backend.xp
     m, k, n = data.n_groups, data.k, data.n
-    data, mu = _centre(_scale_intercept(data), budget.mu, release)
+    data, mu = _centre(_scale_intercept(data), budget.mu, budget)
     epochs = 5 if n_iter == "auto" else int(n_iter)
     bsz = min(max(64, n // 32), n)
     n_batches = n // bsz
@@ -418,8 +416,8 @@ def sgda(problem, budget, options):
     for epoch in range(epochs):
         perm = backend.public_rng.permutation(n)
         # one release of each kind per record per epoch: the batches are disjoint
-        losses = DisjointGaussian(host(release), mu_loss, label="batch group losses (epoch)")
-        grads = DisjointGaussian(release, mu_grad, label="batch gradients (epoch)")
+        losses = budget.on_host().disjoint_gdp(mu_loss, label="batch group losses (epoch)")
+        grads = budget.disjoint_gdp(mu_grad, label="batch gradients (epoch)")
         for j in range(n_batches):
             idx = backend.asarray(perm[j * bsz:(j + 1) * bsz])
             batch = data.subset(idx)

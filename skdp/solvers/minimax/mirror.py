@@ -51,7 +51,7 @@ import math
 import numpy as np
 
 from ...privacy.accounting import fully_adaptive_step_epsilon, zcdp_to_approx_dp
-from ...privacy.composite import ExponentialTally, exponential_trial
+from ...privacy.composite import exponential_trial
 from ..losses.classification import loss_and_residual, loss_bound, smoothness
 from ..spec import SolverResult
 from .common import largest_within
@@ -231,7 +231,7 @@ def smd(problem, budget, options):
     """002 Alg. 1: private stochastic mirror descent with vertex sampling.
 
     See the module docstring for the privacy argument: the draws spend the
-    (epsilon, delta) of ``budget`` left after what ``budget.ledger`` holds.
+    (epsilon, delta) of ``budget`` left after what its ledger holds (``budget.recorded()``).
     ``problem.reference`` is ignored: the group player starts uniform (002
     Alg. 1); ``options`` is empty (no ``solver_options``). ``theory=True`` runs
     the paper's Alg. 1 with Thm 3.1's parameters. The practical defaults keep
@@ -259,7 +259,7 @@ def smd(problem, budget, options):
     SolverResult
     """
     data, sizes, theory, n_iter = problem.data, problem.sizes, problem.theory, problem.n_iter
-    epsilon, delta, ledger = budget.epsilon, budget.delta, budget.ledger
+    epsilon, delta, ledger = budget.epsilon, budget.delta, budget.recorded()
     backend = budget.backend
     radius = _radius(data, problem.radius, theory)
     game = _Game(data, sizes, radius, backend)
@@ -296,8 +296,7 @@ def smd(problem, budget, options):
         tau_y = min(STEP_Y * math.sqrt(ell / T) / scale_y, step_eps * B / (4.0 * L0y))
     # each draw is (4 L0 tau / B)-DP (002 Prop. 3.3 / Thm 3.4); both players at step_eps
     step_eps = 4.0 * max(L0x * tau_x, L0y * tau_y) / B
-    vertices = budget.release.exponential_batch(step_eps, draws,
-                                                label="vertex samples (002 Alg. 1)")
+    vertices = budget.exponential_batch(step_eps, draws, label="vertex samples (002 Alg. 1)")
     Gx, Gy = np.zeros(game.d_x), np.zeros(m)
     out_x, out_y = np.zeros(game.d_x), np.zeros(m)
     perm = backend.public_rng.permutation(n)
@@ -394,7 +393,7 @@ def smd_bias_reduced(problem, budget, options):
     SolverResult
     """
     data, sizes, theory, n_iter = problem.data, problem.sizes, problem.theory, problem.n_iter
-    epsilon, delta, ledger = budget.epsilon, budget.delta, budget.ledger
+    epsilon, delta, ledger = budget.epsilon, budget.delta, budget.recorded()
     backend = budget.backend
     rng = backend.public_rng  # data order and MLMC levels
     radius = _radius(data, problem.radius, theory, BR_RADIUS)
@@ -434,8 +433,9 @@ def smd_bias_reduced(problem, budget, options):
     out_x, out_y = np.zeros(game.d_x), np.zeros(m)
     perm = rng.permutation(n)
     used, spent_levels, steps_done = 0, 0.0, 0
-    sq_sum = 0.0  # filter state: sum of eps_t**2
-    vertices = ExponentialTally(budget.release, label="MLMC vertex samples (002 Alg. 3)")
+    # the privacy filter of 002 Thm 3.5 on the pure-DP part: in the budget's tally
+    vertices = budget.exponential_filter(eps_pure, delta_pure,
+                                         label="MLMC vertex samples (002 Alg. 3)")
     level = int(rng.choice(M + 1, p=levels_p))
     history = []  # (px, py) of each step, for the output draws of the tail
     while spent_levels <= U - 2**M:
@@ -446,10 +446,8 @@ def smd_bias_reduced(problem, budget, options):
         eps_t = 2.0 * max(bias_reduced_sensitivity(tau_x, L0x, level, batch_size, c_M),
                           bias_reduced_sensitivity(tau_y, L0y, level, batch_size, c_M))
         n_draws = 2 * (2 ** (level + 1) + 1) if theory else K0 * 2 ** (level + 1) + Ky
-        trial = sq_sum + n_draws * eps_t**2
-        if not math.isinf(eps_pure) and _fully_adaptive(trial, delta_pure) > eps_pure:
+        if not vertices.fits(eps_t, n_draws):
             break  # privacy filter (002 Thm 3.5): stop before exceeding the budget
-        sq_sum = trial
         vertices.charge(eps_t, n_draws)
         px, py = _softmax(-tau_x * Gx), _softmax(tau_y * Gy)
         history.append((px, py))
@@ -468,8 +466,7 @@ def smd_bias_reduced(problem, budget, options):
         spent_levels += 2**level
         steps_done += 1
         level = int(rng.choice(M + 1, p=levels_p))
-    out_x, out_y = _tail_output(vertices, history, K_out, tail, sq_sum, eps_pure, delta_pure,
-                                game.d_x, m)
+    out_x, out_y = _tail_output(vertices, history, K_out, tail, game.d_x, m)
     vertices.close()
     W, b = game.theta(out_x / out_x.sum())
     b = b * data.intercept_scale
@@ -481,12 +478,7 @@ def smd_bias_reduced(problem, budget, options):
                         info=dict(group_weights=out_y / out_y.sum(), step_size=tau_x))
 
 
-def _fully_adaptive(sq_sum, delta):
-    """002 Thm 3.5 from the running sum of squared per-draw epsilons."""
-    return math.sqrt(2.0 * math.log(1.0 / delta) * sq_sum) + 0.5 * sq_sum
-
-
-def _tail_output(vertices, history, K_out, tail, sq_sum, eps_pure, delta_pure, d_x, m):
+def _tail_output(vertices, history, K_out, tail, d_x, m):
     """Output draws of Alg. 3: ``K_out`` per player from each of the last ``tail``
     share of the iterates, each at that step's per-draw epsilon, within the filter.
 
@@ -500,10 +492,8 @@ def _tail_output(vertices, history, K_out, tail, sq_sum, eps_pure, delta_pure, d
     eps_out = max(vertices.charged) if vertices.charged else 0.0
     kept = history[len(history) - max(1, int(round(tail * len(history)))):] if history else []
     for px, py in kept:
-        trial = sq_sum + 2 * K_out * eps_out**2
-        if not math.isinf(eps_pure) and _fully_adaptive(trial, delta_pure) > eps_pure:
+        if not vertices.fits(eps_out, 2 * K_out):
             break
-        sq_sum = trial
         vertices.charge(eps_out, 2 * K_out)
         out_x += vertices.counts(K_out, px)
         out_y += vertices.counts(K_out, py)

@@ -38,7 +38,6 @@ import math
 import numpy as np
 
 from ...privacy.clipping import clip_factors
-from ...privacy.composite import DisjointGaussian, host
 from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
 from ..spec import SolverResult
 from .common import softmax_np
@@ -190,8 +189,7 @@ def mlmc(problem, budget, options):
     SolverResult
     """
     data, sizes, theory, n_iter = problem.data, problem.sizes, problem.theory, problem.n_iter
-    release = budget.release
-    rng = release.backend.public_rng  # batch orders, MLMC levels, row indices
+    rng = budget.backend.public_rng  # batch orders, MLMC levels, row indices
     n, m_groups, k = data.n, data.n_groups, data.k
     radius = problem.radius
     if radius is None:
@@ -199,7 +197,7 @@ def mlmc(problem, budget, options):
     radius = float(radius)
     mu_total = budget.mu
     if not theory:  # centre the rows on their private mean (as noisy_gd; benchmarks/minimax.py)
-        data, mu_total = _centre(data, mu_total, release)
+        data, mu_total = _centre(data, mu_total, budget)
     if theory:
         phases = max(1, math.ceil(math.log(n))) if n_iter == "auto" else int(n_iter)
     else:
@@ -223,9 +221,9 @@ def mlmc(problem, budget, options):
     weights_sum = np.zeros(m_groups)
     eta0 = None
     # one record sits in one phase: parallel composition over phases
-    on_host = host(release)
-    losses = DisjointGaussian(on_host, mu_loss, label="phase group losses")
-    models = DisjointGaussian(on_host, mu_model, label="phase model (MLMC mean of copies)")
+    on_host = budget.on_host()
+    losses = on_host.disjoint_gdp(mu_loss, label="phase group losses")
+    models = on_host.disjoint_gdp(mu_model, label="phase model (MLMC mean of copies)")
     for i in range(phases):
         idx = perm[i * n_bar:(i + 1) * n_bar]
         p = _phase_weights(data, idx, theta, loss_clip, loss_sens, losses, batch_sizes,
@@ -261,7 +259,7 @@ def mlmc(problem, budget, options):
         from ..._backend import to_numpy
 
         b = b - W @ np.asarray(to_numpy(data.center), dtype=float)
-    backend = release.backend
+    backend = budget.backend
     return SolverResult(solution=(backend.asarray(W, dtype=data.X.dtype),
                                   backend.asarray(b, dtype=data.X.dtype)),
                         n_iter=phases, info=dict(group_weights=weights_sum / phases))

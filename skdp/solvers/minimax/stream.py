@@ -23,7 +23,7 @@ def _classifier(name):
 
         A new stream, or a new pass over records read before (a state from
         :func:`~skdp.solvers.streaming.srgd.new_pass`), is ``budget.mu``-GDP,
-        its mechanism recorded through ``budget.release``; a continued one
+        its mechanism opened on a share of ``budget``; a continued one
         keeps the stream's ``mu`` (its chunks hold disjoint records).
         ``options``: the resolved :data:`~skdp.solvers.streaming.srgd.STREAM_OPTIONS`.
         """
@@ -38,7 +38,7 @@ def _classifier(name):
                                        verbose=problem.verbose)
         mu = state.mu if state is not None and state.mechanism is not None else budget.mu
         state = run_stream(glm, opts, mu=mu, epsilon=budget.epsilon, delta=budget.delta,
-                           release=budget.release, state=state)
+                           budget=budget, state=state)
         coef, intercept = glm.coef(state.theta)
         return SolverResult(solution=(coef, intercept), n_iter=state.step,
                             info=dict(group_weights=np.ones(1)), state=state)

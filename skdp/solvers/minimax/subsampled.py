@@ -120,13 +120,13 @@ def dpsgd_poisson(problem, budget, options):
     'pld'
     """
     data = problem.data
-    xp = budget.release.backend.xp
+    xp = budget.backend.xp
     T = auto_iterations(data.n, budget.mu) if problem.n_iter == "auto" else int(problem.n_iter)
     q = sampling_rate(options["sampling_rate"], T, not math.isinf(budget.mu))
-    data, _ = _centre(data, budget.mu, budget.release)
+    data, _ = _centre(data, budget.mu, budget)
     z = 0.0
     if not math.isinf(budget.mu):
-        z = subsampled_noise_within(budget.ledger.entries, [], q, T, budget.epsilon,
+        z = subsampled_noise_within(budget.recorded().entries, [], q, T, budget.epsilon,
                                     budget.delta)
     W, b, y_avg = _run(problem, budget, data, T, q, z)
     return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=T,
@@ -136,7 +136,7 @@ def dpsgd_poisson(problem, budget, options):
 
 def _run(problem, budget, data, T, q, z):
     """The ``T`` steps; returns the averaged ``(W, b, y)`` of the last half."""
-    backend = budget.release.backend
+    backend = budget.backend
     xp, sizes, m = backend.xp, np.asarray(problem.sizes, dtype=float), data.n_groups
     share = LOSS_SHARE if m > 1 else 0.0
     scales = (math.sqrt(1.0 - share), math.sqrt(share))
@@ -166,7 +166,7 @@ def _run(problem, budget, data, T, q, z):
 def _noisy_step(budget, data, model, groups, plan):
     """One release: the gradient estimate ``(gw, gb)`` and the group-loss estimate (host)."""
     (W, b), (weights, sizes), (q, z, (clip, loss_clip), (a_g, a_l)) = model, groups, plan
-    backend = budget.release.backend
+    backend = budget.backend
     xp, dtype = backend.xp, data.dtype
     top, n_min = float(weights.max()), float(sizes.min())
     rows = budget.poisson_sample(data.n, q)

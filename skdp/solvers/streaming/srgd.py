@@ -65,7 +65,6 @@ import math
 import numpy as np
 
 from ..._backend import Backend
-from ...privacy.budget import Budget
 from ...privacy.matrix import MatrixMechanism, mf_sigma, sqrt_toeplitz_coefficients
 from ...privacy.tree import TreeMechanism, tree_sigma
 from ..spec import Option, deprecated_names
@@ -323,7 +322,7 @@ def _batches(n, B, rng):
     return [order[s:s + B] for s in range(0, n, B)]
 
 
-def run_stream(problem, opts, *, mu, epsilon, delta, release, state=None):
+def run_stream(problem, opts, *, mu, epsilon, delta, budget, state=None):
     """One pass over ``problem``'s examples, continuing ``state`` (None: a new stream).
 
     Parameters
@@ -337,9 +336,10 @@ def run_stream(problem, opts, *, mu, epsilon, delta, release, state=None):
         GDP parameter of the whole stream (inf: no noise).
     epsilon, delta : float
         The budget (only the Thm 4.10 batch size uses them).
-    release : Release
-        The fit's namespace, generator and ledger. A new stream takes the
-        generator and records its mechanism in the ledger; so does a new
+    budget : Budget
+        The fit's budget (its namespace, generator and ledger). A new stream
+        takes the generator and opens its mechanism on a share of the budget
+        (``mu``-GDP, recorded in the fit's ledger); so does a new
         pass (a state from :func:`new_pass`: a new mechanism at ``mu``, its
         noise fresh, drawn from the state's generator). A continued stream
         records nothing: its records are new, its noise the same mechanism.
@@ -350,15 +350,15 @@ def run_stream(problem, opts, *, mu, epsilon, delta, release, state=None):
     -------
     state : StreamState
     """
-    n, xp = int(problem.n), release.backend.xp
+    n, xp = int(problem.n), budget.backend.xp
     if state is None:
-        state = _start(problem, opts, n, mu, epsilon, delta, release.backend.rng, xp)
-        state.mechanism = _open(release, opts, state, n, epsilon, delta)
+        state = _start(problem, opts, n, mu, epsilon, delta, budget.backend.rng, xp)
+        state.mechanism = _open(budget, opts, state, n, epsilon, delta)
     else:  # all or nothing: a chunk that fails leaves the caller's state (and rng) untouched
         state = copy.deepcopy(state)
         if state.mechanism is None:  # a new pass: a mechanism of its own, fresh noise
             _renew(state, opts, mu)
-            state.mechanism = _open(release, opts, state, n, epsilon, delta)
+            state.mechanism = _open(budget, opts, state, n, epsilon, delta)
     backend = Backend(xp, getattr(problem, "device", None), state.rng)
     batches = _batches(n, state.batch_size, state.rng)
     if opts.solver == "srgd":
@@ -381,14 +381,15 @@ def _tree_node_sigma(state, n_batches):
     return tree_sigma(_sensitivity(state), state.mu**2 / 2.0, max(1, n_batches))
 
 
-def _open(release, opts, state, n, epsilon, delta):
-    """The stream's mechanism, recorded on ``release`` (nothing when ``mu = inf``).
+def _open(fit, opts, state, n, epsilon, delta):
+    """The stream's mechanism, on a ``state.mu``-GDP share of ``fit`` (nothing when ``mu = inf``).
 
     srgd: a tree per chunk at ``mu`` (the first chunk's tree is the record;
     later chunks hold other records: parallel composition). Others: ``C x +
     Z`` over the whole stream.
     """
-    budget = Budget(epsilon, delta, state.mu**2 / 2.0, release=release, mu=state.mu)
+    budget = fit.share(state.mu**2 / 2.0, mu=state.mu, exclusive=True, epsilon=epsilon,
+                       delta=delta)
     sens = _sensitivity(state)
     if opts.solver == "srgd":
         n_batches = math.ceil(n / state.batch_size)

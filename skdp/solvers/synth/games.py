@@ -25,7 +25,7 @@ of these valid rules allows for the step count: paper 002 Cor. 3.6,
 fully adaptive composition (Thm 3.5) and bounded-range zCDP (Cesar–Rogers
 2021, ``eps**2/8`` per draw); the rule used is returned in ``info``. The draws
 of a run are one batch of the release path
-(:meth:`~skdp.privacy.release.Release.exponential_batch`), recorded once; the
+(:meth:`~skdp.privacy.budget.Budget.exponential_batch`), recorded once; the
 disjoint batches come from a data-independent permutation (public randomness).
 """
 
@@ -122,8 +122,8 @@ def solve_private_game(problem, budget, options):
     T, B, tau_x, tau_y, eps_step, rule = private_game_schedule(problem, budget, problem.n_iter)
     batches = _batches(problem, T, backend)
     eps_draw = 2.0 * tau_y / B  # <= eps_step; the draw ~ exp(tau_y G_y) is 2 tau_y / B-DP
-    draws = budget.release.exponential_batch(
-        eps_draw, count=T, label="query-player vertex (exponential mechanism)")
+    draws = budget.exponential_batch(
+        eps_draw, T, label="query-player vertex (exponential mechanism)")
     like = problem.counts(backend, problem.records[:0])
     g_x = xp.zeros_like(like)
     g_y = [xp.zeros((problem.cells(k),), dtype=like.dtype, device=_device(like))
@@ -196,8 +196,8 @@ def solve_vertex(problem, budget, options):
     T, B, tau, eps_step, rule = vertex_schedule(problem, budget, problem.n_iter)
     batches = _batches(problem, T, backend)
     eps_draw = 4.0 * tau / B  # Prop. 3.3 proof, step 3 (L0 = 1): <= eps_step
-    draws = budget.release.exponential_batch(
-        eps_draw, count=4 * T, label="vertex samples (2 players x (K+1), K=1)")
+    draws = budget.exponential_batch(
+        eps_draw, 4 * T, label="vertex samples (2 players x (K+1), K=1)")
     like = problem.counts(backend, problem.records[:0])
     sizes = [problem.cells(k) for k in range(len(problem.marginals))]
     g_x = xp.zeros_like(like)

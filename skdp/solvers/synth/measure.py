@@ -31,8 +31,8 @@ def measure(problem, budget):
     """Gaussian measurement of every workload marginal (counts).
 
     Calibrated to ``budget.mu``-GDP when the budget carries a finite ``mu``,
-    else to ``budget.rho``-zCDP (module docstring); drawn and recorded by the
-    fit's release path (``budget.release``).
+    else to ``budget.rho``-zCDP (module docstring); charged, drawn and recorded
+    by the budget (``gaussian_gdp`` or ``gaussian``).
 
     Parameters
     ----------
@@ -57,10 +57,12 @@ def measure(problem, budget):
     sens = marginal_sensitivity(len(problem.marginals), problem.relation)
     mu = budget.mu
     sigma = gaussian_sigma(sens, budget.rho) if mu is None or math.isinf(mu) else sens / mu
-    noisy = budget.release.gaussian(exact, sens, sigma,
-                                    label=f"{len(problem.marginals)} workload marginals",
-                                    replace_sensitivity=replace_one_sensitivity(
-                                        sens, problem.relation))
+    label = f"{len(problem.marginals)} workload marginals"
+    replace = replace_one_sensitivity(sens, problem.relation)
+    if mu is not None:  # mu-GDP (or not private: recorded without noise)
+        noisy = budget.gaussian_gdp(exact, sens, sigma, label=label, replace_sensitivity=replace)
+    else:
+        noisy = budget.gaussian(exact, sens, sigma, label=label, replace_sensitivity=replace)
     parts, start = [], 0
     for k in range(len(problem.marginals)):
         c = problem.cells(k)

@@ -212,3 +212,54 @@ def test_no_module_outside_the_privacy_core_draws_noise():
                  if path.relative_to(SKDP).parts[0] not in ALLOWED
                  for line, call in _draw_calls(path)]
     assert not offenders, "privacy noise drawn outside skdp/privacy:\n" + "\n".join(offenders)
+
+
+# ---------------------------------------------------------------------------
+# One release path: only Budget methods, outside the privacy core
+# ---------------------------------------------------------------------------
+PATH_ATTRS = {"release", "ledger", "_release", "_filter"}
+PATH_MODULES = {"release", "composite"}
+# names of those modules that release nothing (a what-if ledger for a budget search)
+PATH_NAMES_ALLOWED = {"exponential_trial"}
+# ``<x>.release`` / ``<x>.ledger`` that are not a budget's: BudgetAccountant.release(token)
+# (cancel a reservation) and the CLI's ``--ledger`` argument (the accountant's storage path)
+OWNERS_ALLOWED = {"self.accountant", "args"}
+
+
+def _release_path_bypasses(path):
+    """``(line, code)`` of every reach past :class:`~skdp.privacy.budget.Budget`'s methods:
+    a ``.release`` / ``.ledger`` / ``._release`` / ``._filter`` attribute (a budget's release
+    path or ledger, written or read), or an import of the release path itself
+    (``skdp.privacy.release``, ``skdp.privacy.composite``, ``Release``)."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr in PATH_ATTRS
+                and ast.unparse(node.value) not in OWNERS_ALLOWED):
+            yield node.lineno, ast.unparse(node)
+        elif isinstance(node, ast.ImportFrom):
+            names = {alias.name for alias in node.names}
+            module = (node.module or "").rsplit(".", 1)[-1]
+            if ((module in PATH_MODULES and not names <= PATH_NAMES_ALLOWED)
+                    or "Release" in names):
+                source = "." * node.level + (node.module or "")
+                yield node.lineno, f"from {source} import {', '.join(sorted(names))}"
+
+
+def test_solvers_and_estimators_release_only_through_budget_methods():
+    offenders = [f"skdp/{path.relative_to(SKDP)}:{line}: {code}"
+                 for path in sorted(SKDP.rglob("*.py"))
+                 if path.relative_to(SKDP).parts[0] not in ALLOWED
+                 for line, code in _release_path_bypasses(path)]
+    assert not offenders, ("a release outside Budget's methods (the one release path, "
+                           "skdp/privacy/budget.py):\n" + "\n".join(offenders))
+
+
+def test_the_release_path_check_sees_a_bypass(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ..privacy.composite import host\n"
+                   "def fn(problem, budget, options):\n"
+                   "    budget.release.gaussian(1.0, 1.0, 1.0, label='x')\n"
+                   "    budget.ledger.approx(0.0, 1e-9)\n")
+    found = [code for _, code in _release_path_bypasses(bad)]
+    assert "budget.release" in found and "budget.ledger" in found
+    assert any(code.startswith("from ..privacy.composite") for code in found)

@@ -167,3 +167,18 @@ def test_not_private_gdp_records_without_noise():
     value = np.arange(3.0)
     out = budget.gaussian_gdp(value, 1.0, 0.0, label="exact")
     assert out is value and math.isinf(budget.recorded().entries[0].mu)
+
+
+def test_gdp_batch_is_charged_for_all_its_releases_when_opened():
+    budget = _budget(mu=1.0)
+    before = _state(budget)
+    with pytest.raises(RuntimeError, match="would overspend"):
+        budget.gaussian_gdp_batch(1.0, 1.0, 2, label="two 1-GDP steps")  # sqrt(2) > 1
+    assert _state(budget) == before
+    step = budget.gaussian_gdp_batch(1.0, 2.0, 4, label="four 0.5-GDP steps")  # sqrt(4)/2 = 1
+    _ = [step(np.zeros(2)) for _ in range(4)]
+    assert budget.mu_spent == pytest.approx(1.0, rel=1e-12)
+    (entry,) = budget.recorded().entries
+    assert entry.count == 4 and entry.mu == pytest.approx(0.5)
+    with pytest.raises(RuntimeError, match="more than the 4 releases"):
+        step(np.zeros(2))

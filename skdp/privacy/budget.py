@@ -15,8 +15,8 @@ that would overspend *before* any noise is drawn (fail closed):
   total is valid under fully adaptive composition (Whitehouse et al. 2023;
   Feldman–Zrnic 2021 for Renyi filters), so a solver may choose each cost
   from earlier noisy outputs.
-* Gaussian DP (:meth:`gaussian_gdp`, :meth:`gaussian_gdp_blocks`,
-  :meth:`disjoint_gdp`): a Gaussian release of sensitivity ``Delta`` at
+* Gaussian DP (:meth:`gaussian_gdp`, :meth:`gaussian_gdp_batch`,
+  :meth:`gaussian_gdp_blocks`, :meth:`disjoint_gdp`): a Gaussian release of sensitivity ``Delta`` at
   noise ``sigma`` is ``Delta/sigma``-GDP (Dong–Roth–Su 2022, Thm 2.7), and
   Gaussian mechanisms compose exactly, ``mu**2 = sum mu_i**2`` (Cor. 3.3),
   also adaptively with a fixed total (the GDP filter of Smith–Thakurta 2022,
@@ -296,6 +296,17 @@ class Budget:
         """
         self._charge_gdp(_gdp(sensitivity, sigma), 1, label)
         return gaussian_blocks(self._release, blocks, sensitivity, sigma, label=label)
+
+    def gaussian_gdp_batch(self, sensitivity, sigma, count, *, label):
+        """Up to ``count`` GDP releases at ``sigma``, charged and recorded now as one entry.
+
+        ``count`` Gaussian releases of sensitivity ``Delta`` compose to
+        ``sqrt(count) Delta / sigma``-GDP (Dong–Roth–Su Cor. 3.3). Returns a
+        :class:`~skdp.privacy.release.GaussianBatch`; a draw beyond ``count``
+        raises.
+        """
+        self._charge_gdp(_gdp(sensitivity, sigma), count, label)
+        return self._release.gaussian_batch(sensitivity, sigma, count, label=label)
 
     def disjoint_gdp(self, mu, *, label):
         """Gaussian releases on the parts of a data-independent partition, ``mu``-GDP in all.

@@ -124,8 +124,9 @@ class Budget:
     @classmethod
     def for_fit(cls, backend, epsilon, delta, rho, *, mu=None, exclusive=True, ledger=None):
         """The fit's budget: a new release path on ``backend`` and a new ledger (or ``ledger``)."""
-        return cls(epsilon, delta, rho, release=Release(backend, PrivacyLedger() if ledger is None else ledger),
-                   mu=mu, exclusive=exclusive)
+        ledger = PrivacyLedger() if ledger is None else ledger
+        return cls(epsilon, delta, rho, release=Release(backend, ledger), mu=mu,
+                   exclusive=exclusive)
 
     def share(self, rho, *, mu=None, exclusive=False, epsilon=None, delta=None):
         """A part of this budget with its own filter, recording in the same ledger.

@@ -452,7 +452,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             backend, columns, how, values = self._read_table(X, feature_names)
         budget = self._budget(columns, values, how, epsilon, delta, backend)
         shape = tuple(c.cardinality for c in columns)
-        name, budget = self._solver_for(shape, budget)
+        name = self._solver_for(shape)
+        budget = self._budget_for(name, budget)
         spec = SOLVER_SPECS[name]
         options = spec.resolve_options(self.solver_options if name == asked else None)
         marginals = encoding.workload_marginals(columns, self.workload)
@@ -540,21 +541,22 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                               "Use neighbouring='add_remove', under which dropping rows is "
                               "private, or missing='keep'.")
 
-    def _solver_for(self, shape, budget):
-        """The solver to run (``'auto'`` resolved on the public domain size, see ``solver``),
-        and its budget.
-
-        A NumPy-only solver given another namespace's input draws from the same
-        generator on the host (the table is read to the host anyway): the
-        budget's :meth:`~skdp.privacy.budget.Budget.on_host` view, the same
-        filter and ledger.
-        """
+    def _solver_for(self, shape):
+        """The solver to run: ``'auto'`` resolved on the public domain size (see ``solver``)."""
         name = self.solver
         if name == "auto":
             name = "smd" if math.prod(shape) <= MAX_CELLS else "aim"
+        return name
+
+    @staticmethod
+    def _budget_for(name, budget):
+        """The solver's budget: a NumPy-only solver given another namespace's input draws
+        from the same generator on the host (the table is read to the host anyway), through
+        the budget's :meth:`~skdp.privacy.budget.Budget.on_host` view (the same filter and
+        ledger)."""
         if "array_api" not in SOLVER_SPECS[name].backends and not budget.backend.is_numpy:
-            budget = budget.on_host(get_namespace(np.zeros(1)))
-        return name, budget
+            return budget.on_host(get_namespace(np.zeros(1)))
+        return budget
 
     def _problem(self, name, options, columns, values, shape, marginals):
         """The solver's problem: the dense :class:`MarginalProblem` or a column-coded table."""

@@ -19,10 +19,8 @@ import pytest
 
 from _audit_cases import FIT_PARAMS, make_case
 from skdp import BudgetAccountant, minimax, regression, synthesizer
-from skdp._backend import Backend
 from skdp._cli import parser
 from skdp._streaming import has_streaming_solver
-from skdp.privacy import PrivacyLedger, Release
 from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
 from skdp.solvers.losses.classification import LOSSES as CLASSIFIER_LOSSES
 from skdp.solvers.spec import SolverSpec, auto_solvers, choices_with, solvers_with
@@ -187,8 +185,7 @@ def test_the_synthesizer_auto_rule_picks_only_auto_solvers():
     est = synthesizer.SaddlePointSynthesizer(solver="auto")
     picks = set()
     for shape in [(3, 3), (10,) * 7, (10,) * 8]:
-        release = Release(Backend.from_arrays(random_state=0), PrivacyLedger())
-        pick = est._solver_for(shape, release)
+        pick = est._solver_for(shape)
         assert (pick == "smd") == (np.prod(shape) <= MAX_CELLS)
         picks.add(pick)
     assert picks == set(auto_solvers(SYN))

@@ -890,7 +890,7 @@ def _fit_budget(backend, epsilon, delta):
     gets what they leave (:func:`_solver_budget`).
     """
     mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
-    return Budget.for_fit(backend, epsilon, delta, rho=mu * mu / 2.0, mu=mu)
+    return Budget.for_fit(backend, epsilon, delta, rho=mu * mu / 2.0, mu=mu, gdp_only=True)
 
 
 def _solver_budget(fit):
@@ -904,7 +904,7 @@ def _solver_budget(fit):
     (``Budget.exponential_batch``, ``Budget.exponential_filter``).
     """
     mu = remaining_gdp(fit.recorded(), fit.epsilon, fit.delta)
-    return fit.share(mu * mu / 2.0, mu=mu, exclusive=True)
+    return fit.share(mu * mu / 2.0, mu=mu, exclusive=True, gdp_only=True)
 
 
 def _scores(X, coef, intercept, bound, xp=np):

@@ -182,3 +182,21 @@ def test_gdp_batch_is_charged_for_all_its_releases_when_opened():
     assert entry.count == 4 and entry.mu == pytest.approx(0.5)
     with pytest.raises(RuntimeError, match="more than the 4 releases"):
         step(np.zeros(2))
+
+
+def test_a_gdp_only_budget_refuses_non_gaussian_zcdp_releases_before_drawing():
+    """The classifier's budgets hold rho = mu**2 / 2 only as GDP's image: a selection charged
+    in zCDP there would compose to rho-zCDP, which is not (epsilon, delta) at the exact GDP mu;
+    a Gaussian release charged in zCDP is exactly its GDP (Dong–Roth–Su Thm 2.7)."""
+    mu = approx_dp_to_gdp(EPS, DELTA)
+    budget = Budget.for_fit(Backend.from_arrays(np.zeros(1), random_state=0), EPS, DELTA,
+                            mu * mu / 2.0, mu=mu, gdp_only=True)
+    before = _state(budget)
+    with pytest.raises(RuntimeError, match="GDP-only"):
+        budget.select(np.zeros(3), 1.0, 1e-3, label="selection on a GDP budget")
+    assert _state(budget) == before
+    budget.gaussian(np.zeros(3), 1.0, 10.0, label="a Gaussian, charged in zCDP")
+    assert budget.spent == pytest.approx(1.0 / 200.0, rel=1e-12)
+    share = budget.share(1e-3, mu=0.1, gdp_only=True)
+    with pytest.raises(RuntimeError, match="GDP-only"):
+        share.select(np.zeros(3), 1.0, 1e-4, label="selection on a GDP share")

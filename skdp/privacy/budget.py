@@ -94,6 +94,15 @@ class Budget:
         mu-GDP exactly (Cor. 2.13) through :meth:`gaussian_gdp`.
     exclusive : bool, default=True
         No other mechanism shares the fit's (epsilon, delta).
+    gdp_only : bool, default=False
+        ``rho`` is only ``mu**2 / 2``, the image of a GDP budget whose ``mu``
+        is exact for the fit's (epsilon, delta). Gaussian releases charged in
+        zCDP stay exact there (a Gaussian mechanism is ``rho``-zCDP exactly when
+        it is ``sqrt(2 rho)``-GDP, and both compose by adding ``rho``:
+        Dong–Roth–Su 2022 Thm 2.7, Cor. 3.3); a non-Gaussian zCDP release
+        (:meth:`select`) is refused, because ``rho``-zCDP alone does not bound
+        the fit by (epsilon, delta) (the zCDP conversion is looser than GDP's).
+        The mechanisms checked against the ledger's (epsilon, delta) remain.
 
     Examples
     --------
@@ -112,23 +121,26 @@ class Budget:
     (0.25, 0.1875)
     """
 
-    def __init__(self, epsilon, delta, rho, *, release, mu=None, exclusive=True):
+    def __init__(self, epsilon, delta, rho, *, release, mu=None, exclusive=True,
+                 gdp_only=False):
         self.epsilon = float(epsilon)
         self.delta = float(delta)
         self.rho = float(rho)
         self.mu = None if mu is None else float(mu)
         self.exclusive = bool(exclusive)
+        self.gdp_only = bool(gdp_only)
         self._release = release
         self._filter = _Filter(self.rho, self.mu)
 
     @classmethod
-    def for_fit(cls, backend, epsilon, delta, rho, *, mu=None, exclusive=True, ledger=None):
+    def for_fit(cls, backend, epsilon, delta, rho, *, mu=None, exclusive=True, ledger=None,
+                gdp_only=False):
         """The fit's budget: a new release path on ``backend`` and a new ledger (or ``ledger``)."""
         ledger = PrivacyLedger() if ledger is None else ledger
         return cls(epsilon, delta, rho, release=Release(backend, ledger), mu=mu,
-                   exclusive=exclusive)
+                   exclusive=exclusive, gdp_only=gdp_only)
 
-    def share(self, rho, *, mu=None, exclusive=False, epsilon=None, delta=None):
+    def share(self, rho, *, mu=None, exclusive=False, epsilon=None, delta=None, gdp_only=False):
         """A part of this budget with its own filter, recording in the same ledger.
 
         The caller's split (``rho`` of this budget's, ``mu`` of its GDP) is
@@ -136,7 +148,7 @@ class Budget:
         """
         return Budget(self.epsilon if epsilon is None else epsilon,
                       self.delta if delta is None else delta, rho, release=self._release,
-                      mu=mu, exclusive=exclusive)
+                      mu=mu, exclusive=exclusive, gdp_only=gdp_only)
 
     def on_host(self, xp=None):
         """This budget (the same filter and ledger) drawing NumPy arrays from the same generator.
@@ -200,8 +212,13 @@ class Budget:
         return gaussian_sigma(sensitivity, rho_step)
 
     # ------------------------------------------------------------- filters
-    def _charge(self, cost, label):
+    def _charge(self, cost, label, gaussian=False):
+        """Charge ``cost`` zCDP; a non-Gaussian mechanism is refused on a GDP-only budget."""
         f = self._filter
+        if self.gdp_only and not gaussian and self.private:
+            raise RuntimeError(f"internal error: release {label!r} is not Gaussian and is "
+                               "charged in zCDP on a GDP-only budget (rho = mu**2 / 2 bounds "
+                               "Gaussian releases only).")
         if f.spent + cost > self.rho * _SLACK:
             raise RuntimeError(f"internal error: release {label!r} would overspend "
                                f"({f.spent} + {cost} > {self.rho}).")
@@ -245,7 +262,7 @@ class Budget:
         """
         if not self.private:
             return value
-        self._charge(gaussian_rho(sensitivity, sigma), label)
+        self._charge(gaussian_rho(sensitivity, sigma), label, gaussian=True)
         return self._release.gaussian(value, sensitivity, sigma, label=label,
                                       replace_sensitivity=replace_sensitivity)
 
@@ -272,7 +289,7 @@ class Budget:
         """
         if not self.private:
             return GaussianBatch(self.backend, 0.0, count, label)
-        self._charge(count * gaussian_rho(sensitivity, sigma), label)
+        self._charge(count * gaussian_rho(sensitivity, sigma), label, gaussian=True)
         return self._release.gaussian_batch(sensitivity, sigma, count, label=label,
                                             replace_sensitivity=replace_sensitivity)
 
@@ -402,7 +419,7 @@ class Budget:
     def _charge_subsampled(self, sensitivity, sigma, sampling_rate, count, label):
         f = self._filter
         if not self.exclusive:
-            self._charge(count * gaussian_rho(2.0 * sensitivity, sigma), label)
+            self._charge(count * gaussian_rho(2.0 * sensitivity, sigma), label, gaussian=True)
             return
         f.spent = max(f.spent, self.rho)        # the zCDP filter is closed
         f.gdp_closed = True

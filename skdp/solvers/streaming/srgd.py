@@ -389,7 +389,7 @@ def _open(fit, opts, state, n, epsilon, delta):
     Z`` over the whole stream.
     """
     budget = fit.share(state.mu**2 / 2.0, mu=state.mu, exclusive=True, epsilon=epsilon,
-                       delta=delta)
+                       delta=delta, gdp_only=True)
     sens = _sensitivity(state)
     if opts.solver == "srgd":
         n_batches = math.ceil(n / state.batch_size)

@@ -43,7 +43,7 @@ def dpa(accountant, sigma, steps):
 
 
 def main():
-    print(f"| sigma | T | skdp GDP (exact) | skdp zCDP (CKS) | dp-acc RDP | dp-acc PLD |")
+    print("| sigma | T | skdp GDP (exact) | skdp zCDP (CKS) | dp-acc RDP | dp-acc PLD |")
     print("|---|---|---|---|---|---|")
     for sigma, steps in [(1.0, 1), (4.0, 10), (10.0, 100), (2.0, 100), (50.0, 10_000)]:
         cells = []

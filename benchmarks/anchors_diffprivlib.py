@@ -39,7 +39,6 @@ trivial predictors (majority class: worst-class accuracy 0; the training mean: R
 
 import argparse
 import json
-import math
 import os
 import sys
 import warnings

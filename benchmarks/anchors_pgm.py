@@ -181,7 +181,8 @@ def cdp_delta(rho, eps):
             amin = alpha
         else:
             amax = alpha
-    delta = math.exp((alpha - 1) * (alpha * rho - eps) + alpha * math.log1p(-1 / alpha)) / (alpha - 1.0)
+    exponent = (alpha - 1) * (alpha * rho - eps) + alpha * math.log1p(-1 / alpha)
+    delta = math.exp(exponent) / (alpha - 1.0)
     return min(delta, 1.0)
 
 
@@ -377,7 +378,8 @@ def run(args):
     paths = sorted(glob.glob(os.path.join(args.dir, "*.npz")))
     if args.tables:
         paths = [p for p in paths if os.path.basename(p)[:-4] in args.tables]
-    print("| table | rows x cols | method | relation | epsilon | mean 2-way TV | max TV | seconds | notes |")
+    print("| table | rows x cols | method | relation | epsilon | mean 2-way TV | max TV | seconds "
+          "| notes |")
     print("|---|---|---|---|---|---|---|---|---|")
     for path in paths:
         name = os.path.basename(path)[:-4]
@@ -407,7 +409,8 @@ def run(args):
                         stem = f"{name}__{mech}-{relation}__eps{eps:g}__seed{args.seed}"
                         _save(args.save, stem, Y, {"seconds": secs, "note": note})
                     mean, top = tv(X, Y, cards)
-                    print(f"| {name} | {X.shape[0]} x {X.shape[1]} | upstream {mech} | {relation} | "
+                    print(f"| {name} | {X.shape[0]} x {X.shape[1]} | upstream {mech} "
+                          f"| {relation} | "
                           f"{eps:g} | {mean:.4f} | {top:.3f} | {secs:.1f} | {note} rows={len(Y)} |",
                           flush=True)
     return 0
@@ -428,7 +431,8 @@ def main(argv=None):
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-iters", type=int, default=1000, help="AIM's max_iters (upstream 1000)")
     r.add_argument("--clear-caches", action="store_true",
-                   help="AIM: jax.clear_caches() every round (keeps the process under vm.max_map_count)")
+                   help="AIM: jax.clear_caches() every round (keeps the process under "
+                        "vm.max_map_count)")
     r.add_argument("--save", default="/tmp/anchor_synth",
                    help="folder of the synthetic tables (.npy) for `score`; '' saves none")
     s = sub.add_parser("score")

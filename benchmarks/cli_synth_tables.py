@@ -1,4 +1,5 @@
-"""The CLI on the real tables of ``synth_real_tables.py``, with their public domain files (issue 17).
+"""The CLI on the real tables of ``synth_real_tables.py``, with their public domain files
+(issue 17).
 
 Issue 17's acceptance: ``python -m skdp synthesize TABLE.csv -o out.csv --domain
 domain.json`` works on each benchmark table, with its header, dtypes and missing values

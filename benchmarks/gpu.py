@@ -192,7 +192,8 @@ def make_table(n, d, dtype):
 
 # what a solver needs beyond the defaults: srgd minimises the average risk (one group);
 # spider needs the KL constants (alpha > 0 makes them public)
-SOLVER_PARAMS = {("minimax", "srgd"): dict(group_by=None), ("regression", "spider"): dict(alpha=0.01)}
+SOLVER_PARAMS = {("minimax", "srgd"): dict(group_by=None),
+                 ("regression", "spider"): dict(alpha=0.01)}
 
 
 def make_estimator(name, solver, epsilon):
@@ -335,7 +336,8 @@ def run(args):
 def where(exc):
     """The last three frames of an error's traceback (file:line), to find it from a log."""
     frames = traceback.extract_tb(exc.__traceback__)[-3:]
-    return " at " + " < ".join(f"{os.path.relpath(f.filename)}:{f.lineno}" for f in reversed(frames))
+    return " at " + " < ".join(f"{os.path.relpath(f.filename)}:{f.lineno}"
+                               for f in reversed(frames))
 
 
 def format_row(r):

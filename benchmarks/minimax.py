@@ -13,8 +13,9 @@ Data (bundled with scikit-learn, no download), 70/30 stratified split per seed:
   imbalance), groups = classes: the worst class is the minority (recall of 8s).
 * ``breast_cancer``: 4 groups = class x (mean texture >= 19, a fixed public
   threshold, about the median): malignant tumours of smooth texture are the
-  small (about 46 of 569 rows), hard group. Features standardised with the training split's mean and std (as
-  in the anchors' diffprivlib runs; this preprocessing is not private).
+  small (about 46 of 569 rows), hard group. Features standardised with the training
+  split's mean and std (as in the anchors' diffprivlib runs; this preprocessing is not
+  private).
 * ``wine``: 3 classes, groups = classes; standardised as above.
 
 Models: non-private ``sklearn.linear_model.LogisticRegression``; a DP ERM
@@ -165,7 +166,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--eps", type=float, nargs="+", default=[0.5, 1.0, 2.0, 5.0, math.inf])
-    parser.add_argument("--datasets", nargs="+", default=["breast_cancer", "digits", "digits_8_vs_rest", "wine"])
+    parser.add_argument("--datasets", nargs="+",
+                        default=["breast_cancer", "digits", "digits_8_vs_rest", "wine"])
     parser.add_argument("--anchors", action="store_true",
                         help="only the average-risk model under the anchors' protocol")
     args = parser.parse_args()

@@ -129,7 +129,8 @@ def r2(pred, y):
 
 
 def excess(w, Xd, y, w_star):
-    f = lambda v: 0.5 * np.mean((Xd @ v - y) ** 2)
+    def f(v):
+        return 0.5 * np.mean((Xd @ v - y) ** 2)
     return f(w) - f(w_star)
 
 

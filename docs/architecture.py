@@ -37,7 +37,8 @@ PATH = [  # the path of one release, drawn on the right
     "X, y (private)",
     "clip rows / per-example\ngradients (privacy.clipping)",
     "exact statistic\n(solver)",
-    "budget.gaussian(value, Δ, σ) → Release:\nnoise from the fit's generator\ndrawn and recorded together",
+    "budget.gaussian(value, Δ, σ) → Release:\nnoise from the fit's generator\n"
+    "drawn and recorded together",
     "PrivacyLedger\n(one entry per release/batch)",
     "estimator: _record_spend\n→ BudgetAccountant",
 ]

@@ -9,8 +9,9 @@ The API reference (``generated/api.rst``) is written by this file from
 ``skdp.__all__`` and ``skdp.privacy.__all__`` at every build, the solver tables
 (``generated/solvers_*.rst``) from each estimator's ``SOLVER_SPECS``, and the user-guide
 toctree from the files in ``user_guide/``, so a newly exported estimator or a
-new user-guide page appears without anyone editing a list. Links to the Python, NumPy, SciPy and scikit-learn docs (intersphinx)
-need the network: they are off unless ``SKDP_DOCS_INTERSPHINX=1``.
+new user-guide page appears without anyone editing a list. Links to the Python,
+NumPy, SciPy and scikit-learn docs (intersphinx) need the network: they are off
+unless ``SKDP_DOCS_INTERSPHINX=1``.
 """
 
 import inspect

@@ -121,7 +121,8 @@ print("rule chosen by the ledger:", dict(zip(pure_steps[[0, -1]].tolist(),
 # %%
 # For one or two selections basic composition is the smallest; from a few on,
 # the bounded-range zCDP bound wins: at 5,000 selections it is 2.5 times smaller
-# than fully adaptive composition and 3 times smaller than advanced composition. The ledger switches rule on its own.
+# than fully adaptive composition and 3 times smaller than advanced composition.
+# The ledger switches rule on its own.
 #
 # Many fits: the budget accountant and ``GridSearchCV``
 # -----------------------------------------------------

@@ -270,4 +270,5 @@ class WeakenedGenerator:
             return getattr(self._rng, name)
         raise AttributeError(
             f"weakened_noise does not cover Generator.{name}: add it to NOISE_DRAWS (with "
-            "its weakened form) or to PASS_THROUGH (data-independent sampling) in skdp/_backend.py.")
+            "its weakened form) or to PASS_THROUGH (data-independent sampling) in "
+            "skdp/_backend.py.")

@@ -39,7 +39,8 @@ from .solvers.minimax.stream import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec, auto_solvers, choices_with, deprecated_names, solvers_with
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "GROUP_SIZE_SHARE", "SIZE_FLOOR_SDS", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
+__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "GROUP_SIZE_SHARE", "SIZE_FLOOR_SDS",
+           "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
 
 
 _LEFT = "what the group sizes leave "  # of (epsilon, delta), when they are released
@@ -238,9 +239,9 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             'srgd', 'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
             'zo_multi_pass'}, default='auto'
 
-        ===================== ============= ================= =======================================
+        ===================== ============= ================= ======================================
         solver                geometry      accounting        source
-        ===================== ============= ================= =======================================
+        ===================== ============= ================= ======================================
         ``noisy_gd``          l2 ball       Gaussian, GDP     notes 000 §5.10 (P1)
         ``sgda``              l2 ball       Gaussian, GDP     DP stochastic gradient descent-ascent
         ``dpsgd_poisson``     l2 ball       subsampled, PLD   DP-SGD, Poisson sampling (Abadi 2016)
@@ -254,7 +255,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         ``fo_single_pass``    R^d           tree mechanism    paper 001 Alg. 2 + 5, Thm 6.1
         ``zo_single_pass``    R^d           tree mechanism    paper 001 Alg. 2 + 3, Thm 3.1
         ``zo_multi_pass``     R^d           Gaussian, zCDP    paper 001 Alg. 2 + 4, Thm 4.1
-        ===================== ============= ================= =======================================
+        ===================== ============= ================= ======================================
 
         ``srgd`` to ``dpsgd`` are single-pass streaming solvers (each example
         used once; :meth:`partial_fit`; see :mod:`skdp.solvers.streaming.srgd` and the
@@ -806,8 +807,9 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
             X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         else:
             if get_namespace(X) is not xp:
-                raise ValueError(f"Inputs passed to {type(self).__name__}.decision_function() must "
-                                 "use the same namespace and the same device as those passed to fit().")
+                raise ValueError(f"Inputs passed to {type(self).__name__}.decision_function() "
+                                 "must use the same namespace and the same device as those "
+                                 "passed to fit().")
             X = _check_array_api_X(X, xp)
             self._check_n_features(X)
         return _scores(X, self.coef_, self.intercept_, self.feature_bound, xp)

@@ -125,7 +125,8 @@ def test_advanced_composition_closed_forms(eps0, k, delta):
     assert advanced_composition_epsilon([eps0] * k, delta) == pytest.approx(drv, rel=1e-12)
     wh = math.sqrt(2 * k * math.log(1 / delta)) * eps0 + k * eps0**2 / 2
     assert fully_adaptive_epsilon([eps0] * k, delta) == pytest.approx(wh, rel=1e-12)
-    assert fully_adaptive_epsilon([eps0] * k, delta) <= advanced_composition_epsilon([eps0] * k, delta)
+    assert (fully_adaptive_epsilon([eps0] * k, delta)
+            <= advanced_composition_epsilon([eps0] * k, delta))
 
 
 @pytest.mark.parametrize("n", [1, 100, 2000])

@@ -62,7 +62,8 @@ def test_noise_swamped_norm_does_not_end_the_run(seed):
 
 
 def test_strong_signal_still_stops_early_at_the_floor():
-    """A norm measured above its noise level and below the floor threshold ends the run (Lemma 11)."""
+    """A norm measured above its noise level and below the floor threshold ends the run
+    (Lemma 11)."""
     X, y = strong_signal()
     reg = fit(X, y, snr=4.0, random_state=1, clip_norm=math.sqrt(2.0))  # the bound rule's clip
     last = reg.history_[-1]
@@ -93,7 +94,8 @@ def test_default_fit_spends_its_budget_exactly(eps, data):
 
 
 def test_unknown_steps_cost_what_the_noise_level_gives():
-    """An unknown step's sigma is Alg. 3's rule at N = k s_hat (or the floor), never below the floor."""
+    """An unknown step's sigma is Alg. 3's rule at N = k s_hat (or the floor), never below the
+    floor."""
     X, y = tiny_signal()
     reg = fit(X, y, fit_intercept=False, clip_norm=1.0)
     n, d, rho = len(y), X.shape[1], reg.rho_

@@ -69,7 +69,8 @@ def test_epsilon_bound_closed_forms():
     tp, fp = 80, 10
     tpr_lo = stats.beta.ppf(alpha / 2, tp, n - tp + 1)
     fpr_hi = stats.beta.ppf(1 - alpha / 2, fp + 1, n - fp)
-    expected = max(math.log((tpr_lo - delta) / fpr_hi), math.log((1 - delta - fpr_hi) / (1 - tpr_lo)))
+    expected = max(math.log((tpr_lo - delta) / fpr_hi),
+                   math.log((1 - delta - fpr_hi) / (1 - tpr_lo)))
     assert epsilon_lower_bound(tp, n, fp, n, delta, alpha) == pytest.approx(expected)
     assert epsilon_lower_bound(50, 100, 50, 100) == 0.0  # a coin flip shows nothing
 

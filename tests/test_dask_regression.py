@@ -11,7 +11,7 @@ from skdp import regression  # noqa: E402
 from skdp.exceptions import PrivacyLeakWarning  # noqa: E402
 from skdp.privacy.accountant import BudgetAccountant  # noqa: E402
 from skdp.regression import KLAdaptiveRegressor  # noqa: E402
-import skdp._dask as skdp_dask
+import skdp._dask as skdp_dask  # noqa: E402
 
 ROWS = (700, 0, 1500, 800)  # unequal partitions, one empty
 

@@ -3,8 +3,8 @@
 * Every public object of ``skdp``, ``skdp.privacy`` and ``skdp.audit`` has a docstring with a
   numpydoc ``Examples`` section (the doctests themselves run through
   ``--doctest-modules``).
-* Every public object of ``skdp.__all__`` and ``skdp.audit.__all__`` and each public method it defines
-  passes ``numpydoc.validate`` under scikit-learn's rules
+* Every public object of ``skdp.__all__`` and ``skdp.audit.__all__`` and each public method it
+  defines passes ``numpydoc.validate`` under scikit-learn's rules
   (``sklearn/tests/test_docstrings.py``: RT02, GL01, GL02 ignored everywhere;
   EX01, SA01, ES01 only required of the object itself, not of its methods).
   skdp additionally ignores SA01 ("See Also" section): recommended, not

@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent
-from dp_accounting.pld import pld_privacy_accountant, privacy_loss_mechanism
+from dp_accounting.pld import privacy_loss_mechanism
 from dp_accounting.pld import privacy_loss_distribution as dpa_pld
 from dp_accounting.privacy_accountant import NeighboringRelation
 

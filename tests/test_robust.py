@@ -311,5 +311,6 @@ def test_ramp_classifier_learns_and_is_deterministic():
     assert np.mean(np.clip(1 - margins, 0, 1)) < 0.6
     assert PrivateMinimaxClassifier(**{**kw, "random_state": 1}).fit(X, y_noisy).score(X, y) > 0.8
     multi = PrivateMinimaxClassifier(loss="ramp", solver="zo_multi_pass", epsilon=2.0,
-                                     n_iter=20, random_state=0).fit(X, np.digitize(X[:, 0], [-0.3, 0.3]))
+                                     n_iter=20, random_state=0)
+    multi.fit(X, np.digitize(X[:, 0], [-0.3, 0.3]))
     assert multi.coef_.shape == (3, 3) and multi.privacy_spent_[0] <= 2.0 + 1e-9

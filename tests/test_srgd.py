@@ -1,4 +1,5 @@
-"""Streaming solvers of paper 003 (skdp.solvers.streaming.srgd) and the MF noise core (privacy.matrix)."""
+"""Streaming solvers of paper 003 (skdp.solvers.streaming.srgd) and the MF noise core
+(privacy.matrix)."""
 
 import math
 import warnings

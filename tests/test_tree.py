@@ -32,7 +32,8 @@ def test_node_count_per_leaf_is_exact(horizon):
     for i in range(1, horizon + 1):
         brute = sum(_contains(node, i) for node in nodes)
         assert nodes_per_leaf(i, horizon) == brute
-    assert max(nodes_per_leaf(i, horizon) for i in range(1, horizon + 1)) == max_nodes_per_leaf(horizon)
+    most = max(nodes_per_leaf(i, horizon) for i in range(1, horizon + 1))
+    assert most == max_nodes_per_leaf(horizon)
     # the same depth as dp-accounting's single-epoch tree aggregation
     assert max_nodes_per_leaf(horizon) == math.ceil(math.log2(horizon + 1))
     # notes 003 §3.3: floor(log2 T) + 1, sharper than 1 + ceil(log2 T) for non powers of two
@@ -41,7 +42,8 @@ def test_node_count_per_leaf_is_exact(horizon):
 
 def test_decomposition_covers_the_prefix_exactly():
     for t in range(1, 200):
-        leaves = [i for i in range(1, t + 1) for node in node_decomposition(t) if _contains(node, i)]
+        leaves = [i for i in range(1, t + 1) for node in node_decomposition(t)
+                  if _contains(node, i)]
         assert sorted(leaves) == list(range(1, t + 1))
         assert len(node_decomposition(t)) == bin(t).count("1")
 
@@ -94,7 +96,8 @@ def test_memory_is_one_open_node_per_level():
 
 
 def test_same_seed_same_noise():
-    np.testing.assert_array_equal(_noise_matrix(1.0, 9, 5, seed=3), _noise_matrix(1.0, 9, 5, seed=3))
+    np.testing.assert_array_equal(_noise_matrix(1.0, 9, 5, seed=3),
+                                  _noise_matrix(1.0, 9, 5, seed=3))
     assert not np.array_equal(_noise_matrix(1.0, 9, 5, seed=3), _noise_matrix(1.0, 9, 5, seed=4))
 
 
@@ -107,7 +110,8 @@ def test_tree_accounting_matches_dp_accounting(horizon, noise_multiplier):
                                 dp_accounting.NeighboringRelation.REPLACE_SPECIAL)
     acc.compose(dp_accounting.SingleEpochTreeAggregationDpEvent(noise_multiplier, horizon))
     expected = acc.get_epsilon(1e-6)
-    assert zcdp_to_approx_dp(rho, 1e-6, orders=dpa_rdp.DEFAULT_RDP_ORDERS) == pytest.approx(expected, rel=1e-6)
+    got = zcdp_to_approx_dp(rho, 1e-6, orders=dpa_rdp.DEFAULT_RDP_ORDERS)
+    assert got == pytest.approx(expected, rel=1e-6)
     assert tree_sigma(sens, rho, horizon) == pytest.approx(noise_multiplier * sens)
 
 

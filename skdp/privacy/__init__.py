@@ -7,8 +7,8 @@ from .accountant import BudgetAccountant
 from .accounting import (
     PrivacyLedger, Spend, advanced_composition_epsilon, advanced_composition_step_epsilon,
     approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
-    describe_composition, fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld, gaussian_rho,
-    gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, subsampled_noise_within,
+    describe_composition, fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld,
+    gaussian_rho, gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, subsampled_noise_within,
     zcdp_to_approx_dp)
 from .budget import Budget
 from .ledger_store import LedgerError, LedgerLockedError
@@ -28,7 +28,8 @@ __all__ = [
     "ExponentialBatch", "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms",
     "advanced_composition_epsilon", "advanced_composition_step_epsilon", "approx_dp_to_gdp",
     "approx_dp_to_zcdp", "bounded_range_rho", "bounded_range_step_epsilon",
-    "describe_composition", "fully_adaptive_epsilon", "fully_adaptive_step_epsilon", "gaussian_rho", "gaussian_sigma",
+    "describe_composition", "fully_adaptive_epsilon", "fully_adaptive_step_epsilon",
+    "gaussian_rho", "gaussian_sigma",
     "gdp_delta", "gdp_to_approx_dp", "pure_rho", "zcdp_to_approx_dp",
     "exponential_mechanism", "gaussian_mechanism", "report_noisy_max",
     "TreeAggregator", "max_nodes_per_leaf", "node_decomposition", "nodes_per_leaf",

@@ -373,7 +373,8 @@ class Budget:
         return ExponentialTally(self._release, label=label, epsilon=epsilon, delta=delta)
 
     def approx_dp(self, epsilon, delta, *, label):
-        """Record an ``(epsilon, delta)``-DP mechanism that draws nothing here (a threshold's delta).
+        """Record an ``(epsilon, delta)``-DP mechanism that draws nothing here (a threshold's
+        delta).
 
         Refused unless the delta it takes fits in what the budget's ``delta``
         has left after the earlier ones.

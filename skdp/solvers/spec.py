@@ -11,11 +11,11 @@ choices. What an estimator decides by solver (which run on Dask, which the
 ``auto`` rule may pick, which fit a loss, a model or a neighbouring relation,
 which stream, which release a graphical model, which publish extra fitted
 attributes) is a fact of the spec, queried with :func:`solvers_with` and
-:func:`choices_with`: no list of solver names lives outside the registries. The docs' solver tables are generated from the registries
-(:func:`solver_table`), so they cannot drift from the code. Every solver of an
-estimator is called the same way, ``spec.fn(problem, budget, options)``
-(``budget`` a :class:`~skdp.privacy.budget.Budget`), and returns a
-:class:`SolverResult`.
+:func:`choices_with`: no list of solver names lives outside the registries. The
+docs' solver tables are generated from the registries (:func:`solver_table`), so
+they cannot drift from the code. Every solver of an estimator is called the same
+way, ``spec.fn(problem, budget, options)`` (``budget`` a
+:class:`~skdp.privacy.budget.Budget`), and returns a :class:`SolverResult`.
 """
 
 from dataclasses import dataclass, field

@@ -31,7 +31,8 @@ from ...privacy.clipping import clip_factors, row_norms
 __all__ = ["LinearData", "PartitionedLinearData", "margins_block", "clipped_sum_block",
            "row_norm_block", "gradient_sums_block", "group_sums_block", "design_block",
            "finish_gradient", "row_blocks", "blockwise", "BLOCK_NAMES", "loss_and_residual",
-           "lipschitz", "smoothness", "curvature_at_zero", "loss_bound", "LOSSES", "ramp_loss", "BLOCK_BYTES"]
+           "lipschitz", "smoothness", "curvature_at_zero", "loss_bound", "LOSSES", "ramp_loss",
+           "BLOCK_BYTES"]
 
 LOSSES = ("logistic", "ramp")
 

@@ -129,7 +129,6 @@ def _mlmc_copies(phase, centre, mu, radius, levels, max_level, rng, eta_cap=math
     e_lo = np.array([epochs_for_budget(j - 1) if j <= max_level else 0 for j in levels])
     x0 = np.broadcast_to(centre, (m,) + centre.shape).copy()
     avg = {0: x0.copy()}  # epoch averages, epoch 0 = argmin psi = centre
-    x = x0.copy()
     counts = np.zeros(phase.A.shape[0])
     for epoch in range(1, int(e_hi.max(initial=0)) + 1):
         active = np.flatnonzero(e_hi >= epoch)

@@ -83,7 +83,8 @@ class ClassificationProblem:
 
 
 class RegressionProblem:
-    """``phi(z(w), y)`` of :mod:`skdp.solvers.losses.regression` for a linear or mlp model, plus ridge.
+    """``phi(z(w), y)`` of :mod:`skdp.solvers.losses.regression` for a linear or mlp model, plus
+    ridge.
 
     Parameters
     ----------

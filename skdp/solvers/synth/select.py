@@ -495,8 +495,8 @@ def _aim_round(problem, budget, state, t, rho_sel, rho_meas):
 def solve_aim(problem, budget, options):
     """AIM (McKenna et al. 2022, Alg. 1) on a :class:`TableProblem`; see the module docstring.
 
-    ``options``: ``max_model_size`` (cells; ``None``: :func:`model_cap`), ``max_rounds`` (``T`` of the
-    initial per-round budget ``rho / T``; ``None``: ``16 d``),
+    ``options``: ``max_model_size`` (cells; ``None``: :func:`model_cap`), ``max_rounds``
+    (``T`` of the initial per-round budget ``rho / T``; ``None``: ``16 d``),
     ``measure_share`` (of each round's budget, to the measurement; AIM's
     0.9), ``round_iter`` (estimation iterations per round, warm started),
     ``tol`` (each estimation stops when a step lowers the loss by less than

@@ -11,6 +11,8 @@ privacy: each is a public knob of the estimator, and the accounting is the
 estimator's own.
 """
 
+import warnings
+
 import numpy as np
 
 from skdp import minimax, regression, synthesizer
@@ -118,6 +120,15 @@ LOW_POWER = {  # the broken variant is not caught with 200 fits per side on 40 r
 PAIRS = [(name, solver) for name, spec in ESTIMATORS.items() for solver in sorted(spec[2])]
 # public metadata passed to every fit of a pair's audit (the classifier's classes)
 FIT_PARAMS = {"minimax": {"classes": [0, 1]}}
+
+
+def fit_case(est, name, X, y):
+    """``est.fit`` on a case's table (``y=None``: the synthesizer), its warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if y is None:
+            return est.fit(X)
+        return est.fit(X, y, **FIT_PARAMS.get(name, {}))
 
 
 def make_case(name, solver, epsilon):

@@ -15,13 +15,13 @@ and the backend draws privacy noise.
 import ast
 from pathlib import Path
 import re
-import warnings
 
 import numpy as np
 import pytest
 import sklearn
 
-from _audit_cases import ESTIMATORS, FIT_PARAMS, PAIRS, make_case
+from _audit_cases import ESTIMATORS, PAIRS, make_case
+from _audit_cases import fit_case as _fit
 from skdp import BudgetAccountant, minimax, regression, synthesizer
 from skdp._backend import Backend, to_numpy
 from skdp.audit import weakened_noise
@@ -33,14 +33,6 @@ REGISTRIES = {"minimax": minimax.SOLVER_SPECS, "regression": regression.SOLVER_S
 CASES = [(name, solver) for name, registry in REGISTRIES.items() for solver in registry]
 FAMILIES = {"minimax", "kl", "synth", "streaming", "goldstein"}
 DELTA = 1e-5
-
-
-def _fit(est, name, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if y is None:
-            return est.fit(X)
-        return est.fit(X, y, **FIT_PARAMS.get(name, {}))
 
 
 def _case(name, solver, epsilon=1.0):

@@ -12,12 +12,11 @@ line's list is the registry's, and the old public names still answer, with a
 """
 
 import itertools
-import warnings
 
 import numpy as np
 import pytest
 
-from _audit_cases import FIT_PARAMS, make_case
+from _audit_cases import fit_case as _fit, make_case
 from skdp import BudgetAccountant, minimax, regression, synthesizer
 from skdp._cli import parser
 from skdp._streaming import has_streaming_solver
@@ -125,14 +124,6 @@ def _dask(name, X, y):
         pd = pytest.importorskip("pandas")
         return dd.from_pandas(pd.DataFrame(X), npartitions=2), None
     return da.from_array(X, chunks=20), da.from_array(y, chunks=20)
-
-
-def _fit(est, name, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if y is None:
-            return est.fit(X)
-        return est.fit(X, y, **FIT_PARAMS.get(name, {}))
 
 
 @pytest.mark.parametrize("name, solver", CASES)

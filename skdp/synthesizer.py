@@ -20,29 +20,27 @@ import os
 import sys
 
 import numpy as np
-from scipy import special
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to_numpy
-from ._domain import (OTHER, Column as _Column, missing_mask,  # noqa: F401 (OTHER re-exported)
-                      compress_columns, compress_counts, private_domains, quantile_bins,
-                      quantile_counts, to_compress, to_quantile)
+from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
+from ._domain.private import (compress_columns, compress_counts, find_domains, measure_domains,
+                              quantile_bins, quantile_counts, to_compress, to_quantile)
 from ._base import PrivacyMixin
 from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_large_delta, warn_privacy_leak)
-from .privacy.accounting import (approx_dp_to_gdp, approx_dp_to_zcdp,
-                                 gaussian_sigma)
+from .privacy.accounting import (approx_dp_to_gdp, approx_dp_to_zcdp)
 from .privacy.budget import Budget
 from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
 from .solvers.synth import select
 from .solvers.synth.marginals import (MAX_CELLS, MarginalProblem, PartitionMarginalProblem,
-                                      replace_one_sensitivity, total_variation)
+                                      total_variation)
 from .solvers.synth.registry import SOLVER_SPECS
 
 __all__ = ["SaddlePointSynthesizer", "SOLVER_SPECS"]
@@ -675,52 +673,24 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
 
     # --------------------------------------------------------------- domain
     def _private_domain(self, columns, values, rho, delta_thr, fit):
-        """DP domain (budget ``rho``-zCDP plus ``delta_thr`` for thresholding).
-
-        One Gaussian histogram per column (Bun–Steinke 2016 Prop. 1.6): a row
-        moves at most two counts of each (replace-one; one under add/remove),
-        so the stacked histograms have l2-sensitivity ``sqrt(2 d)`` (``sqrt(d)``; the
-        release then records ``sqrt(2 d)`` as its replace-one sensitivity, for a
-        replace-one budget's conversion); a missing value counts in no histogram.
-        Categories are released above a threshold (stability-based histogram): a
-        category held by one row passes with probability ``delta_thr / #categorical
-        columns`` (an ``approx`` part: a replace-one budget converts it by group
-        privacy, ``(0, 2 delta_thr)``).
-        """
-        sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(columns))
-        sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
-        n_thr = sum(c.categorical for c in columns)
-        threshold = 0.0
-        if n_thr:
-            # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
-            threshold = 1.0 + sigma * float(special.ndtri(1.0 - delta_thr / n_thr))
-        private_domains(columns, [v[~missing_mask(v)] for v in values], _gaussian_share(fit, rho),
-                        sens, sigma, threshold,
-                        replace_sensitivity=replace_one_sensitivity(sens, self.neighbouring))
-        if n_thr:
-            fit.approx_dp(0.0, delta_thr, label="category thresholding")
+        """DP domains on ``rho``-zCDP plus ``delta_thr``
+        (:func:`skdp._domain.private.find_domains`)."""
+        find_domains(columns, values, rho, delta_thr, fit, self.neighbouring)
 
     def _measure_domain(self, columns, values, index, rho, measure, fit, *args):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by
-        ``measure`` (compression or quantile bins): a row moves at most two counts of
-        each column (replace-one; one under add/remove), so l2-sensitivity ``sqrt(2 d)``
-        (``sqrt(d)``, recording ``sqrt(2 d)`` as its replace-one sensitivity) for ``d``
-        columns (Bun–Steinke 2016 Prop. 1.6)."""
+        ``measure`` (:func:`skdp._domain.private.measure_domains`); a Dask table's counts
+        are summed in one pass over its partitions."""
         if not index:
             return
-        sens = math.sqrt((2.0 if self.neighbouring == "replace_one" else 1.0) * len(index))
-        sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
         cols = [columns[j] for j in index]
-        replace_sens = replace_one_sensitivity(sens, self.neighbouring)
-        part = _gaussian_share(fit, rho)
         if isinstance(values, list):
-            measure(cols, [values[j] for j in index], part, sens, sigma, *args,
-                    replace_sensitivity=replace_sens)
+            measure_domains(cols, [values[j] for j in index], rho, measure, fit,
+                            self.neighbouring, *args)
             return
-        counts = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
-        measure(cols, None, part, sens, sigma, *args,  # a Dask table: one count pass
-                counts=dask_io.domain_counts(values, counts, cols, index),
-                replace_sensitivity=replace_sens)
+        counter = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
+        measure_domains(cols, None, rho, measure, fit, self.neighbouring, *args,
+                        counts=dask_io.domain_counts(values, counter, cols, index))
 
     # ------------------------------------------------------------ outputs
     def sample(self, n_samples=None, random_state=None):
@@ -995,13 +965,3 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         tags.array_api_support = True
         return tags
 
-
-def _gaussian_share(fit, rho):
-    """The share of ``fit`` spent by one Gaussian release of ``rho``-zCDP: ``sqrt(2 rho)``-GDP.
-
-    A Gaussian mechanism is ``rho``-zCDP exactly when it is ``sqrt(2 rho)``-GDP
-    (Bun–Steinke 2016 Prop. 1.6; Dong–Roth–Su 2022 Thm 2.7), so the share's GDP
-    filter admits that release and nothing more; it is recorded even when not
-    private (``rho = inf``: no noise, an infinite cost).
-    """
-    return fit.share(rho, mu=math.sqrt(2.0 * rho))

@@ -1,0 +1,148 @@
+"""The one parser of a domain entry (the estimator's ``domain=`` and the CLI's domain files).
+
+Entry forms (errors name the column, never a data value):
+
+- a list: categories; an int ``k``: the codes ``0 .. k-1``; a tuple
+  ``(low, high)``: numeric bounds;
+- ``{"categories": [...]}``; ``{"low": l, "high": h}`` with optional
+  ``"n_bins"`` and ``"integer"``; ``{"kind": "numeric"}`` (optional
+  ``"integer"``, ``"n_bins"``) or ``{"kind": "categorical"}``: kind public,
+  categories or bounds found privately; any dict may add ``"missing"``.
+"""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from .values import _is_missing, value_key
+
+__all__ = ["entry_form", "parse_entry"]
+
+_KINDS = ("numeric", "categorical")
+_FORMS = ("a list of categories, an int k (codes 0..k-1), (low, high) bounds, or a dict "
+          "{'categories': [...]}, {'low': l, 'high': h[, 'n_bins': k][, 'integer': bool]} or "
+          "{'kind': 'numeric'|'categorical'}, each with an optional 'missing': bool")
+_FORM_KEYS = {"categories": {"categories", "missing"},
+              "bounds": {"low", "high", "n_bins", "integer", "missing"},
+              "numeric": {"kind", "integer", "n_bins", "missing"},
+              "categorical": {"kind", "missing"}}
+
+
+def entry_form(name, spec, parsed=None):
+    """The form of a domain entry, checked by :func:`parse_entry`: ``'codes'`` (an int),
+    ``'categories'``, ``'bounds'``, or ``'numeric'`` / ``'categorical'`` (kind only).
+    ``parsed``: the entry as :func:`parse_entry` returned it (not parsed again).
+
+    Examples
+    --------
+    >>> entry_form("k", 5), entry_form("c", ["a"]), entry_form("x", {"kind": "numeric"})
+    ('codes', 'categories', 'numeric')
+    """
+    entry = parse_entry(name, spec) if parsed is None else parsed
+    if isinstance(spec, Integral) and not isinstance(spec, (bool, np.bool_)):
+        return "codes"
+    if "categories" in entry:
+        return "categories"
+    return "bounds" if "low" in entry else entry["kind"]
+
+
+def parse_entry(name, spec):
+    """A domain entry in its dict form, checked; ValueError/TypeError naming the column."""
+    if isinstance(spec, (list, np.ndarray)):
+        return {"categories": _categories(name, list(spec))}
+    if isinstance(spec, Integral) and not isinstance(spec, (bool, np.bool_)):
+        if spec < 1:
+            raise ValueError(f"domain of column {name!r}: an int entry is a number of integer "
+                             f"codes and must be >= 1, got {spec!r}.")
+        return {"categories": list(range(int(spec)))}
+    if isinstance(spec, tuple):
+        if len(spec) != 2:
+            raise ValueError(f"bounds of column {name!r} must be a (low, high) pair, got {spec!r}.")
+        return _bounds(name, {"low": spec[0], "high": spec[1]})
+    if isinstance(spec, dict):
+        return _parse_dict(name, spec)
+    raise TypeError(f"domain of column {name!r} must be {_FORMS}; got a "
+                    f"{type(spec).__name__}.")
+
+
+def _parse_dict(name, spec):
+    keys = set(spec)
+    if "categories" in keys:
+        form = "categories"
+    elif keys & {"low", "high"}:
+        form = "bounds"
+    elif "kind" in keys:
+        form = spec["kind"]
+        if not isinstance(form, str) or form not in _KINDS:
+            raise ValueError(f"domain entry of column {name!r}: 'kind' must be 'numeric' or "
+                             f"'categorical', got {form!r}.")
+    else:
+        raise ValueError(f"domain entry of column {name!r} has the keys {sorted(keys)}; it "
+                         f"needs 'categories', 'low' and 'high', or 'kind': it must be "
+                         f"{_FORMS}.")
+    unknown = sorted(map(str, keys - _FORM_KEYS[form]))
+    if unknown:
+        raise ValueError(f"domain entry of column {name!r}: unknown keys {unknown} for a "
+                         f"{form} entry (allowed: {sorted(_FORM_KEYS[form])}).")
+    entry = {k: _flag(name, k, spec[k]) for k in ("integer", "missing") if k in spec}
+    if "n_bins" in spec:
+        entry["n_bins"] = _n_bins(name, spec["n_bins"])
+    if form == "categories":
+        cats = spec["categories"]
+        if not isinstance(cats, (list, tuple, np.ndarray)):
+            raise TypeError(f"categories of column {name!r} must be a list, got {cats!r}.")
+        return {**entry, "categories": _categories(name, list(cats))}
+    if form == "bounds":
+        return {**entry, **_bounds(name, spec)}
+    return {**entry, "kind": form}
+
+
+def _flag(name, key, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"domain entry of column {name!r}: {key!r} must be true or false, got "
+                        f"{value!r}.")
+    return bool(value)
+
+
+def _n_bins(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"domain entry of column {name!r}: 'n_bins' must be an int >= 1, got "
+                         f"{value!r}.")
+    return int(value)
+
+
+def _bounds(name, spec):
+    if "low" not in spec or "high" not in spec:
+        raise ValueError(f"bounds of column {name!r} need both 'low' and 'high', got {spec!r}.")
+    low, high = spec["low"], spec["high"]
+    numbers = all(isinstance(b, Real) and not isinstance(b, (bool, np.bool_)) for b in (low, high))
+    if not (numbers and math.isfinite(low) and math.isfinite(high) and high >= low):
+        raise ValueError(f"bounds of column {name!r} must be finite numbers with low <= high, "
+                         f"got low={low!r}, high={high!r}.")
+    return {"low": float(low), "high": float(high)}
+
+
+def _categories(name, cats):
+    if not cats:
+        raise ValueError(f"column {name!r} has an empty category list.")
+    keys = []
+    for c in cats:
+        if _is_missing(c):
+            raise ValueError(f"categories of column {name!r} contain a missing value (null/NaN): "
+                             "write \"missing\": true in a dict entry instead.")
+        if isinstance(c, Real) and not isinstance(c, (bool, np.bool_)) and \
+                not math.isfinite(c):
+            raise ValueError(f"categories of column {name!r} contain a non-finite number: "
+                             "categories are strings, finite numbers or booleans.")
+        try:
+            keys.append(value_key(c))
+            hash(keys[-1])
+        except TypeError:
+            raise TypeError(f"categories of column {name!r} must be strings, numbers or "
+                            f"booleans, got {c!r}.") from None
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"categories of column {name!r} repeat a value (one is listed twice; "
+                         "numbers compare by value: 1 and 1.0 are the same category).")
+    return cats
+

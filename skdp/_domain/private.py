@@ -1,0 +1,349 @@
+"""The private domain mechanisms of the synthesizer, each one Gaussian release through
+:class:`~skdp.privacy.budget.Budget` (:meth:`Budget.gaussian_gdp
+<skdp.privacy.budget.Budget.gaussian_gdp>`; Bun–Steinke 2016 Prop. 1.6), then post-processing.
+
+- :func:`find_domains`: categories (above a stability threshold) and numeric
+  ranges of the columns whose kind alone is public (:func:`private_domains`);
+- :func:`measure_domains`: large public domains shrunk from 1-way counts:
+  :func:`compress_columns` merges the rare categories of a column with many
+  public categories into one cell (MST, McKenna, Miklau, Sheldon 2021, §4),
+  :func:`quantile_bins` puts a numeric column's bin edges at the quantiles of
+  noisy counts on a fine public grid. Which columns are treated
+  (:func:`to_compress`, :func:`to_quantile`) is public.
+"""
+
+import math
+
+import numpy as np
+from scipy import special
+
+from ..privacy.accounting import gaussian_sigma
+from ..solvers.synth.marginals import replace_one_sensitivity
+from .values import OTHER, _as_float, _canonical, _counts, missing_mask
+
+__all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
+           "gaussian_share", "measure_domains", "private_domains", "quantile_bins",
+           "quantile_counts", "quantile_grid", "to_compress", "to_quantile"]
+
+
+def gaussian_share(fit, rho):
+    """The share of ``fit`` spent by one Gaussian release of ``rho``-zCDP: ``sqrt(2 rho)``-GDP.
+
+    A Gaussian mechanism is ``rho``-zCDP exactly when it is ``sqrt(2 rho)``-GDP
+    (Bun–Steinke 2016 Prop. 1.6; Dong–Roth–Su 2022 Thm 2.7), so the share's GDP
+    filter admits that release and nothing more; it is recorded even when not
+    private (``rho = inf``: no noise, an infinite cost).
+    """
+    return fit.share(rho, mu=math.sqrt(2.0 * rho))
+
+
+def _count_noise(n_columns, rho, neighbouring):
+    """l2-sensitivity, noise and replace-one sensitivity of ``n_columns`` stacked 1-way counts
+    released at ``rho``-zCDP: a row moves at most two counts of each column (replace-one; one
+    under add/remove), so ``sqrt(2 d)`` (``sqrt(d)``, recording ``sqrt(2 d)`` as its
+    replace-one sensitivity); ``sigma = sensitivity / sqrt(2 rho)`` (Bun–Steinke 2016
+    Prop. 1.6)."""
+    sens = math.sqrt((2.0 if neighbouring == "replace_one" else 1.0) * n_columns)
+    sigma = gaussian_sigma(sens, rho) if not math.isinf(rho) else 0.0
+    return sens, sigma, replace_one_sensitivity(sens, neighbouring)
+
+
+def find_domains(columns, values, rho, delta_thr, fit, neighbouring):
+    """DP domains of ``columns`` (budget ``rho``-zCDP plus ``delta_thr`` for thresholding).
+
+    One Gaussian histogram per column (Bun–Steinke 2016 Prop. 1.6): a row
+    moves at most two counts of each (replace-one; one under add/remove),
+    so the stacked histograms have l2-sensitivity ``sqrt(2 d)`` (``sqrt(d)``; the
+    release then records ``sqrt(2 d)`` as its replace-one sensitivity, for a
+    replace-one budget's conversion); a missing value counts in no histogram.
+    Categories are released above a threshold (stability-based histogram): a
+    category held by one row passes with probability ``delta_thr / #categorical
+    columns`` (an ``approx`` part: a replace-one budget converts it by group
+    privacy, ``(0, 2 delta_thr)``), charged to ``fit`` through
+    :meth:`~skdp.privacy.budget.Budget.approx_dp`.
+
+    Parameters
+    ----------
+    columns : list of Column
+    values : list of arrays
+        Each column's values (missing ones included).
+    rho : float
+        zCDP share of the release.
+    delta_thr : float
+        The thresholding's delta.
+    fit : Budget
+        The fit's budget; the release spends :func:`gaussian_share` of it.
+    neighbouring : {'replace_one', 'add_remove'}
+    """
+    sens, sigma, replace_sens = _count_noise(len(columns), rho, neighbouring)
+    n_thr = sum(c.categorical for c in columns)
+    threshold = 0.0
+    if n_thr:
+        # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
+        threshold = 1.0 + sigma * float(special.ndtri(1.0 - delta_thr / n_thr))
+    private_domains(columns, [v[~missing_mask(v)] for v in values], gaussian_share(fit, rho),
+                    sens, sigma, threshold, replace_sensitivity=replace_sens)
+    if n_thr:
+        fit.approx_dp(0.0, delta_thr, label="category thresholding")
+
+
+def measure_domains(columns, values, rho, measure, fit, neighbouring, *args, counts=None):
+    """One Gaussian release (``rho``-zCDP) of the 1-way counts of ``columns`` by ``measure``
+    (:func:`compress_columns` or :func:`quantile_bins`), on :func:`gaussian_share` of
+    ``fit``: l2-sensitivity ``sqrt(2 d)`` (replace-one) or ``sqrt(d)`` (add/remove,
+    recording ``sqrt(2 d)`` as its replace-one sensitivity) for ``d`` columns
+    (Bun–Steinke 2016 Prop. 1.6). ``counts``: already summed (a Dask table), then
+    ``values`` is not read."""
+    sens, sigma, replace_sens = _count_noise(len(columns), rho, neighbouring)
+    measure(columns, values, gaussian_share(fit, rho), sens, sigma, *args, counts=counts,
+            replace_sensitivity=replace_sens)
+
+_POW_MIN, _POW_MAX = -10, 40  # log-scale grid of the private range finder: +-2**k
+QUANTILE_GRID = 16  # cells of the fine public grid per quantile bin
+_KEEP_SIGMAS = 3.0  # MST (McKenna, Miklau, Sheldon 2021, §4): a value is kept above 3 sigma
+
+
+def private_domains(columns, values, budget, sensitivity, sigma, threshold,
+                    replace_sensitivity=None):
+    """Domains of ``columns`` from one Gaussian release of their stacked counts.
+
+    Each column's counts (per distinct value for a categorical column, on a
+    fixed grid of +-2**k bins for a numeric one; missing values count in
+    none) are stacked and released at once, ``counts + N(0, sigma**2 I)``,
+    through ``budget`` (:meth:`Budget.gaussian_gdp
+    <skdp.privacy.budget.Budget.gaussian_gdp>`: charged, drawn and recorded in
+    one call, as one Gaussian mechanism of l2-sensitivity ``sensitivity``,
+    Bun–Steinke 2016 Prop. 1.6, ``sensitivity / sigma``-GDP). Then, post-processing:
+    categories whose noisy count exceeds ``threshold`` (plus
+    :data:`OTHER`), and bounds from the noisy grid counts.
+
+    Parameters
+    ----------
+    columns : list of Column
+    values : list of arrays
+        The present (non-missing) values of each column.
+    budget : Budget
+        The share of the fit's budget this release spends (its GDP filter).
+    sensitivity, sigma : float
+        l2-sensitivity of the stacked counts and the noise.
+    threshold : float
+        Categories' release threshold.
+    replace_sensitivity : float, default=None
+        Under add/remove: the counts' replace-one l2-sensitivity, recorded
+        with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
+    """
+    counts = [_counts(v) if col.categorical else _range_counts(v, col.name)
+              for col, v in zip(columns, values)]
+    stacked = np.concatenate([c for _, c in counts]) if counts else np.zeros(0)
+    noisy = budget.gaussian_gdp(stacked, sensitivity, sigma,
+                                 label=f"domain counts of {len(columns)} columns",
+                                 replace_sensitivity=replace_sensitivity)
+    ends = np.cumsum([c.shape[0] for _, c in counts])
+    for col, (keys, _), part in zip(columns, counts, np.split(noisy, ends[:-1])):
+        if col.categorical:
+            _keep_categories(col, keys, part, threshold)
+        else:
+            _keep_range(col, part, sigma)
+
+
+def _keep_categories(col, keys, noisy, threshold):
+    """The released categories: canonical values of the comparison keys
+    (:func:`value_key`), so they do not depend on how the data spells them."""
+    col.categories = [_canonical(k) for k, s in zip(keys, noisy) if s > threshold] + [OTHER]
+    col.source = "private"
+
+
+def _grid():
+    return np.concatenate([-(2.0 ** np.arange(_POW_MAX, _POW_MIN - 1, -1)), [0.0],
+                           2.0 ** np.arange(_POW_MIN, _POW_MAX + 1)])
+
+
+def _range_counts(values, name):
+    edges = _grid()
+    v = np.clip(_as_float(values, name), edges[0], edges[-1])
+    return None, np.histogram(v, bins=edges)[0].astype(np.float64)
+
+
+def _keep_range(col, noisy, sigma):
+    edges = _grid()
+    # a bin is kept when its noisy count clears the noise: a false positive
+    # among the empty bins has probability about 1% in all
+    kept = np.flatnonzero(noisy > sigma * float(special.ndtri(1.0 - 0.01 / noisy.size)) + 0.5)
+    if kept.size == 0:
+        col.low, col.high = 0.0, 1.0
+    else:
+        col.low, col.high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
+    col.source = "private"
+
+
+# ---------------------------------------------------------------------------
+# Measured domains of public columns: compression and quantile bins
+# ---------------------------------------------------------------------------
+def to_compress(columns, how, max_categories):
+    """Indices of the columns to compress: public categories, more than ``max_categories``.
+
+    Decided from public cardinalities and a public threshold only: the same
+    for every table (categories found privately or derived are not compressed).
+    """
+    if max_categories is None:
+        return []
+    return [j for j, (c, h) in enumerate(zip(columns, how))
+            if h == "public" and c.categorical and len(c.categories) > max_categories]
+
+
+def to_quantile(columns, how, strategy):
+    """Indices of the columns binned at private quantiles: numeric, public finite bounds,
+    more than one bin (``strategy='quantile'``); public."""
+    if strategy != "quantile":
+        return []
+    return [j for j, (c, h) in enumerate(zip(columns, how))
+            if h == "public" and not c.categorical and c.n_bins > 1 and c.high > c.low
+            and math.isfinite(c.high - c.low)]
+
+
+def compress_columns(columns, values, budget, sensitivity, sigma, max_categories,
+                     counts=None, replace_sensitivity=None):
+    """Compress ``columns`` from one Gaussian release of their 1-way counts (MST's domain
+    compression: McKenna, Miklau, Sheldon 2021, §4).
+
+    The counts of every public category (missing values count in none) are
+    stacked and released at once, ``counts + N(0, sigma**2 I)``, through
+    ``budget`` (one Gaussian mechanism of l2-sensitivity ``sensitivity``:
+    Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the categories whose
+    noisy count is positive and at least ``3 sigma`` keep a cell of their own (the
+    ``max_categories - 1`` largest at most), the others share one merged cell,
+    sampled back in proportion to their noisy counts clipped at 0.
+
+    Parameters
+    ----------
+    columns : list of Column
+        Categorical columns with public categories.
+    values : list of arrays
+        Each column's values (missing ones included).
+    budget : Budget
+        The share of the fit's budget this release spends (its GDP filter).
+    sensitivity, sigma : float
+        l2-sensitivity of the stacked counts and the noise.
+    max_categories : int
+        Most cells of a compressed column (the merged one included).
+    counts : list of arrays, default=None
+        The counts, when already summed (over the partitions of a Dask table,
+        by :func:`compress_counts`); ``values`` is then not read.
+    replace_sensitivity : float, default=None
+        Under add/remove: the counts' replace-one l2-sensitivity, recorded
+        with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
+    """
+    counts = compress_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
+        if counts is None else counts
+    noisy = budget.gaussian_gdp(np.concatenate(counts), sensitivity, sigma,
+                                 label=f"compression counts of {len(columns)} columns",
+                                 replace_sensitivity=replace_sensitivity)
+    ends = np.cumsum([len(c) for c in counts])
+    for col, part in zip(columns, np.split(noisy, ends[:-1])):
+        above = np.flatnonzero((part >= _KEEP_SIGMAS * sigma) & (part > 0))
+        top = np.argsort(-part[above], kind="stable")[:max_categories - 1]
+        col.compress(above[top], part)
+
+
+def quantile_bins(columns, values, budget, sensitivity, sigma, counts=None,
+                  replace_sensitivity=None):
+    """Bin edges of ``columns`` at the quantiles of one Gaussian release of their counts on a
+    fine public grid.
+
+    Each column's non-missing values, clipped to its public bounds, are counted
+    on ``QUANTILE_GRID * n_bins`` equal cells; the stacked counts are released
+    at once through ``budget`` (one Gaussian mechanism of l2-sensitivity
+    ``sensitivity``: Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the
+    noisy counts projected onto the non-negative vectors of their total
+    (:func:`_project`), spread uniformly within their cells, give a
+    distribution whose ``k / n_bins`` quantiles are the inner edges (strictly
+    increasing; equal bins when no noisy count is positive).
+
+    Parameters
+    ----------
+    columns : list of Column
+        Numeric columns with public finite bounds and ``n_bins > 1``.
+    values : list of arrays
+        Each column's values (missing ones included).
+    budget : Budget
+        The share of the fit's budget this release spends (its GDP filter).
+    sensitivity, sigma : float
+        l2-sensitivity of the stacked counts and the noise.
+    counts : list of arrays, default=None
+        The counts, when already summed (by :func:`quantile_counts`).
+    replace_sensitivity : float, default=None
+        Under add/remove: the counts' replace-one l2-sensitivity, recorded
+        with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
+    """
+    grids = [quantile_grid(c) for c in columns]
+    counts = quantile_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
+        if counts is None else counts
+    noisy = budget.gaussian_gdp(np.concatenate(counts), sensitivity, sigma,
+                                 label=f"quantile grid counts of {len(columns)} columns",
+                                 replace_sensitivity=replace_sensitivity)
+    ends = np.cumsum([len(c) for c in counts])
+    for col, grid, part in zip(columns, grids, np.split(noisy, ends[:-1])):
+        col.edges = _quantile_edges(grid, _project(part), col.n_bins)
+
+
+def compress_counts(columns, prepared):
+    """Per column, the count of each public category (missing values in none), of values
+    given as :meth:`Column.prepare` returns them: additive over row blocks.
+
+    Examples
+    --------
+    >>> from skdp._domain import Column
+    >>> col = Column("c", object, categories=["a", "b"])
+    >>> compress_counts([col], [col.prepare(np.array(["b", "b"], dtype=object))])[0].tolist()
+    [0.0, 2.0]
+    """
+    return [np.bincount(p, minlength=len(c.categories) + 1)[:len(c.categories)]
+            .astype(np.float64) for c, p in zip(columns, prepared)]
+
+
+def quantile_grid(col):
+    """The fine public grid of a column binned at quantiles: ``QUANTILE_GRID n_bins`` cells."""
+    return np.linspace(col.low, col.high, QUANTILE_GRID * col.n_bins + 1)
+
+
+def quantile_counts(columns, prepared):
+    """Per column, the counts of its non-missing values (clipped to the bounds) on its fine
+    grid, given as :meth:`Column.prepare` returns them: additive over row blocks.
+
+    Examples
+    --------
+    >>> from skdp._domain import Column
+    >>> col = Column("x", float, kind="numeric", low=0.0, high=1.0, n_bins=1)
+    >>> counts = quantile_counts([col], [np.array([0.0, 0.99, np.nan, 2.0])])[0]
+    >>> len(counts), counts[[0, -1]].tolist()
+    (16, [1.0, 2.0])
+    """
+    return [np.histogram(np.clip(p[~np.isnan(p)], c.low, c.high), bins=quantile_grid(c))[0]
+            .astype(np.float64) for c, p in zip(columns, prepared)]
+
+
+def _project(noisy):
+    """Euclidean projection of noisy counts onto the non-negative vectors of the same total
+    (clipped at 0 when the total is not positive): subtract the one shift that keeps the
+    total (Duchi et al. 2008, Fig. 1), unlike clipping, which adds the noise of every empty
+    cell to the mass."""
+    total = noisy.sum()
+    if not total > 0:
+        return np.clip(noisy, 0.0, None)
+    v = np.sort(noisy)[::-1]
+    shifts = (np.cumsum(v) - total) / np.arange(1, len(v) + 1)
+    k = np.flatnonzero(v > shifts)[-1]
+    return np.clip(noisy - shifts[k], 0.0, None)
+
+
+def _quantile_edges(grid, mass, n_bins):
+    """Edges at the ``k / n_bins`` quantiles of ``mass`` spread uniformly on its grid cells."""
+    if not mass.sum() > 0:
+        return np.linspace(grid[0], grid[-1], n_bins + 1)
+    cum = np.concatenate([[0.0], np.cumsum(mass)])
+    targets = cum[-1] * np.arange(1, n_bins) / n_bins
+    cell = np.clip(np.searchsorted(cum, targets, side="left") - 1, 0, len(mass) - 1)
+    frac = (targets - cum[cell]) / np.where(mass[cell] > 0, mass[cell], 1.0)
+    inner = grid[cell] + np.clip(frac, 0.0, 1.0) * (grid[cell + 1] - grid[cell])
+    return np.concatenate([[grid[0]], inner, [grid[-1]]])
+

@@ -15,7 +15,7 @@ import pytest
 
 import skdp
 from skdp._cli import commands
-from skdp._cli.domain import Column, check_domain, draft_entry
+from skdp._cli.domain import CsvCells, check_domain, draft_entry
 from skdp.__main__ import main
 
 
@@ -182,33 +182,33 @@ def test_domain_file_errors_name_the_column(tmp_path, fake, capsys):
 
 
 def test_cells_are_read_by_the_domain_entry():
-    assert Column("b", [True, False]).parse("true", "") is True
-    assert Column("b", [True, False]).parse("FALSE", "") is False
-    assert Column("n", [1, 2.5, "x"]).parse("1.0", "") == 1
-    assert Column("n", [1, 2.5, "x"]).parse("2.50", "") == 2.5
-    assert Column("n", [1, 2.5, "x"]).parse("x", "") == "x"
-    assert Column("k", 5).parse("4", "") == 4
+    assert CsvCells("b", [True, False]).parse("true", "") is True
+    assert CsvCells("b", [True, False]).parse("FALSE", "") is False
+    assert CsvCells("n", [1, 2.5, "x"]).parse("1.0", "") == 1
+    assert CsvCells("n", [1, 2.5, "x"]).parse("2.50", "") == 2.5
+    assert CsvCells("n", [1, 2.5, "x"]).parse("x", "") == "x"
+    assert CsvCells("k", 5).parse("4", "") == 4
     big = 2 ** 60 + 1  # compared exactly, not through a float
-    assert Column("n", [big]).parse(str(big), "") == big
+    assert CsvCells("n", [big]).parse(str(big), "") == big
     with pytest.raises(ValueError, match="categories"):
-        Column("n", [big]).parse(str(big - 1), "")
+        CsvCells("n", [big]).parse(str(big - 1), "")
     with pytest.raises(ValueError, match="codes 0..4"):
-        Column("k", 5).parse("5", "")
+        CsvCells("k", 5).parse("5", "")
     with pytest.raises(ValueError, match="'b'.*categories"):
-        Column("b", [True, False]).parse("1", "")  # True is not 1
+        CsvCells("b", [True, False]).parse("1", "")  # True is not 1
     with pytest.raises(ValueError, match="'x' is numeric"):
-        Column("x", {"low": 0, "high": 1}).parse("abc", "")
-    assert Column("c", {"kind": "categorical"}).parse("007", "") == "007"
+        CsvCells("x", {"low": 0, "high": 1}).parse("abc", "")
+    assert CsvCells("c", {"kind": "categorical"}).parse("007", "") == "007"
 
 
 def test_values_are_written_by_the_domain_entry():
-    assert Column("x", {"low": 0, "high": 9, "integer": True}).format(3.6) == "4"
-    assert Column("x", {"low": 0, "high": 9}).format(3.0) == "3.0"
-    assert Column("x", {"kind": "numeric", "integer": True}).format(np.float64(2.2)) == "2"
-    assert Column("k", 5).format(np.int64(3)) == "3"
-    assert Column("b", [False, True]).format(np.bool_(True)) == "True"
+    assert CsvCells("x", {"low": 0, "high": 9, "integer": True}).format(3.6) == "4"
+    assert CsvCells("x", {"low": 0, "high": 9}).format(3.0) == "3.0"
+    assert CsvCells("x", {"kind": "numeric", "integer": True}).format(np.float64(2.2)) == "2"
+    assert CsvCells("k", 5).format(np.int64(3)) == "3"
+    assert CsvCells("b", [False, True]).format(np.bool_(True)) == "True"
     for missing in (None, float("nan"), np.nan):
-        assert Column("x", {"low": 0, "high": 9}).format(missing) == ""
+        assert CsvCells("x", {"low": 0, "high": 9}).format(missing) == ""
 
 
 def test_integer_output_comes_from_the_domain_not_the_values(tmp_path, fake, capsys):

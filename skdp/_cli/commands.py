@@ -31,7 +31,7 @@ from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import ledger_accountant
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
-from .domain import Column, check_domain, draft_entry, kind_entry, mostly_numbers
+from .domain import CsvCells, check_domain, draft_entry, kind_entry, mostly_numbers
 from .texts import CLIPPING_NOTE
 
 __all__ = ["synthesize", "draft_domain"]
@@ -190,7 +190,7 @@ def _check_plot(path):
 
 def _row_bytes(header, domain):
     """Typical bytes of one output row, from the public domain entries (1 per unknown cell)."""
-    widths = [Column(name, domain[name]).width if name in domain else 1 for name in header]
+    widths = [CsvCells(name, domain[name]).width if name in domain else 1 for name in header]
     return sum(widths) + len(header)
 
 
@@ -266,7 +266,7 @@ def _note_clipping(domain, header):
     private bounds are clipped: when the domain file gives a numeric column bounds or the
     kind numeric (bounds found privately), and always with ``--domain private`` (before
     the kinds are read, so that the note does not depend on them)."""
-    if domain == "private" or any(Column(name, domain[name]).form in ("bounds", "numeric")
+    if domain == "private" or any(CsvCells(name, domain[name]).form in ("bounds", "numeric")
                                   for name in header if name in domain):
         print(CLIPPING_NOTE, file=sys.stderr, flush=True)
 
@@ -371,7 +371,7 @@ def synthesize(args):
         held.reading_data()
         cells, lines = _cells(args, header)
         entries = resolve_domain(domain, header, cells, n_bins)
-        columns = [Column(name, entries[name]) for name in header]
+        columns = [CsvCells(name, entries[name]) for name in header]
         X = typed_table(args.input or "bundled table", cells, lines, columns)
         del cells
         holdout = None if args.holdout is None else \
@@ -413,7 +413,7 @@ def synthesize_dask(args):
         _stage(args, "fitted")
         n = est.n_records_ if args.n_samples is None else args.n_samples
         say(args, f"writing {n} synthetic rows to {args.output}")
-        columns = [Column(name, est.domain_[name]) for name in header]
+        columns = [CsvCells(name, est.domain_[name]) for name in header]
         _stage(args, "writing parts")
         dask_job.write_table(est.sample_dask(n), args.output, columns)
         _stage(args, "written")

@@ -1,106 +1,34 @@
-"""Domain files of the command line: checking, reading cells by domain, drafting from data.
+"""Domain files of the command line: file checks, reading CSV cells by domain, drafting from data.
 
 A domain file is a JSON object, column name -> entry (the forms of
-``SaddlePointSynthesizer(domain=...)``, see ``DOMAIN_FORMAT``). Each column's entry
-alone decides how its CSV cells are read and how the synthetic values are written.
+``SaddlePointSynthesizer(domain=...)``, see ``DOMAIN_FORMAT``). Each entry is
+checked by the one parser of the domain model (:func:`skdp._domain.parse_entry`,
+the estimator's); this module keeps what is the command line's own: the file
+against the CSV header, and how a column's CSV cells are read and its synthetic
+values written (:class:`CsvCells`), decided by its entry alone.
 """
 
 import math
 
 import numpy as np
 
+from .._domain import entry_form, parse_entry
 from .texts import DOMAIN_FORMAT
 
-__all__ = ["DOMAIN_FORMAT", "Column", "check_domain", "draft_entry", "kind_entry",
+__all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "kind_entry",
            "mostly_numbers"]
 
-_KEYS = {
-    "categories": {"categories", "missing"},
-    "bounds": {"low", "high", "n_bins", "integer", "missing"},
-    "numeric": {"kind", "integer", "n_bins", "missing"},
-    "categorical": {"kind", "missing"},
-}
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
+_HINT = "See `python -m skdp synthesize --help` for the domain file format."
 
 
 def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _entry_form(name, entry):
-    """The form of one domain entry ('categories', 'codes', 'bounds', 'numeric'...)."""
-    if isinstance(entry, list):
-        return "categories"
-    if _is_int(entry):
-        if entry < 1:
-            raise ValueError(f"domain of column {name!r}: an integer entry counts the codes "
-                             f"0..k-1 and must be >= 1, got {entry}.")
-        return "codes"
-    if not isinstance(entry, dict):
-        raise ValueError(f"domain of column {name!r} must be a list of categories, an integer "
-                         f"count of codes or an object, got {entry!r}. {_HINT}")
-    if "categories" in entry:
-        form = "categories"
-    elif "low" in entry or "high" in entry:
-        form = "bounds"
-    elif entry.get("kind") in ("numeric", "categorical"):
-        form = entry["kind"]
-    elif "kind" in entry:
-        raise ValueError(f"domain of column {name!r}: unknown kind {entry['kind']!r} "
-                         "(use 'numeric' or 'categorical').")
-    else:
-        raise ValueError(f"domain of column {name!r}: an object entry needs 'categories', "
-                         f"'low' and 'high', or 'kind', got {entry!r}. {_HINT}")
-    unknown = sorted(set(entry) - _KEYS[form])
-    if unknown:
-        raise ValueError(f"domain of column {name!r}: unknown key(s) {unknown} for a "
-                         f"{form} entry (allowed: {sorted(_KEYS[form])}).")
-    return form
-
-
-_HINT = "See `python -m skdp synthesize --help` for the domain file format."
-
-
-def _check_flags(name, entry):
-    for key in ("integer", "missing"):
-        if key in entry and not isinstance(entry[key], bool):
-            raise ValueError(f"domain of column {name!r}: {key!r} must be true or false, "
-                             f"got {entry[key]!r}.")
-
-
-def _check_categories(name, cats):
-    if not isinstance(cats, list) or not cats:
-        raise ValueError(f"domain of column {name!r}: the categories must be a non-empty list.")
-    seen = set()
-    for c in cats:
-        if not isinstance(c, (str, int, float, bool)) or (isinstance(c, float) and
-                                                          not math.isfinite(c)):
-            raise ValueError(f"domain of column {name!r}: category {c!r} is not a string, a "
-                             "finite number or a boolean.")
-        key = _key(c)
-        if key in seen:
-            raise ValueError(f"domain of column {name!r}: category {c!r} is listed twice "
-                             "(numbers compare by value).")
-        seen.add(key)
-
-
-def _check_bounds(name, entry):
-    low, high = entry.get("low"), entry.get("high")
-    if not (_is_number(low) and _is_number(high) and math.isfinite(low)
-            and math.isfinite(high) and low <= high):
-        raise ValueError(f"domain of column {name!r}: 'low' and 'high' must be finite numbers "
-                         f"with low <= high, got {low!r} and {high!r}.")
-    n_bins = entry.get("n_bins", 1)
-    if not _is_int(n_bins) or n_bins < 1:
-        raise ValueError(f"domain of column {name!r}: 'n_bins' must be an integer >= 1, "
-                         f"got {n_bins!r}.")
-
-
 def check_domain(domain, header):
     """Check a loaded domain file against the CSV header; raise a ValueError naming the column.
+
+    Each entry is checked by :func:`skdp._domain.parse_entry` (the estimator's parser).
 
     Examples
     --------
@@ -114,22 +42,10 @@ def check_domain(domain, header):
         raise ValueError(f"the domain names column(s) {unknown} that the CSV does not have; "
                          f"its header is {header}.")
     for name, entry in domain.items():
-        form = _entry_form(name, entry)
-        if isinstance(entry, dict):
-            _check_flags(name, entry)
-        if form == "categories":
-            _check_categories(name, entry if isinstance(entry, list) else entry["categories"])
-        elif form == "bounds":
-            _check_bounds(name, entry)
-
-
-def _key(v):
-    """Comparison key of a category: booleans by themselves, numbers by exact value (1 == 1.0)."""
-    if isinstance(v, (bool, np.bool_)):
-        return ("b", bool(v))
-    if isinstance(v, (int, float, np.number)):
-        return ("n", v.item() if isinstance(v, np.number) else v)
-    return ("s", v)
+        try:
+            parse_entry(name, entry)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{exc} {_HINT}") from None
 
 
 def _number(cell):
@@ -145,30 +61,34 @@ def _number(cell):
     return v if math.isfinite(v) else None
 
 
-class Column:
-    """How one CSV column is read and written, decided by its domain entry alone.
+class CsvCells:
+    """How one CSV column's cells are read and written, decided by its domain entry alone.
+
+    The column's domain itself is :class:`skdp._domain.Column` (the estimator's);
+    this is the command line's reading and writing of its cells.
 
     Parameters
     ----------
     name : str
         Column name (the CSV header).
     entry : list, int or dict
-        Its domain entry (checked by :func:`check_domain`).
+        Its domain entry (checked by :func:`skdp._domain.parse_entry`).
 
     Examples
     --------
-    >>> col = Column("smoker", [False, True])
+    >>> col = CsvCells("smoker", [False, True])
     >>> col.parse("true"), col.format(False)
     (True, 'False')
-    >>> Column("age", {"low": 0, "high": 90, "integer": True}).format(41.7)
+    >>> CsvCells("age", {"low": 0, "high": 90, "integer": True}).format(41.7)
     '42'
     """
 
     def __init__(self, name, entry):
         self.name = name
         self.entry = entry
-        self.form = _entry_form(name, entry)
-        self.integer = isinstance(entry, dict) and entry.get("integer", False)
+        parsed = parse_entry(name, entry)
+        self.form = entry_form(name, entry, parsed)
+        self.integer = parsed.get("integer", False)
         if self.form == "categories":
             cats = entry if isinstance(entry, list) else entry["categories"]
             self._strings = {c: c for c in cats if isinstance(c, str)}

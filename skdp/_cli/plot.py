@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .domain import _key
+from .._domain import value_key
 
 __all__ = ["Marginals", "plot_marginals"]
 
@@ -20,7 +20,7 @@ class _Bins:
         if isinstance(entry, dict) and "categories" in entry:
             entry = entry["categories"]
         if isinstance(entry, list):
-            self.cats = {_key(_plain(c)): i for i, c in enumerate(entry)}
+            self.cats = {value_key(_plain(c)): i for i, c in enumerate(entry)}
             self.labels = [str(c) for c in entry]
         else:
             k = entry.get("n_bins", n_bins)
@@ -34,7 +34,7 @@ class _Bins:
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return len(self.labels) - 1
         if self.cats is not None:
-            return self.cats.get(_key(v))
+            return self.cats.get(value_key(v))
         k = len(self.labels) - 1
         if self.high <= self.low:
             return 0

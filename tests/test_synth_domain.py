@@ -222,3 +222,19 @@ def test_without_noise_compression_keeps_exactly_the_values_present():
     present = sorted(set(X["c"].dropna()), key=CATS.index)
     assert synth.compression_["c"]["categories"] == present
     assert not any(synth.compression_["c"]["weights"])
+
+
+@pytest.mark.parametrize("entry", [{"low": 0, "high": 1, "bins": 3}, {"kind": "ordinal"},
+                                   [True, 1.0, 1], {"low": 9, "high": 1}, 0,
+                                   ["a", float("inf")], {"categories": ["a", None]}])
+def test_the_cli_and_the_estimator_share_one_parser(entry):
+    """One parser, one set of messages: a domain file's entry is refused by the CLI with the
+    estimator's message (plus the CLI's hint), naming the column."""
+    from skdp._cli.domain import check_domain
+    from skdp._domain import parse_entry
+    with pytest.raises((ValueError, TypeError)) as estimator:
+        parse_entry("x", entry)
+    with pytest.raises(ValueError) as cli:
+        check_domain({"x": entry}, ["x"])
+    assert "'x'" in str(estimator.value)
+    assert str(cli.value).startswith(str(estimator.value))

@@ -38,6 +38,7 @@ from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
                                 goldstein_gap)
 from .solvers.kl.stream import stream_solver
+from .solvers.suffstats import ADASSP_OPTIONS, adassp
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
 __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
@@ -193,6 +194,11 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                  auto=name == "fo_single_pass", models=("linear",),
                  info_attributes=_CERTIFICATE)
       for name, paper in _GOLDSTEIN_PAPER.items()),
+    SolverSpec("adassp", adassp, "suffstats",
+               "AdaSSP: Wang 2018, Alg. 2, Thm 3 (one pass on noisy sufficient statistics)",
+               "rho/3 each to the Gaussian releases of X^T X, X^T y and lambda_min(X^T X); "
+               "no preconditioner", ADASSP_OPTIONS, gaussian=True, losses=("squared",),
+               models=("linear",)),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
 
@@ -618,6 +624,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if not SOLVER_SPECS[solver].has(model=self.model):
             raise ValueError(f"solver={solver!r} supports model="
                              f"{' or '.join(map(repr, models))} only.")
+        if not SOLVER_SPECS[solver].has(loss=self.loss):
+            raise ValueError(f"solver={solver!r} supports loss="
+                             f"{' or '.join(map(repr, SOLVER_SPECS[solver].losses))} only.")
         if solver == "spider" and (gamma is None or kappa is None):
             raise ValueError("solver='spider' needs the KL constants: give kl_gamma and "
                              "kl_kappa, or alpha > 0 (then gamma = 1/sqrt(2 alpha), kappa = 2).")
@@ -683,7 +692,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             theory=self.theory, smooth=loss.smooth, radius=self.goldstein_radius,
             verbose=self.verbose)
 
-    def _precondition(self, Xd, budget):
+    def _precondition(self, Xd, budget, share):
         """Private whitening: (design in new coordinates, P, row_sq, top eigenvalue).
 
         Without it: ``row_sq`` is the public squared row-norm bound, which
@@ -694,7 +703,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         """
         xp = budget.backend.xp
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
-        if self.precondition == 0:
+        if share == 0:
             return Xd, None, row_sq, row_sq
         P, spectrum = private_preconditioner(Xd, math.sqrt(row_sq), budget)
         floor = 1e-3  # only reached when S_hat is all noise
@@ -887,15 +896,17 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         eps, delta = float(self.epsilon), self.delta_
         self.rho_ = fit_budget(eps, delta, solver)
         fit = Budget.for_fit(backend, eps, delta, self.rho_, exclusive=False)
-        share = float(self.precondition)
+        # a solver on sufficient statistics reads the design once and is not preconditioned
+        share = 0.0 if SOLVER_SPECS[solver].family == "suffstats" else float(self.precondition)
         Xd, P, row_sq, top_eig = self._precondition(
-            Xd, fit.share(share * self.rho_, exclusive=True))
+            Xd, fit.share(share * self.rho_, exclusive=True), share)
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
         objective = (PartitionedObjective(Xd, loss, model, float(self.alpha))
                      if isinstance(Xd, PartitionedDesign)
                      else Objective(Xd, y, loss, model, float(self.alpha), xp))
         config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
+        config.row_sq, config.target_bound = row_sq, self.target_bound_
         w0 = model.init(backend, Xd.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
         rest = (1.0 - share) * self.rho_

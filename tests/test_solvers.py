@@ -31,7 +31,7 @@ from skdp.solvers.spec import SolverResult, SolverSpec
 REGISTRIES = {"minimax": minimax.SOLVER_SPECS, "regression": regression.SOLVER_SPECS,
               "synthesizer": synthesizer.SOLVER_SPECS}
 CASES = [(name, solver) for name, registry in REGISTRIES.items() for solver in registry]
-FAMILIES = {"minimax", "kl", "synth", "streaming", "goldstein"}
+FAMILIES = {"minimax", "kl", "synth", "streaming", "goldstein", "suffstats"}
 DELTA = 1e-5
 
 

@@ -520,6 +520,8 @@ class SolverConfig:
     smooth: bool = True
     radius: float = None   # Goldstein solvers: smoothing radius alpha (None: their rule)
     verbose: int = 0
+    row_sq: float = None   # public bound on the squared row norms of the design (P excluded)
+    target_bound: float = None  # public bound on |y| (the clipped targets)
 
 
 @dataclass

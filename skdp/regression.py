@@ -266,7 +266,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         given.
     solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'dpsgd_poisson', 'spider', \
             'ppm', 'srgd', 'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
-            'zo_multi_pass'}, default='auto'
+            'zo_multi_pass', 'adassp'}, default='auto'
         - ``'adaptive_gd'``: paper 004 Alg. 3 (Thm 3, 4); unknown gamma, kappa;
           a privacy filter stops it when the budget is spent.
         - ``'noisy_gd'``: ``max_iter`` (default 10) noisy gradient steps, the
@@ -295,6 +295,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
           nonconvex loss (the robust losses); linear model only. See
           :mod:`skdp.solvers.goldstein` and the :ref:`User Guide
           <robust_regression>`.
+        - ``'adassp'``: AdaSSP (Wang 2018, Alg. 2, Thm 3): one pass on the
+          Gaussian releases of ``X^T X``, ``X^T y`` and ``lambda_min(X^T X)``
+          (``rho_/3`` each), then ridge with the adaptive ``lambda`` (plus
+          ``n alpha``); ``loss='squared'``, linear model, no preconditioner, in
+          memory only (see :mod:`skdp.solvers.suffstats`). Not chosen by ``'auto'``.
         - ``'auto'``: ``fo_single_pass`` for the robust losses; else
           ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm`` for
           ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.

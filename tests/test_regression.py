@@ -570,3 +570,28 @@ def test_bound_rule_clip_where_the_quantile_is_uninformative_or_not_asked(kwargs
     reg = KLAdaptiveRegressor(precondition=0.0, random_state=0, **kwargs).fit(X, y)
     assert all(e["label"] != "gradient-norm histogram" for e in reg.privacy_ledger_.log())
     assert reg.clip_norm_ == pytest.approx(kwargs.get("clip_norm", math.sqrt(2.0)))
+
+
+# -------------------------------------------------------------- adassp (issue 31 item 1)
+def test_adassp_calibrates_its_three_releases_on_the_closed_form():
+    """Three Gaussian releases of rho_/3 each (Bun–Steinke Prop. 1.6: sigma = Delta /
+    sqrt(2 rho_step)), sensitivities sqrt(2) R**2, R**2, 2 R C with R**2 = 2 B**2 (the
+    intercept column B 1); the ledger spends exactly epsilon (GDP, Dong–Roth–Su Cor. 2.13)."""
+    X, y = make_data(n=2000, d=4)
+    reg = KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, solver="adassp", feature_bound=2.0,
+                              target_bound=3.0, random_state=0).fit(X, y)
+    step = reg.history_[0]
+    R2, C, rho3 = 2 * 2.0**2, 3.0, reg.rho_ / 3
+    assert step["sigma_xtx"] == pytest.approx(math.sqrt(2) * R2 / math.sqrt(2 * rho3))
+    assert step["sigma_lambda_min"] == pytest.approx(R2 / math.sqrt(2 * rho3))
+    assert step["sigma_xty"] == pytest.approx(2 * math.sqrt(R2) * C / math.sqrt(2 * rho3))
+    assert reg.rho_ == pytest.approx(approx_dp_to_gdp(1.0, 1e-6) ** 2 / 2, rel=1e-6)
+    assert reg.privacy_spent_[0] == pytest.approx(1.0, abs=1e-6)
+    assert len(reg.privacy_ledger_.log()) == 3 and reg.n_iter_ == 1
+
+
+def test_adassp_refuses_other_losses_and_models_before_reading():
+    X, y = make_data(n=50)
+    for params, word in ((dict(loss="huber"), "loss="), (dict(model="mlp"), "model=")):
+        with pytest.raises(ValueError, match=f"solver='adassp' supports {word}"):
+            KLAdaptiveRegressor(solver="adassp", **params).fit(X, y)

@@ -235,11 +235,9 @@ def compress_columns(columns, values, budget, sensitivity, sigma, max_categories
     """
     counts = compress_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
         if counts is None else counts
-    noisy = budget.gaussian_gdp(np.concatenate(counts), sensitivity, sigma,
-                                 label=f"compression counts of {len(columns)} columns",
-                                 replace_sensitivity=replace_sensitivity)
-    ends = np.cumsum([len(c) for c in counts])
-    for col, part in zip(columns, np.split(noisy, ends[:-1])):
+    parts = _stacked_release(counts, budget, sensitivity, sigma, replace_sensitivity,
+                             label=f"compression counts of {len(columns)} columns")
+    for col, part in zip(columns, parts):
         above = np.flatnonzero((part >= _KEEP_SIGMAS * sigma) & (part > 0))
         top = np.argsort(-part[above], kind="stable")[:max_categories - 1]
         col.compress(above[top], part)
@@ -278,12 +276,18 @@ def quantile_bins(columns, values, budget, sensitivity, sigma, counts=None,
     grids = [quantile_grid(c) for c in columns]
     counts = quantile_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
         if counts is None else counts
-    noisy = budget.gaussian_gdp(np.concatenate(counts), sensitivity, sigma,
-                                 label=f"quantile grid counts of {len(columns)} columns",
-                                 replace_sensitivity=replace_sensitivity)
-    ends = np.cumsum([len(c) for c in counts])
-    for col, grid, part in zip(columns, grids, np.split(noisy, ends[:-1])):
+    parts = _stacked_release(counts, budget, sensitivity, sigma, replace_sensitivity,
+                             label=f"quantile grid counts of {len(columns)} columns")
+    for col, grid, part in zip(columns, grids, parts):
         col.edges = _quantile_edges(grid, _project(part), col.n_bins)
+
+
+def _stacked_release(counts, budget, sensitivity, sigma, replace_sensitivity, *, label):
+    """Per-column counts stacked into one Gaussian release (one mechanism of l2-sensitivity
+    ``sensitivity``: Bun–Steinke 2016 Prop. 1.6) through ``budget``, split back per column."""
+    noisy = budget.gaussian_gdp(np.concatenate(counts), sensitivity, sigma, label=label,
+                                replace_sensitivity=replace_sensitivity)
+    return np.split(noisy, np.cumsum([len(c) for c in counts])[:-1])
 
 
 def compress_counts(columns, prepared):

@@ -196,8 +196,8 @@ SOLVER_SPECS = {spec.name: spec for spec in (
       for name, paper in _GOLDSTEIN_PAPER.items()),
     SolverSpec("adassp", adassp, "suffstats",
                "AdaSSP: Wang 2018, Alg. 2, Thm 3 (one pass on noisy sufficient statistics)",
-               "rho/3 each to the Gaussian releases of X^T X, X^T y and lambda_min(X^T X); "
-               "no preconditioner", ADASSP_OPTIONS, gaussian=True, losses=("squared",),
+               "rho/2 each to the Gaussian releases of X^T X and X^T y (theory=True: rho/3 "
+               "each, with lambda_min(X^T X)); no preconditioner", ADASSP_OPTIONS, gaussian=True, losses=("squared",),
                models=("linear",)),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
@@ -296,10 +296,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
           :mod:`skdp.solvers.goldstein` and the :ref:`User Guide
           <robust_regression>`.
         - ``'adassp'``: AdaSSP (Wang 2018, Alg. 2, Thm 3): one pass on the
-          Gaussian releases of ``X^T X``, ``X^T y`` and ``lambda_min(X^T X)``
-          (``rho_/3`` each), then ridge with the adaptive ``lambda`` (plus
-          ``n alpha``); ``loss='squared'``, linear model, no preconditioner, in
-          memory only (see :mod:`skdp.solvers.suffstats`). Not chosen by ``'auto'``.
+          Gaussian releases of ``X^T X`` and ``X^T y`` (``rho_/2`` each), then
+          ridge ``2 sigma sqrt(p)`` (plus ``n alpha``; ``theory=True``: Wang's
+          adaptive ``lambda`` from a third release, ``lambda_min(X^T X)``);
+          ``loss='squared'``, linear model, no preconditioner, in memory only
+          (see :mod:`skdp.solvers.suffstats`). Not chosen by ``'auto'``.
         - ``'auto'``: ``fo_single_pass`` for the robust losses; else
           ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm`` for
           ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
@@ -375,7 +376,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     theory : bool, default=False
         Use paper 004's constants (step ``1/(2 L1)``, Spider (64, 32), theory
         round counts), or paper 001's (Thm 3.1/6.1/4.1 with constants 1) for
-        the Goldstein solvers; privacy is the same either way.
+        the Goldstein solvers, or Wang 2018's adaptive ridge for ``'adassp'``;
+        privacy is the same either way.
     solver_options : dict, default=None
         Expert knobs of the solver, checked against its spec
         (``SOLVER_SPECS[solver].options``) before any data is read or any

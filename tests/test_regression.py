@@ -573,21 +573,47 @@ def test_bound_rule_clip_where_the_quantile_is_uninformative_or_not_asked(kwargs
 
 
 # -------------------------------------------------------------- adassp (issue 31 item 1)
-def test_adassp_calibrates_its_three_releases_on_the_closed_form():
-    """Three Gaussian releases of rho_/3 each (Bun–Steinke Prop. 1.6: sigma = Delta /
-    sqrt(2 rho_step)), sensitivities sqrt(2) R**2, R**2, 2 R C with R**2 = 2 B**2 (the
-    intercept column B 1); the ledger spends exactly epsilon (GDP, Dong–Roth–Su Cor. 2.13)."""
+def test_adassp_calibrates_its_two_releases_on_the_closed_form():
+    """Two Gaussian releases of rho_/2 each (Bun–Steinke Prop. 1.6: sigma = Delta /
+    sqrt(2 rho_step)), sensitivities sqrt(2) R**2 and 2 R C with R**2 = B**2 + (B/2)**2 (the
+    intercept column at intercept_scale 0.5); the ridge 2 sigma sqrt(p); the ledger spends
+    exactly epsilon (GDP, Dong–Roth–Su Cor. 2.13)."""
     X, y = make_data(n=2000, d=4)
     reg = KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, solver="adassp", feature_bound=2.0,
                               target_bound=3.0, random_state=0).fit(X, y)
+    step = reg.history_[0]
+    R2, C, rho2 = 1.25 * 2.0**2, 3.0, reg.rho_ / 2
+    assert step["sigma_xtx"] == pytest.approx(math.sqrt(2) * R2 / math.sqrt(2 * rho2))
+    assert step["sigma_xty"] == pytest.approx(2 * math.sqrt(R2) * C / math.sqrt(2 * rho2))
+    assert step["lambda"] == pytest.approx(2.0 * step["sigma_xtx"] * math.sqrt(5))
+    assert reg.rho_ == pytest.approx(approx_dp_to_gdp(1.0, 1e-6) ** 2 / 2, rel=1e-6)
+    assert reg.privacy_spent_[0] == pytest.approx(1.0, abs=1e-6)
+    assert len(reg.privacy_ledger_.log()) == 2 and reg.n_iter_ == 1
+
+
+def test_adassp_theory_calibrates_wangs_three_releases_on_the_closed_form():
+    """theory=True: Wang's Alg. 2, three releases of rho_/3 each, sensitivities sqrt(2) R**2,
+    R**2, 2 R C with R**2 = 2 B**2 (the intercept column B 1)."""
+    X, y = make_data(n=2000, d=4)
+    reg = KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, solver="adassp", feature_bound=2.0,
+                              target_bound=3.0, theory=True, random_state=0).fit(X, y)
     step = reg.history_[0]
     R2, C, rho3 = 2 * 2.0**2, 3.0, reg.rho_ / 3
     assert step["sigma_xtx"] == pytest.approx(math.sqrt(2) * R2 / math.sqrt(2 * rho3))
     assert step["sigma_lambda_min"] == pytest.approx(R2 / math.sqrt(2 * rho3))
     assert step["sigma_xty"] == pytest.approx(2 * math.sqrt(R2) * C / math.sqrt(2 * rho3))
-    assert reg.rho_ == pytest.approx(approx_dp_to_gdp(1.0, 1e-6) ** 2 / 2, rel=1e-6)
     assert reg.privacy_spent_[0] == pytest.approx(1.0, abs=1e-6)
-    assert len(reg.privacy_ledger_.log()) == 3 and reg.n_iter_ == 1
+    assert len(reg.privacy_ledger_.log()) == 3
+
+
+def test_adassp_intercept_scale_predicts_as_the_full_column_without_noise():
+    """The intercept column's constant is a parametrisation: at epsilon = inf every scale gives
+    the same predictions (the coefficient is mapped back to the design's column)."""
+    X, y = make_data(n=500, d=3)
+    preds = [KLAdaptiveRegressor(epsilon=math.inf, solver="adassp", alpha=1e-3,
+                                 solver_options={"intercept_scale": s}).fit(X, y).predict(X)
+             for s in (1.0, 0.5, 0.25)]
+    assert np.allclose(preds[0], preds[1], atol=1e-2) and np.allclose(preds[0], preds[2], atol=1e-2)
 
 
 def test_adassp_refuses_other_losses_and_models_before_reading():

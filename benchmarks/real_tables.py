@@ -375,6 +375,7 @@ DOCUMENTED = {
                                        "clip_norm": 0.5},
         "noisy_gd_30_pre0.5": {"solver": "noisy_gd", "max_iter": 30, "precondition": 0.5},
         "ppm": {"solver": "ppm"},
+        "adassp": {"solver": "adassp"},
     },
 }
 

@@ -197,8 +197,8 @@ SOLVER_SPECS = {spec.name: spec for spec in (
     SolverSpec("adassp", adassp, "suffstats",
                "AdaSSP: Wang 2018, Alg. 2, Thm 3 (one pass on noisy sufficient statistics)",
                "rho/2 each to the Gaussian releases of X^T X and X^T y (theory=True: rho/3 "
-               "each, with lambda_min(X^T X)); no preconditioner", ADASSP_OPTIONS, gaussian=True, losses=("squared",),
-               models=("linear",)),
+               "each, with lambda_min(X^T X)); no preconditioner", ADASSP_OPTIONS, gaussian=True,
+               losses=("squared",), models=("linear",)),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
 

@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 try:  # the standalone package when installed, else scikit-learn's vendored copy
     import array_api_compat
 except ImportError:  # pragma: no cover - depends on the environment
-    from sklearn.externals import array_api_compat
+    from sklearn.externals import array_api_compat  # type: ignore[no-redef]
 
 __all__ = ["Backend", "make_rng", "sampling_rng", "get_namespace", "to_numpy", "WeakenedGenerator"]
 
@@ -91,10 +91,10 @@ def sampling_rng(random_state):
 
 def get_namespace(*arrays):
     """Namespace of the arrays when array-API dispatch is on, else NumPy's."""
-    if sklearn.get_config().get("array_api_dispatch", False):
-        arrays = [a for a in arrays if a is not None and not isinstance(a, (int, float))]
-        if arrays:
-            return array_api_compat.array_namespace(*arrays)
+    if sklearn.get_config().get("array_api_dispatch", False):  # type: ignore[attr-defined]
+        given = [a for a in arrays if a is not None and not isinstance(a, (int, float))]
+        if given:
+            return array_api_compat.array_namespace(*given)
     return array_api_compat.array_namespace(np.zeros(0))
 
 

@@ -298,14 +298,14 @@ class StreamingMixin:
         self.privacy_method_ = method
         self.privacy_ledger_ = total
 
-    def _spend_record(self):
+    def _spend_record(self, seed=None):
         """The accountant's record of the call; a new pass's seed names the pass.
 
         A pass continues its stream's generator: passes of one stream never share
         noise, while pass ``k`` of two streams with one seed does; the seed
         ``'random_state=0, pass 2'`` lets the accountant tell the two apart.
         """
-        record = super()._spend_record()
+        record = super()._spend_record(seed)
         of = self.__dict__.get("_pass_of")
         if of is not None and record.get("seed") is not None:
             record["seed"] = f"{record['seed']}, pass {of[2]}"

@@ -652,7 +652,7 @@ def _fit_scores(estimator, X, y, seeds, canary, statistic, fit_params, progress)
     est = clone(estimator)
     scores = np.empty(len(seeds))
     for t, seed in enumerate(seeds):
-        update = {"random_state": int(seed)}
+        update: dict = {"random_state": int(seed)}
         if "accountant" in params:
             update["accountant"] = BudgetAccountant()  # a throwaway: audit fits are not releases
         est.set_params(**update)
@@ -821,7 +821,7 @@ def weakened_noise(factor=10.0):
     if not factor > 0:
         raise ValueError(f"factor must be > 0, got {factor!r}.")
     original = _backend.make_rng
-    record = []
+    record: list = []
 
     def weak_rng(random_state):
         return _backend.WeakenedGenerator(original(random_state), factor, record)

@@ -32,17 +32,17 @@ class Column:
     name: object
     dtype: object
     kind: str = "categorical"
-    categories: list = None
+    categories: list | None = None
     low: float = 0.0
     high: float = 1.0
     n_bins: int = 1
     integer: bool = False
     missing: bool = False
     source: str = "given"
-    index: dict = field(default=None, repr=False)
-    cells: np.ndarray = field(default=None, repr=False)
-    weights: np.ndarray = field(default=None, repr=False)
-    edges: np.ndarray = field(default=None, repr=False)
+    index: dict | None = field(default=None, repr=False)
+    cells: np.ndarray | None = field(default=None, repr=False)
+    weights: np.ndarray | None = field(default=None, repr=False)
+    edges: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def categorical(self):

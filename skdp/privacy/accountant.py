@@ -156,7 +156,7 @@ class BudgetAccountant:
     """
 
     _default = None
-    _default_stack = []
+    _default_stack: list = []
     _lock = threading.RLock()
 
     def __init__(self, epsilon=math.inf, delta=1.0, ledger=None, dataset=None, purpose=None,

@@ -656,7 +656,7 @@ class PrivacyLedger:
         pure = [e for e in rest if e.kind in ("exponential", "pure")]
         if pure:
             candidates.update(self._split_pure(pure, rest, delta_r))
-        method = min(candidates, key=candidates.get)
+        method = min(candidates, key=lambda name: candidates[name])
         return candidates[method] + eps_a, prefix + method
 
     def _spent_pld(self, rest, delta_r):
@@ -678,7 +678,7 @@ class PrivacyLedger:
         share = 1.0 / (1.0 + math.exp(-res.x))
         candidates = {"pld+" + others.spent(delta_r * (1.0 - share))[1]: float(res.fun),
                       "zcdp": zcdp_to_approx_dp(self.rho, delta_r)}
-        method = min(candidates, key=candidates.get)
+        method = min(candidates, key=lambda name: candidates[name])
         return candidates[method], method
 
     @staticmethod
@@ -817,7 +817,7 @@ def gaussian_pld(entries):
     1.205
     """
     plain = sum(e.count * e.mu**2 for e in entries if e.kind == "gaussian")
-    steps = {}
+    steps: dict = {}
     for e in entries:
         if e.kind == "subsampled_gaussian" and e.mu > 0 and e.q > 0:
             steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count

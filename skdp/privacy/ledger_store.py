@@ -95,7 +95,7 @@ CREATE INDEX spends_dataset ON spends (dataset, status);
 SEED_KDF = dict(n=2**14, r=8, p=1, dklen=16)
 """scrypt's cost parameters for seed fingerprints (16 MiB, tens of ms per evaluation)."""
 FINGERPRINT_PREFIX = "scrypt:"
-_INHERITED = []
+_INHERITED: list = []
 """Connections a forked child inherited: kept referenced, so that collecting them does not
 close (and checkpoint) the parent's connection from the child (SQLite, "How To Corrupt")."""
 _COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", "solver",

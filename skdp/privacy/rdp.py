@@ -184,7 +184,7 @@ def ledger_rdp(entries, orders):
     """
     lam = np.asarray(orders, dtype=float)
     total = np.zeros(lam.shape)
-    steps = {}
+    steps: dict = {}
     for e in entries:
         if e.kind == "gaussian":
             total = total + e.count * lam * e.mu**2 / 2.0

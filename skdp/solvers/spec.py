@@ -54,9 +54,9 @@ class Option:
     name: str
     kind: str
     default: object = None
-    low: float = None
-    high: float = None
-    choices: tuple = None
+    low: float | None = None
+    high: float | None = None
+    choices: tuple | None = None
     low_open: bool = False
     high_open: bool = False
     doc: str = ""
@@ -184,8 +184,8 @@ class SolverSpec:
     dask: bool = False
     auto: bool = False
     gaussian: bool = False
-    losses: tuple = None
-    models: tuple = None
+    losses: tuple | None = None
+    models: tuple | None = None
     neighbourings: tuple = ("replace_one",)
     graphical_model: bool = False
     info_attributes: tuple = ()

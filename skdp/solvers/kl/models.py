@@ -509,19 +509,19 @@ class SolverConfig:
     clip: float            # per-sample gradient clip C (the L0 role)
     smoothness: float      # L1: step sizes
     n_params: int
-    diff_clip: float = None  # per-sample smoothness: Spider's difference clip (default L1)
+    diff_clip: float | None = None  # per-sample smoothness: Spider's difference clip (default L1)
     beta: float = 0.1
     snr: float = 1.0
-    max_iter: int = None
-    kl_gamma: float = None
-    kl_kappa: float = None
+    max_iter: int | None = None
+    kl_gamma: float | None = None
+    kl_kappa: float | None = None
     loss_bound: float = 1.0
     theory: bool = False
     smooth: bool = True
-    radius: float = None   # Goldstein solvers: smoothing radius alpha (None: their rule)
+    radius: float | None = None   # Goldstein solvers: smoothing radius alpha (None: their rule)
     verbose: int = 0
-    row_sq: float = None   # public bound on the squared row norms of the design (P excluded)
-    target_bound: float = None  # public bound on |y| (the clipped targets)
+    row_sq: float | None = None   # public bound on the squared row norms of the design (P excluded)
+    target_bound: float | None = None  # public bound on |y| (the clipped targets)
 
 
 @dataclass

@@ -45,11 +45,11 @@ class MinimaxProblem:
     data: object
     sizes: object
     reference: str = "balanced"
-    radius: float = None
+    radius: float | None = None
     n_iter: object = "auto"
     theory: bool = False
     verbose: int = 0
-    goldstein_radius: float = None
+    goldstein_radius: float | None = None
     state: object = None
 
 _SAFETY = 1.0 - 1e-9  # keep float round-off from composing a hair above the target

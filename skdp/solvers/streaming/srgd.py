@@ -141,15 +141,15 @@ class StreamOptions:
     lipschitz: float
     smoothness: float
     curvature: float
-    batch_size: int = None
-    learning_rate: float = None
+    batch_size: int | None = None
+    learning_rate: float | None = None
     momentum: float = MOMENTUM
     decay: float = DECAY
-    clip: float = None
+    clip: float | None = None
     band: int = BAND
-    n_rows: int = None
+    n_rows: int | None = None
     workload: str = "true"
-    radius: float = None
+    radius: float | None = None
     beta_scale: float = BETA_SCALE
     theory: bool = False
     verbose: int = 0
@@ -191,8 +191,8 @@ class StreamState:
     velocity: object = None      # heavy-ball velocity
     z: object = None             # srgd
     prefix: object = None        # srgd: noisy prefix sum S at the end of the last chunk
-    beta: float = None           # srgd
-    coef: np.ndarray = None      # MF coefficients
+    beta: float | None = None           # srgd
+    coef: np.ndarray | None = None      # MF coefficients
     mechanism: object = None     # TreeMechanism or MatrixMechanism: recorded, public constants
     noise_past: deque = field(default_factory=deque)
     n_seen: int = 0

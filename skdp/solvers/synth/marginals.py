@@ -112,7 +112,7 @@ class MarginalProblem:
     marginals: list
     records: np.ndarray
     relation: str = "replace_one"
-    n_iter: int = None
+    n_iter: int | None = None
     tol: object = "auto"
     progress: object = None
 

@@ -112,7 +112,7 @@ class TableProblem:
     workload: list
     codes: np.ndarray
     relation: str = "replace_one"
-    n_iter: int = None
+    n_iter: int | None = None
     progress: object = None
     _cache: dict = field(default_factory=dict, repr=False)
     partitioned = False  # a pass over the rows is cheap: count each marginal when needed

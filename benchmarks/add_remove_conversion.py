@@ -20,7 +20,7 @@ import numpy as np
 
 from skdp import BudgetAccountant, SaddlePointSynthesizer
 from skdp.privacy.accountant import add_remove_as_replace_one
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 
 DELTA = 1e-6
 

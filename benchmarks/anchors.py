@@ -89,7 +89,7 @@ def report(rows):
 def tool_tables(args):
     sys.path.insert(0, HERE)
     import synthesizer
-    from skdp.privacy.accounting import approx_dp_to_zcdp
+    from skdp.privacy.ledger import approx_dp_to_zcdp
     out = {}
     for name in synthesizer.TABLES:
         X, cards = synthesizer.TABLES[name]()

@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 
 from skdp.audit import audit_estimator, epsilon_lower_bound, weakened_noise
-from skdp.privacy.accounting import approx_dp_to_gdp, gdp_to_approx_dp
+from skdp.privacy.ledger import approx_dp_to_gdp, gdp_to_approx_dp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 from _audit_cases import LOW_POWER, PAIRS, make_case  # noqa: E402  (shared with the tests)

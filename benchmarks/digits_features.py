@@ -63,7 +63,7 @@ from sklearn.random_projection import GaussianRandomProjection
 
 from skdp._backend import Backend
 from skdp.minimax import PrivateMinimaxClassifier
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
+from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
 from skdp.privacy.release import Release
 
 DELTA = 1e-6

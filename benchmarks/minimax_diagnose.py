@@ -51,7 +51,7 @@ def load(name, which):
 
 def dpgd_cw(X, y, classes, eps, seed, steps, clip):
     """Class-weighted DP-GD (binary or multinomial), intercept feature 1, last-half average."""
-    from skdp.privacy.accounting import approx_dp_to_gdp
+    from skdp.privacy.ledger import approx_dp_to_gdp
 
     n = X.shape[0]
     codes = np.searchsorted(classes, y) if classes.dtype != object else \

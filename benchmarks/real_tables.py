@@ -414,7 +414,7 @@ def dp_gd(X, y, task, n_classes, epsilon, steps, clip, step, balanced, rng):
     (post-processing). Returns the ``(d + 1, K)`` or ``(d + 1,)`` coefficients, the last
     row the intercept.
     """
-    from skdp.privacy.accounting import approx_dp_to_gdp
+    from skdp.privacy.ledger import approx_dp_to_gdp
 
     n = len(X)
     Xt = np.hstack([X, np.ones((n, 1))])
@@ -474,7 +474,7 @@ def adassp(X, y, epsilon, rng):
     add/remove adjacency in (epsilon, delta) terms; the sensitivities above are its replace-one
     form.
     """
-    from skdp.privacy.accounting import approx_dp_to_gdp
+    from skdp.privacy.ledger import approx_dp_to_gdp
 
     Xt = np.hstack([X, np.ones((len(X), 1))])
     p, B2 = Xt.shape[1], 2.0

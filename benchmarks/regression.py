@@ -52,7 +52,7 @@ from sklearn.model_selection import train_test_split
 
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import SquaredLoss
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx_dp
+from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx_dp
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.regression import SOLVER_SPECS, KLAdaptiveRegressor

@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_digits
 
-from skdp.privacy.accounting import approx_dp_to_gdp
+from skdp.privacy.ledger import approx_dp_to_gdp
 from skdp.synthesizer import SaddlePointSynthesizer
 
 from anchors_pgm import tv  # numpy only there: the anchors' venv uses the same metric

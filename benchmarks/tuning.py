@@ -28,8 +28,8 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 
 from skdp import BudgetAccountant, KLAdaptiveRegressor, PrivateMinimaxClassifier
 from skdp.model_selection import PrivateHyperparameterSearch, fit_rho_bound
-from skdp.privacy.accounting import zcdp_to_approx_dp
-from skdp.privacy.selection import repeat_and_select_epsilon
+from skdp.privacy.ledger import zcdp_to_approx_dp
+from skdp.privacy.repeat_and_select import repeat_and_select_epsilon
 
 DELTA = 1e-6
 

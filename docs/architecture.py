@@ -24,7 +24,7 @@ LAYERS = [  # (title, modules, one line on what it does, colour)
     ("Solvers", "skdp/solvers/  minimax/  kl/  synth/  streaming/  goldstein/  losses/  spec.py",
      "mathematics on arrays; every solver: fn(problem, budget, options) -> SolverResult",
      "#e3f1df"),
-    ("Privacy core", "skdp/privacy/  release  budget  accounting  clipping  tree  matrix  "
+    ("Privacy core", "skdp/privacy/  release  budget  ledger  clipping  tree  matrix  "
      "accountant",
      "clipping; Release draws the noise AND records it; ledger; accountant",
      "#fbe5d6"),

@@ -82,13 +82,13 @@ sphinx_gallery_conf = {
 # Sections of the skdp.privacy namespace, by the module that defines each object;
 # objects from a module not listed here go under "Other".
 CORE_SECTIONS = {
-    "skdp.privacy.accounting": "Accounting: budgets, conversions, composition",
+    "skdp.privacy.ledger": "The privacy ledger: budgets, conversions, composition",
     "skdp.privacy.release": "The release path: noise drawn and recorded in one call",
     "skdp.privacy.budget": "A solver's budget (zCDP filter)",
     "skdp.privacy.mechanisms": "Mechanisms",
     "skdp.privacy.clipping": "Clipping",
     "skdp.privacy.tree": "Tree mechanism (continual counting)",
-    "skdp.privacy.selection": "Private selection: best of a random number of runs",
+    "skdp.privacy.repeat_and_select": "Private selection: best of a random number of runs",
     "skdp.privacy.pld": "Privacy loss distributions: the Poisson-subsampled Gaussian",
     "skdp.privacy.quantile": "Private quantiles (adaptive clipping)",
     "skdp.privacy.ledger_store": "The ledger file (a budget shared across processes)",

@@ -6,7 +6,7 @@ Privacy accounting: one fit, many fits
 How much (epsilon, delta) does a training run spend? An skdp estimator releases
 many noisy quantities -- one noisy gradient per step, one private selection per
 round -- and the answer depends on how those releases are *composed*. This
-example uses :mod:`skdp.privacy.accounting` to compare the composition rules on
+example uses :mod:`skdp.privacy.ledger` to compare the composition rules on
 the two kinds of mechanism skdp uses, then shows the
 :class:`~skdp.BudgetAccountant` counting every fit that a
 :class:`~sklearn.model_selection.GridSearchCV` makes.
@@ -33,7 +33,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from skdp.privacy.accounting import (
+from skdp.privacy.ledger import (
     PrivacyLedger,
     advanced_composition_epsilon,
     bounded_range_rho,
@@ -89,7 +89,7 @@ print(f"T = {steps[i]}: CKS {cks[i]:.3f}, GDP {gdp[i]:.3f}, classic {classic[i]:
 #   Rogers 2021), a quarter of the ``epsilon_0**2 / 2`` of a generic pure
 #   mechanism, then the CKS conversion.
 #
-# A :class:`~skdp.privacy.accounting.PrivacyLedger` tries every valid rule and
+# A :class:`~skdp.privacy.ledger.PrivacyLedger` tries every valid rule and
 # reports the smallest, with its name.
 eps_step = 0.05
 pure_steps = np.unique(np.geomspace(1, 5_000, 25).astype(int))
@@ -143,7 +143,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.utils import check_random_state, check_X_y
 
 from skdp import BudgetAccountant, BudgetExceededError
-from skdp.privacy.accounting import approx_dp_to_zcdp, gaussian_sigma
+from skdp.privacy.ledger import approx_dp_to_zcdp, gaussian_sigma
 
 
 class NoisyMeanRegressor(RegressorMixin, BaseEstimator):

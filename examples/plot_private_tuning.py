@@ -33,8 +33,8 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 
 from skdp import BudgetAccountant, PrivateMinimaxClassifier
 from skdp.model_selection import PrivateHyperparameterSearch, fit_rho_bound
-from skdp.privacy.accounting import PrivacyLedger
-from skdp.privacy.selection import repeat_and_select_epsilon
+from skdp.privacy.ledger import PrivacyLedger
+from skdp.privacy.repeat_and_select import repeat_and_select_epsilon
 
 X, y = make_classification(n_samples=6000, n_features=10, n_informative=5, random_state=0)
 X = X / np.linalg.norm(X, axis=1).max()

@@ -31,7 +31,7 @@ import copy
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.metaestimators import available_if
 
-from .privacy.accounting import PrivacyLedger
+from .privacy.ledger import PrivacyLedger
 from .solvers.spec import solvers_with
 from .solvers.streaming.srgd import new_pass
 

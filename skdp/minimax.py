@@ -25,7 +25,7 @@ from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solv
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
-from .privacy.accounting import approx_dp_to_gdp
+from .privacy.ledger import approx_dp_to_gdp
 from .privacy.budget import Budget
 from .privacy.clipping import clip_factors, clip_overflowing_rows
 from .solvers.losses.classification import LOSSES, LinearData, PartitionedLinearData
@@ -218,7 +218,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     ``SIZE_FLOOR_SDS = 3`` noise sds (post-processing); one group (``group_by=None``) needs
     no size (``n`` is public). Each solver's docstring names the theorems behind its
     accounting; the spend is composed by the tightest valid rule of
-    :class:`~skdp.privacy.accounting.PrivacyLedger` and reported in
+    :class:`~skdp.privacy.ledger.PrivacyLedger` and reported in
     ``privacy_spent_`` / ``privacy_method_``.
 
     Parameters

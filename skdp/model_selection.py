@@ -6,7 +6,7 @@ fits, each charged to the :class:`~skdp.BudgetAccountant`), and its
 ``cv_results_`` release every candidate's non-private score.
 :class:`PrivateHyperparameterSearch` releases only the best of a *random*
 number of private runs, whose total cost Papernot and Steinke 2022 bound by
-little more than one run's (see :mod:`skdp.privacy.selection`).
+little more than one run's (see :mod:`skdp.privacy.repeat_and_select`).
 """
 
 from contextlib import contextmanager
@@ -31,11 +31,11 @@ from ._validation import ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT
 from ._validation import warn_large_delta
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
-from .privacy.accounting import (approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho,
+from .privacy.ledger import (approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho,
                                  subsampled_noise_within)
 from .privacy.budget import Budget
 from .privacy.rdp import RDP_ORDERS, ledger_rdp, subsampled_gaussian_rdp
-from .privacy.selection import (repeat_and_select_epsilon, repeat_and_select_epsilon_curve,
+from .privacy.repeat_and_select import (repeat_and_select_epsilon, repeat_and_select_epsilon_curve,
                                 sample_repetitions)
 
 __all__ = ["PrivateHyperparameterSearch", "fit_rho_bound", "fit_rdp_bound", "subsampled_steps"]
@@ -175,7 +175,7 @@ def fit_rdp_bound(estimator, n_rows, n_features=None, orders=RDP_ORDERS):
     (:func:`subsampled_steps`) spends its ``(epsilon, delta)`` on a ledger of
     Gaussian-type releases and the steps, whose noise multiplier ``z`` is the
     smallest that keeps the whole ledger within ``(epsilon, delta)``
-    (:func:`~skdp.privacy.accounting.subsampled_noise_within`). The other
+    (:func:`~skdp.privacy.ledger.subsampled_noise_within`). The other
     releases of these solvers are Gaussian, ``mu_g``-GDP together with
     ``mu_g <= approx_dp_to_gdp(epsilon, delta)``, and ``z`` grows with
     ``mu_g``; the curve is the largest of
@@ -306,7 +306,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     ``(lam, rho lam)``-RDP at every order. The release is then
     ``(lam, eps'(lam))``-RDP by PS22 **Theorem 2** (truncated negative
     binomial) or **Theorem 6** (Poisson), see
-    :mod:`skdp.privacy.selection`; ``refit=True`` composes one more
+    :mod:`skdp.privacy.repeat_and_select`; ``refit=True`` composes one more
     ``rho_fit``-zCDP fit on all rows. The curve is converted to
     ``(epsilon, delta)`` with ``delta`` the ``delta`` parameter
     (Canonne–Kamath–Steinke 2020, Prop. 12). That total is computed and checked

@@ -22,7 +22,7 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           warn_privacy_leak)
 from .privacy.clipping import clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
-from .privacy.accounting import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
+from .privacy.ledger import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
 from .privacy.budget import Budget
 from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile_of_counts
 from .solvers.spec import Option, SolverSpec, choices_with, deprecated_names, solvers_with
@@ -239,7 +239,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     (Dong–Roth–Su 2022; adaptive filter: Smith–Thakurta 2022, see
     :func:`fit_budget`) and spent in full; otherwise to rho-zCDP
     (Canonne–Kamath–Steinke 2020,
-    :func:`~skdp.privacy.accounting.approx_dp_to_zcdp`), composed in zCDP.
+    :func:`~skdp.privacy.ledger.approx_dp_to_zcdp`), composed in zCDP.
     The solvers' noise levels are derived from that explicit budget, not
     from the paper's
     constants (which are off by factors of 2, notes 004 §0). What is public:

@@ -34,7 +34,7 @@ from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           check_epsilon_delta, warn_large_delta, warn_privacy_leak)
-from .privacy.accounting import (approx_dp_to_gdp, approx_dp_to_zcdp)
+from .privacy.ledger import (approx_dp_to_gdp, approx_dp_to_zcdp)
 from .privacy.budget import Budget
 from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
@@ -324,7 +324,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         (epsilon, delta) the fit composed to.
     privacy_method_ : str
         Composition rule of ``privacy_spent_`` (see
-        :meth:`~skdp.privacy.accounting.PrivacyLedger.spent`).
+        :meth:`~skdp.privacy.ledger.PrivacyLedger.spent`).
     privacy_ledger_ : PrivacyLedger
         Every mechanism run.
     n_features_in_ : int
@@ -335,7 +335,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
 
     See Also
     --------
-    skdp.privacy.accounting.PrivacyLedger : How the mechanisms compose.
+    skdp.privacy.ledger.PrivacyLedger : How the mechanisms compose.
 
     Notes
     -----

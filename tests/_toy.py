@@ -11,7 +11,7 @@ from skdp._backend import Backend
 from skdp._base import PrivacyMixin
 from skdp._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                               check_epsilon_delta)
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp
+from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_zcdp
 from skdp.privacy.mechanisms import gaussian_mechanism
 
 

@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
-from skdp.privacy.accounting import PrivacyLedger, zcdp_to_approx_dp
+from skdp.privacy.ledger import PrivacyLedger, zcdp_to_approx_dp
 from _toy import NoisyMeanRegressor
 
 X = np.random.default_rng(0).normal(size=(60, 2))

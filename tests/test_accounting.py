@@ -11,7 +11,7 @@ import dp_accounting
 from dp_accounting import gaussian_mechanism as dpa_gaussian
 from dp_accounting.rdp import rdp_privacy_accountant as dpa_rdp
 
-from skdp.privacy.accounting import (
+from skdp.privacy.ledger import (
     PrivacyLedger, advanced_composition_epsilon, advanced_composition_step_epsilon,
     approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
     fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_rho, gaussian_sigma,
@@ -250,3 +250,15 @@ def test_ledger_never_beats_a_valid_lower_bound_or_exceeds_basic(sigmas, eps_lis
     assert eps <= zcdp_to_approx_dp(ledger.rho, delta) * (1 + 1e-9)
     mu = math.sqrt(sum(1 / s**2 for s in sigmas))
     assert eps >= gdp_to_approx_dp(mu, delta) * (1 - 1e-6)
+
+
+@pytest.mark.parametrize("old, new, name", [
+    ("skdp.privacy.accounting", "skdp.privacy.ledger", "PrivacyLedger"),
+    ("skdp.privacy.selection", "skdp.privacy.repeat_and_select", "repeat_and_select_epsilon"),
+])
+def test_renamed_privacy_modules_keep_their_old_path(old, new, name):
+    import importlib
+
+    with pytest.warns(FutureWarning, match=rf"{old} is deprecated \(renamed {new}\)"):
+        value = getattr(importlib.import_module(old), name)
+    assert value is getattr(importlib.import_module(new), name)

@@ -33,7 +33,7 @@ from skdp.audit import (NOISE_DRAWS, AuditResult, Canary, audit_estimator, audit
                         clopper_pearson, epsilon_lower_bound, make_canary, weakened_noise)
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.minimax import PrivateMinimaxClassifier
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
+from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_gdp, gdp_to_approx_dp
 from skdp.synthesizer import SaddlePointSynthesizer
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from skdp import BudgetAccountant
 from skdp._cli.budget import explain_total
-from skdp.privacy.accounting import PrivacyLedger, describe_composition
+from skdp.privacy.ledger import PrivacyLedger, describe_composition
 from _toy import NoisyMeanRegressor
 
 BASE_RULES = ["gdp", "pld", "zcdp", "zcdp+advanced", "zcdp+basic", "pld+none", "pld+zcdp",

@@ -8,7 +8,7 @@ as they were), in each currency (GDP, zCDP, the ledger's (epsilon, delta),
 refused, and that the GDP accounting equals the closed form: ``mu**2 = sum
 mu_i**2`` (Dong–Roth–Su 2022, Cor. 3.3) and mu-GDP is (epsilon, delta)-DP
 exactly at ``delta = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``
-(Cor. 2.13), solved here independently of :mod:`skdp.privacy.accounting`.
+(Cor. 2.13), solved here independently of :mod:`skdp.privacy.ledger`.
 """
 
 import math
@@ -18,7 +18,7 @@ import pytest
 from scipy import optimize, stats
 
 from skdp._backend import Backend
-from skdp.privacy.accounting import approx_dp_to_gdp
+from skdp.privacy.ledger import approx_dp_to_gdp
 from skdp.privacy.budget import Budget
 
 EPS, DELTA = 1.0, 1e-6

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from skdp import BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 
 X = np.random.default_rng(0).normal(size=(200, 3)) / 3
 y = np.random.default_rng(1).uniform(-1, 1, size=200)

@@ -10,7 +10,7 @@ import pytest
 
 from skdp import BudgetAccountant, SaddlePointSynthesizer
 from skdp.privacy.accountant import add_remove_as_replace_one, convert_spend
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 
 X = np.random.default_rng(0).integers(0, 3, size=(300, 3))
 

@@ -38,7 +38,7 @@ import skdp
 from skdp import minimax, regression, synthesizer
 from skdp.privacy.clipping import clip_factors, clip_rows, row_norms
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 from skdp.solvers.spec import solvers_with
 
 # hostile input gets a clear error or a finite, correct result: never an

@@ -27,7 +27,7 @@ from sklearn.model_selection import GridSearchCV
 from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._base import PrivacyMixin
 from skdp.privacy.accountant import LedgerError, LedgerLockedError
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 from skdp.privacy.ledger_store import LedgerStore
 from skdp.regression import KLAdaptiveRegressor
 from _toy import NoisyMeanRegressor

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from skdp._backend import Backend
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
+from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_zcdp, gaussian_sigma
 from skdp.privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 
 

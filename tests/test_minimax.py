@@ -17,7 +17,7 @@ from skdp import BudgetAccountant
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.minimax import (PrivateMinimaxClassifier, SOLVER_SPECS, UNKNOWN_LABEL_MESSAGE,
                           resolve_solver)
-from skdp.privacy.accounting import approx_dp_to_gdp
+from skdp.privacy.ledger import approx_dp_to_gdp
 from skdp.solvers.minimax import euclidean as minimax_euclidean
 from skdp.solvers.spec import SolverSpec, solvers_with
 
@@ -555,7 +555,7 @@ def test_bad_data():
 from skdp.solvers.minimax import mirror as minimax_mirror  # noqa: E402
 from skdp.solvers.losses.classification import LinearData  # noqa: E402
 from skdp._backend import Backend  # noqa: E402
-from skdp.privacy.accounting import (advanced_composition_step_epsilon,  # noqa: E402
+from skdp.privacy.ledger import (advanced_composition_step_epsilon,  # noqa: E402
                                      fully_adaptive_epsilon)
 
 

@@ -1,4 +1,5 @@
-"""PrivateHyperparameterSearch and the repeat-and-select accounting (skdp.privacy.selection)."""
+"""PrivateHyperparameterSearch and the repeat-and-select accounting
+(skdp.privacy.repeat_and_select)."""
 
 import math
 import warnings
@@ -19,8 +20,8 @@ from sklearn.utils.estimator_checks import check_param_validation, parametrize_w
 from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor, PrivacyLeakWarning,
                   PrivateMinimaxClassifier)
 from skdp.model_selection import PrivateHyperparameterSearch, fit_rho_bound
-from skdp.privacy.accounting import approx_dp_to_gdp
-from skdp.privacy.selection import (repeat_and_select_epsilon, repeat_and_select_rdp,
+from skdp.privacy.ledger import approx_dp_to_gdp
+from skdp.privacy.repeat_and_select import (repeat_and_select_epsilon, repeat_and_select_rdp,
                                     sample_repetitions, truncated_negative_binomial_gamma,
                                     truncated_negative_binomial_mean)
 from _toy import NoisyMeanRegressor

@@ -23,7 +23,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation
 from skdp._backend import Backend
 from skdp.audit import weakened_noise
 from skdp.privacy import Budget, PrivacyLedger, Release
-from skdp.privacy.accounting import gdp_to_approx_dp, zcdp_to_approx_dp
+from skdp.privacy.ledger import gdp_to_approx_dp, zcdp_to_approx_dp
 from skdp.privacy.pld import (compose_gaussian_parts, subsampled_gaussian_delta,
                               subsampled_gaussian_epsilon, subsampled_gaussian_sigma)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from skdp._backend import Backend
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 from skdp.privacy.budget import Budget
 from skdp.privacy.quantile import (FRACTION_SENSITIVITY, HISTOGRAM_SENSITIVITY,
                                    noisy_fraction_below, private_quantile)

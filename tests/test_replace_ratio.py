@@ -3,7 +3,7 @@ replace-one / add-remove sensitivity ratio r (mu x r, exact), group privacy (mu 
 
 The closed form checked against is the analytic Gaussian mechanism's (epsilon, delta) curve
 (Balle and Wang 2018, Thm 8; Dong, Roth and Su 2022, Cor. 2.13 for mu-GDP), written here
-with scipy.stats.norm, independently of skdp.privacy.accounting."""
+with scipy.stats.norm, independently of skdp.privacy.ledger."""
 
 import dataclasses
 import json
@@ -16,7 +16,7 @@ from scipy import optimize, stats
 
 from skdp import BudgetAccountant, SaddlePointSynthesizer
 from skdp.privacy.accountant import _compact, add_remove_as_replace_one, convert_spend
-from skdp.privacy.accounting import PrivacyLedger, replace_ratio
+from skdp.privacy.ledger import PrivacyLedger, replace_ratio
 from skdp.privacy.ledger_store import decode_parts, encode_parts
 
 SQRT2 = math.sqrt(2.0)

@@ -8,7 +8,7 @@ import pytest
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import make_loss
 from skdp.minimax import PrivateMinimaxClassifier
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_zcdp, gaussian_rho
+from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_zcdp, gaussian_rho
 from skdp.privacy.release import Release
 from skdp.privacy.tree import max_nodes_per_leaf
 from skdp.regression import KLAdaptiveRegressor

@@ -11,9 +11,9 @@ from scipy import integrate
 from skdp import BudgetAccountant, KLAdaptiveRegressor, PrivateMinimaxClassifier
 from skdp.model_selection import (PrivateHyperparameterSearch, fit_rdp_bound, fit_rho_bound,
                                   subsampled_steps)
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 from skdp.privacy.rdp import RDP_ORDERS, ledger_rdp, rdp_to_delta, subsampled_gaussian_rdp
-from skdp.privacy.selection import (repeat_and_select_epsilon,
+from skdp.privacy.repeat_and_select import (repeat_and_select_epsilon,
                                     repeat_and_select_epsilon_curve)
 
 dpa = pytest.importorskip("dp_accounting")
@@ -92,7 +92,7 @@ def test_ledger_curve_adds_its_parts():
 
 def test_rdp_to_delta_matches_zcdp():
     """A rho-zCDP curve converts as the CKS conversion of the zCDP code (on a grid: above)."""
-    from skdp.privacy.accounting import zcdp_to_approx_dp
+    from skdp.privacy.ledger import zcdp_to_approx_dp
     orders = np.linspace(1.01, 200, 4000)
     delta = rdp_to_delta(orders, 0.05 * orders, zcdp_to_approx_dp(0.05, 1e-6))
     assert 1e-6 * 0.99 < delta < 1e-6 * 1.01
@@ -187,7 +187,7 @@ def test_a_halved_noise_is_caught(monkeypatch):
 def test_the_check_catches_a_ledger_with_half_the_noise():
     """The per-run check itself: a ledger as a run with half the planned noise records it."""
     from skdp.model_selection import _ORDERS, _check_within_plan
-    from skdp.privacy.accounting import subsampled_noise_within
+    from skdp.privacy.ledger import subsampled_noise_within
     plan = fit_rdp_bound(KLAdaptiveRegressor(solver="dpsgd_poisson", max_iter=10, delta=1e-6),
                          300, 3, _ORDERS)
     z = subsampled_noise_within([], [], 0.4, 10, 1.0, 1e-6)

@@ -20,7 +20,7 @@ from _audit_cases import fit_case as _fit, make_case
 from skdp import BudgetAccountant, minimax, regression, synthesizer
 from skdp._cli import parser
 from skdp._streaming import has_streaming_solver
-from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp
+from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp
 from skdp.solvers.losses.classification import LOSSES as CLASSIFIER_LOSSES
 from skdp.solvers.spec import SolverSpec, auto_solvers, choices_with, solvers_with
 from skdp.solvers.streaming.srgd import STREAM_ALGORITHMS

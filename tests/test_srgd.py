@@ -14,7 +14,7 @@ from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor,
                   PrivateMinimaxClassifier)
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import make_loss
-from skdp.privacy.accounting import PrivacyLedger, approx_dp_to_gdp
+from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_gdp
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.privacy.matrix import (BandedToeplitzNoise, MatrixMechanism, column_norm, mf_sigma,

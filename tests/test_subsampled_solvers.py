@@ -24,7 +24,7 @@ from skdp.solvers.kl.models import KLProblem, LinearModel, Objective, SolverConf
 from skdp.solvers.losses.classification import LinearData
 from skdp.solvers.losses.regression import make_loss
 from skdp.solvers.minimax.common import MinimaxProblem
-from skdp.privacy.accounting import subsampled_noise_within
+from skdp.privacy.ledger import subsampled_noise_within
 from skdp.solvers.minimax.subsampled import sampling_rate
 
 DELTA = 1e-6

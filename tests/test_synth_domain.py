@@ -13,7 +13,7 @@ from scipy import stats
 
 from skdp import audit
 from skdp._domain import Column
-from skdp.privacy.accounting import approx_dp_to_zcdp, gaussian_sigma
+from skdp.privacy.ledger import approx_dp_to_zcdp, gaussian_sigma
 from skdp.privacy.release import Release
 from skdp.synthesizer import SaddlePointSynthesizer
 

@@ -19,7 +19,7 @@ import pytest
 
 from skdp import BudgetAccountant
 from skdp.__main__ import main
-from skdp.privacy.accounting import approx_dp_to_zcdp, bounded_range_rho
+from skdp.privacy.ledger import approx_dp_to_zcdp, bounded_range_rho
 from skdp.solvers.synth.compress import CompressedModel
 from skdp.solvers.synth.graphical import model_size
 from skdp.solvers.synth.select import candidate_weights, downward_closure, mst_shares

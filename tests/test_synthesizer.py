@@ -11,7 +11,7 @@ import sklearn
 
 from skdp._backend import Backend
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.privacy.accounting import (PrivacyLedger, advanced_composition_step_epsilon,
+from skdp.privacy.ledger import (PrivacyLedger, advanced_composition_step_epsilon,
                                      approx_dp_to_gdp, approx_dp_to_zcdp,
                                      bounded_range_step_epsilon,
                                      fully_adaptive_step_epsilon, gaussian_sigma,

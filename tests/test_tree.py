@@ -9,10 +9,10 @@ import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant as dpa_rdp
 
 from skdp._backend import Backend
-from skdp.privacy.accounting import PrivacyLedger, zcdp_to_approx_dp
+from skdp.privacy.ledger import PrivacyLedger, zcdp_to_approx_dp
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
-from skdp.privacy.streams import drawing_from
+from skdp.privacy.own_noise import drawing_from
 from skdp.privacy.tree import (TreeAggregator, TreeMechanism, max_nodes_per_leaf,
                                node_decomposition, nodes_per_leaf, tree_rho, tree_sigma)
 

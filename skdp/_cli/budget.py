@@ -8,7 +8,7 @@ import os
 import time
 
 from ..privacy.accountant import BudgetAccountant
-from ..privacy.accounting import describe_composition
+from ..privacy.ledger import describe_composition
 from ..privacy.ledger_store import STATUSES, LedgerStore
 
 __all__ = ["explain_total", "ledger_accountant", "show_budget"]
@@ -113,7 +113,7 @@ def explain_total(epsilon, method, epsilons):
     Returns
     -------
     text : str
-        Sentences: :func:`~skdp.privacy.accounting.describe_composition`'s, and
+        Sentences: :func:`~skdp.privacy.ledger.describe_composition`'s, and
         the sum of the column where the total is below it.
 
     Examples

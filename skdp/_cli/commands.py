@@ -26,7 +26,7 @@ import numpy as np
 
 from .._base import reserve_fit
 from .._validation import check_epsilon_delta, warn_privacy_leak
-from ..privacy.accounting import describe_composition
+from ..privacy.ledger import describe_composition
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import ledger_accountant

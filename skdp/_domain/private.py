@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ..privacy.accounting import gaussian_sigma
+from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 

@@ -4,7 +4,7 @@ It knows nothing of estimators or solvers; they build on it.
 """
 
 from .accountant import BudgetAccountant
-from .accounting import (
+from .ledger import (
     PrivacyLedger, Spend, advanced_composition_epsilon, advanced_composition_step_epsilon,
     approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
     describe_composition, fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld,
@@ -18,8 +18,9 @@ from .pld import (PrivacyLossDistribution, compose_gaussian_parts, subsampled_ga
                   subsampled_gaussian_epsilon, subsampled_gaussian_sigma)
 from .quantile import noisy_fraction_below, private_quantile
 from .release import ExponentialBatch, GaussianBatch, Release
-from .selection import (repeat_and_select_epsilon, repeat_and_select_rdp, sample_repetitions,
-                        truncated_negative_binomial_gamma, truncated_negative_binomial_mean)
+from .repeat_and_select import (repeat_and_select_epsilon, repeat_and_select_rdp,
+                                sample_repetitions, truncated_negative_binomial_gamma,
+                                truncated_negative_binomial_mean)
 from .tree import (TreeAggregator, max_nodes_per_leaf, node_decomposition, nodes_per_leaf,
                    tree_rho, tree_sigma)
 

@@ -11,7 +11,7 @@ diffprivlib's loses spends:
   ``GridSearchCV`` and ``cross_validate`` on clones are recorded;
 * spends compose by the tightest valid rule: every fit's claimed
   (epsilon_i, delta_i) by basic composition, and, where fits report their
-  mechanisms, their :class:`~skdp.privacy.accounting.PrivacyLedger` merged and
+  mechanisms, their :class:`~skdp.privacy.ledger.PrivacyLedger` merged and
   converted at the same total delta (zCDP / GDP composition).
 
 Fits that share their noise break composition: two fits seeded with the
@@ -60,7 +60,7 @@ import threading
 import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
-from .accounting import PrivacyLedger, Spend
+from .ledger import PrivacyLedger, Spend
 from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
                            encode_parts, scrub_params)
 
@@ -128,7 +128,7 @@ class BudgetAccountant:
     ----------
     spends : list of dict
         One record per reported spend: ``epsilon``, ``delta``, ``label``,
-        ``ledger`` (a :class:`~skdp.privacy.accounting.PrivacyLedger` or None)
+        ``ledger`` (a :class:`~skdp.privacy.ledger.PrivacyLedger` or None)
         and ``seed`` (what made its noise reproducible, or None), and what
         the fit passed besides (``params``, ``solver``, ``data``: its table's
         columns). With a ledger file, read from it (reservations of running fits included, with
@@ -491,8 +491,8 @@ class BudgetAccountant:
             As :meth:`total`.
         method : str
             ``'basic'`` (the claims summed), a rule of
-            :meth:`~skdp.privacy.accounting.PrivacyLedger.spent`, or ``'none'``;
-            :func:`~skdp.privacy.accounting.describe_composition` says it in words.
+            :meth:`~skdp.privacy.ledger.PrivacyLedger.spent`, or ``'none'``;
+            :func:`~skdp.privacy.ledger.describe_composition` says it in words.
 
         Examples
         --------
@@ -964,7 +964,7 @@ def add_remove_as_replace_one(ledger):
       of values in [-1, 1]: add/remove sensitivity 1, replace-one 2);
     * a Gaussian part that records its ``replace_ratio`` ``r`` (the query's
       replace-one l2-sensitivity over its add/remove one, in [1, 2]:
-      :func:`~skdp.privacy.accounting.replace_ratio`): ``mu`` -> ``r mu`` and
+      :func:`~skdp.privacy.ledger.replace_ratio`): ``mu`` -> ``r mu`` and
       ``rho`` -> ``r**2 rho``, exact, not a bound: the Gaussian mechanism is
       ``Delta / sigma``-GDP under the relation ``Delta`` is stated in (Dong,
       Roth and Su 2022, Thm 2.7; its (epsilon, delta) curve is Balle and Wang
@@ -994,7 +994,7 @@ def add_remove_as_replace_one(ledger):
 
     Examples
     --------
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> ledger = PrivacyLedger()
     >>> ledger.pure(0.5)
     >>> add_remove_as_replace_one(ledger).entries[0].epsilon

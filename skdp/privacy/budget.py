@@ -22,14 +22,14 @@ that would overspend *before* any noise is drawn (fail closed):
   also adaptively with a fixed total (the GDP filter of Smith–Thakurta 2022,
   "Fully adaptive composition for Gaussian DP"); the total stays within
   ``mu``, and mu-GDP is (epsilon, delta)-DP iff ``delta >= delta_mu(epsilon)``
-  (Cor. 2.13, :func:`~skdp.privacy.accounting.gdp_to_approx_dp`). The exact
+  (Cor. 2.13, :func:`~skdp.privacy.ledger.gdp_to_approx_dp`). The exact
   composition holds for Gaussian mechanisms only: after any other release
   through the budget the GDP filter is closed. Each GDP release is also
   charged ``mu_i**2 / 2`` to the zCDP total (exact for a Gaussian).
 * (epsilon, delta) by the ledger's composition (:meth:`exponential_batch`,
   Poisson-subsampled Gaussian steps): the fit's ledger, with the new
   mechanisms, spends at most ``epsilon`` at ``delta``
-  (:meth:`PrivacyLedger.spent <skdp.privacy.accounting.PrivacyLedger.spent>`);
+  (:meth:`PrivacyLedger.spent <skdp.privacy.ledger.PrivacyLedger.spent>`);
   :meth:`exponential_filter` keeps the fully adaptive bound of 002 Thm 3.5
   (Rogers et al. 2016) for exponential samples whose epsilon changes from
   step to step.
@@ -54,7 +54,7 @@ same generator.
 
 import math
 
-from .accounting import PrivacyLedger, bounded_range_rho, gaussian_rho, gaussian_sigma
+from .ledger import PrivacyLedger, bounded_range_rho, gaussian_rho, gaussian_sigma
 from .composite import DisjointGaussian, ExponentialTally, gaussian_blocks, host
 from .release import GaussianBatch, Release
 
@@ -345,7 +345,7 @@ class Budget:
         Refused before any draw unless they fit: in an exclusive budget, the
         fit's ledger with them spends at most ``epsilon`` at ``delta`` (its
         tightest composition rule, :meth:`PrivacyLedger.spent
-        <skdp.privacy.accounting.PrivacyLedger.spent>`); in a shared one, they
+        <skdp.privacy.ledger.PrivacyLedger.spent>`); in a shared one, they
         are charged ``count epsilon**2 / 8`` to the zCDP filter (bounded range,
         Cesar–Rogers 2021, Lemma 3.2). Returns an
         :class:`~skdp.privacy.release.ExponentialBatch`.

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from .._backend import Backend
-from .accounting import PrivacyLedger
+from .ledger import PrivacyLedger
 from .release import Release, _add_normal
 
 __all__ = ["host", "gaussian_blocks", "DisjointGaussian", "ExponentialTally",
@@ -47,7 +47,7 @@ def host(release, xp=None):
 
     Examples
     --------
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> release = Release(Backend.from_arrays(np.zeros(2), random_state=0), PrivacyLedger())
     >>> host(release).gaussian(np.zeros(2), 1.0, 2.0, label="counts").shape
     (2,)
@@ -93,7 +93,7 @@ class DisjointGaussian:
 
     Examples
     --------
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> release = Release(Backend.from_arrays(np.zeros(2), random_state=0), PrivacyLedger())
     >>> parts = DisjointGaussian(release, 0.5, label="batches")
     >>> _ = parts(np.zeros(2), 1.0), parts([np.zeros(2), np.zeros(1)], 2.0)
@@ -137,7 +137,7 @@ class ExponentialTally:
 
     Examples
     --------
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> release = Release(Backend.from_arrays(np.zeros(2), random_state=0), PrivacyLedger())
     >>> tally = ExponentialTally(release, label="vertices")
     >>> tally.charge(0.1, 3)

@@ -2,8 +2,8 @@
 
 The file holds every spend charged to a dataset's budget, one row each: when,
 what spent it (a label, the estimator's parameters, its solver), its claimed
-(epsilon, delta), the composable parts of its :class:`~.accounting.PrivacyLedger`
-(JSON, one object per :class:`~.accounting.Spend`, by field name), the
+(epsilon, delta), the composable parts of its :class:`~.ledger.PrivacyLedger`
+(JSON, one object per :class:`~.ledger.Spend`, by field name), the
 fingerprint of a fixed noise seed, a free-text purpose and a status:
 
 * ``'reserved'``: a fit checked the budget and holds its claim while it runs;
@@ -58,7 +58,7 @@ import tempfile
 import threading
 import time
 
-from .accounting import Spend
+from .ledger import Spend
 
 __all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
            "scrub_params"]

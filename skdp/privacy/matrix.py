@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 
-from .accounting import gaussian_rho
+from .ledger import gaussian_rho
 
 __all__ = ["sqrt_toeplitz_coefficients", "workload_coefficients", "toeplitz_matrix",
            "column_norm", "mf_sigma", "mf_rho", "workload_noise_variance",
@@ -318,7 +318,7 @@ class MatrixMechanism:
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> from skdp.privacy.release import Release
     >>> backend = Backend.from_arrays(np.zeros(2), random_state=0)
     >>> release = Release(backend, PrivacyLedger())

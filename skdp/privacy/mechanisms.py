@@ -5,7 +5,7 @@ implementation); fits use a :class:`~skdp.privacy.release.Release` or a
 :class:`~skdp.privacy.budget.Budget`, which record every draw.
 """
 
-from .accounting import gaussian_sigma
+from .ledger import gaussian_sigma
 from .release import _add_normal, _noisy_argmax
 
 __all__ = ["gaussian_mechanism", "exponential_mechanism", "report_noisy_max"]
@@ -40,7 +40,7 @@ def gaussian_mechanism(value, sensitivity, backend, *, sigma=None, rho=None, led
         statistic's replace-one l2-sensitivity (1 to 2 times ``sensitivity``;
         a histogram's is ``sqrt 2`` times), recorded with the release so that
         a replace-one budget counts it at ``mu`` times their ratio, not group
-        privacy's ``2 mu`` (:func:`~skdp.privacy.accounting.replace_ratio`).
+        privacy's ``2 mu`` (:func:`~skdp.privacy.ledger.replace_ratio`).
         Needs ``ledger``.
 
     Returns

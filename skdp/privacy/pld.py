@@ -312,7 +312,7 @@ def compose_gaussian_parts(gaussian_mu=0.0, subsampled=()):
 
     Examples
     --------
-    >>> from skdp.privacy.accounting import gdp_to_approx_dp
+    >>> from skdp.privacy.ledger import gdp_to_approx_dp
     >>> pld = compose_gaussian_parts(gaussian_mu=1.0)
     >>> abs(pld.epsilon(1e-5) - gdp_to_approx_dp(1.0, 1e-5)) < 1e-3
     True
@@ -439,7 +439,7 @@ def smallest_noise_multiplier(excess, start=1.0, rtol=1e-9):
     the side that meets the target (``excess(s) <= 0``, nudged up by ``rtol``
     steps if the solver lands just short). ``excess`` is a composed epsilon
     minus its target: the calibrations of :func:`subsampled_gaussian_sigma`
-    and :func:`skdp.privacy.accounting.subsampled_noise_within` share it.
+    and :func:`skdp.privacy.ledger.subsampled_noise_within` share it.
 
     Examples
     --------

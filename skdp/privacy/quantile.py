@@ -63,7 +63,7 @@ def noisy_fraction_below(values, threshold, budget, rho, *, label="fraction belo
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> from skdp.privacy.budget import Budget
     >>> from skdp.privacy.release import Release
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
@@ -116,7 +116,7 @@ def private_quantile(values, q, grid, budget, rho, *, label="quantile histogram"
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> from skdp.privacy.budget import Budget
     >>> from skdp.privacy.release import Release
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
@@ -175,7 +175,7 @@ def private_quantile_of_counts(counts, n, q, grid, budget, rho, *, label="quanti
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> from skdp.privacy.budget import Budget
     >>> from skdp.privacy.release import Release
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())

@@ -41,7 +41,7 @@ noise, the inverse noise multiplier) and rate ``q``:
   1e-8 (``tests/test_search_subsampled.py``).
 
 **A ledger.** :func:`ledger_rdp` adds the curves of a
-:class:`~skdp.privacy.accounting.PrivacyLedger`'s entries: Gaussian
+:class:`~skdp.privacy.ledger.PrivacyLedger`'s entries: Gaussian
 (``a mu**2 / 2``), zCDP (``a rho``), pure and exponential (``min(eps, a rho)``:
 an epsilon-DP mechanism is ``(a, epsilon)``-RDP, and ``rho``-zCDP with the
 ledger's ``rho``, Bun and Steinke 2016, Prop. 1.4), subsampled Gaussian
@@ -165,7 +165,7 @@ def ledger_rdp(entries, orders):
     Parameters
     ----------
     entries : iterable of Spend
-        :attr:`PrivacyLedger.entries <skdp.privacy.accounting.PrivacyLedger>`.
+        :attr:`PrivacyLedger.entries <skdp.privacy.ledger.PrivacyLedger>`.
     orders : array-like of float
         Renyi orders ``a > 1``.
 
@@ -176,7 +176,7 @@ def ledger_rdp(entries, orders):
 
     Examples
     --------
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> ledger = PrivacyLedger()
     >>> ledger.gaussian(1.0, sigma=2.0, count=2)
     >>> ledger_rdp(ledger.entries, [2.0, 4.0]).tolist()  # 2 * a / (2 sigma**2)

@@ -1,7 +1,7 @@
 """The one path of every private release: draw the noise and record it, in one call.
 
 A :class:`Release` binds a fit's :class:`~skdp._backend.Backend` (namespace,
-device and generator) to its :class:`~skdp.privacy.accounting.PrivacyLedger`.
+device and generator) to its :class:`~skdp.privacy.ledger.PrivacyLedger`.
 Each of its methods draws the privacy noise of one mechanism from the fit's
 generator *and* records that mechanism in the ledger with the same
 sensitivity and scale, so a draw without its record, or a record with another
@@ -55,7 +55,7 @@ class Release:
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> release = Release(Backend.from_arrays(np.zeros(2), random_state=0), PrivacyLedger())
     >>> noisy = release.gaussian(np.zeros(2), sensitivity=1.0, sigma=2.0, label="mean")
     >>> release.ledger.rho   # 1 / (2 * 2**2), Bun–Steinke Prop. 1.6
@@ -79,7 +79,7 @@ class Release:
         replace-one l2-sensitivity (between 1 and 2 times ``sensitivity``),
         recorded with the part so that a replace-one budget counts it at
         ``mu`` times their ratio rather than group privacy's ``2 mu``
-        (:func:`~skdp.privacy.accounting.replace_ratio`). It changes no draw.
+        (:func:`~skdp.privacy.ledger.replace_ratio`). It changes no draw.
         """
         self.ledger.gaussian(sensitivity, sigma, label=label,
                              replace_sensitivity=replace_sensitivity)
@@ -173,7 +173,7 @@ class GaussianBatch(_Batch):
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
     >>> step = release.gaussian_batch(1.0, sigma=2.0, count=8, label="gradient")
     >>> noisy = [step(np.zeros(3)) for _ in range(8)]
@@ -202,7 +202,7 @@ class ExponentialBatch(_Batch):
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
     >>> draws = release.exponential_batch(0.1, count=3, label="vertex")
     >>> draws.argmax(np.array([0.0, 50.0, 0.0]))

@@ -30,7 +30,7 @@ than the record.
 
 import math
 
-from .accounting import gaussian_rho
+from .ledger import gaussian_rho
 
 __all__ = ["max_nodes_per_leaf", "nodes_per_leaf", "node_decomposition", "tree_rho",
            "tree_sigma", "TreeAggregator", "TreeMechanism"]
@@ -205,7 +205,7 @@ class TreeMechanism:
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> from skdp.privacy.release import Release
     >>> backend = Backend.from_arrays(np.zeros(2), random_state=0)
     >>> release = Release(backend, PrivacyLedger())

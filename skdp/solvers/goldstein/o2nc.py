@@ -59,7 +59,7 @@ constants 1 (notes §5.8); the practical defaults (``PRACTICAL``) are those
 """
 
 from ..._backend import Backend
-from ...privacy.streams import drawing_from
+from ...privacy.own_noise import drawing_from
 from ..spec import SolverResult
 from .oracles import _Estimator, _MultiPassOracle, _SinglePassOracle
 

@@ -480,7 +480,7 @@ def private_preconditioner(X, row_bound, budget):
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> from skdp.privacy.budget import Budget
     >>> from skdp.privacy.release import Release
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())

@@ -20,7 +20,7 @@ neighbours); the ``T`` steps and the fit's other releases (the private
 preconditioner, a Gaussian mechanism) are composed by privacy loss
 distributions in the fit's ledger, and ``z`` is the smallest noise
 multiplier for which the ledger spends at most the fit's epsilon at its
-delta (:func:`~skdp.privacy.accounting.subsampled_noise_within`),
+delta (:func:`~skdp.privacy.ledger.subsampled_noise_within`),
 so the fit spends its epsilon exactly. The zCDP share ``budget.rho`` is not
 used: the subsampled Gaussian is calibrated on the ledger's PLD total.
 
@@ -28,7 +28,7 @@ Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES``); only the
 sampled rows are gathered (``X[idx]``), ``X`` is never copied.
 """
 
-from ...privacy.accounting import subsampled_noise_within
+from ...privacy.ledger import subsampled_noise_within
 from ..minimax.subsampled import DPSGD_POISSON_OPTIONS, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start

@@ -12,7 +12,7 @@ intercept)`` and whose ``info`` holds the ``group_weights``.
 from dataclasses import dataclass
 import math
 
-from ...privacy.accounting import approx_dp_to_gdp
+from ...privacy.ledger import approx_dp_to_gdp
 
 __all__ = ["MinimaxProblem", "remaining_gdp", "largest_within", "softmax_np"]
 
@@ -66,7 +66,7 @@ def remaining_gdp(ledger, epsilon, delta):
 
     Examples
     --------
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> round(remaining_gdp(PrivacyLedger(), 1.0, 1e-6), 4)
     0.2367
     """
@@ -84,7 +84,7 @@ def remaining_gdp(ledger, epsilon, delta):
 def largest_within(record, ledger, epsilon, delta, hi=10.0, iters=60):
     """Largest ``x`` such that ``ledger`` plus ``record(x)`` spends at most epsilon.
 
-    ``record(x)`` returns a new :class:`~skdp.privacy.accounting.PrivacyLedger`
+    ``record(x)`` returns a new :class:`~skdp.privacy.ledger.PrivacyLedger`
     holding the solver's mechanisms for parameter ``x`` (spend increasing in
     ``x``). Bisection in log scale on the ledger's tightest composition rule.
     """

@@ -50,7 +50,7 @@ import math
 
 import numpy as np
 
-from ...privacy.accounting import fully_adaptive_step_epsilon, zcdp_to_approx_dp
+from ...privacy.ledger import fully_adaptive_step_epsilon, zcdp_to_approx_dp
 from ...privacy.composite import exponential_trial
 from ..losses.classification import loss_and_residual, loss_bound, smoothness
 from ..spec import SolverResult

@@ -34,7 +34,7 @@ mechanism (centring, GDP share ``CENTER_SHARE`` of the solver's ``mu``, as
 in its ledger (Koskela, Jälkö and Honkela 2020; Doroshenko et al. 2022,
 "Connect the dots"); ``z`` is the smallest noise multiplier for which the
 whole ledger spends at most the fit's epsilon at its delta
-(:func:`~skdp.privacy.accounting.subsampled_noise_within`, a root search on the ledger's own
+(:func:`~skdp.privacy.ledger.subsampled_noise_within`, a root search on the ledger's own
 composition), so the fit spends its epsilon exactly.
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
@@ -49,7 +49,7 @@ import math
 
 import numpy as np
 
-from ...privacy.accounting import subsampled_noise_within
+from ...privacy.ledger import subsampled_noise_within
 from ..losses.classification import lipschitz
 from ..spec import Option, SolverResult
 from .common import softmax_np

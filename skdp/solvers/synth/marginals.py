@@ -65,7 +65,7 @@ def replace_one_sensitivity(sensitivity, relation):
     becomes ``sqrt(2 M)`` (:func:`marginal_sensitivity`). Recorded with the
     Gaussian release (``replace_sensitivity=``), it lets a replace-one budget
     count an add/remove fit's counts at ``sqrt 2 mu`` instead of group
-    privacy's ``2 mu`` (:func:`~skdp.privacy.accounting.replace_ratio`).
+    privacy's ``2 mu`` (:func:`~skdp.privacy.ledger.replace_ratio`).
     ``None`` under replace-one (nothing to convert).
 
     Examples

@@ -21,7 +21,7 @@ when the release is the fit's only mechanism, else to ``rho``-zCDP
 
 import math
 
-from ...privacy.accounting import gaussian_sigma
+from ...privacy.ledger import gaussian_sigma
 from .marginals import marginal_sensitivity, replace_one_sensitivity
 
 __all__ = ["measure"]

@@ -31,7 +31,7 @@ def drawing_from(budget, backend):
     --------
     >>> import numpy as np
     >>> from skdp._backend import Backend
-    >>> from skdp.privacy.accounting import PrivacyLedger
+    >>> from skdp.privacy.ledger import PrivacyLedger
     >>> fit = Backend.from_arrays(np.zeros(1), random_state=0)
     >>> budget = Budget(1.0, 1e-6, 0.5, release=Release(fit, PrivacyLedger()))
     >>> noise = Backend(fit.xp, fit.device, fit.rng.spawn(1)[0])

@@ -7,7 +7,7 @@ and dispatches to a solver of :data:`SOLVER_SPECS`
 post-processing, or a private game); :meth:`SaddlePointSynthesizer.sample`
 draws from the released histogram (:mod:`skdp.solvers.synth.sample`), or
 from the released graphical model of the ``'mst'`` and ``'aim'`` solvers
-(:mod:`skdp.solvers.synth.select`), which run on tables of any width.
+(:mod:`skdp.solvers.synth.mst_aim`), which run on tables of any width.
 A Dask table is read by :mod:`skdp._synth.dask_io` into partitions and
 counted by reductions over them (the solvers whose spec says ``dask``).
 """
@@ -38,7 +38,7 @@ from .privacy.ledger import (approx_dp_to_gdp, approx_dp_to_zcdp)
 from .privacy.budget import Budget
 from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
-from .solvers.synth import select
+from .solvers.synth import mst_aim
 from .solvers.synth.marginals import (MAX_CELLS, MarginalProblem, PartitionMarginalProblem,
                                       total_variation)
 from .solvers.synth.registry import SOLVER_SPECS
@@ -562,13 +562,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         dask = not isinstance(values, list)
         if SOLVER_SPECS[name].graphical_model:
             if options.get("max_model_size") is not None:
-                select.check_model_size(shape, marginals, options["max_model_size"],
+                mst_aim.check_model_size(shape, marginals, options["max_model_size"],
                                         [c.name for c in columns])
             if dask:
-                codes, table = dask_io.codes(values, columns), select.PartitionTable
+                codes, table = dask_io.codes(values, columns), mst_aim.PartitionTable
             else:
                 codes = np.stack([c.encode(v) for c, v in zip(columns, values)], axis=1)
-                codes, table = codes.astype(np.int64), select.TableProblem
+                codes, table = codes.astype(np.int64), mst_aim.TableProblem
             progress = functools.partial(self._round_progress, _column_labels(columns)) \
                 if self.verbose else None
             return table(shape, marginals, codes, self.neighbouring, n_iter=n_iter,
@@ -865,7 +865,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     def _n_cells(self):
         """Cells held while sampling: the histogram's, or the model's cliques'."""
         if hasattr(self, "model_"):
-            return select.graphical.model_size(self.domain_shape_, self.model_.cliques)
+            return mst_aim.graphical.model_size(self.domain_shape_, self.model_.cliques)
         return math.prod(self.domain_shape_)
 
     def _n_rows(self, n_samples):
@@ -892,7 +892,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         values = encoding.complete(values, [c.name for c in self._columns], self.missing)
         if hasattr(self, "model_"):
             codes = np.stack([c.encode(v) for c, v in zip(self._columns, values)], axis=1)
-            table = select.TableProblem(self.domain_shape_, self._marginal_index, codes)
+            table = mst_aim.TableProblem(self.domain_shape_, self._marginal_index, codes)
             data = [table.counts(m) / max(1, len(codes)) for m in self._marginal_index]
             synth = [np.ravel(self.model_.marginal(m)) for m in self._marginal_index]
             return data, synth
@@ -909,7 +909,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             raise ValueError(f"X has the columns {names}; the synthesizer was fitted on "
                              f"{[c.name for c in self._columns]}.")
         codes = dask_io.codes(dask_io.partitions(X, self._columns, self.missing), self._columns)
-        counts = codes.reduce(select.marginal_counts, self.domain_shape_, self._marginal_index)
+        counts = codes.reduce(mst_aim.marginal_counts, self.domain_shape_, self._marginal_index)
         data = [c / max(1, codes.n) for c in counts]
         if hasattr(self, "model_"):
             return data, [np.ravel(self.model_.marginal(m)) for m in self._marginal_index]

@@ -22,7 +22,7 @@ from skdp.__main__ import main
 from skdp.privacy.ledger import approx_dp_to_zcdp, bounded_range_rho
 from skdp.solvers.synth.compress import CompressedModel
 from skdp.solvers.synth.graphical import model_size
-from skdp.solvers.synth.select import candidate_weights, downward_closure, mst_shares
+from skdp.solvers.synth.mst_aim import candidate_weights, downward_closure, mst_shares
 from skdp.synthesizer import SaddlePointSynthesizer
 
 EPS, DELTA = 1.0, 1e-6

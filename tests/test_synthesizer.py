@@ -24,7 +24,7 @@ from skdp.solvers.synth.graphical import GraphicalModel
 from skdp.solvers.synth.games import private_game_schedule, step_epsilon, vertex_schedule
 from skdp.solvers.synth.marginals import MarginalProblem, marginal_sensitivity
 from skdp.solvers.synth.measure import measure
-from skdp.solvers.synth.select import TableProblem
+from skdp.solvers.synth.mst_aim import TableProblem
 from skdp.solvers.spec import SolverResult, solvers_with
 from skdp.solvers.synth.smd import mirror_prox
 from skdp.synthesizer import SOLVER_SPECS, SaddlePointSynthesizer

@@ -17,7 +17,7 @@ Measurement is kept apart from estimation, as in private-pgm:
   rounded per group of rows, as private-pgm's ``synthetic_data``);
 * :mod:`~skdp.solvers.synth.compress`: MST's domain compression on the noisy
   1-way counts, and the model read back on the full domain;
-* :mod:`~skdp.solvers.synth.select`: selection and measurement for the graphical
+* :mod:`~skdp.solvers.synth.mst_aim`: selection and measurement for the graphical
   model: ``mst`` (one shot) and ``aim`` (adaptive rounds);
 * :mod:`~skdp.solvers.synth.games`: paper 002's private games
   (``smd_private_game``, ``smd_vertex``), which read the data at every step;
@@ -27,7 +27,7 @@ Measurement is kept apart from estimation, as in private-pgm:
 
 Every solver is called ``fn(problem, budget, options)`` with a
 :class:`~skdp.solvers.synth.marginals.MarginalProblem` (dense solvers) or a
-:class:`~skdp.solvers.synth.select.TableProblem` (graphical ones) and a
+:class:`~skdp.solvers.synth.mst_aim.TableProblem` (graphical ones) and a
 :class:`~skdp.privacy.budget.Budget`, and returns a
 :class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is the flat
 histogram or the fitted graphical model; the registry is ``SOLVER_SPECS`` of

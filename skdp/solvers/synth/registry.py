@@ -59,7 +59,7 @@ SOLVER_SPECS = {
                "range), half to the Gaussian measurement",
         dask=True),
     "mst": SolverSpec(
-        "mst", _ref("select", "solve_mst"), family="synth",
+        "mst", _ref("mst_aim", "solve_mst"), family="synth",
         paper="McKenna-Miklau-Sheldon 2021 (MST) Alg. 1, as the query player of 002 §1.4 "
               f"eq. (3); {_PGM}",
         budget="rho in thirds: one Gaussian release of the 1-way marginals; d - 1 "
@@ -70,7 +70,7 @@ SOLVER_SPECS = {
                  _compress_option(3.0)),
         backends=("numpy",), dask=True, neighbourings=_BOTH, graphical_model=True),
     "aim": SolverSpec(
-        "aim", _ref("select", "solve_aim"), family="synth",
+        "aim", _ref("mst_aim", "solve_aim"), family="synth",
         paper="McKenna-Mullins-Sheldon-Miklau 2022 (AIM) Alg. 1-2, the private game of 002 "
               f"§1.4 eq. (3) with a compact histogram player; {_PGM}",
         budget="the 1-way marginals at min(0.9 d / T, 1/2) rho, then rounds of rho / T "
@@ -92,10 +92,10 @@ SOLVER_SPECS = {
 """The synthesizer's solvers: name -> :class:`~skdp.solvers.spec.SolverSpec`; each is called
 ``spec.fn(problem, budget, options)`` with a
 :class:`~skdp.solvers.synth.marginals.MarginalProblem` (a
-:class:`~skdp.solvers.synth.select.TableProblem` for the graphical ones) and returns a
+:class:`~skdp.solvers.synth.mst_aim.TableProblem` for the graphical ones) and returns a
 :class:`~skdp.solvers.spec.SolverResult` (``solution``: the flat histogram, or the graphical
 model). The facts the synthesizer decides by: ``auto`` (``'smd'`` up to ``MAX_CELLS`` cells,
 else ``'aim'``), ``dask`` (those that read the table only through counts; the private games
 read single records), ``neighbourings`` (``'add_remove'``: those that release ``n`` or never
-use it) and ``graphical_model`` (a graphical model of :mod:`skdp.solvers.synth.select`
+use it) and ``graphical_model`` (a graphical model of :mod:`skdp.solvers.synth.mst_aim`
 instead of a dense histogram)."""

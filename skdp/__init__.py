@@ -31,7 +31,7 @@ _LAZY = {
     "LedgerLockedError": ".privacy.ledger_store",
     "PrivateMinimaxClassifier": ".minimax",
     "SaddlePointSynthesizer": ".synthesizer",
-    "StreamCheckpoint": "._streaming",
+    "StreamCheckpoint": "._partial_fit",
 }
 
 

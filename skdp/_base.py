@@ -269,7 +269,7 @@ class PrivacyMixin:
     def _resolve_delta(self, partial=False):
         """The fit's delta, kept in ``delta_``: :func:`resolve_delta` of the ``delta`` parameter.
 
-        ``partial`` is for the streaming estimators (:class:`~skdp._streaming.StreamingMixin`
+        ``partial`` is for the streaming estimators (:class:`~skdp._partial_fit.StreamingMixin`
         keeps the delta a stream started with); here it is ignored.
         """
         self.delta_ = self._fit_delta()

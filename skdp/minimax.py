@@ -21,7 +21,7 @@ from ._backend import Backend, array_api_compat, get_namespace, make_rng, to_num
 from ._base import PrivacyMixin
 from ._dask import check_dask_solver, check_finite
 from ._partitions import is_dask_collection
-from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
+from ._partial_fit import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
@@ -35,7 +35,7 @@ from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_C
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
 from .solvers.minimax.subsampled import AUTO_SUBSAMPLE, DPSGD_POISSON_OPTIONS, dpsgd_poisson
-from .solvers.minimax.stream import STREAM_CLASSIFIERS
+from .solvers.streaming.classifier import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec, auto_solvers, choices_with, deprecated_names, solvers_with
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
@@ -379,7 +379,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     the noise generator and the last noise vectors) is secret and is not a
     fitted attribute: it stays in the process, out of pickles and copies of
     the model. :meth:`checkpoint` returns it as a secret
-    :class:`~skdp._streaming.StreamCheckpoint`, and :meth:`resume` restores
+    :class:`~skdp._partial_fit.StreamCheckpoint`, and :meth:`resume` restores
     it; a model without it refuses :meth:`partial_fit` (call
     :meth:`resume` or :meth:`fit`).
 

@@ -16,7 +16,7 @@ from ._base import PrivacyMixin
 from ._dask import (check_dask_solver, check_dask_X, check_dask_y, check_finite, known_rows,
                     rows_unknown, stream_blocks)
 from ._partitions import Partitions, is_dask_collection
-from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
+from ._partial_fit import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
@@ -37,7 +37,7 @@ from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
                                 goldstein_gap)
-from .solvers.kl.stream import stream_solver
+from .solvers.streaming.regressor import stream_solver
 from .solvers.suffstats import ADASSP_OPTIONS, adassp
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
@@ -471,7 +471,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     the noise generator and the last noise vectors) is secret and is not a
     fitted attribute: it stays in the process, out of pickles and copies of
     the model. :meth:`checkpoint` returns it as a secret
-    :class:`~skdp._streaming.StreamCheckpoint`, and :meth:`resume` restores
+    :class:`~skdp._partial_fit.StreamCheckpoint`, and :meth:`resume` restores
     it; a model without it refuses :meth:`partial_fit` (call
     :meth:`resume` or :meth:`fit`).
 
@@ -986,7 +986,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         """(problem, budget, accountant, P) of a streaming call: ``fit`` starts a stream,
         ``partial_fit`` continues it, as a new pass (charged: a fresh ledger) or as a
         disjoint chunk of the stream (uncharged, ``stream_chunks='disjoint'``);
-        :meth:`~skdp._streaming.StreamingMixin._stream_to_continue`."""
+        :meth:`~skdp._partial_fit.StreamingMixin._stream_to_continue`."""
         state, charged = self._stream_to_continue(partial)
         accountant = self._check_budget() if charged else None
         self._reading_data()

@@ -19,7 +19,7 @@ import pytest
 from _audit_cases import fit_case as _fit, make_case
 from skdp import BudgetAccountant, minimax, regression, synthesizer
 from skdp._cli import parser
-from skdp._streaming import has_streaming_solver
+from skdp._partial_fit import has_streaming_solver
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp
 from skdp.solvers.losses.classification import LOSSES as CLASSIFIER_LOSSES
 from skdp.solvers.spec import SolverSpec, auto_solvers, choices_with, solvers_with
@@ -83,7 +83,7 @@ def test_the_facts_equal_the_name_sets_they_replace(name):
     (synthesizer, "MODEL_SOLVERS", {"mst", "aim"}),
     (synthesizer, "DASK_SOLVERS", {"auto", "smd", "smd_linf", "mwem", "mst", "aim"}),
     ("skdp.solvers.streaming.srgd", "STREAMING_SOLVERS", STREAMS),
-    ("skdp.solvers.kl.stream", "STREAMING_SOLVERS", STREAMS),
+    ("skdp.solvers.streaming.regressor", "STREAMING_SOLVERS", STREAMS),
 ])
 def test_old_public_names_are_deprecated_aliases(module, name, old):
     import importlib

@@ -4,7 +4,7 @@
   and the last noise vectors) in its attributes and its pickles, and so did a search's
   ``best_estimator_``; ``stream_state_.grad - noise_past[0]`` was the exact clipped gradient of
   the last batch. The live stream is now private, dropped by pickling and copies, and leaves
-  the process only as an explicit, secret :class:`~skdp._streaming.StreamCheckpoint`.
+  the process only as an explicit, secret :class:`~skdp._partial_fit.StreamCheckpoint`.
 * Item 7: ``for epoch in range(16): est.partial_fit(X, y)`` was charged one pass. With the
   default ``stream_chunks='repeated'`` every call is a new pass, charged, with fresh noise.
 """
@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor, PrivacyLeakWarning,
                   PrivateMinimaxClassifier)
-from skdp._streaming import StreamCheckpoint
+from skdp._partial_fit import StreamCheckpoint
 from skdp.model_selection import PrivateHyperparameterSearch
 from skdp.privacy import approx_dp_to_gdp, approx_dp_to_zcdp, gdp_to_approx_dp
 from skdp.privacy import matrix as mf

@@ -8,8 +8,8 @@ preconditioner (a second pass over the data) is not used.
 """
 
 from ..spec import SolverResult, deprecated_names
-from ..streaming.srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
-from ..streaming.problems import RegressionProblem
+from .srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
+from .problems import RegressionProblem
 
 __all__ = ["stream_solver"]
 

@@ -11,8 +11,8 @@ example does not provide.
 import numpy as np
 
 from ..spec import SolverResult
-from ..streaming.problems import ClassificationProblem
-from ..streaming.srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
+from .problems import ClassificationProblem
+from .srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
 
 __all__ = ["STREAM_CLASSIFIERS"]
 

@@ -88,7 +88,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from anchors_pgm import _save, tv  # noqa: E402  (numpy only at import: runs in this venv)
+from _common import save_synthetic, tv  # noqa: E402  (numpy only: runs in this venv)
 
 
 # ------------------------------------------------------------------------ OpenDP calls
@@ -233,7 +233,7 @@ def run(args):
             if args.save:
                 rounded = "-round" if args.sampler == "round" else ""
                 stem = f"{name}__opendp-{mech}{rounded}-{relation}__eps{eps:g}__seed{args.seed}"
-                _save(args.save, stem, Y, {"seconds": secs, "note": note})
+                save_synthetic(args.save, stem, Y, {"seconds": secs, "note": note})
             mean, top = tv(X, Y, cards)
             label = f"opendp {mech}" + (" (round)" if args.sampler == "round" else "")
             print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {label} | {relation} | "

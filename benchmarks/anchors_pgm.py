@@ -80,6 +80,8 @@ import time
 
 import numpy as np
 
+from _common import save_synthetic, tv  # numpy only: runs in the anchors' venv
+
 
 # --------------------------------------------------------------- dump and score modes
 def _benchmarks():
@@ -151,22 +153,6 @@ def score(args):
         print(S.row(table, shape, cells, f"upstream {method}", eps, [result], seconds),
               flush=True)
     return 0
-
-
-# ------------------------------------------------- metric (imported by synthesizer.py)
-def marginals(X, cards, pairs):
-    out = []
-    for i, j in pairs:
-        idx = X[:, i] * cards[j] + X[:, j]
-        out.append(np.bincount(idx, minlength=cards[i] * cards[j]) / len(X))
-    return out
-
-
-def tv(X, Y, cards):
-    pairs = list(itertools.combinations(range(len(cards)), 2))
-    e = [0.5 * np.abs(a - b).sum() for a, b in zip(marginals(X, cards, pairs),
-                                                   marginals(Y, cards, pairs))]
-    return float(np.mean(e)), float(np.max(e))
 
 
 # ------------------------------------------------------------- cdp2adp.py (upstream copy)
@@ -361,13 +347,6 @@ def aim(data, epsilon, delta, scale, prng, max_iters=1000, max_model_size=80, ro
     return model.synthetic_data(rows=rows), t
 
 
-def _save(folder, stem, Y, info):
-    os.makedirs(folder, exist_ok=True)
-    np.save(os.path.join(folder, stem + ".npy"), Y)
-    with open(os.path.join(folder, stem + ".json"), "w") as fh:
-        json.dump(info, fh)
-
-
 def run(args):
     _setup_jax()
     import warnings
@@ -407,7 +386,7 @@ def run(args):
                     Y = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in attrs])
                     if args.save:
                         stem = f"{name}__{mech}-{relation}__eps{eps:g}__seed{args.seed}"
-                        _save(args.save, stem, Y, {"seconds": secs, "note": note})
+                        save_synthetic(args.save, stem, Y, {"seconds": secs, "note": note})
                     mean, top = tv(X, Y, cards)
                     print(f"| {name} | {X.shape[0]} x {X.shape[1]} | upstream {mech} "
                           f"| {relation} | "

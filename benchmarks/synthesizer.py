@@ -44,7 +44,7 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from skdp.privacy.ledger import approx_dp_to_gdp
 from skdp.synthesizer import SaddlePointSynthesizer
 
-from anchors_pgm import tv  # numpy only there: the anchors' venv uses the same metric
+from _common import tv  # numpy only: the anchors' venvs use the same metric
 
 SOLVERS = ["smd", "smd_linf", "mwem", "smd_private_game", "smd_vertex", "mst", "aim"]
 BOUNDS = {"mean radius": (5.0, 30.0), "mean texture": (5.0, 40.0),

@@ -48,6 +48,17 @@ def _modules():
 MODULES = _modules()
 
 
+def _lazy_exports():
+    """``{name: module}`` of ``skdp/__init__.py``'s ``_LAZY`` (``from skdp import X`` loads it)."""
+    for node in ast.parse((ROOT / "skdp" / "__init__.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "_LAZY":
+            return {k: "skdp" + v for k, v in ast.literal_eval(node.value).items()}
+    return {}
+
+
+LAZY = _lazy_exports()
+
+
 def _is_package(name):
     return MODULES[name].name == "__init__.py"
 
@@ -81,6 +92,8 @@ def _resolve(importer, node):
     for alias in node.names:
         if f"{base}.{alias.name}" in MODULES:  # from package import submodule
             targets.append((f"{base}.{alias.name}", (), f"{base}.{alias.name}"))
+        elif base == "skdp" and alias.name in LAZY:  # from skdp import KLAdaptiveRegressor
+            targets.append((LAZY[alias.name], (alias.name,), LAZY[alias.name]))
         else:
             names.append(alias.name)
     written = base
@@ -170,10 +183,20 @@ def _cycles(edges):
 
 
 def test_no_import_cycle():
-    edges = {name: sorted({target for _, target, *_ in imports}) for name, imports in IMPORTS.items()}
+    edges = {name: sorted({target for _, target, *_ in imports})
+             for name, imports in IMPORTS.items()}
     cycles = _cycles(edges)
     assert not cycles, "modules that import each other:\n" + "\n".join(
         " <-> ".join(cycle) for cycle in cycles)
+
+
+def test_the_layer_check_sees_an_upward_import():
+    node = ast.parse("from skdp import KLAdaptiveRegressor").body[0]
+    ((target, names, _),) = _resolve("skdp.solvers.kl.gd", node)
+    assert target == "skdp.regression" and _layer(target) > _layer("skdp.solvers.kl.gd")
+    node = ast.parse("from ...privacy import Budget").body[0]
+    ((target, names, _),) = _resolve("skdp.solvers.kl.gd", node)
+    assert target == "skdp.privacy" and names == ("Budget",)
 
 
 def test_the_cycle_check_sees_a_cycle():

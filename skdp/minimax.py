@@ -34,7 +34,8 @@ from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_SHARE, noisy_gd, sgda
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
-from .solvers.minimax.subsampled import AUTO_SUBSAMPLE, DPSGD_POISSON_OPTIONS, dpsgd_poisson
+from .solvers.minimax.subsampled import dpsgd_poisson
+from .solvers.shared.subsampling import AUTO_SUBSAMPLE, DPSGD_POISSON_OPTIONS
 from .solvers.streaming.classifier import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec, auto_solvers, choices_with, deprecated_names, solvers_with
 from .solvers.streaming.srgd import STREAM_OPTIONS

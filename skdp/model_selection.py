@@ -105,7 +105,7 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     steps at rate ``q`` (``max_iter`` or 100, resp. ``n_iter`` or
     :func:`~skdp.solvers.minimax.euclidean.auto_iterations` at the whole
     budget's ``mu``; ``q`` the ``sampling_rate`` option or ``min(1, 4 / T)``,
-    as :func:`~skdp.solvers.minimax.subsampled.sampling_rate`). Other
+    as :func:`~skdp.solvers.shared.subsampling.sampling_rate`). Other
     estimators: none. When the classifier releases its group sizes (neither
     ``group_sizes`` nor ``group_by=None``), its ``n_iter='auto'`` is computed
     at the ``mu`` they leave, so it may take a few steps fewer than planned
@@ -141,7 +141,7 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     from .regression import KLAdaptiveRegressor
     from .solvers.kl.subsampled import DPSGD_POISSON_STEPS
     from .solvers.minimax.euclidean import auto_iterations
-    from .solvers.minimax.subsampled import AUTO_SUBSAMPLE, sampling_rate
+    from .solvers.shared.subsampling import AUTO_SUBSAMPLE, sampling_rate
 
     if not isinstance(estimator, (KLAdaptiveRegressor, PrivateMinimaxClassifier)):
         return None, True

@@ -29,7 +29,7 @@ from .solvers.spec import Option, SolverSpec, choices_with, deprecated_names, so
 from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATIONARY_GD_OPTIONS,
                             adaptive_gd, noisy_gd, stationary_gd)
 from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
-from .solvers.minimax.subsampled import AUTO_SUBSAMPLE
+from .solvers.shared.subsampling import AUTO_SUBSAMPLE
 from .solvers.kl.models import (Design, KLProblem, LinearModel, MLPModel, Objective,
                                 SolverConfig, private_preconditioner)
 from .solvers.kl.partitioned import PartitionedDesign, PartitionedObjective

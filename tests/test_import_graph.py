@@ -8,7 +8,7 @@
   (a lazy import hides a cycle from the interpreter, not from the reader).
 * **Self-contained solver families**: a module of one family (``skdp/solvers/<family>/``)
   imports no private (underscore) name of another family, and no private module of it;
-  what several families need is public, in ``skdp/solvers/common/`` (or the spec).
+  what several families need is public, in ``skdp/solvers/shared/`` (or the spec).
 """
 
 import ast
@@ -206,7 +206,7 @@ def test_the_cycle_check_sees_a_cycle():
 # ---------------------------------------------------------------------------
 # Solver families
 # ---------------------------------------------------------------------------
-SHARED = {"spec", "common"}  # below the families: what several of them use
+SHARED = {"spec", "shared"}  # below the families: what several of them use
 
 
 def _family(name):
@@ -238,7 +238,7 @@ def test_no_solver_family_imports_a_private_name_of_another():
                  for line, target, names, _, written in imports
                  for private in [_private_reaches(name, target, names, written)] if private]
     assert not offenders, ("a solver family reaches into another's private names (make the "
-                           "helper public in skdp/solvers/common/):\n" + "\n".join(offenders))
+                           "helper public in skdp/solvers/shared/):\n" + "\n".join(offenders))
 
 
 @pytest.mark.parametrize("source, bad", [
@@ -248,7 +248,7 @@ def test_no_solver_family_imports_a_private_name_of_another():
     ("import skdp.solvers.minimax._helpers", True),
     ("from ..minimax.euclidean import grad", False),
     ("from .models import _private", False),
-    ("from ..common import _shared_but_private", False),
+    ("from ..shared import _shared_but_private", False),
 ])
 def test_the_family_check_sees_a_private_import(source, bad):
     node = ast.parse(source).body[0]

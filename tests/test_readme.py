@@ -177,7 +177,7 @@ def test_the_table_gives_the_default_and_what_auto_runs(name):
 
 
 def test_the_auto_thresholds_in_the_table_are_the_code_s():
-    from skdp.solvers.minimax.subsampled import AUTO_SUBSAMPLE
+    from skdp.solvers.shared.subsampling import AUTO_SUBSAMPLE
 
     rows = _table_rows()
     assert skdp.synthesizer.MAX_CELLS == AUTO_SUBSAMPLE == 1e7

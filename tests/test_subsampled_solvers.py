@@ -25,7 +25,7 @@ from skdp.solvers.losses.classification import LinearData
 from skdp.solvers.losses.regression import make_loss
 from skdp.solvers.minimax.common import MinimaxProblem
 from skdp.privacy.ledger import subsampled_noise_within
-from skdp.solvers.minimax.subsampled import sampling_rate
+from skdp.solvers.shared.subsampling import sampling_rate
 
 DELTA = 1e-6
 

@@ -29,7 +29,7 @@ sampled rows are gathered (``X[idx]``), ``X`` is never copied.
 """
 
 from ...privacy.ledger import subsampled_noise_within
-from ..minimax.subsampled import DPSGD_POISSON_OPTIONS, sampling_rate
+from ..shared.subsampling import DPSGD_POISSON_OPTIONS, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start
 

@@ -51,41 +51,16 @@ import numpy as np
 
 from ...privacy.ledger import subsampled_noise_within
 from ..losses.classification import lipschitz
-from ..spec import Option, SolverResult
+from ..shared.subsampling import sampling_rate
+from ..spec import SolverResult
 from .common import softmax_np
 from .euclidean import (LOSS_SHARE, _Averager, _centre, _intercept, _loss_clip, _project,
                         _steps, _to_host, auto_iterations,
                         reference_logits)
 
-__all__ = ["AUTO_SUBSAMPLE", "dpsgd_poisson", "sampling_rate", "DPSGD_POISSON_OPTIONS"]
+__all__ = ["dpsgd_poisson"]
 
-AUTO_SUBSAMPLE = 1e7  # n_samples * n_features from which the estimators' 'auto' runs it
-SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
 SGD_CLIP_RATIO = 0.25  # per-sample clip / Lipschitz bound (noisy_gd's is smaller: full batches)
-
-DPSGD_POISSON_OPTIONS = (
-    Option("sampling_rate", "float", None, low=0, high=1, low_open=True,
-           doc=f"Poisson sampling rate q (None: min(1, {SAMPLING_PASSES:g} / T), about "
-               f"{SAMPLING_PASSES:g} passes over the rows; 1 at epsilon = inf)"),
-)
-
-
-def sampling_rate(option, steps, private=True, passes=SAMPLING_PASSES):
-    """The Poisson sampling rate: ``option``, or ``min(1, passes / steps)``; 1 when not private.
-
-    A non-private fit (epsilon = inf) has no noise to amplify: its default is
-    the full batch (exact gradient steps).
-
-    Examples
-    --------
-    >>> sampling_rate(None, 200), sampling_rate(0.5, 200), sampling_rate(None, 2)
-    (0.02, 0.5, 1.0)
-    >>> sampling_rate(None, 200, private=False)
-    1.0
-    """
-    if option is not None:
-        return float(option)
-    return min(1.0, passes / steps) if private else 1.0
 
 
 def dpsgd_poisson(problem, budget, options):

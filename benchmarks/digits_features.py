@@ -30,7 +30,7 @@ a per-row public function), so ``feature_bound = 1`` clips nothing:
 * private PCA (:class:`PrivatePCA` below): rows scaled to norm 1, the
   second-moment matrix ``X^T X / n`` released with the Gaussian mechanism
   (replace-one Frobenius sensitivity ``sqrt(2) / n``, as
-  ``skdp.solvers.kl.models.private_preconditioner``) through
+  ``skdp.solvers.kl.preconditioner.private_preconditioner``) through
   ``skdp.privacy.release.Release`` at GDP ``mu_pca = sqrt(share) mu``, the rows
   projected on the top ``k`` eigenvectors (``whiten``: divided by
   ``sqrt(lambda_i + shift)``, the shift ``1.5 sqrt(2 p) sigma`` as in

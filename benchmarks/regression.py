@@ -56,7 +56,8 @@ from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_zcdp, zcdp_to_approx
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.regression import SOLVER_SPECS, KLAdaptiveRegressor
-from skdp.solvers.kl.models import KLProblem, LinearModel, Objective, SolverConfig
+from skdp.solvers.kl.models import LinearModel
+from skdp.solvers.kl.problem import KLProblem, Objective, SolverConfig
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, math.inf]
 RATE_MAX_ITER = 5000  # rate check: cap on gradient queries (the solvers' default is 1000-2000)

@@ -28,13 +28,15 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
 from .privacy.ledger import approx_dp_to_gdp
 from .privacy.budget import Budget
 from .privacy.clipping import clip_factors, clip_overflowing_rows
-from .solvers.losses.classification import LOSSES, LinearData, PartitionedLinearData
+from .solvers.losses.classification import LOSSES
+from .solvers.minimax.data import LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
-from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_SHARE, noisy_gd, sgda
+from .solvers.minimax.euclidean import noisy_gd, sgda
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
 from .solvers.minimax.subsampled import dpsgd_poisson
+from .solvers.minimax.steps import CENTER_SHARE, LOSS_SHARE
 from .solvers.shared.subsampling import AUTO_SUBSAMPLE, DPSGD_POISSON_OPTIONS
 from .solvers.streaming.classifier import STREAM_CLASSIFIERS
 from .solvers.spec import SolverSpec, auto_solvers, choices_with, deprecated_names, solvers_with

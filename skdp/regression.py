@@ -30,8 +30,9 @@ from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATI
                             adaptive_gd, noisy_gd, stationary_gd)
 from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
 from .solvers.shared.subsampling import AUTO_SUBSAMPLE
-from .solvers.kl.models import (Design, KLProblem, LinearModel, MLPModel, Objective,
-                                SolverConfig, private_preconditioner)
+from .solvers.kl.models import Design, LinearModel, MLPModel
+from .solvers.kl.preconditioner import private_preconditioner
+from .solvers.kl.problem import KLProblem, Objective, SolverConfig
 from .solvers.kl.partitioned import PartitionedDesign, PartitionedObjective
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
@@ -365,7 +366,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Share of the budget spent on a private second-moment matrix ``S_hat``
         of the (clipped) design, used to reparametrise the model in the
         coordinates ``x P`` with ``P = (S_hat + lambda I)**(-1/2)`` (see
-        :func:`~skdp.solvers.kl.models.private_preconditioner`): the solvers
+        :func:`~skdp.solvers.kl.preconditioner.private_preconditioner`): the solvers
         then need far fewer steps on ill-conditioned data. 0 disables it.
         With it, ``alpha`` penalises the preconditioned coefficients.
     snr : float, default=1.0

@@ -208,7 +208,8 @@ def test_dask_unknown_partition_sizes(dask_client):
 
 def test_block_functions_sum_over_blocks(monkeypatch):
     """The in-memory LinearData sums the block functions over row blocks: the same sums."""
-    from skdp.solvers.losses import classification as cl
+    from skdp.solvers.losses.classification import loss_and_residual
+    from skdp.solvers.minimax import data as cl
 
     rng = np.random.default_rng(1)
     X = rng.standard_normal((1000, 7))
@@ -227,7 +228,7 @@ def test_block_functions_sum_over_blocks(monkeypatch):
                 assert g is None
             else:
                 np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
-    loss, r = cl.loss_and_residual(data.margins(W, b), data.targets, np)
+    loss, r = loss_and_residual(data.margins(W, b), data.targets, np)
     gw, _ = data.gradient(r)  # unclipped, unweighted
     losses, G, t = blocks[2]
     np.testing.assert_allclose(losses, data.onehot.T @ loss, rtol=1e-10)

@@ -553,7 +553,7 @@ def test_bad_data():
 # Paper 002 solvers: step-size caps, sensitivities, filter
 # ---------------------------------------------------------------------------
 from skdp.solvers.minimax import mirror as minimax_mirror  # noqa: E402
-from skdp.solvers.losses.classification import LinearData  # noqa: E402
+from skdp.solvers.minimax.data import LinearData  # noqa: E402
 from skdp._backend import Backend  # noqa: E402
 from skdp.privacy.ledger import (advanced_composition_step_epsilon,  # noqa: E402
                                      fully_adaptive_epsilon)

@@ -22,7 +22,8 @@ from skdp.privacy.release import Release
 from skdp.regression import KLAdaptiveRegressor, SOLVER_SPECS, resolve_solver
 from skdp.solvers.spec import solvers_with
 from skdp.solvers.kl.gd import noisy_gd
-from skdp.solvers.kl.models import KLProblem, LinearModel, MLPModel, Objective, SolverConfig
+from skdp.solvers.kl.models import LinearModel, MLPModel
+from skdp.solvers.kl.problem import KLProblem, Objective, SolverConfig
 
 # the paper-004 and paper-003 solvers (paper 001's: tests/test_robust.py)
 ALL_SOLVERS = sorted(name for name, spec in SOLVER_SPECS.items() if spec.family != "goldstein")
@@ -540,7 +541,7 @@ def test_design_operator_fit_matches_materialised_fit():
     reg = KLAdaptiveRegressor(epsilon=2.0, random_state=3).fit(X, y)
     backend = Backend.from_arrays(X, random_state=3)
     budget = Budget(2.0, 1e-6, reg.rho_ * 0.2, release=Release(backend, PrivacyLedger()))
-    from skdp.solvers.kl.models import private_preconditioner
+    from skdp.solvers.kl.preconditioner import private_preconditioner
     dense = np.hstack([X, np.ones((len(X), 1))])
     P, _ = private_preconditioner(dense, math.sqrt(2.0), budget)
     np.testing.assert_allclose(reg._precond, P, rtol=1e-8, atol=1e-12)

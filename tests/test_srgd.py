@@ -20,7 +20,7 @@ from skdp.privacy.release import Release
 from skdp.privacy.matrix import (BandedToeplitzNoise, MatrixMechanism, column_norm, mf_sigma,
                                  sqrt_toeplitz_coefficients, toeplitz_matrix,
                                  workload_coefficients, workload_noise_variance)
-from skdp.solvers.losses.classification import LinearData
+from skdp.solvers.minimax.data import LinearData
 from skdp.solvers.kl.models import LinearModel, MLPModel
 from skdp.solvers.streaming.srgd import STREAM_ALGORITHMS, StreamOptions, run_stream
 from skdp.solvers.streaming.problems import ClassificationProblem, RegressionProblem

@@ -20,8 +20,9 @@ from skdp.audit import weakened_noise
 from skdp.minimax import SOLVER_SPECS as CLF_SPECS
 from skdp.privacy import Budget, PrivacyLedger, Release
 from skdp.regression import SOLVER_SPECS as REG_SPECS
-from skdp.solvers.kl.models import KLProblem, LinearModel, Objective, SolverConfig
-from skdp.solvers.losses.classification import LinearData
+from skdp.solvers.kl.models import LinearModel
+from skdp.solvers.kl.problem import KLProblem, Objective, SolverConfig
+from skdp.solvers.minimax.data import LinearData
 from skdp.solvers.losses.regression import make_loss
 from skdp.solvers.minimax.common import MinimaxProblem
 from skdp.privacy.ledger import subsampled_noise_within

@@ -13,7 +13,7 @@
   norm.
 
 All three are called ``fn(problem, budget, options)`` (a
-:class:`~skdp.solvers.kl.models.KLProblem`, a
+:class:`~skdp.solvers.kl.problem.KLProblem`, a
 :class:`~skdp.privacy.budget.Budget`, the resolved ``solver_options``) and
 return a :class:`~skdp.solvers.spec.SolverResult` whose ``solution`` is the
 released iterate; the per-step log says what each step cost.

@@ -1,33 +1,23 @@
-"""Models, the clipped empirical objective and the problem the solvers see (paper 004).
+"""The regressor's data model (paper 004): the clipped design, the models and the
+per-row kernels (``*_block``) that the in-memory objective and the Dask one both run.
 
-The solvers of :mod:`skdp.solvers.kl.gd`, :mod:`skdp.solvers.kl.spider` and
-:mod:`skdp.solvers.kl.ppm` are called ``fn(problem, budget, options)`` with a
-:class:`KLProblem` (an :class:`Objective`, the start ``w0`` and the public
-:class:`SolverConfig`) and a :class:`~skdp.privacy.budget.Budget`, the zCDP
-filter through which every release is drawn and recorded; they return a
-:class:`~skdp.solvers.spec.SolverResult`. The :class:`Objective` returns the mean
-of *clipped* per-sample gradients (and of clipped per-sample gradient
-differences, for Spider), which is what bounds the sensitivity whatever the
-data (notes 004 §5.4 item 1). Per-sample gradients are never materialised:
-a model's per-sample gradient is ``phi'(z_i, y_i) J_i`` with ``J_i = dz_i/dw``,
-and the models give ``||J_i||**2``, ``<J_i(w1), J_i(w0)>`` and ``sum_i u_i J_i``
-in closed form (ghost clipping, notes 004 §5.3).
-
-Neighbouring datasets differ in one row (replace-one, paper 004 Def. 2). The
-mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
-004 §5.1), and so has its norm (reverse triangle inequality).
+The problem the solvers see is :mod:`skdp.solvers.kl.problem` (the clipped empirical
+objective built on these kernels, the public constants, the start); the private
+preconditioner is :mod:`skdp.solvers.kl.preconditioner`. Per-sample gradients are never
+materialised: a model's per-sample gradient is ``phi'(z_i, y_i) J_i`` with
+``J_i = dz_i/dw``, and the models give ``||J_i||**2``, ``<J_i(w1), J_i(w0)>`` and
+``sum_i u_i J_i`` in closed form (ghost clipping, notes 004 §5.3).
 """
 
-from dataclasses import dataclass
 import math
 
 from ..._backend import array_api_compat
 from ...privacy.clipping import clip_factors
 from ...privacy.quantile import cell_counts
 
-__all__ = ["Design", "LinearModel", "MLPModel", "Objective", "RowModel", "SolverConfig",
-           "KLProblem", "private_preconditioner", "clipped_grad_block", "clipped_diff_block",
-           "grad_norms_block", "grad_norm_counts_block", "second_moment_block"]
+__all__ = ["Design", "LinearModel", "MLPModel", "RowModel", "clipped_grad_block",
+           "clipped_diff_block", "grad_norms_block", "grad_norm_counts_block",
+           "second_moment_block"]
 
 ROW_CHUNK = 8192  # rows per block where a product with P would otherwise be (n, p)
 
@@ -354,194 +344,3 @@ def second_moment_block(part, intercept, n):
     col = xp.reshape(c * xp.sum(X, axis=0) / n, (-1, 1))
     corner = xp.full((1, 1), c * c * (int(X.shape[0]) / n), dtype=S.dtype, device=_device(S))
     return xp.concat([xp.concat([S, col], axis=1), xp.concat([col.T, corner], axis=1)], axis=0)
-
-
-class Objective:
-    """``F(w) = (1/n) sum_i phi(z_i(w), y_i) + alpha/2 ||w||**2`` with clipped gradients.
-
-    The per-row maths are the block functions above (``clipped_grad_block``,
-    ...), called on all the rows at once; a
-    :class:`~skdp.solvers.kl.partitioned.PartitionedObjective` calls the same
-    ones on each partition of a Dask collection.
-
-    Parameters
-    ----------
-    X : array or Design
-        Public-bound-clipped design in the backend namespace (a
-        :class:`Design` applies the intercept column and the preconditioner
-        on the fly).
-    y : array
-        Clipped targets.
-    loss : loss object from :mod:`skdp.solvers.losses.regression`
-    model : LinearModel or MLPModel
-    alpha : float
-        Ridge strength (data-independent gradient ``alpha w``: no privacy cost).
-    xp : namespace
-    """
-
-    def __init__(self, X, y, loss, model, alpha, xp):
-        self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
-        self.n = int(X.shape[0])
-        self._x_sq_norms = None
-        D = X if isinstance(X, Design) else Design(X, None, None, xp)
-        self._features = D.X
-        self._rows = RowModel(loss, model, D.intercept, D.P)
-
-    @property
-    def x_sq_norms(self):
-        """Squared row norms of the design, computed on first use (a pass over ``X``; a
-        subsampled solver that builds its own batches never needs the full ones)."""
-        if self._x_sq_norms is None:
-            self._x_sq_norms = row_sq_norms(self.X, self.xp)
-        return self._x_sq_norms
-
-    def _part(self):
-        return {"X": self._features, "y": self.y, "sq": self.x_sq_norms}
-
-    def rows(self, idx, alpha=None):
-        """The objective restricted to the rows ``idx`` (an integer index array), with the
-        ridge ``alpha`` (None: this one's); its row norms are taken from this one's, computed
-        once (a batch's own would cost a product with ``P`` per batch)."""
-        xp = self.xp
-        X = self.X.take(idx) if isinstance(self.X, Design) else xp.take(self.X, idx, axis=0)
-        out = Objective(X, xp.take(self.y, idx, axis=0), self.loss, self.model,
-                        self.alpha if alpha is None else alpha, xp)
-        out._x_sq_norms = xp.take(self.x_sq_norms, idx, axis=0)
-        return out
-
-    def grad_norms(self, w):
-        """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (not a release)."""
-        return grad_norms_block(self._part(), w, self._rows)
-
-    def grad_norm_counts(self, w, grid):
-        """Counts of the per-sample gradient norms at ``w`` in the cells cut by ``grid``."""
-        return grad_norm_counts_block(self._part(), w, grid, self._rows)
-
-    def clipped_grad(self, w, clip):
-        """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""
-        return clipped_grad_block(self._part(), w, clip, self.n, self._rows) + self.alpha * w
-
-    def clipped_diff(self, w1, w0, clip):
-        """Mean of per-sample ``grad f(w1) - grad f(w0)`` clipped to norm ``clip``.
-
-        Plus ``alpha (w1 - w0)`` (see :func:`clipped_diff_block`).
-        """
-        return (clipped_diff_block(self._part(), w1, w0, clip, self.n, self._rows)
-                + self.alpha * (w1 - w0))
-
-    def value(self, w):
-        """Exact objective (diagnostics and tests only: never released)."""
-        xp = self.xp
-        z = self.model.forward(w, self.X, xp)[0]
-        return float(xp.mean(self.loss.value(z, self.y, xp))) + 0.5 * self.alpha * float(
-            xp.sum(w * w))
-
-
-def private_preconditioner(X, row_bound, budget):
-    """``P = (S_hat + lambda I)**(-1/2)`` from a noisy second-moment matrix ``S = X^T X / n``.
-
-    ``S`` is released with the Gaussian mechanism: for rows of norm at most
-    ``B`` the replace-one Frobenius sensitivity is ``||x x^T - x' x'^T||_F <=
-    sqrt(2) B**2`` (expand the norm: the cross term ``(x . x')**2`` is >= 0),
-    so ``Delta = sqrt(2) B**2 / n``, at the whole of ``budget``. The noisy
-    matrix is symmetrised (post-processing), its eigenvalues floored at 0 and
-    shifted by ``lambda = 1.5 sqrt(2 p) sigma`` plus ``1e-6 B**2``. The
-    symmetrised noise ``(G + G^T)/2`` has off-diagonal sd ``sigma/sqrt(2)``,
-    so its spectrum's edge is about ``sqrt(2 p) sigma`` (GOE), and
-    ``||(G + G^T)/2|| <= ||G|| <= (2 sqrt(p) + t) sigma`` with probability
-    ``1 - exp(-t**2/2)`` (Davidson–Szarek ``E||G|| <= 2 sqrt(p) sigma`` and
-    Gaussian concentration of the 1-Lipschitz norm): ``1.5 sqrt(2 p) =
-    2.12 sqrt(p)`` is about that bound. Smaller shifts (``1.0`` and ``0.5
-    sqrt(2 p) sigma``) and flooring the eigenvalues at the shift instead of
-    adding it were mixed on the validation tables (issue 18). Everything after the release is
-    post-processing, so ``P`` and any bound computed from ``S_hat`` are public.
-    Gradient descent on the reparametrised model ``z = (X P) w'`` then sees a
-    Hessian close to the identity (a far smaller ``gamma`` in the KL condition,
-    so far fewer steps), while the solvers' privacy is unchanged: their
-    sensitivity comes from clipping in the new coordinates.
-
-    Parameters
-    ----------
-    X : array of shape (n, p), Design or PartitionedDesign
-        Clipped design, rows of norm at most ``row_bound`` (a design's
-        ``second_moment()`` is used: one pass, summed over partitions).
-    row_bound : float
-    budget : Budget
-        The :class:`~skdp.privacy.budget.Budget` the release draws through.
-
-    Returns
-    -------
-    P : array of shape (p, p)
-    spectrum : array of shape (p,)
-        Eigenvalues of ``P S_hat P`` with ``S_hat``'s eigenvalues floored at 0:
-        ``lambda_i / (lambda_i + shift)``, all in [0, 1).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp._backend import Backend
-    >>> from skdp.privacy.ledger import PrivacyLedger
-    >>> from skdp.privacy.budget import Budget
-    >>> from skdp.privacy.release import Release
-    >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
-    >>> X = np.random.default_rng(0).normal(size=(1000, 3)) / 4
-    >>> P, spectrum = private_preconditioner(X, 1.0, Budget(1.0, 1e-6, 0.1, release=release))
-    >>> P.shape, bool(np.all((0 <= spectrum) & (spectrum < 1)))
-    ((3, 3), True)
-    """
-    xp = budget.backend.xp
-    n, p = X.shape
-    sens = math.sqrt(2.0) * row_bound**2 / n
-    sigma = budget.sigma(sens, budget.rho)
-    moment = X.second_moment() if hasattr(X, "second_moment") else X.T @ X / n
-    S = budget.gaussian(moment, sens, sigma, label="second-moment matrix")
-    S = 0.5 * (S + S.T)
-    evals, evecs = xp.linalg.eigh(S)
-    shift = 1.5 * math.sqrt(2.0 * p) * sigma + 1e-6 * row_bound**2
-    evals = xp.maximum(evals, xp.zeros_like(evals))
-    return (evecs / xp.sqrt(evals + shift)) @ evecs.T, evals / (evals + shift)
-
-
-@dataclass
-class SolverConfig:
-    """Public constants a solver needs (all from public bounds and parameters)."""
-
-    clip: float            # per-sample gradient clip C (the L0 role)
-    smoothness: float      # L1: step sizes
-    n_params: int
-    diff_clip: float | None = None  # per-sample smoothness: Spider's difference clip (default L1)
-    beta: float = 0.1
-    snr: float = 1.0
-    max_iter: int | None = None
-    kl_gamma: float | None = None
-    kl_kappa: float | None = None
-    loss_bound: float = 1.0
-    theory: bool = False
-    smooth: bool = True
-    radius: float | None = None   # Goldstein solvers: smoothing radius alpha (None: their rule)
-    verbose: int = 0
-    row_sq: float | None = None   # public bound on the squared row norms of the design (P excluded)
-    target_bound: float | None = None  # public bound on |y| (the clipped targets)
-
-
-@dataclass
-class KLProblem:
-    """What a paper-004 solver is given besides its budget and options.
-
-    Parameters
-    ----------
-    objective : Objective
-        The clipped empirical objective (the only access to the data).
-    w0 : array
-        Data-independent start.
-    config : SolverConfig
-        Public constants.
-    state : StreamState, default=None
-        Streaming solvers: the stream that ``partial_fit`` continues (None:
-        ``fit`` starts one from ``w0``).
-    """
-
-    objective: Objective
-    w0: object
-    config: SolverConfig
-    state: object = None

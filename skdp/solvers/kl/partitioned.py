@@ -1,7 +1,7 @@
 """The clipped objective of a table held in partitions (a Dask collection): one pass, one sum.
 
 :class:`PartitionedObjective` answers what a paper-004 solver asks of an
-:class:`~skdp.solvers.kl.models.Objective` (``n``, ``alpha``,
+:class:`~skdp.solvers.kl.problem.Objective` (``n``, ``alpha``,
 ``clipped_grad``, ``clipped_diff``, ``rows``, ``grad_norm_counts``) with the
 same block functions of :mod:`skdp.solvers.kl.models`, called on each
 partition of a :class:`skdp._partitions.Partitions` where it lives and
@@ -80,7 +80,7 @@ def row_sq_norms_part(part, intercept, P):
 
 
 class PartitionedObjective:
-    """:class:`~skdp.solvers.kl.models.Objective` of a :class:`PartitionedDesign` (see module).
+    """:class:`~skdp.solvers.kl.problem.Objective` of a :class:`PartitionedDesign` (see module).
 
     Parameters
     ----------
@@ -98,7 +98,8 @@ class PartitionedObjective:
     --------
     >>> import dask.array as da
     >>> from skdp._partitions import Partitions
-    >>> from skdp.solvers.kl.models import LinearModel, Objective
+    >>> from skdp.solvers.kl.models import LinearModel
+    >>> from skdp.solvers.kl.problem import Objective
     >>> from skdp.solvers.losses.regression import make_loss
     >>> X = np.random.default_rng(0).normal(size=(50, 2)) / 4
     >>> y = X[:, 0] - X[:, 1]

@@ -47,7 +47,7 @@ def ppm_schedule(n, d, rho, cfg, options):
 
     Examples
     --------
-    >>> from skdp.solvers.kl.models import SolverConfig
+    >>> from skdp.solvers.kl.problem import SolverConfig
     >>> cfg = SolverConfig(clip=1.0, smoothness=2.0, n_params=3)
     >>> ppm_schedule(1000, 3, 0.5, cfg, dict(prox_strength=None, max_outer=10, max_inner=10))
     (10, 10, 1.0)

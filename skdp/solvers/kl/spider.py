@@ -87,7 +87,7 @@ def spider_schedule(n, d, rho, cfg, constants=SPIDER_CONSTANTS):
 
     Examples
     --------
-    >>> from skdp.solvers.kl.models import SolverConfig
+    >>> from skdp.solvers.kl.problem import SolverConfig
     >>> cfg = SolverConfig(clip=1.0, smoothness=1.0, n_params=3, kl_gamma=1.0, kl_kappa=2.0)
     >>> phis, lengths = spider_schedule(10000, 3, 0.1, cfg)
     >>> set(lengths)

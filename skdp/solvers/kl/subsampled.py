@@ -2,7 +2,7 @@
 
 ``dpsgd_poisson`` is DP-SGD (Abadi et al. 2016, "Deep learning with
 differential privacy", CCS, Alg. 1) with Poisson sampling, on the clipped
-empirical objective of :class:`~skdp.solvers.kl.models.Objective` (squared,
+empirical objective of :class:`~skdp.solvers.kl.problem.Objective` (squared,
 Huber or any smooth loss; linear or MLP model). Each of its ``T`` steps keeps
 each row with probability ``q`` (a draw from the fit's private generator,
 part of the mechanism), releases the SUM over the kept rows of the per-row

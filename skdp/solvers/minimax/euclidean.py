@@ -37,7 +37,7 @@ latter the constant feature dominated every per-sample gradient norm
 ``|r_i| sqrt(||x_i - centre||**2 + c**2)`` (centred rows are far shorter than
 the bound), so the clip scaled the gradients by the intercept's share, not by
 how well each row is fit; the intercept's own step ``1 / (h0 c**2)`` keeps its
-Newton scale (:func:`_steps`).
+Newton scale (:func:`~skdp.solvers.minimax.steps.step_sizes`).
 
 Every release is a Gaussian mechanism with a fixed per-release GDP parameter
 ``mu_t = Delta_t / sigma_t`` (the noise follows the released, hence public,
@@ -52,23 +52,22 @@ import math
 import numpy as np
 
 from ...privacy.clipping import clip_factors
-from ..losses.classification import (curvature_at_zero, finish_gradient, lipschitz,
-                                     loss_and_residual)
+from ..losses.classification import lipschitz, loss_and_residual
 from ..spec import SolverResult
 from .common import softmax_np
+from .data import finish_gradient
+from .steps import (CENTER_SHARE, LOSS_CLIP_FACTOR, LOSS_SHARE, STEP_SCALE,  # noqa: F401
+                    TailAverager, centre_rows, intercept_of, loss_clip_bound, loss_sensitivity,
+                    project_ball, step_sizes, to_host)
 
 __all__ = ["noisy_gd", "sgda", "auto_iterations", "reference_logits"]
 
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only). Issue 18
 # re-chose CLIP_RATIO, ITER_RATE, MIN_ITER, MAX_ITER, INTERCEPT_RATIO and WEIGHT_MEMORY on the
 # validation splits of benchmarks/real_tables.py (benchmarks/minimax_diagnose.py).
-LOSS_SHARE = 0.1      # share of mu**2 spent on the group losses when m > 1
-CENTER_SHARE = 0.1    # share of mu**2 spent on the feature mean (with an intercept)
 CLIP_RATIO = 0.1      # per-sample gradient clip, relative to the Lipschitz bound
-STEP_SCALE = 4.0      # step = STEP_SCALE / (curvature at 0 x row bound**2)
 TEMPERATURE = 0.05    # softmax temperature of the worst-group smoothing (nats)
 TEMPERATURE_NOISE = 4.0  # ... raised to this multiple of the noise left in the averaged loss
-LOSS_CLIP_FACTOR = 2.0  # losses clipped at LOSS_CLIP_FACTOR * loss at theta = 0
 WEIGHT_MEMORY = 0.25  # noisy_gd's group weights average the losses of this share of the steps
 ITER_RATE = 0.3      # auto_iterations: ITER_RATE * n * mu steps ...
 MIN_ITER = 100       # ... at least
@@ -94,25 +93,6 @@ def auto_iterations(n, mu):
     return int(min(MAX_ITER, max(MIN_ITER, round(ITER_RATE * n * mu))))
 
 
-def _loss_clip(k, n_classes):
-    return LOSS_CLIP_FACTOR * math.log(max(n_classes, 2))
-
-
-def _loss_sensitivity(loss_clip, sizes):
-    inv = np.sort(1.0 / np.asarray(sizes, dtype=float))[::-1]
-    second = inv[1] if inv.size > 1 else 0.0
-    return loss_clip * math.sqrt(inv[0] ** 2 + second**2)
-
-
-def _project(W, b, radius, xp):
-    if radius is None or math.isinf(radius):
-        return W, b
-    norm = math.sqrt(float(xp.sum(W * W)) + float(xp.sum(b * b)))
-    if norm > radius:
-        W, b = W * (radius / norm), b * (radius / norm)
-    return W, b
-
-
 def _clipped_residual(data, r, clip):
     """``r`` with each per-sample gradient ``r_i a_i^T`` scaled to norm <= clip."""
     xp = data.xp
@@ -123,32 +103,8 @@ def _clipped_residual(data, r, clip):
 def _group_losses(data, loss, loss_clip, sizes):
     xp = data.xp
     clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
-    sums = np.asarray(_to_host(xp, data.onehot.T @ clipped), dtype=float)
+    sums = np.asarray(to_host(xp, data.onehot.T @ clipped), dtype=float)
     return sums / sizes
-
-
-def _to_host(xp, a):
-    from ..._backend import to_numpy
-
-    return to_numpy(a)
-
-
-class _Averager:
-    """Running average of (W, b, p) over the last ``tail`` iterations."""
-
-    def __init__(self, total, tail_fraction=0.5):
-        self.start = total - max(1, int(round(total * tail_fraction)))
-        self.count = 0
-        self.sums = None
-
-    def add(self, t, *items):
-        if t < self.start:
-            return
-        self.count += 1
-        self.sums = list(items) if self.sums is None else [s + i for s, i in zip(self.sums, items)]
-
-    def mean(self):
-        return [s / self.count for s in self.sums]
 
 
 def noisy_gd(problem, budget, options):
@@ -181,21 +137,21 @@ def noisy_gd(problem, budget, options):
     m, k = data.n_groups, data.k
     mu = budget.mu
     if math.isinf(mu) and n_iter == "auto" and radius is None:
-        data, _ = _centre(data, mu, budget)
+        data, _ = centre_rows(data, mu, budget)
         return _exact_fit(data, sizes, budget)
     T = auto_iterations(data.n, mu) if n_iter == "auto" else int(n_iter)
-    data, mu = _centre(_scale_intercept(data), mu, budget)
+    data, mu = centre_rows(_scale_intercept(data), mu, budget)
     share = LOSS_SHARE if m > 1 else 0.0
     mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
-    step, step_b = _steps(data)
-    loss_clip = _loss_clip(k, data.n_classes)
-    loss_sens = _loss_sensitivity(loss_clip, sizes)
+    step, step_b = step_sizes(data)
+    loss_clip = loss_clip_bound(k, data.n_classes)
+    loss_sens = loss_sensitivity(loss_clip, sizes)
     W = xp.zeros((k, data.p), dtype=data.dtype)
     b = xp.zeros((k,), dtype=data.dtype)
     sigma_loss = 0.0 if m == 1 or math.isinf(mu_loss) else loss_sens / mu_loss
     player = _GroupPlayer(reference_logits(sizes, problem.reference), T, sigma_loss)
-    avg = _Averager(T)
+    avg = TailAverager(T)
     for t in range(T):
         p = player.weights  # set by the losses released before this step
         q = p / sizes
@@ -207,13 +163,13 @@ def noisy_gd(problem, budget, options):
         gw, gb = budget.gaussian_gdp_blocks([gw, gb], sens, sigma, label="worst-group gradient")
         if m > 1:
             player.update(_release_losses(xp, loss_sums, loss_sens, sigma_loss, sizes, budget))
-        W, b = _project(W - step * gw, b - step_b * gb, radius, xp)
+        W, b = project_ball(W - step * gw, b - step_b * gb, radius, xp)
         avg.add(t, W, b, backend.asarray(p))
         if problem.verbose:
             print(f"[noisy_gd] step {t + 1}/{T} noise sigma={sigma:.3g} weights={np.round(p, 3)}")
     W, b, p_avg = avg.mean()
-    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=T,
-                        info=dict(group_weights=np.asarray(_to_host(xp, p_avg))))
+    return SolverResult(solution=(W, intercept_of(data, W, b)), n_iter=T,
+                        info=dict(group_weights=np.asarray(to_host(xp, p_avg))))
 
 
 def _exact_fit(data, sizes, budget):
@@ -237,7 +193,7 @@ def _exact_fit(data, sizes, budget):
         theta = backend.asarray(flat, dtype=data.dtype)
         W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
         loss_sums, G, t = data.group_sums(W, b)
-        host = np.asarray(_to_host(xp, loss_sums), dtype=float) / sizes
+        host = np.asarray(to_host(xp, loss_sums), dtype=float) / sizes
         weights = softmax_np(host / TEMPERATURE)
         value = TEMPERATURE * (np.log(np.sum(np.exp(host / TEMPERATURE - host.max() / TEMPERATURE)))
                                + host.max() / TEMPERATURE)
@@ -247,8 +203,8 @@ def _exact_fit(data, sizes, budget):
         gw = gw + (INF_RIDGE / n) * W
         value += 0.5 * INF_RIDGE / n * float(xp.sum(W * W))
         state["weights"] = weights
-        grad = np.concatenate([np.asarray(_to_host(xp, gw), dtype=float).ravel(),
-                               np.asarray(_to_host(xp, gb), dtype=float).ravel()])
+        grad = np.concatenate([np.asarray(to_host(xp, gw), dtype=float).ravel(),
+                               np.asarray(to_host(xp, gb), dtype=float).ravel()])
         return value, grad
 
     res = minimize(objective, np.zeros(k * (p + 1)), jac=True, method="L-BFGS-B",
@@ -257,7 +213,7 @@ def _exact_fit(data, sizes, budget):
     theta = backend.asarray(res.x, dtype=data.dtype)
     W, b = xp.reshape(theta[:k * p], (k, p)), theta[k * p:]
     W, b = budget.gaussian_gdp_blocks([W, b], 1.0, 0.0, label="exact fit (epsilon = inf)")
-    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=max(1, int(res.nit)),
+    return SolverResult(solution=(W, intercept_of(data, W, b)), n_iter=max(1, int(res.nit)),
                         info=dict(group_weights=state["weights"]))
 
 
@@ -284,28 +240,6 @@ def reference_logits(sizes, reference):
     return np.zeros(sizes.shape[0])
 
 
-def _centre(data, mu, budget):
-    """Release the mean clipped row and centre the rows on it (with an intercept).
-
-    The mean of rows of norm <= A moves by <= 2 A / n when one is replaced
-    (Gaussian mechanism, GDP ``mu sqrt(CENTER_SHARE)``); it is projected onto
-    the A-ball. Centring conditions the problem (the intercept absorbs it:
-    ``intercept = c b - W centre``). Returns the centred data and the mu left.
-    """
-    if data.intercept_scale == 0:
-        return data, mu
-    xp = data.xp
-    mu_c, rest = mu * math.sqrt(CENTER_SHARE), mu * math.sqrt(1 - CENTER_SHARE)
-    mean = data.clipped_sum() / data.n
-    sens = 2.0 * data.feature_bound / data.n
-    sigma = 0.0 if math.isinf(mu_c) else sens / mu_c
-    mean = budget.gaussian_gdp(mean, sens, sigma, label="feature mean")
-    norm = math.sqrt(float(xp.sum(mean * mean)))
-    if norm > data.feature_bound:
-        mean = mean * (data.feature_bound / norm)
-    return data.with_center(mean), rest
-
-
 def _scale_intercept(data):
     """The data with its intercept feature at ``INTERCEPT_RATIO * feature_bound``."""
     if data.intercept_scale == 0:
@@ -313,29 +247,9 @@ def _scale_intercept(data):
     return data.with_intercept_scale(INTERCEPT_RATIO * data.feature_bound)
 
 
-def _intercept(data, W, b):
-    out = data.intercept_scale * b
-    if data.center is not None:
-        out = out - (data.center[None, :] @ W.T)[0, :]
-    return out
-
-
-def _steps(data):
-    """Step sizes of the weights and of the intercept.
-
-    ``STEP_SCALE / (h0 A**2)`` with ``h0`` the loss curvature at 0 and ``A`` the
-    augmented row bound; the intercept's own curvature is ``h0 c**2``, and its
-    step ``1 / (h0 c**2)`` (Newton's step at 0) keeps it stable.
-    """
-    h0 = curvature_at_zero(data.k, data.n_classes)
-    step = STEP_SCALE / (h0 * data.augmented_bound**2)
-    c = data.intercept_scale
-    return step, (min(step, 1.0 / (h0 * c * c)) if c > 0 else step)
-
-
 def _release_losses(xp, loss_sums, sens, sigma, sizes, budget):
     """The clipped group losses (from their sums) plus N(0, sigma**2) noise (host)."""
-    values = np.asarray(_to_host(xp, loss_sums), dtype=float) / sizes
+    values = np.asarray(to_host(xp, loss_sums), dtype=float) / sizes
     return budget.on_host().gaussian_gdp(values, sens, sigma, label="group losses")
 
 
@@ -394,7 +308,7 @@ def sgda(problem, budget, options):
     backend = budget.backend
     xp = backend.xp
     m, k, n = data.n_groups, data.k, data.n
-    data, mu = _centre(_scale_intercept(data), budget.mu, budget)
+    data, mu = centre_rows(_scale_intercept(data), budget.mu, budget)
     epochs = 5 if n_iter == "auto" else int(n_iter)
     bsz = min(max(64, n // 32), n)
     n_batches = n // bsz
@@ -402,16 +316,16 @@ def sgda(problem, budget, options):
     mu_loss = mu * math.sqrt(share / epochs)
     mu_grad = mu * math.sqrt((1 - share) / epochs)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
-    step, step_b = _steps(data)
-    loss_clip = _loss_clip(k, data.n_classes)
+    step, step_b = step_sizes(data)
+    loss_clip = loss_clip_bound(k, data.n_classes)
     batch_sizes = np.asarray(sizes, dtype=float) * bsz / n  # public expected group sizes per batch
-    loss_sens = _loss_sensitivity(loss_clip, batch_sizes)
+    loss_sens = loss_sensitivity(loss_clip, batch_sizes)
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / max(1, epochs * n_batches)) / loss_clip
     W = xp.zeros((k, data.p), dtype=data.X.dtype)
     b = xp.zeros((k,), dtype=data.X.dtype)
     log_y = reference_logits(sizes, problem.reference)  # the group player starts there
     total = epochs * n_batches
-    avg = _Averager(total, tail_fraction=min(1.0, 1.0 / epochs))
+    avg = TailAverager(total, tail_fraction=min(1.0, 1.0 / epochs))
     t = 0
     for epoch in range(epochs):
         perm = backend.public_rng.permutation(n)
@@ -430,7 +344,7 @@ def sgda(problem, budget, options):
             v = batch.onehot @ backend.asarray(q, dtype=data.X.dtype)
             gw, gb = batch.gradient(v[:, None] * _clipped_residual(batch, r, clip))
             gw, gb = grads([gw, gb], 2.0 * clip * float(q.max()))
-            W, b = _project(W - step * gw, b - step_b * gb, problem.radius, xp)
+            W, b = project_ball(W - step * gw, b - step_b * gb, problem.radius, xp)
             avg.add(t, W, b, backend.asarray(y))
             t += 1
         if m > 1:
@@ -439,5 +353,5 @@ def sgda(problem, budget, options):
         if problem.verbose:
             print(f"[sgda] epoch {epoch + 1}/{epochs} weights={np.round(softmax_np(log_y), 3)}")
     W, b, y_avg = avg.mean()
-    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=epochs,
-                        info=dict(group_weights=np.asarray(_to_host(xp, y_avg))))
+    return SolverResult(solution=(W, intercept_of(data, W, b)), n_iter=epochs,
+                        info=dict(group_weights=np.asarray(to_host(xp, y_avg))))

@@ -41,7 +41,8 @@ from ...privacy.clipping import clip_factors
 from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
 from ..spec import SolverResult
 from .common import softmax_np
-from .euclidean import LOSS_SHARE, _centre, _loss_clip, _loss_sensitivity, reference_logits
+from .euclidean import reference_logits
+from .steps import LOSS_SHARE, centre_rows, loss_clip_bound, loss_sensitivity
 
 __all__ = ["mlmc", "epochs_for_budget", "mlmc_weights"]
 
@@ -196,7 +197,7 @@ def mlmc(problem, budget, options):
     radius = float(radius)
     mu_total = budget.mu
     if not theory:  # centre the rows on their private mean (as noisy_gd; benchmarks/minimax.py)
-        data, mu_total = _centre(data, mu_total, budget)
+        data, mu_total = centre_rows(data, mu_total, budget)
     if theory:
         phases = max(1, math.ceil(math.log(n))) if n_iter == "auto" else int(n_iter)
     else:
@@ -211,9 +212,9 @@ def mlmc(problem, budget, options):
     mu_loss, mu_model = mu_total * math.sqrt(share), mu_total * math.sqrt(1 - share)
     clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
     h0 = curvature_at_zero(k, data.n_classes)
-    loss_clip = _loss_clip(k, data.n_classes)
+    loss_clip = loss_clip_bound(k, data.n_classes)
     batch_sizes = np.asarray(sizes, dtype=float) * n_bar / n
-    loss_sens = _loss_sensitivity(loss_clip, batch_sizes)
+    loss_sens = loss_sensitivity(loss_clip, batch_sizes)
     width = data.p + int(data.intercept_scale > 0)
     theta = np.zeros((k, width))
     perm = rng.permutation(n)

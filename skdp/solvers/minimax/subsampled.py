@@ -40,7 +40,7 @@ composition), so the fit spends its epsilon exactly.
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
 default), against ``T`` passes for ``noisy_gd``. Only the sampled rows are
 gathered (``X[idx]``); ``X`` is never copied. Each step's sums are
-:func:`~skdp.solvers.losses.classification.gradient_sums_block` over the
+:func:`~skdp.solvers.minimax.data.gradient_sums_block` over the
 sampled rows, in memory or per partition on Dask (the sample drawn on the
 client).
 """
@@ -54,9 +54,9 @@ from ..losses.classification import lipschitz
 from ..shared.subsampling import sampling_rate
 from ..spec import SolverResult
 from .common import softmax_np
-from .euclidean import (LOSS_SHARE, _Averager, _centre, _intercept, _loss_clip, _project,
-                        _steps, _to_host, auto_iterations,
-                        reference_logits)
+from .euclidean import auto_iterations, reference_logits
+from .steps import (LOSS_SHARE, TailAverager, centre_rows, intercept_of, loss_clip_bound,
+                    project_ball, step_sizes, to_host)
 
 __all__ = ["dpsgd_poisson"]
 
@@ -98,14 +98,14 @@ def dpsgd_poisson(problem, budget, options):
     xp = budget.backend.xp
     T = auto_iterations(data.n, budget.mu) if problem.n_iter == "auto" else int(problem.n_iter)
     q = sampling_rate(options["sampling_rate"], T, not math.isinf(budget.mu))
-    data, _ = _centre(data, budget.mu, budget)
+    data, _ = centre_rows(data, budget.mu, budget)
     z = 0.0
     if not math.isinf(budget.mu):
         z = subsampled_noise_within(budget.recorded().entries, [], q, T, budget.epsilon,
                                     budget.delta)
     W, b, y_avg = _run(problem, budget, data, T, q, z)
-    return SolverResult(solution=(W, _intercept(data, W, b)), n_iter=T,
-                        info=dict(group_weights=np.asarray(_to_host(xp, y_avg)),
+    return SolverResult(solution=(W, intercept_of(data, W, b)), n_iter=T,
+                        info=dict(group_weights=np.asarray(to_host(xp, y_avg)),
                                   sampling_rate=q, noise_multiplier=z))
 
 
@@ -116,13 +116,13 @@ def _run(problem, budget, data, T, q, z):
     share = LOSS_SHARE if m > 1 else 0.0
     scales = (math.sqrt(1.0 - share), math.sqrt(share))
     clips = (SGD_CLIP_RATIO * lipschitz(data.k) * data.augmented_bound,
-             _loss_clip(data.k, data.n_classes))
-    step, step_b = _steps(data)
+             loss_clip_bound(data.k, data.n_classes))
+    step, step_b = step_sizes(data)
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / T) / clips[1]
     W = xp.zeros((data.k, data.p), dtype=data.dtype)
     b = xp.zeros((data.k,), dtype=data.dtype)
     log_y = reference_logits(sizes, problem.reference)  # the group player starts there
-    avg = _Averager(T)
+    avg = TailAverager(T)
     for t in range(T):
         y = softmax_np(log_y)
         weights = y / sizes
@@ -130,7 +130,7 @@ def _run(problem, budget, data, T, q, z):
                                      (q, z, clips, scales))
         if m > 1:
             log_y = log_y + eta_y * losses  # ascent, as sgda
-        W, b = _project(W - step * gw, b - step_b * gb, problem.radius, xp)
+        W, b = project_ball(W - step * gw, b - step_b * gb, problem.radius, xp)
         avg.add(t, W, b, backend.asarray(y))
         if problem.verbose:
             print(f"[dpsgd_poisson] step {t + 1}/{T} q={q:.3g} noise multiplier={z:.3g} "
@@ -158,6 +158,6 @@ def _noisy_step(budget, data, model, groups, plan):
     g_scale = top / q
     losses = None
     if a_l > 0:
-        tail = np.asarray(_to_host(xp, flat[k * p + k:]), dtype=float)
+        tail = np.asarray(to_host(xp, flat[k * p + k:]), dtype=float)
         losses = tail * (a_g * loss_clip / (a_l * clip)) / (q * n_min)
     return xp.reshape(flat[:k * p], (k, p)) * g_scale, flat[k * p:k * p + k] * g_scale, losses

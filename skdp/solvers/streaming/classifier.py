@@ -1,6 +1,6 @@
 """Streaming solvers of paper 003 for the one-group (average-risk) classifier.
 
-Thin adapters from :class:`~skdp.solvers.losses.classification.LinearData` to
+Thin adapters from :class:`~skdp.solvers.minimax.data.LinearData` to
 :func:`skdp.solvers.streaming.srgd.run_stream` (see :mod:`skdp.solvers.streaming.srgd` for the
 algorithms and their privacy). They minimise the average logistic /
 multinomial loss, so they need one group: the worst-group objective would

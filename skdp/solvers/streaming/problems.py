@@ -9,7 +9,7 @@ softmax residual ``p_i - y_i`` for the multinomial loss), so the difference
 norm is ``||a r_i1 - c r_i0|| ||x_i||``: a batch costs two forward products
 and one backward product, memory ``O(B d)``. For the regressor's mlp the
 norm uses the Jacobians' closed-form inner products (ghost clipping, see
-:class:`~skdp.solvers.kl.models.Objective`).
+:class:`~skdp.solvers.kl.problem.Objective`).
 
 ``residuals(batch, theta)`` is the only place a gradient (a residual) of an
 example is evaluated: tests count its calls.
@@ -29,7 +29,7 @@ class ClassificationProblem:
     Parameters
     ----------
     data : LinearData
-        Clipped design and targets (:mod:`skdp.solvers.losses.classification`).
+        Clipped design and targets (:class:`~skdp.solvers.minimax.data.LinearData`).
 
     Attributes
     ----------

@@ -1,6 +1,6 @@
 """Streaming solvers of paper 003 for :class:`~skdp.regression.KLAdaptiveRegressor`.
 
-Thin adapter from the regressor's :class:`~skdp.solvers.kl.models.KLProblem`
+Thin adapter from the regressor's :class:`~skdp.solvers.kl.problem.KLProblem`
 (clipped design, loss, model, public constants, the stream to continue) to
 :func:`skdp.solvers.streaming.srgd.run_stream` (algorithms and privacy:
 :mod:`skdp.solvers.streaming.srgd`). Each example is used once, so the private

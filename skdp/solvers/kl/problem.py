@@ -1,0 +1,152 @@
+"""The problem a paper-004 solver sees: the clipped empirical objective, the public
+constants and the start.
+
+The solvers of :mod:`skdp.solvers.kl.gd`, :mod:`skdp.solvers.kl.spider` and
+:mod:`skdp.solvers.kl.ppm` are called ``fn(problem, budget, options)`` with a
+:class:`KLProblem` (an :class:`Objective`, the start ``w0`` and the public
+:class:`SolverConfig`) and a :class:`~skdp.privacy.budget.Budget`, the zCDP
+filter through which every release is drawn and recorded; they return a
+:class:`~skdp.solvers.spec.SolverResult`. The :class:`Objective` returns the mean
+of *clipped* per-sample gradients (and of clipped per-sample gradient
+differences, for Spider), which is what bounds the sensitivity whatever the
+data (notes 004 §5.4 item 1); its per-row maths are the kernels of
+:mod:`skdp.solvers.kl.models`.
+
+Neighbouring datasets differ in one row (replace-one, paper 004 Def. 2). The
+mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
+004 §5.1), and so has its norm (reverse triangle inequality).
+"""
+
+from dataclasses import dataclass
+
+
+from .models import (Design, RowModel, clipped_diff_block, clipped_grad_block,
+                     grad_norm_counts_block, grad_norms_block, row_sq_norms)
+
+__all__ = ["Objective", "SolverConfig", "KLProblem"]
+
+
+class Objective:
+    """``F(w) = (1/n) sum_i phi(z_i(w), y_i) + alpha/2 ||w||**2`` with clipped gradients.
+
+    The per-row maths are the block functions above (``clipped_grad_block``,
+    ...), called on all the rows at once; a
+    :class:`~skdp.solvers.kl.partitioned.PartitionedObjective` calls the same
+    ones on each partition of a Dask collection.
+
+    Parameters
+    ----------
+    X : array or Design
+        Public-bound-clipped design in the backend namespace (a
+        :class:`Design` applies the intercept column and the preconditioner
+        on the fly).
+    y : array
+        Clipped targets.
+    loss : loss object from :mod:`skdp.solvers.losses.regression`
+    model : LinearModel or MLPModel
+    alpha : float
+        Ridge strength (data-independent gradient ``alpha w``: no privacy cost).
+    xp : namespace
+    """
+
+    def __init__(self, X, y, loss, model, alpha, xp):
+        self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
+        self.n = int(X.shape[0])
+        self._x_sq_norms = None
+        D = X if isinstance(X, Design) else Design(X, None, None, xp)
+        self._features = D.X
+        self._rows = RowModel(loss, model, D.intercept, D.P)
+
+    @property
+    def x_sq_norms(self):
+        """Squared row norms of the design, computed on first use (a pass over ``X``; a
+        subsampled solver that builds its own batches never needs the full ones)."""
+        if self._x_sq_norms is None:
+            self._x_sq_norms = row_sq_norms(self.X, self.xp)
+        return self._x_sq_norms
+
+    def _part(self):
+        return {"X": self._features, "y": self.y, "sq": self.x_sq_norms}
+
+    def rows(self, idx, alpha=None):
+        """The objective restricted to the rows ``idx`` (an integer index array), with the
+        ridge ``alpha`` (None: this one's); its row norms are taken from this one's, computed
+        once (a batch's own would cost a product with ``P`` per batch)."""
+        xp = self.xp
+        X = self.X.take(idx) if isinstance(self.X, Design) else xp.take(self.X, idx, axis=0)
+        out = Objective(X, xp.take(self.y, idx, axis=0), self.loss, self.model,
+                        self.alpha if alpha is None else alpha, xp)
+        out._x_sq_norms = xp.take(self.x_sq_norms, idx, axis=0)
+        return out
+
+    def grad_norms(self, w):
+        """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (not a release)."""
+        return grad_norms_block(self._part(), w, self._rows)
+
+    def grad_norm_counts(self, w, grid):
+        """Counts of the per-sample gradient norms at ``w`` in the cells cut by ``grid``."""
+        return grad_norm_counts_block(self._part(), w, grid, self._rows)
+
+    def clipped_grad(self, w, clip):
+        """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""
+        return clipped_grad_block(self._part(), w, clip, self.n, self._rows) + self.alpha * w
+
+    def clipped_diff(self, w1, w0, clip):
+        """Mean of per-sample ``grad f(w1) - grad f(w0)`` clipped to norm ``clip``.
+
+        Plus ``alpha (w1 - w0)`` (see :func:`clipped_diff_block`).
+        """
+        return (clipped_diff_block(self._part(), w1, w0, clip, self.n, self._rows)
+                + self.alpha * (w1 - w0))
+
+    def value(self, w):
+        """Exact objective (diagnostics and tests only: never released)."""
+        xp = self.xp
+        z = self.model.forward(w, self.X, xp)[0]
+        return float(xp.mean(self.loss.value(z, self.y, xp))) + 0.5 * self.alpha * float(
+            xp.sum(w * w))
+
+
+@dataclass
+class SolverConfig:
+    """Public constants a solver needs (all from public bounds and parameters)."""
+
+    clip: float            # per-sample gradient clip C (the L0 role)
+    smoothness: float      # L1: step sizes
+    n_params: int
+    diff_clip: float | None = None  # per-sample smoothness: Spider's difference clip (default L1)
+    beta: float = 0.1
+    snr: float = 1.0
+    max_iter: int | None = None
+    kl_gamma: float | None = None
+    kl_kappa: float | None = None
+    loss_bound: float = 1.0
+    theory: bool = False
+    smooth: bool = True
+    radius: float | None = None   # Goldstein solvers: smoothing radius alpha (None: their rule)
+    verbose: int = 0
+    row_sq: float | None = None   # public bound on the squared row norms of the design (P excluded)
+    target_bound: float | None = None  # public bound on |y| (the clipped targets)
+
+
+@dataclass
+class KLProblem:
+    """What a paper-004 solver is given besides its budget and options.
+
+    Parameters
+    ----------
+    objective : Objective
+        The clipped empirical objective (the only access to the data).
+    w0 : array
+        Data-independent start.
+    config : SolverConfig
+        Public constants.
+    state : StreamState, default=None
+        Streaming solvers: the stream that ``partial_fit`` continues (None:
+        ``fit`` starts one from ``w0``).
+    """
+
+    objective: Objective
+    w0: object
+    config: SolverConfig
+    state: object = None

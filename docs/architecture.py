@@ -21,7 +21,7 @@ LAYERS = [  # (title, modules, one line on what it does, colour)
     ("Estimators", "skdp/minimax.py  regression.py  synthesizer.py  model_selection.py  _cli/",
      "validate, check solver_options against SOLVER_SPECS, dispatch, charge the accountant",
      "#dbe9f6"),
-    ("Solvers", "skdp/solvers/  minimax/  kl/  synth/  streaming/  goldstein/  losses/  spec.py",
+    ("Solvers", "skdp/solvers/  minimax/ kl/ synth/ streaming/ goldstein/ shared/ losses/ spec.py",
      "mathematics on arrays; every solver: fn(problem, budget, options) -> SolverResult",
      "#e3f1df"),
     ("Privacy core", "skdp/privacy/  release  budget  ledger  clipping  tree  matrix  "

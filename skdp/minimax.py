@@ -32,7 +32,7 @@ from .solvers.losses.classification import LOSSES
 from .solvers.minimax.data import LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
 from .solvers.minimax.euclidean import noisy_gd, sgda
-from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
+from .solvers.goldstein.classifier import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
 from .solvers.minimax.subsampled import dpsgd_poisson
@@ -273,7 +273,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         Crammer–Singer hinge for more than 2 classes): bounded, hence robust
         to mislabelled points, but nonconvex. With ``'ramp'`` the model
         minimises the group-balanced risk ``(1/m) sum_g L_g`` (fixed uniform
-        group weights, see :mod:`skdp.solvers.minimax.goldstein`) and returns
+        group weights, see :mod:`skdp.solvers.goldstein.classifier`) and returns
         an approximate Goldstein-stationary point (paper 001).
     radius : float, default=None
         Radius of the model's ball: l2 for the Euclidean solvers (None:

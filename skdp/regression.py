@@ -36,8 +36,8 @@ from .solvers.kl.problem import KLProblem, Objective, SolverConfig
 from .solvers.kl.partitioned import PartitionedDesign, PartitionedObjective
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
-from .solvers.goldstein import (GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config,
-                                goldstein_gap)
+from .solvers.goldstein import GOLDSTEIN_OPTIONS, goldstein_gap
+from .solvers.goldstein.regressor import goldstein_solver, regression_glm
 from .solvers.streaming.regressor import stream_solver
 from .solvers.suffstats import ADASSP_OPTIONS, adassp
 from .solvers.streaming.srgd import STREAM_OPTIONS
@@ -120,27 +120,6 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0):
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
 
 
-def _goldstein_solver(name):
-    """``fn(problem, budget, options)`` of a paper-001 solver on the clipped design (linear
-    model): its constants resolved from public bounds, its releases drawn through
-    ``budget``; ``info`` holds the certificate and the resolved constants."""
-
-    def fn(problem, budget, options):
-        obj, cfg = problem.objective, problem.config
-        glm = _glm_problem(obj)
-        given = {key: value for key, value in options.items() if value is not None}
-        gcfg = goldstein_config(
-            name, obj.n, glm.d, budget.epsilon, budget.rho, cfg.clip, cfg.loss_bound,
-            radius=cfg.radius, max_iter=cfg.max_iter, theory=cfg.theory, options=given,
-            dtype=problem.w0.dtype, verbose=cfg.verbose)
-        result = GOLDSTEIN_SOLVERS[name](glm, problem.w0, gcfg, budget, label=name)
-        result.info["config"] = {k: v for k, v in vars(gcfg).items() if k != "dtype"}
-        return result
-
-    fn.__name__ = name
-    return fn
-
-
 _STREAM_PAPER = {"srgd": "003 Alg. 1 (Accelerated-DP-SRGD), Thm 4.10",
                  "srg_memf": "003 Alg. 3 (DP-SRG-MEMF, corrected); Denisov et al. 2022 Thm 2.1",
                  "memf": "003 Alg. 2 (DP-MEMF / DP-FTRL); Denisov et al. 2022 Thm 2.1",
@@ -190,7 +169,7 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                  _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
                  streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)), dask=True)
       for name, paper in _STREAM_PAPER.items()),
-    *(SolverSpec(name, _goldstein_solver(name), "goldstein", paper,
+    *(SolverSpec(name, goldstein_solver(name), "goldstein", paper,
                  _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS, backends=("numpy",),
                  auto=name == "fo_single_pass", models=("linear",),
                  info_attributes=_CERTIFICATE)
@@ -620,7 +599,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             Xd = Xd @ self._precond
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
                          truncation=self.truncation)
-        problem = _glm_problem(Objective(Xd, y, loss, LinearModel(int(Xd.shape[1])),
+        problem = regression_glm(Objective(Xd, y, loss, LinearModel(int(Xd.shape[1])),
                                           float(self.alpha), xp))
         if radius is None:
             radius = 2 * self.goldstein_config_["radius"] if hasattr(
@@ -1136,17 +1115,6 @@ def _max_abs_target(part):
 def _clipped_rows(part, feature_bound, low, target_bound):
     """Rows scaled to norm ``feature_bound``, targets clipped to ``[low, target_bound]``."""
     return {"X": clip_rows(part["X"], feature_bound), "y": np.clip(part["y"], low, target_bound)}
-
-
-def _glm_problem(obj):
-    """The regression objective as a :class:`~skdp.solvers.goldstein.GLMProblem` (k = 1)."""
-    loss, xp = obj.loss, obj.xp
-
-    def phi(Z, T, xp):
-        return loss.value(Z[..., 0], T[..., 0], xp), loss.derivative(Z, T, xp)
-
-    X = obj.X.dense() if isinstance(obj.X, Design) else obj.X
-    return GLMProblem(X, xp.reshape(obj.y, (-1, 1)), phi, 1, xp, ridge=obj.alpha)
 
 
 def _quantile_noise(n, rho):

@@ -5,7 +5,9 @@ zero- and first-order gradient estimators, tree and multi-pass mechanisms).
 (:func:`~skdp.solvers.goldstein.o2nc.o2nc`), the three solvers and their privacy;
 :mod:`~skdp.solvers.goldstein.config` the constants and their calibration;
 :mod:`~skdp.solvers.goldstein.oracles` the problem, the gradient estimators and the
-releases; :mod:`~skdp.solvers.goldstein.certificate` the non-private Goldstein-gap bound.
+releases; :mod:`~skdp.solvers.goldstein.certificate` the non-private Goldstein-gap bound;
+:mod:`~skdp.solvers.goldstein.regressor` and :mod:`~skdp.solvers.goldstein.classifier` the
+adapters from the two estimators' problems.
 """
 
 from .certificate import goldstein_gap, min_norm_in_hull

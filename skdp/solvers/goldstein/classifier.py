@@ -21,7 +21,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..goldstein import GOLDSTEIN_OPTIONS, GOLDSTEIN_SOLVERS, GLMProblem, goldstein_config
+from .config import GOLDSTEIN_OPTIONS, goldstein_config
+from .o2nc import GOLDSTEIN_SOLVERS
+from .oracles import GLMProblem
 from ..losses.classification import lipschitz, ramp_loss
 from ..spec import SolverResult
 

@@ -32,11 +32,11 @@ from ._validation import warn_large_delta
 from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
 from .privacy.ledger import (approx_dp_to_gdp, approx_dp_to_zcdp, pure_rho,
-                                 subsampled_noise_within)
+                             subsampled_noise_within)
 from .privacy.budget import Budget
 from .privacy.rdp import RDP_ORDERS, ledger_rdp, subsampled_gaussian_rdp
 from .privacy.repeat_and_select import (repeat_and_select_epsilon, repeat_and_select_epsilon_curve,
-                                sample_repetitions)
+                                        sample_repetitions)
 
 __all__ = ["PrivateHyperparameterSearch", "fit_rho_bound", "fit_rdp_bound", "subsampled_steps"]
 

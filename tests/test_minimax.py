@@ -556,7 +556,7 @@ from skdp.solvers.minimax import mirror as minimax_mirror  # noqa: E402
 from skdp.solvers.minimax.data import LinearData  # noqa: E402
 from skdp._backend import Backend  # noqa: E402
 from skdp.privacy.ledger import (advanced_composition_step_epsilon,  # noqa: E402
-                                     fully_adaptive_epsilon)
+                                 fully_adaptive_epsilon)
 
 
 def test_prop33_fixture():

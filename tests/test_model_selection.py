@@ -22,8 +22,8 @@ from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor, Pr
 from skdp.model_selection import PrivateHyperparameterSearch, fit_rho_bound
 from skdp.privacy.ledger import approx_dp_to_gdp
 from skdp.privacy.repeat_and_select import (repeat_and_select_epsilon, repeat_and_select_rdp,
-                                    sample_repetitions, truncated_negative_binomial_gamma,
-                                    truncated_negative_binomial_mean)
+                                            sample_repetitions, truncated_negative_binomial_gamma,
+                                            truncated_negative_binomial_mean)
 from _toy import NoisyMeanRegressor
 
 TNB = "truncated_negative_binomial"

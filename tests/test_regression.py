@@ -16,7 +16,7 @@ from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._backend import Backend
 from skdp.solvers.losses.regression import LOSSES, make_loss
 from skdp.privacy.ledger import (PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp,
-                                    zcdp_to_approx_dp)
+                                 zcdp_to_approx_dp)
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release
 from skdp.regression import KLAdaptiveRegressor, SOLVER_SPECS, resolve_solver

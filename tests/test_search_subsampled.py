@@ -14,7 +14,7 @@ from skdp.model_selection import (PrivateHyperparameterSearch, fit_rdp_bound, fi
 from skdp.privacy.ledger import PrivacyLedger
 from skdp.privacy.rdp import RDP_ORDERS, ledger_rdp, rdp_to_delta, subsampled_gaussian_rdp
 from skdp.privacy.repeat_and_select import (repeat_and_select_epsilon,
-                                    repeat_and_select_epsilon_curve)
+                                            repeat_and_select_epsilon_curve)
 
 dpa = pytest.importorskip("dp_accounting")
 from dp_accounting.rdp import RdpAccountant  # noqa: E402

@@ -12,10 +12,10 @@ import sklearn
 from skdp._backend import Backend
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.privacy.ledger import (PrivacyLedger, advanced_composition_step_epsilon,
-                                     approx_dp_to_gdp, approx_dp_to_zcdp,
-                                     bounded_range_step_epsilon,
-                                     fully_adaptive_step_epsilon, gaussian_sigma,
-                                     zcdp_to_approx_dp)
+                                 approx_dp_to_gdp, approx_dp_to_zcdp,
+                                 bounded_range_step_epsilon,
+                                 fully_adaptive_step_epsilon, gaussian_sigma,
+                                 zcdp_to_approx_dp)
 from skdp.privacy.accountant import BudgetAccountant
 from skdp.privacy.budget import Budget
 from skdp.privacy.release import Release

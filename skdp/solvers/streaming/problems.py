@@ -18,7 +18,7 @@ example is evaluated: tests count its calls.
 from ..._backend import array_api_compat
 from ...privacy.clipping import clip_factors
 from ..losses.classification import (curvature_at_zero, lipschitz, loss_and_residual,
-                                    smoothness)
+                                     smoothness)
 
 __all__ = ["ClassificationProblem", "RegressionProblem"]
 

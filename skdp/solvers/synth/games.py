@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from ...privacy.ledger import (advanced_composition_step_epsilon,
-                                  bounded_range_step_epsilon, fully_adaptive_step_epsilon)
+                               bounded_range_step_epsilon, fully_adaptive_step_epsilon)
 from ..spec import SolverResult
 from .marginals import _device, softmax
 

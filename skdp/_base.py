@@ -177,13 +177,13 @@ class Reservation:
         self.accountant.charge(self.token, epsilon, delta, **spend)
 
     def fail(self, exc=None):
-        """The fit failed: release it if no data row was read and ``exc`` is an ``Exception``
+        """The fit failed: cancel the reservation if no data row was read and ``exc`` is an ``Exception``
         (not an interrupt), else leave it counted at its claim."""
         if self.settled:
             return
         self.settled = True
         if not self.data_read and (exc is None or isinstance(exc, Exception)):
-            self.accountant.release(self.token)
+            self.accountant.cancel(self.token)
 
 
 def reserve_fit(estimator):

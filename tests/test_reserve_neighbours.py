@@ -51,7 +51,7 @@ def _synth(acc):
 
 @pytest.mark.parametrize("ledger", [False, True])
 def test_a_fit_failing_on_its_rows_is_charged_like_its_neighbour(tmp_path, ledger):
-    kw = dict(ledger=tmp_path / "l.sqlite", dataset="t") if ledger else {}
+    kw = dict(store=tmp_path / "l.sqlite", dataset="t") if ledger else {}
     acc = BudgetAccountant(epsilon=2.0, delta=1e-5, **kw)
     good, bad = (np.array(t, dtype=object) for t in _tables())
     _synth(acc).fit(good)

@@ -37,7 +37,7 @@ def ledger_accountant(args):
         return BudgetAccountant.open(args.ledger, args.dataset, purpose=args.purpose)
     if None in given:
         raise ValueError("give both --budget-epsilon and --budget-delta, or neither.")
-    return BudgetAccountant(*given, ledger=args.ledger, dataset=args.dataset,
+    return BudgetAccountant(*given, store=args.ledger, dataset=args.dataset,
                             purpose=args.purpose)
 
 
@@ -74,7 +74,7 @@ def show_budget(args):
                          f"{store.datasets()}.")
     for name in names:
         cap = store.budget(name) or (float("inf"), 1.0)
-        acc = BudgetAccountant(*cap, ledger=args.ledger, dataset=name,
+        acc = BudgetAccountant(*cap, store=args.ledger, dataset=name,
                                neighbouring=store.relation(name) or "replace_one")
         rows = store.rows(name, STATUSES)
         eps, delta, method = acc.composition()

@@ -215,7 +215,7 @@ def _ledger_options(p):
 
 
 BUDGET = """\
-Print the spends of a privacy ledger file (BudgetAccountant(..., ledger=FILE)):
+Print the spends of a budget store (BudgetAccountant(..., store=FILE)):
 one row per spend, with its status (reserved: a fit running, or one whose process
 died, counted; charged: counted; released: a fit that failed before releasing
 anything, not counted), then each dataset's composed total, the rule that gave

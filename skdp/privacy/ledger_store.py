@@ -115,7 +115,7 @@ class LedgerError(RuntimeError):
     >>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
     >>> _ = open(path, "w").write("not a database at all, but long enough to read")
     >>> try:
-    ...     BudgetAccountant(1.0, 1e-6, ledger=path, dataset="d")
+    ...     BudgetAccountant(1.0, 1e-6, store=path, dataset="d")
     ... except LedgerError as exc:
     ...     print("not an SQLite file" in str(exc))
     True

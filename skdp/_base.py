@@ -177,8 +177,8 @@ class Reservation:
         self.accountant.charge(self.token, epsilon, delta, **spend)
 
     def fail(self, exc=None):
-        """The fit failed: cancel the reservation if no data row was read and ``exc`` is an ``Exception``
-        (not an interrupt), else leave it counted at its claim."""
+        """The fit failed: cancel the reservation if no data row was read and ``exc`` is an
+        ``Exception`` (not an interrupt), else leave it counted at its claim."""
         if self.settled:
             return
         self.settled = True

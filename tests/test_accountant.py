@@ -251,3 +251,15 @@ def test_deprecated_names_of_the_store_and_of_cancel_warn_and_still_work(tmp_pat
     old = BudgetAccountant.__new__(BudgetAccountant)
     old.__setstate__(state)
     assert old.store == acc.store
+
+
+def test_spend_is_the_deprecated_name_of_ledger_entry():
+    import skdp.privacy
+    from skdp.privacy import accounting
+    from skdp.privacy.accounting import LedgerEntry
+    for module in (skdp.privacy, accounting):
+        with pytest.warns(FutureWarning, match="LedgerEntry"):
+            assert module.Spend is LedgerEntry
+    ledger = PrivacyLedger()
+    ledger.pure(0.5)
+    assert type(ledger.entries[0]) is LedgerEntry

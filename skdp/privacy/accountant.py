@@ -60,7 +60,7 @@ import threading
 import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
-from .accounting import PrivacyLedger, Spend
+from .accounting import PrivacyLedger, LedgerEntry
 from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
                            encode_parts, scrub_params)
 
@@ -1177,13 +1177,13 @@ def _compact(ledger):
     for ratio, gauss in sorted(by_ratio.items(), key=lambda kv: -1.0 if kv[0] is None else kv[0]):
         rho = sum(e.count * e.rho for e in gauss)
         mu = math.sqrt(sum(e.count * e.mu**2 for e in gauss))
-        out.entries.append(Spend("gaussian", 1, rho=rho, mu=mu, label="gaussian parts",
+        out.entries.append(LedgerEntry("gaussian", 1, rho=rho, mu=mu, label="gaussian parts",
                                  replace_ratio=math.nan if ratio is None else ratio))
     steps = {}
     for e in by_kind.get("subsampled_gaussian", []):
         steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count
     for (mu, q), count in steps.items():  # rho: the unamplified bound the ledger records
-        out.entries.append(Spend("subsampled_gaussian", count, rho=2.0 * mu**2, mu=mu, q=q,
+        out.entries.append(LedgerEntry("subsampled_gaussian", count, rho=2.0 * mu**2, mu=mu, q=q,
                                  label="subsampled gaussian parts"))
     if "zcdp" in by_kind:
         out.zcdp(sum(e.count * e.rho for e in by_kind["zcdp"]), label="zcdp parts")

@@ -3,7 +3,7 @@
 The file holds every spend charged to a dataset's budget, one row each: when,
 what spent it (a label, the estimator's parameters, its solver), its claimed
 (epsilon, delta), the composable parts of its :class:`~.accounting.PrivacyLedger`
-(JSON, one object per :class:`~.accounting.Spend`, by field name), the
+(JSON, one object per :class:`~.accounting.LedgerEntry`, by field name), the
 fingerprint of a fixed noise seed, a free-text purpose and a status:
 
 * ``'reserved'``: a fit checked the budget and holds its claim while it runs;
@@ -58,7 +58,7 @@ import tempfile
 import threading
 import time
 
-from .accounting import Spend
+from .accounting import LedgerEntry
 
 __all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
            "scrub_params"]
@@ -137,11 +137,11 @@ class LedgerLockedError(LedgerError, TimeoutError):
 
 
 def encode_parts(entries):
-    """JSON text of a ledger's entries: one object per :class:`Spend`, by field name.
+    """JSON text of a ledger's entries: one object per :class:`LedgerEntry`, by field name.
 
     Parameters
     ----------
-    entries : list of Spend
+    entries : list of LedgerEntry
         The (compacted) ledger's entries.
 
     Returns
@@ -154,10 +154,10 @@ def encode_parts(entries):
 
     Examples
     --------
-    >>> encode_parts([Spend("zcdp", rho=0.5)])
+    >>> encode_parts([LedgerEntry("zcdp", rho=0.5)])
     '[{"kind": "zcdp", "count": 1, "delta": 0.0, "rho": 0.5, "label": ""}]'
     """
-    nan_default = {f.name for f in dataclasses.fields(Spend) if _is_nan(f.default)}
+    nan_default = {f.name for f in dataclasses.fields(LedgerEntry) if _is_nan(f.default)}
     return json.dumps([{k: v for k, v in dataclasses.asdict(e).items()
                         if not (k in nan_default and _is_nan(v))} for e in entries])
 
@@ -167,7 +167,7 @@ def _is_nan(value):
 
 
 def decode_parts(text):
-    """The :class:`Spend` entries of :func:`encode_parts`'s text.
+    """The :class:`LedgerEntry` entries of :func:`encode_parts`'s text.
 
     A field missing from the text takes its default; a field this version
     does not know (a file written by a newer skdp) raises :class:`LedgerError`,
@@ -175,17 +175,17 @@ def decode_parts(text):
 
     Examples
     --------
-    >>> decode_parts(encode_parts([Spend("pure", epsilon=0.1)]))[0].epsilon
+    >>> decode_parts(encode_parts([LedgerEntry("pure", epsilon=0.1)]))[0].epsilon
     0.1
     """
-    known = {f.name for f in dataclasses.fields(Spend)}
+    known = {f.name for f in dataclasses.fields(LedgerEntry)}
     out = []
     for item in json.loads(text):
         unknown = set(item) - known
         if unknown:
             raise LedgerError(f"a spend's part has field(s) {sorted(unknown)} that this "
                               "version of skdp does not know: upgrade skdp to read this ledger.")
-        out.append(Spend(**item))
+        out.append(LedgerEntry(**item))
     return out
 
 

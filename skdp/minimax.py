@@ -66,7 +66,8 @@ SOLVER_SPECS = {
         _GDP + _SHARES + " (one release per step), the rest to T equal gradient steps",
         dask=True, auto=True, losses=_LOGISTIC),
     "sgda": SolverSpec(
-        "sgda", sgda, "minimax", "DP stochastic gradient descent-ascent (ascent in the group weights)",
+        "sgda", sgda, "minimax",
+        "DP stochastic gradient descent-ascent (ascent in the group weights)",
         _GDP + _SHARES + ", the rest to the gradients; per epoch one release of each "
         "(disjoint batches: parallel composition)", losses=_LOGISTIC),
     "dpsgd_poisson": SolverSpec(

@@ -8,14 +8,15 @@ filter through which every release is drawn and recorded; they return a
 :class:`~skdp.solvers.spec.SolverResult`. The :class:`Objective` returns the mean
 of *clipped* per-sample gradients (and of clipped per-sample gradient
 differences, for Spider), which is what bounds the sensitivity whatever the
-data (notes 004 §5.4 item 1). Per-sample gradients are never materialised:
+data (the paper's privacy assumes Lipschitz and smoothness along the
+trajectory; clipping makes the bounds hold). Per-sample gradients are never materialised:
 a model's per-sample gradient is ``phi'(z_i, y_i) J_i`` with ``J_i = dz_i/dw``,
 and the models give ``||J_i||**2``, ``<J_i(w1), J_i(w0)>`` and ``sum_i u_i J_i``
-in closed form (ghost clipping, notes 004 §5.3).
+in closed form (ghost clipping).
 
 Neighbouring datasets differ in one row (replace-one, paper 004 Def. 2). The
-mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
-004 §5.1), and so has its norm (reverse triangle inequality).
+mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n``, and so has its norm (reverse triangle
+inequality).
 """
 
 from dataclasses import dataclass
@@ -171,7 +172,7 @@ class MLPModel:
     With ``h_i = W x_i + b``, ``A_i = tanh(h_i)`` and ``a_i = v * tanh'(h_i)``
     the Jacobian blocks are ``(a_i x_i^T, a_i, A_i, 1)``, so
     ``||J_i||**2 = ||A_i||**2 + 1 + ||a_i||**2 (||x_i||**2 + 1)`` and inner
-    products of two Jacobians factor the same way (notes 004 §5.3).
+    products of two Jacobians factor the same way.
 
     Examples
     --------

@@ -114,3 +114,35 @@ def _is_property(path):
     module_path, cls_name, method = path.rsplit(".", 2)
     cls = getattr(__import__(module_path, fromlist=[cls_name]), cls_name)
     return isinstance(inspect.getattr_static(cls, method), property)
+
+
+# --------------------------------------------------------------------------- notes
+_ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+_NOTES_REFERENCE = re.compile(r"notes?\s*(\d{3}\b|§)|notes/|errat(um|a) E\d", re.I)
+
+
+def _source_files(*parts):
+    for part in parts:
+        path = _ROOT / part
+        files = [path] if path.is_file() else sorted(path.rglob("*"))
+        yield from (f for f in files if f.suffix in (".py", ".rst", ".md", ".txt")
+                    and "_build" not in f.parts and "auto_examples" not in f.parts)
+
+
+def test_no_reference_to_notes_outside_the_repository():
+    """The papers' extractions are not in the repository (issue 29): cite the paper's
+    section, theorem or algorithm, or say what the note said. In the package, its docs,
+    the README and the examples the word itself is gone (numpydoc's ``Notes`` header aside);
+    in the tests and benchmarks, references (``notes 004 §5.2``, ``erratum E6``)."""
+    found = []
+    for f in _source_files("skdp", "docs", "README.md", "examples"):
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bnotes\b", line, re.I) and line.strip() != "Notes":
+                found.append(f"{f.relative_to(_ROOT)}:{i}: {line.strip()}")
+    for f in _source_files("tests", "benchmarks"):  # RESULTS.md: a dated log, kept as run
+        if f.name == "test_docs.py" or f.suffix != ".py":
+            continue
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if _NOTES_REFERENCE.search(line):
+                found.append(f"{f.relative_to(_ROOT)}:{i}: {line.strip()}")
+    assert not found, "references to notes:\n" + "\n".join(found)

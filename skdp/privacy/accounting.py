@@ -368,7 +368,8 @@ def fully_adaptive_step_epsilon(epsilon, delta, n_steps):
     """Largest equal per-step epsilon' that :func:`fully_adaptive_epsilon` allows.
 
     Solves ``sqrt(2 N L) e + N e**2 / 2 = epsilon`` with ``L = log(1/delta)``:
-    ``e = (sqrt(2 N L + 2 N epsilon) - sqrt(2 N L)) / N`` (notes 002 §6.6).
+    ``e = (sqrt(2 N L + 2 N epsilon) - sqrt(2 N L)) / N`` (paper 002 Thm 3.5
+    solved for equal steps).
 
     Examples
     --------

@@ -112,7 +112,7 @@ class LedgerError(RuntimeError):
     --------
     >>> import os, tempfile
     >>> from skdp import BudgetAccountant, LedgerError
-    >>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
+    >>> path = os.path.join(tempfile.mkdtemp(), "plain.txt")
     >>> _ = open(path, "w").write("not a database at all, but long enough to read")
     >>> try:
     ...     BudgetAccountant(1.0, 1e-6, store=path, dataset="d")

@@ -15,8 +15,8 @@ and the models give ``||J_i||**2``, ``<J_i(w1), J_i(w0)>`` and ``sum_i u_i J_i``
 in closed form (ghost clipping).
 
 Neighbouring datasets differ in one row (replace-one, paper 004 Def. 2). The
-mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n``, and so has its norm (reverse triangle
-inequality).
+mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n``, and
+so has its norm (reverse triangle inequality).
 """
 
 from dataclasses import dataclass

@@ -291,7 +291,7 @@ class PrivacyMixin:
         A fit is all or nothing (issue 8): an exception, KeyboardInterrupt
         included, leaves the estimator exactly as it was. Its reservation
         (:meth:`_check_budget`, a counted spend on the accountant from then on,
-        in memory as in a ledger file) is released when the fit raised an
+        in memory as in a budget store) is cancelled when the fit raised an
         ``Exception`` before it read the data (:meth:`_reading_data`: a refused
         parameter, a budget refusal), and stays charged at its claim when it
         failed after (an error may depend on the data), was interrupted
@@ -376,7 +376,7 @@ class PrivacyMixin:
             seed = self.__dict__.get("_noise_seed")
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "accountant"}
         if params.get("random_state") is not None:  # the seed is kept only as `seed`: a
-            params["random_state"] = "<withheld>"    # ledger file stores its fingerprint
+            params["random_state"] = "<withheld>"    # a budget store keeps its fingerprint
         solver = getattr(self, "solver_", getattr(self, "solver", None))
         try:
             text = json.dumps(params, default=repr)

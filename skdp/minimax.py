@@ -67,7 +67,7 @@ SOLVER_SPECS = {
         dask=True, auto=True, losses=_LOGISTIC),
     "sgda": SolverSpec(
         "sgda", sgda, "minimax",
-        "DP stochastic gradient descent-ascent (ascent in the group weights)",
+        "DP stochastic gradient descent-ascent (Euclidean analogue of paper 002 Alg. 1)",
         _GDP + _SHARES + ", the rest to the gradients; per epoch one release of each "
         "(disjoint batches: parallel composition)", losses=_LOGISTIC),
     "dpsgd_poisson": SolverSpec(

@@ -342,7 +342,7 @@ def test_cli_synthesize_charges_the_ledger_and_budget_shows_it(tmp_path, capsys)
     from skdp.__main__ import main
 
     path, out = str(tmp_path / "budget.sqlite"), str(tmp_path / "out.csv")
-    base = ["synthesize", "-o", out, "--quiet", "--seed", "1", "--ledger", path,
+    base = ["synthesize", "-o", out, "--quiet", "--seed", "1", "--store", path,
             "--dataset", "cancer"]
     assert main(base + ["--budget-epsilon", "1.5", "--budget-delta", "1e-5",
                         "--purpose", "demo release"]) == 0
@@ -355,7 +355,7 @@ def test_cli_synthesize_charges_the_ledger_and_budget_shows_it(tmp_path, capsys)
     assert "total: epsilon=1, delta=4.44e-06 over 1 counted spends (composition: basic)" in shown
     assert main(["budget", path, "--dataset", "nobody"]) == 2
     assert "no dataset 'nobody'" in capsys.readouterr().err
-    assert main(["synthesize", "-o", out, "--ledger", path]) == 2
+    assert main(["synthesize", "-o", out, "--store", path]) == 2
     assert "--dataset" in capsys.readouterr().err
 
 
@@ -509,3 +509,13 @@ def test_a_byte_copy_of_the_file_or_another_host_refuses_to_charge(tmp_path, mon
     monkeypatch.setattr(socket, "gethostname", lambda: "another-machine")
     with pytest.raises(LedgerError, match="not the budget store this accountant"):
         pickle.loads(fresh)
+
+
+def test_cli_ledger_flag_is_the_deprecated_name_of_store(tmp_path, capsys):
+    from skdp._cli.parser import build_parser
+
+    path = str(tmp_path / "b.sqlite")
+    args = build_parser().parse_args(["synthesize", "-o", str(tmp_path / "o.csv"),
+                                      "--ledger", path, "--dataset", "d"])
+    assert args.store == path and not hasattr(args, "ledger")
+    assert "--ledger is deprecated" in capsys.readouterr().err

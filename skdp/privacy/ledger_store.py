@@ -1,4 +1,4 @@
-"""A privacy ledger kept in a SQLite file, shared by processes and people.
+"""The budget store: an accountant's spends kept in a SQLite file, shared by processes and people.
 
 The file holds every spend charged to a dataset's budget, one row each: when,
 what spent it (a label, the estimator's parameters, its solver), its claimed
@@ -103,7 +103,7 @@ _COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", 
 
 
 class LedgerError(RuntimeError):
-    """A ledger file that cannot be used: foreign, newer, truncated or corrupt.
+    """A budget store that cannot be used: foreign, newer, truncated or corrupt.
 
     Raised when the file is opened or read, before any fit touches data; the
     message names the file. The file is never reset or overwritten.
@@ -123,7 +123,7 @@ class LedgerError(RuntimeError):
 
 
 class LedgerLockedError(LedgerError, TimeoutError):
-    """A ledger file locked by another process for longer than the timeout.
+    """A budget store locked by another process for longer than the timeout.
 
     The accountant's ``timeout`` (seconds) bounds the wait for SQLite's write
     lock; the fit is refused before it reads the data.
@@ -190,7 +190,7 @@ def decode_parts(text):
 
 
 class LedgerStore:
-    """The rows of a ledger file (see the module's docstring for its format).
+    """The rows of a budget store (see the module's docstring for its format).
 
     Each operation opens its own connection, so one store serves every thread
     and survives ``fork`` and pickling (by its path).
@@ -199,7 +199,7 @@ class LedgerStore:
     ----------
     path : str or path-like
         The SQLite file; created (atomically, fully initialised) if it does not
-        exist. An existing empty file is refused: it may be a ledger truncated
+        exist. An existing empty file is refused: it may be a store truncated
         to nothing.
     timeout : float, default=30.0
         Seconds to wait for another process's lock before
@@ -255,11 +255,11 @@ class LedgerStore:
         text = str(exc)
         if "locked" in text or "busy" in text:
             return LedgerLockedError(
-                f"the privacy ledger {self.path} stayed locked by another process for more "
+                f"the budget store {self.path} stayed locked by another process for more "
                 f"than {self.timeout:g} s ({text}); nothing was charged. Retry, or raise "
                 "timeout=.")
         return LedgerError(
-            f"the privacy ledger {self.path} is unreadable: {text}. It is never reset: "
+            f"the budget store {self.path} is unreadable: {text}. It is never reset: "
             "restore it from a backup (it may be truncated or corrupt).")
 
     def _create(self):
@@ -289,15 +289,15 @@ class LedgerStore:
             os.remove(tmp)
 
     def _check(self, quick_check=False):
-        """Refuse a file that is not an skdp ledger of this schema, or is damaged."""
+        """Refuse a file that is not an skdp budget store of this schema, or is damaged."""
         if os.path.getsize(self.path) == 0:
-            raise LedgerError(f"the privacy ledger {self.path} is an empty file (a ledger "
+            raise LedgerError(f"the budget store {self.path} is an empty file (a store "
                               "truncated to nothing?); it is never reset: restore it from a "
-                              "backup, or delete it to start a new ledger.")
+                              "backup, or delete it to start a new store.")
         with open(self.path, "rb") as fh:
             if fh.read(16) != b"SQLite format 3\x00":
-                raise LedgerError(f"{self.path} is not an SQLite file, so not an skdp privacy "
-                                  "ledger; give another path.")
+                raise LedgerError(f"{self.path} is not an SQLite file, so not an skdp budget "
+                                  "store; give another path.")
         con = self._connect()
         try:
             app = con.execute("PRAGMA application_id").fetchone()[0]
@@ -309,12 +309,12 @@ class LedgerStore:
             if version == 1:
                 version = self._upgrade(con)
             if version != SCHEMA_VERSION:
-                raise LedgerError(f"the privacy ledger {self.path} has schema version "
+                raise LedgerError(f"the budget store {self.path} has schema version "
                                   f"{version}; this skdp reads version {SCHEMA_VERSION}.")
             if quick_check:
                 result = con.execute("PRAGMA quick_check").fetchone()[0]
                 if result != "ok":
-                    raise LedgerError(f"the privacy ledger {self.path} is damaged ({result}); "
+                    raise LedgerError(f"the budget store {self.path} is damaged ({result}); "
                                       "it is never reset: restore it from a backup.")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
@@ -334,7 +334,7 @@ class LedgerStore:
         try:
             return self.transaction(work)
         except LedgerError as exc:
-            raise LedgerError(f"the privacy ledger {self.path} was written by an older skdp "
+            raise LedgerError(f"the budget store {self.path} was written by an older skdp "
                               f"(schema version 1) and could not be upgraded ({exc}); open it "
                               "once where it can be written.") from None
 
@@ -504,7 +504,7 @@ class LedgerStore:
         return cur.rowcount == 1
 
     def identity(self):
-        """What tells apart two ledgers at one path: the file's creation stamp
+        """What tells apart two stores at one path: the file's creation stamp
         (``meta.created``), its inode and this machine's name.
 
         The stamp alone is copied with the file: a byte-for-byte copy at the same path on

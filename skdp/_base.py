@@ -196,7 +196,7 @@ def reserve_fit(estimator):
     first row is read. The estimator's next ``fit`` takes the reservation over
     (its ``epsilon``, ``delta`` and ``accountant`` must not change meanwhile)
     and charges it once; if the block ends without that fit having taken it,
-    the reservation is released when no row was read and stays charged at its
+    the reservation is cancelled when no row was read and stays charged at its
     claim otherwise.
 
     Parameters
@@ -325,7 +325,7 @@ class PrivacyMixin:
 
         From here on a failed fit keeps its reservation charged (issues 19
         and 28: the data may have been touched, e.g. by an error that depends
-        on them); before it, the reservation is released.
+        on them); before it, the reservation is cancelled.
         """
         self._data_read = True
 

@@ -8,10 +8,11 @@ fingerprint of a fixed noise seed, a free-text purpose and a status:
 
 * ``'reserved'``: a fit checked the budget and holds its claim while it runs;
 * ``'charged'``: the fit returned (or the spend was recorded directly);
-* ``'released'``: the fit failed before anything was released (kept for the
-  record, not counted).
+* ``'released'``: the reservation was cancelled, its fit having failed before
+  it read the data (kept for the record, not counted; the stored word predates
+  :meth:`~skdp.privacy.accountant.BudgetAccountant.cancel`).
 
-A reservation counts as charged until it is released: a process that dies
+A reservation counts as charged until it is cancelled: a process that dies
 mid-fit leaves it counted (the data may have been read). The check that a new
 spend fits the budget and its reservation run in one ``BEGIN IMMEDIATE``
 transaction, so concurrent processes never overspend. This module stores

@@ -243,6 +243,8 @@ def test_deprecated_names_of_the_store_and_of_cancel_warn_and_still_work(tmp_pat
     with pytest.raises(TypeError, match="both"):
         BudgetAccountant(1.0, store=tmp_path / "a.sqlite", ledger=tmp_path / "a.sqlite",
                          dataset="d")
+    with pytest.warns(FutureWarning, match="store="):
+        assert BudgetAccountant.open(ledger=acc.store, dataset="d").store == acc.store
     with pytest.warns(FutureWarning, match="cancel"):
         acc.release(acc.reserve(0.5, 0.0))
     assert acc.total() == (0.0, 0.0)

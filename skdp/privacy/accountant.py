@@ -242,7 +242,7 @@ class BudgetAccountant:
                 "or use BudgetAccountant.open(store, dataset).")
 
     @classmethod
-    def open(cls, store, dataset, purpose=None, timeout=30.0):
+    def open(cls, store=None, dataset=None, purpose=None, timeout=30.0, ledger=None):
         """The accountant of ``dataset`` in an existing budget store, with its stored budget.
 
         Parameters
@@ -255,6 +255,8 @@ class BudgetAccountant:
             Stored with every spend.
         timeout : float, default=30.0
             Seconds to wait for a lock.
+        ledger : str or path-like, default=None
+            Deprecated alias of ``store`` (FutureWarning); removed in the next release.
 
         Returns
         -------
@@ -269,6 +271,17 @@ class BudgetAccountant:
         >>> BudgetAccountant.open(path, "d").epsilon
         3.0
         """
+        if ledger is not None:
+            if store is not None:
+                raise TypeError("give the budget store as store=; ledger= is its deprecated "
+                                "name, and both were given.")
+            warnings.warn("BudgetAccountant.open(ledger=...) is deprecated: the budget store's "
+                          "path is now store=...; ledger= will be removed in the next "
+                          "release.", FutureWarning, stacklevel=2)
+            store = ledger
+        if store is None or dataset is None:
+            raise TypeError("BudgetAccountant.open needs the budget store and the dataset: "
+                            "BudgetAccountant.open(store, dataset).")
         path = os.fspath(store)
         if not os.path.exists(path):
             raise ValueError(f"no budget store {path}: create it with "

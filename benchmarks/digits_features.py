@@ -43,8 +43,7 @@ a per-row public function), so ``feature_bound = 1`` clips nothing:
   checked against ``epsilon`` on every fit.
 
 Prints one markdown table: accuracy mean (std) over seeds per epsilon. Results
-and the rows chosen on validation: ``/work/wt/notes/digits.md`` (to be merged
-into ``benchmarks/RESULTS.md``).
+and the rows chosen on validation: ``benchmarks/RESULTS.md``.
 """
 
 import argparse

@@ -69,7 +69,7 @@ def overhead(folder, n_fits):
         for kind in ("memory", "file"):
             path = os.path.join(folder, f"over-{history}.sqlite")
             acc = BudgetAccountant() if kind == "memory" else \
-                BudgetAccountant(ledger=path, dataset="bench")
+                BudgetAccountant(store=path, dataset="bench")
             fill(acc, history)
             fit = per_call_ms(lambda: KLAdaptiveRegressor(
                 epsilon=1.0, delta=1e-9, accountant=acc).fit(X, y), n_fits)
@@ -102,7 +102,7 @@ def throughput(folder, seconds):
     for n_proc in (1, 2, 8):
         path = os.path.join(folder, f"contend-{n_proc}.sqlite")
         cap = 1e9
-        BudgetAccountant(cap, 1.0, ledger=path, dataset="bench")
+        BudgetAccountant(cap, 1.0, store=path, dataset="bench")
         charged, refused = FORK.Value("i", 0), FORK.Value("i", 0)
         procs = [FORK.Process(target=contend, args=(path, seconds, charged, refused))
                  for _ in range(n_proc)]
@@ -123,7 +123,7 @@ def capped(folder, n_proc=8, attempts=25):
     """8 processes x 25 attempts against a cap admitting half: the cap holds."""
     path = os.path.join(folder, "capped.sqlite")
     cap = n_proc * attempts / 2
-    BudgetAccountant(cap, 1.0, ledger=path, dataset="bench")
+    BudgetAccountant(cap, 1.0, store=path, dataset="bench")
     charged, refused = FORK.Value("i", 0), FORK.Value("i", 0)
 
     def run():

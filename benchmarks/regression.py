@@ -32,7 +32,7 @@ Public preprocessing (no statistic of the private data is used):
 ``rates`` fits the log-log slope of the median excess empirical risk against
 n (n = 8k, 32k, 128k; unit-sphere features, rho = 1, 5 seeds) for a
 least-squares problem (kappa = 2, d = 10) and a quartic-growth problem
-``phi = (z - y)**4/4`` (kappa = 4/3, notes 004 §5.6; d = 3 and ||w*|| = 1:
+``phi = (z - y)**4/4`` (kappa = 4/3, a power-family KL loss; d = 3 and ||w*|| = 1:
 with d = 10 the quartic is so flat, ``F ~ 3/(4 d (d+2)) ||w - w*||**4``, that
 no solver leaves the pre-asymptotic regime at these n), calling the solvers directly (no
 preconditioning) with the KL constants computed non-privately (test only),

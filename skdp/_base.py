@@ -177,13 +177,13 @@ class Reservation:
         self.accountant.charge(self.token, epsilon, delta, **spend)
 
     def fail(self, exc=None):
-        """The fit failed: release it if no data row was read and ``exc`` is an ``Exception``
-        (not an interrupt), else leave it counted at its claim."""
+        """The fit failed: cancel the reservation if no data row was read and ``exc`` is an
+        ``Exception`` (not an interrupt), else leave it counted at its claim."""
         if self.settled:
             return
         self.settled = True
         if not self.data_read and (exc is None or isinstance(exc, Exception)):
-            self.accountant.release(self.token)
+            self.accountant.cancel(self.token)
 
 
 def reserve_fit(estimator):
@@ -196,7 +196,7 @@ def reserve_fit(estimator):
     first row is read. The estimator's next ``fit`` takes the reservation over
     (its ``epsilon``, ``delta`` and ``accountant`` must not change meanwhile)
     and charges it once; if the block ends without that fit having taken it,
-    the reservation is released when no row was read and stays charged at its
+    the reservation is cancelled when no row was read and stays charged at its
     claim otherwise.
 
     Parameters
@@ -291,7 +291,7 @@ class PrivacyMixin:
         A fit is all or nothing (issue 8): an exception, KeyboardInterrupt
         included, leaves the estimator exactly as it was. Its reservation
         (:meth:`_check_budget`, a counted spend on the accountant from then on,
-        in memory as in a ledger file) is released when the fit raised an
+        in memory as in a budget store) is cancelled when the fit raised an
         ``Exception`` before it read the data (:meth:`_reading_data`: a refused
         parameter, a budget refusal), and stays charged at its claim when it
         failed after (an error may depend on the data), was interrupted
@@ -325,7 +325,7 @@ class PrivacyMixin:
 
         From here on a failed fit keeps its reservation charged (issues 19
         and 28: the data may have been touched, e.g. by an error that depends
-        on them); before it, the reservation is released.
+        on them); before it, the reservation is cancelled.
         """
         self._data_read = True
 
@@ -376,7 +376,7 @@ class PrivacyMixin:
             seed = self.__dict__.get("_noise_seed")
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "accountant"}
         if params.get("random_state") is not None:  # the seed is kept only as `seed`: a
-            params["random_state"] = "<withheld>"    # ledger file stores its fingerprint
+            params["random_state"] = "<withheld>"    # a budget store keeps its fingerprint
         solver = getattr(self, "solver_", getattr(self, "solver", None))
         try:
             text = json.dumps(params, default=repr)

@@ -2,8 +2,8 @@
 
 Papers: 002 (González, Guzmán, Paquette: private stochastic mirror descent for
 saddle points, the max-loss problem of its §1.4) and 000 (Asi, Carmon,
-Jambulapati, Jin, Sidford: bias-reduced estimators; notes 000 §5.10 give the
-private design used by the Euclidean solvers). See
+Jambulapati, Jin, Sidford: bias-reduced estimators; its Alg. 6 and a
+clipped, deterministic-sensitivity variant of it give the Euclidean solvers). See
 ``docs/user_guide/minimax.rst``.
 """
 
@@ -54,7 +54,7 @@ _EXP = _LEFT + "on exponential-mechanism vertex draws (002 Thm 3.4), "
 _STREAM = _LEFT + "as mu-GDP: the whole stream one Gaussian mechanism (Denisov et al. 2022 Thm 2.1"
 _RAMP = _LEFT + "as rho = mu**2 / 2 zCDP: "
 _STREAM_PAPERS = {"srgd": "paper 003 Alg. 1, Lemma 4.3, Thm 4.10",
-                  "srg_memf": "paper 003 Alg. 3 (corrected, notes 003 §6)",
+                  "srg_memf": "paper 003 Alg. 3 (noise added once per step, not twice)",
                   "memf": "paper 003 Alg. 2 (DP-FTRL / matrix factorisation)",
                   "dpsgd": "DP-SGD, independent noise, one pass (paper 003 baseline)"}
 _CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_", "config"))
@@ -64,11 +64,13 @@ _RAMP_LOSS = ("ramp",)
 
 SOLVER_SPECS = {
     "noisy_gd": SolverSpec(
-        "noisy_gd", noisy_gd, "minimax", "notes 000 §5.10 (design P1)",
+        "noisy_gd", noisy_gd, "minimax",
+        "noisy GD on the smoothed worst-group loss (skdp; paper 000 has no private Sec. 4.2)",
         _GDP + _SHARES + " (one release per step), the rest to T equal gradient steps",
         dask=True, auto=True, losses=_LOGISTIC),
     "sgda": SolverSpec(
-        "sgda", sgda, "minimax", "DP stochastic gradient descent-ascent (notes 002 §3.1)",
+        "sgda", sgda, "minimax",
+        "DP stochastic gradient descent-ascent (Euclidean analogue of paper 002 Alg. 1)",
         _GDP + _SHARES + ", the rest to the gradients; per epoch one release of each "
         "(disjoint batches: parallel composition)", losses=_LOGISTIC),
     "dpsgd_poisson": SolverSpec(
@@ -84,11 +86,11 @@ SOLVER_SPECS = {
         "(002 Cor. 3.6, Thm 3.5, bounded-range zCDP)", losses=_LOGISTIC),
     "smd_bias_reduced": SolverSpec(
         "smd_bias_reduced", smd_bias_reduced, "minimax",
-        "paper 002 Alg. 2-3, Prop. 3.17 (notes 002 §8.3) (theory=True: Thm 3.14)",
+        "paper 002 Alg. 2-3, Prop. 3.17 (constant corrected) (theory=True: Thm 3.14)",
         _EXP + "per-step epsilon 2 Delta_t, stopped by the fully adaptive filter (002 Thm 3.5)",
         losses=_LOGISTIC),
     "mlmc": SolverSpec(
-        "mlmc", mlmc, "minimax", "paper 000 eq. (1), Alg. 6 (notes 000 §5.10)",
+        "mlmc", mlmc, "minimax", "paper 000 eq. (1), Alg. 6 (copies clipped: exact sensitivity)",
         _GDP + _SHARES + ", the rest to the models (phases in parallel: one release each)",
         losses=_LOGISTIC),
     **{name: SolverSpec(name, STREAM_CLASSIFIERS[name], "streaming", paper,
@@ -245,12 +247,12 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         ===================== ============= ================= ======================================
         solver                geometry      accounting        source
         ===================== ============= ================= ======================================
-        ``noisy_gd``          l2 ball       Gaussian, GDP     notes 000 §5.10 (P1)
+        ``noisy_gd``          l2 ball       Gaussian, GDP     noisy GD, smoothed max (skdp)
         ``sgda``              l2 ball       Gaussian, GDP     DP stochastic gradient descent-ascent
         ``dpsgd_poisson``     l2 ball       subsampled, PLD   DP-SGD, Poisson sampling (Abadi 2016)
         ``smd``               l1 ball       exp. mechanism    paper 002 Alg. 1, Prop. 3.3
         ``smd_bias_reduced``  l1 ball       exp. mechanism    paper 002 Alg. 2-3, Thm 3.5 filter
-        ``mlmc``              l2 ball       Gaussian          paper 000 eq. (1), Alg. 6, notes §5.10
+        ``mlmc``              l2 ball       Gaussian          paper 000 eq. (1), Alg. 6, clipped
         ``srgd``              l2 ball       tree, GDP         paper 003 Alg. 1, Lemma 4.3, Thm 4.10
         ``srg_memf``          R^d           MF noise, GDP     paper 003 Alg. 3 (corrected)
         ``memf``              R^d           MF noise, GDP     paper 003 Alg. 2 (DP-FTRL / MF)

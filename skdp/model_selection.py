@@ -668,7 +668,7 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
         (spaces, fit_plan, refit_plan, score_rho, run_rho, run_curve, eps,
          theorem) = self._privacy_plan(n - n_val, n, n_features)
         seed = noise_seed(self.random_state)  # before rng draws from a RandomState
-        # before the data are touched: with a ledger file, check and hold in one transaction
+        # before the data are touched: with a budget store, check and hold in one transaction
         token = accountant.reserve(eps, self.delta_, label=type(self).__name__, seed=seed)
         self._reservation = (accountant, token)
         if self.reveal_n_runs:

@@ -87,7 +87,7 @@ def fit_budget(epsilon, delta, solver):
 
 
 def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0):
-    """The ``'auto'`` rule of notes 004 §5.5, and notes 001 §5.1 for robust losses.
+    """The ``'auto'`` rule: a solver from public facts of the loss and of ``X``'s shape.
 
     Robust (truncated, nonconvex) losses: ``fo_single_pass`` (paper 001 Alg. 2
     + Alg. 5). Otherwise, unknown (gamma, kappa): ``adaptive_gd`` (Alg. 3) for
@@ -222,7 +222,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     :func:`~skdp.privacy.ledger.approx_dp_to_zcdp`), composed in zCDP.
     The solvers' noise levels are derived from that explicit budget, not
     from the paper's
-    constants (which are off by factors of 2, notes 004 §0). What is public:
+    constants (which are off by factors of 2: Thm 1 claims ``rho`` where Lemma 8
+    proves ``2 rho``). What is public:
     n, the number of features, ``feature_bound``, ``target_bound`` and all
     parameters. Rows of ``X`` are scaled to l2 norm at most ``feature_bound``
     and targets clipped to ``[-target_bound, target_bound]`` (``[0, 1]`` for
@@ -349,7 +350,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         then need far fewer steps on ill-conditioned data. 0 disables it.
         With it, ``alpha`` penalises the preconditioned coefficients.
     snr : float, default=1.0
-        ``adaptive_gd`` signal-to-noise factor (notes 004 §5.4 item 16): noise
+        ``adaptive_gd`` signal-to-noise factor (Alg. 3's descent lemma is loose: noise the size
+        of the gradient guarantees no decrease): noise
         ``N_t / (snr sqrt(d log(n sqrt(rho)/beta)))``, cost times ``snr**2``.
     beta : float, default=0.1
         Failure probability in the solvers' log terms.
@@ -546,7 +548,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
     # ------------------------------------------------------------------ fit
     def _kl_constants(self, loss):
-        """(gamma, kappa): given, or public through ridge (notes 004 §5.3).
+        """(gamma, kappa): given, or public through ridge (``alpha``-strongly convex: PL with
+        ``gamma = 1/sqrt(2 alpha)``).
 
         A convex loss plus ``alpha/2 ||w||**2`` is alpha-strongly convex, hence
         PL: kappa = 2, gamma = 1/sqrt(2 alpha) (Karimi–Nutini–Schmidt 2016).

@@ -133,7 +133,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         - ``'smd_linf'``: the same, with the paper's query player on the
           simplex over the negation-closed workload (max cell error).
         - ``'smd_private_game'``: paper 002 Thm 1.1's variant of Algorithm 1
-          (notes 002 §6.7 option 2): the query player's vertex draws are
+          (reconstructed: the paper does not spell it out): the query player's vertex draws are
           exponential mechanisms on disjoint batches; the histogram player
           is post-processing.
         - ``'smd_vertex'``: paper 002 Algorithm 1 as printed (K = 1, the
@@ -236,7 +236,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         a cell of its own. ``None``: never compress.
     n_iter : int or 'auto', default='auto'
         Iterations: the mirror-prox cap for ``'smd'`` (500), the steps ``T``
-        of the private games (paper 002 §3.1 / notes §6.7 schedules), the
+        of the private games (paper 002 §3.1 and Thm 1.1 schedules), the
         MWEM rounds (the number of columns), or the iterations of the final
         graphical-model estimation of ``'mst'`` (1000) and ``'aim'`` (300,
         from its last round's model).

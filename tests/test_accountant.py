@@ -188,11 +188,11 @@ def test_reserve_and_charge_in_memory_hold_a_counted_claim():
     acc.charge(token, 0.75, 0.0, label="fit", solver="noisy_gd", params="{}")
     assert len(acc.spends) == 1 and acc.spends[0]["status"] == "charged"
     assert acc.spends[0]["solver"] == "noisy_gd" and acc.total() == (0.75, 0.0)
-    acc.release(None)  # nothing to do
-    acc.release(token)  # charged: no longer held, nothing to drop
+    acc.cancel(None)  # nothing to do
+    acc.cancel(token)  # charged: no longer held, nothing to drop
     assert acc.total() == (0.75, 0.0)
     dropped = acc.reserve(0.25, 0.0)
-    acc.release(dropped)  # a fit that failed before reading its data
+    acc.cancel(dropped)  # a fit that failed before reading its data
     assert len(acc.spends) == 1 and acc.total() == (0.75, 0.0)
 
 
@@ -202,10 +202,10 @@ def test_in_memory_charge_replaces_its_own_reservation_among_others():
     acc.spend(0.5, 0.0, label="c")
     acc.charge(first, 1.0, 0.0, label="a")  # never charged twice, never refused: it was admitted
     assert acc.total() == (2.5, 0.0)
-    acc.release(second)
+    acc.cancel(second)
     assert [s["label"] for s in acc.spends] == ["a", "c"] and acc.total() == (1.5, 0.0)
     for _ in range(3):  # the cache survives reservations replaced and dropped mid-list
-        acc.release(acc.reserve(0.1, 0.0))
+        acc.cancel(acc.reserve(0.1, 0.0))
         acc.charge(acc.reserve(0.1, 0.0), 0.1, 0.0)
     assert acc.total()[0] == pytest.approx(1.8)
 
@@ -221,13 +221,47 @@ def test_an_in_memory_accountant_still_pickles_as_a_copy_and_reads_old_pickles()
 
 
 def test_a_file_accountant_is_its_own_copy_and_pickles_as_its_path(tmp_path):
-    acc = BudgetAccountant(2.0, 1e-6, ledger=tmp_path / "b.sqlite", dataset="d")
+    acc = BudgetAccountant(2.0, 1e-6, store=tmp_path / "b.sqlite", dataset="d")
     assert copy.deepcopy(acc) is acc and clone(NoisyMeanRegressor(accountant=acc)).accountant is acc
     state = acc.__getstate__()
-    assert state["ledger"] == str(tmp_path / "b.sqlite") and "_spends" not in state
+    assert state["store"] == str(tmp_path / "b.sqlite") and "_spends" not in state
     unpickled = pickle.loads(pickle.dumps(acc))
     NoisyMeanRegressor(epsilon=1.0, delta=1e-7, accountant=unpickled).fit(X, y)
     assert len(acc.spends) == 1
-    assert "ledger=" in repr(acc) and "dataset='d'" in repr(acc)
+    assert "store=" in repr(acc) and "dataset='d'" in repr(acc)
     with pytest.raises(AttributeError):
         acc.spends = []
+
+
+def test_deprecated_names_of_the_store_and_of_cancel_warn_and_still_work(tmp_path):
+    # issue 29: ``ledger`` is the per-fit PrivacyLedger only; the accountant's file is its store
+    with pytest.warns(FutureWarning, match="store="):
+        acc = BudgetAccountant(2.0, 1e-6, ledger=tmp_path / "b.sqlite", dataset="d")
+    assert acc.store == str(tmp_path / "b.sqlite")
+    with pytest.warns(FutureWarning, match="BudgetAccountant.store"):
+        assert acc.ledger == acc.store
+    with pytest.raises(TypeError, match="both"):
+        BudgetAccountant(1.0, store=tmp_path / "a.sqlite", ledger=tmp_path / "a.sqlite",
+                         dataset="d")
+    with pytest.warns(FutureWarning, match="store="):
+        assert BudgetAccountant.open(ledger=acc.store, dataset="d").store == acc.store
+    with pytest.warns(FutureWarning, match="cancel"):
+        acc.release(acc.reserve(0.5, 0.0))
+    assert acc.total() == (0.0, 0.0)
+    state = acc.__getstate__()  # a pickle made before the rename names the path ``ledger``
+    state["ledger"] = state.pop("store")
+    old = BudgetAccountant.__new__(BudgetAccountant)
+    old.__setstate__(state)
+    assert old.store == acc.store
+
+
+def test_spend_is_the_deprecated_name_of_ledger_entry():
+    import skdp.privacy
+    from skdp.privacy import accounting
+    from skdp.privacy.accounting import LedgerEntry
+    for module in (skdp.privacy, accounting):
+        with pytest.warns(FutureWarning, match="LedgerEntry"):
+            assert module.Spend is LedgerEntry
+    ledger = PrivacyLedger()
+    ledger.pure(0.5)
+    assert type(ledger.entries[0]) is LedgerEntry

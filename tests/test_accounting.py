@@ -138,10 +138,10 @@ def test_per_step_rules(n, delta):
     exact = fully_adaptive_step_epsilon(1.0, delta, n)
     assert fully_adaptive_epsilon([exact] * n, delta) == pytest.approx(1.0, rel=1e-12)
     assert exact > step
-    # notes 002 §6.6: eps = 1, delta = 1e-5, N = 2000 -> 0.00233 and bounded range ~3.9x larger
+    # Cor. 3.6 vs BR: eps = 1, delta = 1e-5, N = 2000 -> 0.00233 and bounded range ~3.9x larger
     if n == 2000 and delta == 1e-5:
         assert step == pytest.approx(0.00233, abs=5e-6)
-        log_inv = math.log(1 / delta)  # the notes use eps = rho + 2 sqrt(rho log(1/delta))
+        log_inv = math.log(1 / delta)  # the conversion eps = rho + 2 sqrt(rho log(1/delta))
         rho_classic = (math.sqrt(log_inv + 1.0) - math.sqrt(log_inv)) ** 2
         assert bounded_range_step_epsilon(rho_classic, n) == pytest.approx(0.00913, abs=5e-6)
         # the exact CKS inversion allows more still

@@ -76,7 +76,7 @@ def test_skdp_budget_explains_its_total(tmp_path, capsys):
     from skdp.__main__ import main
 
     path = tmp_path / "budget.sqlite"
-    acc = BudgetAccountant(epsilon=5.0, delta=1e-5, ledger=path, dataset="t")
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-5, store=path, dataset="t")
     X = np.random.default_rng(0).normal(size=(80, 2))
     y = np.random.default_rng(1).uniform(-1, 1, size=80)
     for seed in range(4):

@@ -113,9 +113,9 @@ def test_an_estimator_refused_by_delta_says_so():
 def test_the_message_names_the_dataset(tmp_path):
     named = BudgetAccountant(epsilon=1.0, delta=1e-6, dataset="patients")
     assert "exceeded (dataset 'patients'):" in refusal(named, 2.0, 0.0)
-    filed = BudgetAccountant(1.0, 1e-6, ledger=tmp_path / "b.sqlite", dataset="patients")
+    filed = BudgetAccountant(1.0, 1e-6, store=tmp_path / "b.sqlite", dataset="patients")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         text = refusal(filed, 2.0, 0.0)
-    assert "(dataset 'patients' of the ledger" in text and "b.sqlite" in text
+    assert "(dataset 'patients' of the budget store" in text and "b.sqlite" in text
     assert "Epsilon ran out" in text

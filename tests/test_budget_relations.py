@@ -23,7 +23,7 @@ def _fit(acc, neighbouring):
 
 @pytest.mark.parametrize("ledger", [False, True])
 def test_an_add_remove_fit_at_epsilon_1_costs_its_replace_one_epsilon(tmp_path, ledger):
-    kw = dict(ledger=tmp_path / "l.sqlite", dataset="t") if ledger else {}
+    kw = dict(store=tmp_path / "l.sqlite", dataset="t") if ledger else {}
     acc = BudgetAccountant(epsilon=10.0, delta=1e-3, **kw)
     est = _fit(acc, "add_remove")
     assert est.privacy_spent_[0] == pytest.approx(1.0)  # its own guarantee, under add/remove
@@ -53,10 +53,10 @@ def test_a_replace_one_fit_is_refused_on_an_add_remove_budget_before_reading():
 
 def test_a_ledger_file_keeps_its_budget_relation_once(tmp_path):
     path = tmp_path / "l.sqlite"
-    BudgetAccountant(2.0, 1e-5, ledger=path, dataset="t", neighbouring="add_remove")
+    BudgetAccountant(2.0, 1e-5, store=path, dataset="t", neighbouring="add_remove")
     assert BudgetAccountant.open(path, "t").neighbouring == "add_remove"
     with pytest.raises(ValueError, match="neighbouring='add_remove'"):
-        BudgetAccountant(2.0, 1e-5, ledger=path, dataset="t")
+        BudgetAccountant(2.0, 1e-5, store=path, dataset="t")
 
 
 def test_conversions_by_part():
@@ -85,7 +85,7 @@ def test_skdp_budget_shows_each_spends_relation_and_the_conversion(tmp_path, cap
     from skdp.__main__ import main
 
     path = tmp_path / "l.sqlite"
-    acc = BudgetAccountant(5.0, 1e-5, ledger=path, dataset="t")
+    acc = BudgetAccountant(5.0, 1e-5, store=path, dataset="t")
     acc.spend(0.5, 0.0, label="an add/remove count", neighbouring="add_remove")
     assert acc.total() == (1.0, 0.0)
     assert main(["budget", str(path)]) == 0

@@ -106,7 +106,7 @@ def test_every_job_runs_without_the_optional_libraries(tmp_path):
         codes = [main(["synthesize", src, "-o", "s.csv", "--domain", domain, "--quiet"]),
                  main(["domain", src, "-o", "draft.json"]),
                  main(["synthesize", src, "-o", "s2.csv", "--quiet", "--domain", domain,
-                       "--ledger", "l.sqlite", "--dataset", "t", "--budget-epsilon", "5",
+                       "--store", "l.sqlite", "--dataset", "t", "--budget-epsilon", "5",
                        "--budget-delta", "1e-5"]),
                  main(["budget", "l.sqlite"]),
                  main(["synthesize", src, "-o", "out/*.csv", "--domain", domain]),
@@ -170,8 +170,8 @@ def test_the_cli_solver_list_is_the_synthesizer_registry():
     (["-o", "{d}/d.json", "--domain", "{d}/d.json"], "(--domain)"),
     (["-o", "{d}/./sub/../d.json", "--domain", "{d}/d.json"], "(--domain)"),
     (["-o", "{d}/h.csv", "--holdout", "{d}/h.csv"], "(--holdout)"),
-    (["-o", "{d}/l.sqlite", "--ledger", "{d}/l.sqlite", "--dataset", "x",
-      "--budget-epsilon", "1", "--budget-delta", "1e-6"], "(--ledger)"),
+    (["-o", "{d}/l.sqlite", "--store", "{d}/l.sqlite", "--dataset", "x",
+      "--budget-epsilon", "1", "--budget-delta", "1e-6"], "(--store)"),
     (["-o", "{d}/o.csv", "--plot", "{d}/in.csv"], "(INPUT)"),
     (["-o", "{d}/o.png", "--plot", "{d}/o.png"], "are one file"),
     (["-o", "{d}/link.json", "--domain", "{d}/d.json"], "(--domain)"),
@@ -294,11 +294,11 @@ def test_an_interrupted_fit_keeps_its_ledger_reservation_and_says_so(
     src, domain = _small(tmp_path)
     ledger = str(tmp_path / "l.sqlite")
     argv = ["synthesize", src, "-o", str(tmp_path / "o.csv"), "--domain", domain, "--quiet",
-            "--ledger", ledger, "--dataset", "t", "--budget-epsilon", "5",
+            "--store", ledger, "--dataset", "t", "--budget-epsilon", "5",
             "--budget-delta", "1e-5"]
     assert main(argv) == status
     err = capsys.readouterr().err
-    assert err.startswith(f"{word}: nothing written; the ledger {ledger} keeps this fit's "
+    assert err.startswith(f"{word}: nothing written; the budget store {ledger} keeps this fit's "
                           "reservation (epsilon=1, delta=4e-07) charged to dataset t, as "
                           "for any interrupted fit: the data may have been read")
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -315,18 +315,18 @@ def test_an_interrupt_after_the_fit_says_the_spend_is_charged(tmp_path, capsys, 
     src, domain = _small(tmp_path)
     ledger = str(tmp_path / "l.sqlite")
     assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--domain", domain,
-                 "--quiet", "--ledger", ledger, "--dataset", "t", "--budget-epsilon", "5",
+                 "--quiet", "--store", ledger, "--dataset", "t", "--budget-epsilon", "5",
                  "--budget-delta", "1e-5"]) == 130
     err = capsys.readouterr().err
-    assert err == (f"interrupted: nothing written; the ledger {ledger} keeps the release's "
+    assert err == (f"interrupted: nothing written; the budget store {ledger} keeps the release's "
                    "spend (epsilon=1, delta=4e-07) charged to dataset t: the fit had run\n")
     # while reading the rows (after the reservation, issue 28): the reservation stays charged
     monkeypatch.setattr(commands, "estimator_class", lambda: _Interrupted)
     monkeypatch.setattr(commands, "resolve_domain", broken)
     assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--domain", domain,
-                 "--quiet", "--ledger", ledger, "--dataset", "t"]) == 130
+                 "--quiet", "--store", ledger, "--dataset", "t"]) == 130
     assert capsys.readouterr().err.startswith(
-        f"interrupted: nothing written; the ledger {ledger} keeps this fit's reservation")
+        f"interrupted: nothing written; the budget store {ledger} keeps this fit's reservation")
 
 
 def test_the_interrupt_line_says_what_was_written():
@@ -334,12 +334,12 @@ def test_the_interrupt_line_says_what_was_written():
 
     from skdp._cli.interrupt import interrupted_line
 
-    args = SimpleNamespace(stage="written", output="o.csv", plot="p.png", ledger=None)
+    args = SimpleNamespace(stage="written", output="o.csv", plot="p.png", store=None)
     assert interrupted_line(args, False) == "interrupted: o.csv was written, the plot p.png " \
         "was not"
-    args = SimpleNamespace(stage="checks", output="o.csv", ledger="nowhere.sqlite")
+    args = SimpleNamespace(stage="checks", output="o.csv", store="nowhere.sqlite")
     assert interrupted_line(args, True) == "terminated: nothing written; nothing was charged " \
-        "to the ledger nowhere.sqlite"
+        "to the budget store nowhere.sqlite"
     assert not os.path.exists("nowhere.sqlite")
 
 

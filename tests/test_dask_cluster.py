@@ -41,7 +41,7 @@ CHUNKS = ((300, 0, 500, 200), 3)  # unequal, one empty
 
 
 def ledger(tmp_path, epsilon, delta, name="b.sqlite"):
-    return BudgetAccountant(epsilon=epsilon, delta=delta, ledger=tmp_path / name, dataset="t")
+    return BudgetAccountant(epsilon=epsilon, delta=delta, store=tmp_path / name, dataset="t")
 
 
 def statuses(path):
@@ -65,7 +65,7 @@ class Watch:
         self.thread = threading.Thread(target=self._run)
 
     def _run(self):
-        reader = BudgetAccountant.open(self.acc.ledger, self.acc.dataset)
+        reader = BudgetAccountant.open(self.acc.store, self.acc.dataset)
         while not self.stop.is_set():
             self.seen.append(reader.total())
             self.stop.wait(0.002)
@@ -184,7 +184,7 @@ def test_an_accountant_unpickled_where_its_file_is_not_refuses_to_charge(tmp_pat
         pickle.loads(pickled)
     assert not (tmp_path / "b.sqlite").exists()  # no empty ledger created in its place
     ledger(tmp_path, 10.0, 1e-5)  # another ledger at the same path
-    with pytest.raises(LedgerError, match="not the privacy ledger this accountant"):
+    with pytest.raises(LedgerError, match="not the budget store this accountant"):
         pickle.loads(pickled)
     os.replace(tmp_path / "moved.sqlite", tmp_path / "b.sqlite")
     est = pickle.loads(pickled).fit(X, y_reg)  # the original file: charged

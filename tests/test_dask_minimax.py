@@ -116,14 +116,14 @@ def test_dask_nan_in_a_partition_keeps_reservation(dask_client, tmp_path):
     X, y, _ = _data(2)
     X[850, 1] = np.nan  # in the third partition
     path = tmp_path / "ledger.sqlite"
-    acc = BudgetAccountant(epsilon=10.0, delta=1e-3, ledger=str(path), dataset="t")
+    acc = BudgetAccountant(epsilon=10.0, delta=1e-3, store=str(path), dataset="t")
     clf = PrivateMinimaxClassifier(accountant=acc, n_iter=10, random_state=0)
     with pytest.raises(ValueError, match="Input X contains NaN"):
         clf.fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="Input X contains NaN"):
         clf.fit(_dask(X), _dask(y), classes=[0, 1])
     assert not hasattr(clf, "coef_")
-    reloaded = BudgetAccountant(epsilon=10.0, delta=1e-3, ledger=str(path), dataset="t")
+    reloaded = BudgetAccountant(epsilon=10.0, delta=1e-3, store=str(path), dataset="t")
     assert reloaded.total()[0] == pytest.approx(2.0)  # both reservations stay charged
 
 

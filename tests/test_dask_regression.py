@@ -102,7 +102,7 @@ def test_accountant_records_the_same_spend(dask_client):
 def test_nan_in_a_partition_fails_with_the_reservation_kept(dask_client, tmp_path):
     X, y = _data()
     X[2000, 1] = np.nan  # in the third partition
-    acc = BudgetAccountant(5.0, 1e-3, ledger=tmp_path / "budget.sqlite", dataset="t")
+    acc = BudgetAccountant(5.0, 1e-3, store=tmp_path / "budget.sqlite", dataset="t")
     reg = KLAdaptiveRegressor(epsilon=1.0, accountant=acc, random_state=0)
     with pytest.raises(ValueError, match="Input X contains NaN"):
         reg.fit(X, y)
@@ -114,7 +114,7 @@ def test_nan_in_a_partition_fails_with_the_reservation_kept(dask_client, tmp_pat
 
 def test_refused_solver_names_the_ones_that_can(dask_client, tmp_path):
     X, y = _data()
-    acc = BudgetAccountant(5.0, 1e-3, ledger=tmp_path / "budget.sqlite", dataset="t")
+    acc = BudgetAccountant(5.0, 1e-3, store=tmp_path / "budget.sqlite", dataset="t")
     reg = KLAdaptiveRegressor(solver="fo_single_pass", loss="truncated_absolute",
                               accountant=acc)
     with pytest.raises(ValueError, match="solver='fo_single_pass' cannot run on a Dask "

@@ -114,3 +114,68 @@ def _is_property(path):
     module_path, cls_name, method = path.rsplit(".", 2)
     cls = getattr(__import__(module_path, fromlist=[cls_name]), cls_name)
     return isinstance(inspect.getattr_static(cls, method), property)
+
+
+# --------------------------------------------------------------------------- notes
+_ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+_NOTES_REFERENCE = re.compile(r"notes?\s*(\d{3}\b|§)|notes/|errat(um|a) E\d", re.I)
+
+
+def _source_files(*parts):
+    for part in parts:
+        path = _ROOT / part
+        files = [path] if path.is_file() else sorted(path.rglob("*"))
+        yield from (f for f in files if f.suffix in (".py", ".rst", ".md", ".txt")
+                    and "_build" not in f.parts and "auto_examples" not in f.parts)
+
+
+def test_no_reference_to_notes_outside_the_repository():
+    """The papers' extractions are not in the repository (issue 29): cite the paper's
+    section, theorem or algorithm, or say what the note said. In the package, its docs,
+    the README and the examples the word itself is gone (numpydoc's ``Notes`` header aside);
+    in the tests and benchmarks, references (``notes 004 §5.2``, ``erratum E6``)."""
+    found = []
+    for f in _source_files("skdp", "docs", "README.md", "examples"):
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bnotes\b", line, re.I) and line.strip() != "Notes":
+                found.append(f"{f.relative_to(_ROOT)}:{i}: {line.strip()}")
+    for f in _source_files("tests", "benchmarks"):  # RESULTS.md: a dated log, kept as run
+        if f.name == "test_docs.py" or f.suffix != ".py":
+            continue
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if _NOTES_REFERENCE.search(line):
+                found.append(f"{f.relative_to(_ROOT)}:{i}: {line.strip()}")
+    assert not found, "references to notes:\n" + "\n".join(found)
+
+
+# --------------------------------------------------------------------------- developer guide
+def test_developer_guide_is_valid_rst_and_its_release_path_names_real_code():
+    """docs/developer_guide.rst parses without a docutils warning (Sphinx's roles taken as
+    plain text), has its glossary, and every ``Class.method`` of the drawn release path
+    exists in the code, so the picture cannot drift from the path the code takes."""
+    docutils_core = pytest.importorskip("docutils.core")
+    roles = pytest.importorskip("docutils.parsers.rst.roles")
+    import io
+
+    for role in ("class", "meth", "func", "mod", "ref", "term", "attr", "data"):
+        roles.register_generic_role(role, __import__("docutils").nodes.literal)
+    text = (_ROOT / "docs" / "developer_guide.rst").read_text(encoding="utf-8")
+    warnings_ = io.StringIO()
+    docutils_core.publish_doctree(text, settings_overrides={"warning_stream": warnings_,
+                                                            "report_level": 2})
+    assert not warnings_.getvalue(), warnings_.getvalue()
+    for title in ("The layers", "The path of a release", "Where a new piece goes", "Glossary"):
+        assert f"\n{title}\n" in text, title
+    path = text.split("one Gaussian release of a solver takes this path", 1)[1]
+    path = path.split("\n\n", 2)[1]  # the literal block
+    from skdp import _backend, _base
+    from skdp.privacy import accountant, accounting, budget, release
+    owners = {"BudgetAccountant": accountant.BudgetAccountant, "Budget": budget.Budget,
+              "Release": release.Release, "PrivacyLedger": accounting.PrivacyLedger,
+              "Backend": _backend.Backend, "PrivacyMixin": _base.PrivacyMixin}
+    named = re.findall(r"\b([A-Z]\w+)\.(\w+)", path)
+    assert len(named) >= 10
+    for owner, attr in named:
+        assert hasattr(owners[owner], attr), f"{owner}.{attr} in the guide is not in the code"
+    for name in ("reserve_fit", "_add_normal", "LedgerEntry", "gaussian_rho"):
+        assert name in path and any(hasattr(m, name) for m in (_base, release, accounting))

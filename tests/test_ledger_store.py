@@ -39,7 +39,7 @@ y = np.random.default_rng(1).uniform(-1, 1, size=60)
 
 
 def ledger(tmp_path, epsilon=math.inf, delta=1.0, name="budget.sqlite", **kw):
-    return BudgetAccountant(epsilon, delta, ledger=tmp_path / name, dataset="patients", **kw)
+    return BudgetAccountant(epsilon, delta, store=tmp_path / name, dataset="patients", **kw)
 
 
 def statuses(path):
@@ -141,7 +141,7 @@ def test_a_restart_sees_the_previous_total(tmp_path):
 
 def test_the_budget_is_per_dataset_and_set_once(tmp_path):
     a = ledger(tmp_path, 2.0, 1e-6)
-    b = BudgetAccountant(1.0, 1e-6, ledger=tmp_path / "budget.sqlite", dataset="other")
+    b = BudgetAccountant(1.0, 1e-6, store=tmp_path / "budget.sqlite", dataset="other")
     a.spend(1.5, 0.0)
     assert b.total() == (0.0, 0.0) and b.remaining() == (1.0, 1e-6)
     with pytest.raises(ValueError, match="holds the budget"):
@@ -150,7 +150,7 @@ def test_the_budget_is_per_dataset_and_set_once(tmp_path):
     with pytest.raises(ValueError, match="no budget for dataset"):
         BudgetAccountant.open(tmp_path / "budget.sqlite", "unknown")
     with pytest.raises(ValueError, match="go together"):
-        BudgetAccountant(1.0, ledger=tmp_path / "x.sqlite")
+        BudgetAccountant(1.0, store=tmp_path / "x.sqlite")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ def test_a_pickled_estimator_charges_the_original_ledger(tmp_path):
     acc = ledger(tmp_path, 5.0, 1e-5)
     est = pickle.loads(pickle.dumps(
         KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, accountant=acc, random_state=0)))
-    assert est.accountant is not acc and est.accountant.ledger == acc.ledger
+    assert est.accountant is not acc and est.accountant.store == acc.store
     est.fit(X, y)
     assert len(acc.spends) == 1 and acc.total()[0] > 0
     again = pickle.loads(pickle.dumps(est))  # a fitted one too
@@ -342,7 +342,7 @@ def test_cli_synthesize_charges_the_ledger_and_budget_shows_it(tmp_path, capsys)
     from skdp.__main__ import main
 
     path, out = str(tmp_path / "budget.sqlite"), str(tmp_path / "out.csv")
-    base = ["synthesize", "-o", out, "--quiet", "--seed", "1", "--ledger", path,
+    base = ["synthesize", "-o", out, "--quiet", "--seed", "1", "--store", path,
             "--dataset", "cancer"]
     assert main(base + ["--budget-epsilon", "1.5", "--budget-delta", "1e-5",
                         "--purpose", "demo release"]) == 0
@@ -355,7 +355,7 @@ def test_cli_synthesize_charges_the_ledger_and_budget_shows_it(tmp_path, capsys)
     assert "total: epsilon=1, delta=4.44e-06 over 1 counted spends (composition: basic)" in shown
     assert main(["budget", path, "--dataset", "nobody"]) == 2
     assert "no dataset 'nobody'" in capsys.readouterr().err
-    assert main(["synthesize", "-o", out, "--ledger", path]) == 2
+    assert main(["synthesize", "-o", out, "--store", path]) == 2
     assert "--dataset" in capsys.readouterr().err
 
 
@@ -482,7 +482,7 @@ def test_an_old_file_is_scrubbed_when_opened(tmp_path):
     con.execute("DELETE FROM meta WHERE key = 'seed_salt'")
     con.commit()
     con.close()
-    acc = BudgetAccountant(5.0, 1e-5, ledger=path, dataset="patients")
+    acc = BudgetAccountant(5.0, 1e-5, store=path, dataset="patients")
     (row,) = acc.spends
     assert row["seed"].startswith("scrypt:")
     assert json.loads(row["params"])["random_state"] == "<withheld>"
@@ -497,15 +497,25 @@ def test_a_byte_copy_of_the_file_or_another_host_refuses_to_charge(tmp_path, mon
     import socket
 
     path = tmp_path / "budget.sqlite"
-    acc = BudgetAccountant(10.0, 1e-5, ledger=path, dataset="d")
+    acc = BudgetAccountant(10.0, 1e-5, store=path, dataset="d")
     acc.spend(1.0, 1e-6)
     pickled = pickle.dumps(acc)
     pickle.loads(pickled).spend(1.0, 1e-6)               # the same file, the same host
     shutil.copyfile(path, tmp_path / "copy.sqlite")
     os.replace(tmp_path / "copy.sqlite", path)           # a byte copy at the same path
-    with pytest.raises(LedgerError, match="not the privacy ledger this accountant"):
+    with pytest.raises(LedgerError, match="not the budget store this accountant"):
         pickle.loads(pickled)
     fresh = pickle.dumps(BudgetAccountant.open(path, "d"))
     monkeypatch.setattr(socket, "gethostname", lambda: "another-machine")
-    with pytest.raises(LedgerError, match="not the privacy ledger this accountant"):
+    with pytest.raises(LedgerError, match="not the budget store this accountant"):
         pickle.loads(fresh)
+
+
+def test_cli_ledger_flag_is_the_deprecated_name_of_store(tmp_path, capsys):
+    from skdp._cli.parser import build_parser
+
+    path = str(tmp_path / "b.sqlite")
+    args = build_parser().parse_args(["synthesize", "-o", str(tmp_path / "o.csv"),
+                                      "--ledger", path, "--dataset", "d"])
+    assert args.store == path and not hasattr(args, "ledger")
+    assert "--ledger is deprecated" in capsys.readouterr().err

@@ -560,7 +560,7 @@ from skdp.privacy.ledger import (advanced_composition_step_epsilon,  # noqa: E40
 
 
 def test_prop33_fixture():
-    # notes 002 §6.6: n=10000, T=100, K=9, eps=1, delta=1e-5, L0=1
+    # paper 002 Cor. 3.6's tau_max: n=10000, T=100, K=9, eps=1, delta=1e-5, L0=1
     assert minimax_mirror.prop33_step_cap(10000, 100, 9, 1.0, 1e-5, 1.0) == pytest.approx(
         0.058249, abs=5e-7)
     tau = minimax_mirror.prop33_step_cap(10000, 100, 9, 1.0, 1e-5, 1.0)
@@ -632,7 +632,7 @@ def test_bias_reduced_filter_and_sensitivity():
                                    group_sizes=np.bincount(y), random_state=0).fit(X, y)
     eps = np.concatenate([[e["epsilon"]] * e["count"] for e in clf.privacy_ledger_.log()])
     assert fully_adaptive_epsilon(eps, 1e-6) <= 1.0 + 1e-9  # 002 Thm 3.5 filter
-    # corrected constant (notes 002 §8.3): tau L0 (4 C_M 2^N + 2) / |B|
+    # Prop. 3.17's constant, corrected: tau L0 (4 C_M 2^N + 2) / |B|
     c_M = 2 - 2.0**-3
     assert minimax_mirror.bias_reduced_sensitivity(0.1, 2.0, 2, 16, c_M) == pytest.approx(
         0.1 * 2.0 * (4 * c_M * 4 + 2) / 16)

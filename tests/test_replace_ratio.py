@@ -106,7 +106,7 @@ def test_compaction_keeps_each_ratio_and_the_file_keeps_it():
 
 def test_an_older_file_without_ratios_converts_by_group_privacy(tmp_path):
     path = tmp_path / "l.sqlite"
-    acc = BudgetAccountant(10.0, 1e-3, ledger=path, dataset="t")
+    acc = BudgetAccountant(10.0, 1e-3, store=path, dataset="t")
     ledger = PrivacyLedger()
     ledger.gaussian(1.0, 4.0, replace_sensitivity=SQRT2)
     acc.spend(ledger.epsilon(1e-6), 1e-6, ledger=ledger, neighbouring="add_remove")

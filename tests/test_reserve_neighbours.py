@@ -51,7 +51,7 @@ def _synth(acc):
 
 @pytest.mark.parametrize("ledger", [False, True])
 def test_a_fit_failing_on_its_rows_is_charged_like_its_neighbour(tmp_path, ledger):
-    kw = dict(ledger=tmp_path / "l.sqlite", dataset="t") if ledger else {}
+    kw = dict(store=tmp_path / "l.sqlite", dataset="t") if ledger else {}
     acc = BudgetAccountant(epsilon=2.0, delta=1e-5, **kw)
     good, bad = (np.array(t, dtype=object) for t in _tables())
     _synth(acc).fit(good)
@@ -117,7 +117,7 @@ def _run(tmp_path, src, extra=()):
     ledger = str(tmp_path / "l.sqlite")
     argv = ["synthesize", src, "-o", str(tmp_path / "o.csv"), "--domain",
             str(tmp_path / "d.json"), "--quiet", "--epsilon", "1", "--delta", "1e-6",
-            "--ledger", ledger, "--dataset", "t", "--n-samples", "5", *extra]
+            "--store", ledger, "--dataset", "t", "--n-samples", "5", *extra]
     return main(argv), ledger
 
 
@@ -272,7 +272,7 @@ def test_cli_dask_job_reserves_before_dask_reads_a_row(tmp_path, capsys):
     def run(src, domain="d.json", extra=()):
         return main(["synthesize", src, "-o", str(first / "o.csv"), "--domain",
                      str(first / domain), "--quiet", "--epsilon", "1", "--delta", "1e-6",
-                     "--solver", "mst", "--ledger", ledger, "--dataset", "t",
+                     "--solver", "mst", "--store", ledger, "--dataset", "t",
                      "--n-samples", "5", *extra])
 
     assert run(good, extra=["--budget-epsilon", "2", "--budget-delta", "1e-5"]) == 0

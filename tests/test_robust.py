@@ -71,7 +71,7 @@ def _tree_noise_variance(rho, period=12, p=3000):
 
 def test_tree_noise_count_per_leaf():
     """Var of TREE(t) per coordinate is sigma**2 popcount(idx), idx = ((t-1) mod Sigma) + 1;
-    a fresh tree per period (notes 001 §2.1, §5.5, errata E3)."""
+    a fresh tree per period (paper 001 Alg. 1; its level range leaves t = Sigma out)."""
     rho, period = 0.5, 12
     out, cfg = _tree_noise_variance(rho, period)
     # sigma from the closed form of Prop. 2.5 with clipping: s = max(2 C1/B1, 2 C2/B2)
@@ -128,7 +128,7 @@ def test_multi_pass_sigmas_meet_the_budget():
 def test_adversarial_record_single_pass(solver, position):
     """Coupled neighbours (same z's, same streams): released estimates differ only in the
     period holding the record, by the clipped increment, of norm <= s_a or s_d (Lemma 3.4
-    / 6.3 made deterministic by clipping, notes 001 §5.4)."""
+    / 6.3 made deterministic by clipping)."""
     X, y, _ = robust_data(n=200, d=3)
     A = np.c_[X, np.ones(len(X))]
     A2, y2 = A.copy(), y.copy()

@@ -175,9 +175,9 @@ def test_an_accountant_named_for_a_dataset_compares_all_its_fits():
 
 
 def test_a_ledger_file_is_one_dataset_whatever_the_columns(tmp_path):
-    acc = BudgetAccountant(ledger=tmp_path / "b.sqlite", dataset="patients")
+    acc = BudgetAccountant(store=tmp_path / "b.sqlite", dataset="patients")
     NoisyMeanRegressor(accountant=acc, random_state=0).fit(X, y)
-    with pytest.warns(PrivacyLeakWarning, match="on dataset 'patients' of the ledger"):
+    with pytest.warns(PrivacyLeakWarning, match="on dataset 'patients' of the budget store"):
         NoisyMeanRegressor(accountant=acc, random_state=0).fit(np.c_[X, X], y)
 
 

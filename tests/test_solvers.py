@@ -213,9 +213,9 @@ PATH_ATTRS = {"release", "ledger", "_release", "_filter"}
 PATH_MODULES = {"release", "composite"}
 # names of those modules that release nothing (a what-if ledger for a budget search)
 PATH_NAMES_ALLOWED = {"exponential_trial"}
-# ``<x>.release`` / ``<x>.ledger`` that are not a budget's: BudgetAccountant.release(token)
-# (cancel a reservation) and the CLI's ``--ledger`` argument (the accountant's storage path)
-OWNERS_ALLOWED = {"self.accountant", "args"}
+# none: the accountant's budget store is ``store`` (``BudgetAccountant.store``, the CLI's
+# ``--store``) and a reservation is cancelled by ``BudgetAccountant.cancel``, not ``release``
+OWNERS_ALLOWED = set()
 
 
 def _release_path_bypasses(path):

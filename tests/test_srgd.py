@@ -51,7 +51,7 @@ def test_sqrt_toeplitz_squares_to_the_workload(decays):
 
 
 def test_sqrt_toeplitz_regression_values():
-    """Notes 003 §7.3: RMSE of prefix sums 7.78 (independent) and 2.43 (sqrt A) at T = 120."""
+    """RMSE of prefix sums at T = 120: 7.78 (independent noise) and 2.43 (sqrt A)."""
     for coef, rmse in [([1.0], 7.78), (sqrt_toeplitz_coefficients(120), 2.43)]:
         var = workload_noise_variance(coef, 120) * column_norm(coef) ** 2
         assert math.sqrt(var.mean()) == pytest.approx(rmse, abs=0.01)
@@ -422,7 +422,7 @@ def test_sklearn_compatible_streaming(estimator, check):
 
 
 def test_srg_memf_with_no_decay_is_memf():
-    """Notes 003 §7.10 item 7: c = 0 reproduces DP-MEMF bit for bit."""
+    """c = 0 reproduces DP-MEMF (paper 003 Alg. 2) bit for bit."""
     X, y = make_classification(n_samples=600, n_features=5, random_state=0)
     fit = lambda solver, opts: PrivateMinimaxClassifier(  # noqa: E731
         solver=solver, group_by=None, solver_options=opts, random_state=3).fit(X / 5, y).coef_

@@ -1,4 +1,4 @@
-"""Tests of SaddlePointSynthesizer and its solvers (paper 002 §1.4, §3.1; notes §6.6-6.7)."""
+"""Tests of SaddlePointSynthesizer and its solvers (paper 002 §1.4, §3.1, Thm 1.1, Cor. 3.6)."""
 
 import itertools
 import json
@@ -148,7 +148,7 @@ def test_gaussian_measurement_checked_by_dp_accounting():
 
 
 def test_step_epsilon_rules_and_paper_fixture():
-    # notes 002 §6.6 fixture: n=10000, T=100, K=9, eps=1, delta=1e-5 -> tau_max = 0.058249
+    # paper 002 Cor. 3.6's tau_max: n=10000, T=100, K=9, eps=1, delta=1e-5 -> tau_max = 0.058249
     eps_step = advanced_composition_step_epsilon(1.0, 1e-5, 2 * 100 * (9 + 1))
     assert eps_step * 100 / 4.0 == pytest.approx(0.058249, abs=1e-6)
     budget = Budget(1.0, 1e-5, approx_dp_to_zcdp(1.0, 1e-5), release=None)

@@ -36,7 +36,7 @@ def test_node_count_per_leaf_is_exact(horizon):
     assert most == max_nodes_per_leaf(horizon)
     # the same depth as dp-accounting's single-epoch tree aggregation
     assert max_nodes_per_leaf(horizon) == math.ceil(math.log2(horizon + 1))
-    # notes 003 §3.3: floor(log2 T) + 1, sharper than 1 + ceil(log2 T) for non powers of two
+    # paper 003 Lemma 4.3: floor(log2 T) + 1, sharper than 1 + ceil(log2 T) for non powers of two
     assert max_nodes_per_leaf(horizon) == math.floor(math.log2(horizon)) + 1
 
 

@@ -5,7 +5,7 @@
 * ``csvio``: CSV headers, missing cells, streamed writing;
 * ``domain``: domain files, reading and writing cells by domain, drafts;
 * ``commands``: the ``synthesize`` and ``domain`` jobs;
-* ``budget``: the ``budget`` job (a ledger file's spends and totals);
+* ``budget``: the ``budget`` job (a budget store's spends and totals);
 * ``interrupt``: Ctrl-C and SIGTERM (one line, no traceback, no partial file).
 
 Only the parser is imported before the arguments are parsed: ``--help`` loads

@@ -1,6 +1,6 @@
-"""``python -m skdp budget FILE``: a ledger file's spends and each dataset's composed total.
+"""``python -m skdp budget FILE``: a budget store's spends and each dataset's composed total.
 
-Also the accountant that ``synthesize --ledger`` charges.
+Also the accountant that ``synthesize --store`` charges.
 """
 
 import math
@@ -11,33 +11,33 @@ from ..privacy.accountant import BudgetAccountant
 from ..privacy.ledger import describe_composition
 from ..privacy.ledger_store import STATUSES, LedgerStore
 
-__all__ = ["explain_total", "ledger_accountant", "show_budget"]
+__all__ = ["explain_total", "show_budget", "store_accountant"]
 
 COLUMNS = ("id", "time (UTC)", "status", "label", "solver", "epsilon", "delta", "relation",
            "seed", "purpose")
 
 
-def ledger_accountant(args):
-    """The accountant of ``synthesize --ledger FILE --dataset NAME``, or None without --ledger.
+def store_accountant(args):
+    """The accountant of ``synthesize --store FILE --dataset NAME``, or None without --store.
 
     The dataset's budget is ``--budget-epsilon``/``--budget-delta`` (set once
     in the file), else the one stored in it.
     """
-    if args.ledger is None:
+    if args.store is None:
         if args.dataset is not None:
-            raise ValueError("--dataset names the budget of a ledger: give --ledger FILE too.")
+            raise ValueError("--dataset names a budget in a store: give --store FILE too.")
         return None
     if not args.dataset:
-        raise ValueError("--ledger needs --dataset NAME: a ledger holds one budget per dataset.")
+        raise ValueError("--store needs --dataset NAME: a store holds one budget per dataset.")
     given = (args.budget_epsilon, args.budget_delta)
     if given == (None, None):
-        if not os.path.exists(args.ledger):
-            raise ValueError(f"no ledger file {args.ledger}: create it by giving the dataset's "
+        if not os.path.exists(args.store):
+            raise ValueError(f"no budget store {args.store}: create it by giving the dataset's "
                              "budget (--budget-epsilon, --budget-delta).")
-        return BudgetAccountant.open(args.ledger, args.dataset, purpose=args.purpose)
+        return BudgetAccountant.open(args.store, args.dataset, purpose=args.purpose)
     if None in given:
         raise ValueError("give both --budget-epsilon and --budget-delta, or neither.")
-    return BudgetAccountant(*given, ledger=args.ledger, dataset=args.dataset,
+    return BudgetAccountant(*given, store=args.store, dataset=args.dataset,
                             purpose=args.purpose)
 
 
@@ -65,16 +65,16 @@ def _table(rows):
 
 def show_budget(args):
     """Run ``python -m skdp budget``: print the spends and totals; return the exit status."""
-    if not os.path.isfile(args.ledger):
-        raise ValueError(f"no ledger file {args.ledger}.")
-    store = LedgerStore(args.ledger)
+    if not os.path.isfile(args.store):
+        raise ValueError(f"no budget store {args.store}.")
+    store = LedgerStore(args.store)
     names = store.datasets() if args.dataset is None else [args.dataset]
     if args.dataset is not None and args.dataset not in store.datasets():
-        raise ValueError(f"the ledger {args.ledger} has no dataset {args.dataset!r}; it has "
+        raise ValueError(f"the budget store {args.store} has no dataset {args.dataset!r}; it has "
                          f"{store.datasets()}.")
     for name in names:
         cap = store.budget(name) or (float("inf"), 1.0)
-        acc = BudgetAccountant(*cap, ledger=args.ledger, dataset=name,
+        acc = BudgetAccountant(*cap, store=args.store, dataset=name,
                                neighbouring=store.relation(name) or "replace_one")
         rows = store.rows(name, STATUSES)
         eps, delta, method = acc.composition()

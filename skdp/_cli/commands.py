@@ -29,7 +29,7 @@ from .._validation import check_epsilon_delta, warn_privacy_leak
 from ..privacy.ledger import describe_composition
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
-from .budget import ledger_accountant
+from .budget import store_accountant
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
 from .domain import CsvCells, check_domain, draft_entry, kind_entry, mostly_numbers
 from .texts import CLIPPING_NOTE
@@ -155,7 +155,7 @@ def _job_paths(args):
     domain = None if args.domain in (None, "private") else args.domain
     return ([("-o", args.output), ("--plot", args.plot)],
             [("INPUT", args.input), ("--domain", domain), ("--holdout", args.holdout),
-             ("--ledger", args.ledger)])
+             ("--store", args.store)])
 
 
 def _load_domain(path, header):
@@ -217,11 +217,11 @@ def _check_solver_options(solver, options):
 
 
 def _check_budget_flags(args):
-    """Budget, ledger and solver flags (opens the ledger: ``args.accountant``)."""
+    """Budget, store and solver flags (opens the store: ``args.accountant``)."""
     auto = isinstance(args.delta, str)
     epsilon, _ = check_epsilon_delta(args.epsilon, 1e-6 if auto else args.delta, need_delta=True)
-    args.accountant = ledger_accountant(args)
-    if auto:  # the ledger's share for this epsilon (1e-6 without a ledger): public caps only
+    args.accountant = store_accountant(args)
+    if auto:  # the store's share for this epsilon (1e-6 without a store): public caps only
         from ..privacy.accountant import BudgetAccountant
 
         args.delta = BudgetAccountant.resolve(args.accountant).default_delta(epsilon)
@@ -235,9 +235,9 @@ def _check_budget_flags(args):
 def check_synthesize(args):
     """Check every argument of ``synthesize`` before any data is read; return (header, domain).
 
-    With ``--ledger`` it opens the ledger (``args.accountant``), so a bad file
+    With ``--store`` it opens the store (``args.accountant``), so a bad file
     or dataset stops the job here (after the paths are checked: an output named
-    like the ledger never creates it).
+    like the store never creates it).
     """
     check_paths(*_job_paths(args))
     _check_budget_flags(args)
@@ -471,7 +471,7 @@ def _write(args, est, header, columns, holdout, n_bins):
 
 
 def _report(args, est, written):
-    """The release's report: input, rows written, privacy spent, ledger, solver."""
+    """The release's report: input, rows written, privacy spent, budget store, solver."""
     eps, delta = est.privacy_spent_
     print(f"input: {args.input or DEMO_SOURCE}")
     print(f"wrote {written} synthetic rows to {args.output}")
@@ -480,10 +480,10 @@ def _report(args, est, written):
     print(f"  composition: {describe_composition(est.privacy_method_)}")
     if args.accountant is not None:
         total, left = args.accountant.total(), args.accountant.remaining()
-        print(f"ledger {args.ledger}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "
+        print(f"budget store {args.store}, dataset {args.dataset}: spent epsilon={total[0]:.4f}, "
               f"delta={total[1]:g}; left epsilon={left[0]:.4f}, delta={left[1]:g}")
         if args.neighbouring != args.accountant.neighbouring:
-            print(f"  this {args.neighbouring} release counts on the ledger's "
+            print(f"  this {args.neighbouring} release counts on the store's "
                   f"{args.accountant.neighbouring} budget by group privacy for groups of two "
                   "(its Gaussian counts at sqrt(2) times their add/remove sensitivity)")
     cells = math.prod(est.domain_shape_)

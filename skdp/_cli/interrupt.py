@@ -102,7 +102,7 @@ def interrupted_line(args, terminated):
     """The one line that ends a job interrupted by Ctrl-C (or SIGTERM: ``terminated``).
 
     It says what was written (a partial output is always removed) and, with
-    ``--ledger``, what the ledger keeps: nothing before the fit; the fit's
+    ``--store``, what the store keeps: nothing before the fit; the fit's
     reservation, charged, when the fit was interrupted (an interrupted fit keeps
     it, see ``skdp._base.PrivacyMixin._fit_atomically``); the release's spend,
     charged, once the fit has returned.
@@ -123,33 +123,33 @@ def interrupted_line(args, terminated):
         done = f"part of {output} may have been written"
     else:
         done = "nothing written"
-    return ("terminated" if terminated else "interrupted") + ": " + done + _ledger_line(args)
+    return ("terminated" if terminated else "interrupted") + ": " + done + _store_line(args)
 
 
-def _ledger_line(args):
-    """With --ledger: what the ledger keeps of this run (its rows: this host and process,
+def _store_line(args):
+    """With --store: what the budget store keeps of this run (its rows: this host and process,
     created since the job began)."""
-    ledger, dataset = getattr(args, "ledger", None), getattr(args, "dataset", None)
-    if ledger is None or getattr(args, "stage", "checks") not in (
+    store, dataset = getattr(args, "store", None), getattr(args, "dataset", None)
+    if store is None or getattr(args, "stage", "checks") not in (
             "reading", "fitting", "fitted", "writing", "writing parts", "written"):
-        return "" if ledger is None else f"; nothing was charged to the ledger {ledger}"
-    if not os.path.isfile(ledger):
-        return f"; nothing was charged to the ledger {ledger}"
+        return "" if store is None else f"; nothing was charged to the budget store {store}"
+    if not os.path.isfile(store):
+        return f"; nothing was charged to the budget store {store}"
     try:
         from ..privacy.ledger_store import LedgerStore
 
-        rows = [r for r in LedgerStore(ledger, timeout=5.0).rows(dataset)
+        rows = [r for r in LedgerStore(store, timeout=5.0).rows(dataset)
                 if r["pid"] == os.getpid() and r["host"] == socket.gethostname()
                 and r["created"] >= getattr(args, "started", 0)]
     except Exception:  # the line must still come out
-        return f"; see `python -m skdp budget {ledger}` for what the ledger keeps"
+        return f"; see `python -m skdp budget {store}` for what the store keeps"
     if not rows:
-        return f"; nothing was charged to the ledger {ledger}"
+        return f"; nothing was charged to the budget store {store}"
     row = rows[-1]
     spend = f"(epsilon={row['epsilon']:g}, delta={row['delta']:g})"
     if row["status"] == "charged":
-        return (f"; the ledger {ledger} keeps the release's spend {spend} charged to dataset "
-                f"{dataset}: the fit had run")
-    return (f"; the ledger {ledger} keeps this fit's reservation {spend} charged to "
+        return (f"; the budget store {store} keeps the release's spend {spend} charged to "
+                f"dataset {dataset}: the fit had run")
+    return (f"; the budget store {store} keeps this fit's reservation {spend} charged to "
             f"dataset {dataset}, as for any interrupted fit: the data may have been read "
-            f"(`python -m skdp budget {ledger}` lists it as reserved)")
+            f"(`python -m skdp budget {store}` lists it as reserved)")

@@ -3,6 +3,7 @@
 import argparse
 import json
 import math
+import sys
 
 from ..solvers.spec import choices_with
 from ..solvers.synth.registry import SOLVER_SPECS
@@ -40,7 +41,7 @@ a release is private only if its randomness is secret and never reused.
 
 The output is written to a hidden file beside it and renamed when complete: a
 failure, Ctrl-C (exit status 130) or SIGTERM (143) leaves no partial output, and
-one line on stderr says what happened (with --ledger: whether the release's
+one line on stderr says what happened (with --store: whether the release's
 spend stays charged).
 
 On Dask: an INPUT or OUTPUT that is a glob ('data/*.parquet', 'data/*.csv') or a
@@ -147,7 +148,7 @@ def _add_synthesize(sub):
     p.add_argument("--epsilon", type=_real, default=1.0,
                    help="privacy budget epsilon > 0 (inf: no privacy at all)")
     p.add_argument("--delta", type=_delta, default="auto",
-                   help="privacy budget delta in (0, 1), or auto: 1e-6, or with --ledger the "
+                   help="privacy budget delta in (0, 1), or auto: 1e-6, or with --store the "
                         "dataset's share delta_cap * min(1, epsilon / epsilon_cap)**2 "
                         "(BudgetAccountant.default_delta)")
     p.add_argument("--domain", metavar="FILE|private",
@@ -194,38 +195,49 @@ def _add_synthesize(sub):
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on the Dask cluster of this distributed scheduler (e.g. "
                         "tcp://10.0.0.1:8786); see 'On Dask' above")
-    _ledger_options(p)
+    _store_options(p)
 
 
-def _ledger_options(p):
+class _DeprecatedLedger(argparse.Action):
+    """``--ledger FILE``: the deprecated name of ``--store FILE`` (a warning; one release)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print("warning: --ledger is deprecated: the budget store is --store FILE; --ledger "
+              "will be removed in the next release.", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def _store_options(p):
     g = p.add_argument_group("a budget shared across processes and people (python -m skdp "
                              "budget FILE shows it)")
-    g.add_argument("--ledger", metavar="FILE",
-                   help="SQLite ledger file charged with this release (created if absent); the "
-                        "release is refused before the data are read if it would overspend")
+    g.add_argument("--store", metavar="FILE",
+                   help="the budget store (a SQLite file) charged with this release (created "
+                        "if absent); the release is refused before the data are read if it "
+                        "would overspend")
+    g.add_argument("--ledger", dest="store", action=_DeprecatedLedger, help=argparse.SUPPRESS)
     g.add_argument("--dataset", metavar="NAME", help="the dataset whose budget is charged "
-                                                     "(required with --ledger)")
+                                                     "(required with --store)")
     g.add_argument("--budget-epsilon", type=_real, default=None, metavar="EPS",
-                   help="the dataset's total epsilon, set once in the ledger (default: the one "
+                   help="the dataset's total epsilon, set once in the store (default: the one "
                         "stored)")
     g.add_argument("--budget-delta", type=_real, default=None, metavar="DELTA",
-                   help="the dataset's total delta, set once in the ledger (default: the one "
+                   help="the dataset's total delta, set once in the store (default: the one "
                         "stored)")
     g.add_argument("--purpose", metavar="TEXT", help="who and why, kept with the spend")
 
 
 BUDGET = """\
-Print the spends of a privacy ledger file (BudgetAccountant(..., ledger=FILE)):
+Print the spends of a budget store (BudgetAccountant(..., store=FILE)):
 one row per spend, with its status (reserved: a fit running, or one whose process
-died, counted; charged: counted; released: a fit that failed before releasing
-anything, not counted), then each dataset's composed total, the rule that gave
-it, and what is left of its budget."""
+died, counted; charged: counted; released: a reservation cancelled because its
+fit failed before reading the data, not counted), then each dataset's composed
+total, the rule that gave it, and what is left of its budget."""
 
 
 def _add_budget(sub):
-    p = sub.add_parser("budget", help="show the spends and totals of a ledger file",
+    p = sub.add_parser("budget", help="show the spends and totals of a budget store",
                        description=BUDGET, formatter_class=_Formatter)
-    p.add_argument("ledger", metavar="FILE", help="the SQLite ledger file")
+    p.add_argument("store", metavar="FILE", help="the budget store (a SQLite file)")
     p.add_argument("--dataset", metavar="NAME", help="only this dataset (default: all)")
 
 

@@ -5,7 +5,7 @@ It knows nothing of estimators or solvers; they build on it.
 
 from .accountant import BudgetAccountant
 from .ledger import (
-    PrivacyLedger, Spend, advanced_composition_epsilon, advanced_composition_step_epsilon,
+    LedgerEntry, PrivacyLedger, advanced_composition_epsilon, advanced_composition_step_epsilon,
     approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
     describe_composition, fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld,
     gaussian_rho, gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, subsampled_noise_within,
@@ -25,7 +25,7 @@ from .tree import (TreeAggregator, max_nodes_per_leaf, node_decomposition, nodes
                    tree_rho, tree_sigma)
 
 __all__ = [
-    "BudgetAccountant", "PrivacyLedger", "Spend", "Budget", "Release", "GaussianBatch",
+    "BudgetAccountant", "PrivacyLedger", "LedgerEntry", "Budget", "Release", "GaussianBatch",
     "ExponentialBatch", "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms",
     "advanced_composition_epsilon", "advanced_composition_step_epsilon", "approx_dp_to_gdp",
     "approx_dp_to_zcdp", "bounded_range_rho", "bounded_range_step_epsilon",
@@ -42,3 +42,11 @@ __all__ = [
     "repeat_and_select_epsilon", "repeat_and_select_rdp", "sample_repetitions",
     "truncated_negative_binomial_gamma", "truncated_negative_binomial_mean",
 ]
+
+
+def __getattr__(name):
+    """``Spend``: the deprecated name of :class:`LedgerEntry` (FutureWarning), for one release."""
+    if name == "Spend":
+        from . import accounting
+        return accounting.__getattr__(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

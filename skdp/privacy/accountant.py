@@ -23,8 +23,8 @@ release. The accountant remembers each spend's seed and warns
 dataset. A fixed seed is for tests and reproducible figures; a release is
 differentially private only if its noise is fresh (``random_state=None``) or
 its seed is secret and never reused. Seeds are compared among the fits of one
-dataset: every fit charged to an accountant with a ``dataset`` name (a ledger
-file's, or an in-memory one's), else, on an accountant without one (the
+dataset: every fit charged to an accountant with a ``dataset`` name (a budget
+store's, or an in-memory one's), else, on an accountant without one (the
 process-wide default), the fits on tables with the same columns (their number,
 and their names where the table has them): tables with other columns are
 neither the same dataset nor a neighbour of it. Nothing taken from the values
@@ -38,15 +38,15 @@ Every estimator's default ``delta='auto'`` asks the accountant for its delta
 that matches the fit's share of its epsilon cap, so that the fits a budget holds
 by epsilon also fit by delta.
 
-An accountant lives in one process's memory unless it is given a ledger
-file (``ledger='budget.sqlite', dataset='patients-2026'``): then every spend is
+An accountant lives in one process's memory unless it is given a budget
+store (``store='budget.sqlite', dataset='patients-2026'``): then every spend is
 a row of that SQLite file (:mod:`skdp.privacy.ledger_store`), every process
 that opens it sees and charges the same budget, a fit reserves its claim in one
 transaction before it reads the data, and pickling keeps the path (workers of
 ``GridSearchCV(n_jobs=-1)`` charge the file) and the file's identity: an accountant
 unpickled where that file is not (a Dask worker of another machine, a file moved or
 replaced) raises :class:`~skdp.privacy.ledger_store.LedgerError` instead of charging a
-new, empty ledger. Fits of an in-memory accountant
+new, empty store. Fits of an in-memory accountant
 run in other processes (``n_jobs > 1`` with a process-based joblib backend)
 spend on a copy that the parent never sees: a
 :class:`~skdp.exceptions.PrivacyLeakWarning` says so when it happens.
@@ -60,7 +60,7 @@ import threading
 import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
-from .ledger import PrivacyLedger, Spend
+from .ledger import PrivacyLedger, LedgerEntry
 from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
                            encode_parts, scrub_params)
 
@@ -95,22 +95,22 @@ class BudgetAccountant:
         Total epsilon allowed. ``inf``: no limit.
     delta : float, default=1.0
         Total delta allowed, in [0, 1].
-    ledger : str or path-like, default=None
-        A SQLite file that keeps the spends (created if absent): every process
-        that opens it charges and sees the same budget, across restarts. None:
-        the spends live in this process's memory.
+    store : str or path-like, default=None
+        The budget store: a SQLite file that keeps the spends (created if
+        absent): every process that opens it charges and sees the same budget,
+        across restarts. None: the spends live in this process's memory.
     dataset : str, default=None
-        The dataset whose budget this is (required with ``ledger``): a file
+        The dataset whose budget this is (required with ``store``): a file
         holds one budget per dataset. Its cap (epsilon, delta) is stored by
         the first accountant that opens it; a different cap is refused
-        (:meth:`open` reads the stored one). Without a ledger file it names
+        (:meth:`open` reads the stored one). Without a store it names
         the dataset of an in-memory accountant: every fit charged to it is then
         on that dataset, and a seed reused by any two of them warns (without a
         name, only fits on tables with the same columns are compared).
     purpose : str, default=None
-        Free text stored with every spend of a ledger file (who, why).
+        Free text stored with every spend of a store (who, why).
     timeout : float, default=30.0
-        Seconds to wait for another process's lock on the ledger file before
+        Seconds to wait for another process's lock on the store before
         :class:`~skdp.privacy.ledger_store.LedgerLockedError`.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         The neighbouring relation the budget is stated under (the privacy
@@ -121,8 +121,10 @@ class BudgetAccountant:
         on a replace-one budget is converted by group privacy for groups of two
         (:func:`add_remove_as_replace_one`); a replace-one spend on an
         add/remove budget is refused (a guarantee between tables of one size
-        says nothing about tables of different sizes). A ledger file stores
+        says nothing about tables of different sizes). A store keeps
         the relation with the dataset's budget, set once like the cap.
+    ledger : str or path-like, default=None
+        Deprecated alias of ``store`` (FutureWarning); removed in the next release.
 
     Attributes
     ----------
@@ -131,7 +133,7 @@ class BudgetAccountant:
         ``ledger`` (a :class:`~skdp.privacy.ledger.PrivacyLedger` or None)
         and ``seed`` (what made its noise reproducible, or None), and what
         the fit passed besides (``params``, ``solver``, ``data``: its table's
-        columns). With a ledger file, read from it (reservations of running fits included, with
+        columns). With a store, read from it (reservations of running fits included, with
         ``ledger`` None) and with the row's ``id``, ``status``, ``time``,
         ``params``, ``solver`` and ``purpose``.
 
@@ -149,7 +151,7 @@ class BudgetAccountant:
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "budget.sqlite")
-    >>> shared = BudgetAccountant(2.0, 1e-5, ledger=path, dataset="patients-2026")
+    >>> shared = BudgetAccountant(2.0, 1e-5, store=path, dataset="patients-2026")
     >>> shared.spend(1.0, 1e-6, label="first fit")
     >>> BudgetAccountant.open(path, "patients-2026").total()
     (1.0, 1e-06)
@@ -159,8 +161,16 @@ class BudgetAccountant:
     _default_stack: list = []
     _lock = threading.RLock()
 
-    def __init__(self, epsilon=math.inf, delta=1.0, ledger=None, dataset=None, purpose=None,
-                 timeout=30.0, neighbouring="replace_one"):
+    def __init__(self, epsilon=math.inf, delta=1.0, store=None, dataset=None, purpose=None,
+                 timeout=30.0, neighbouring="replace_one", ledger=None):
+        if ledger is not None:
+            if store is not None:
+                raise TypeError("give the budget store as store=; ledger= is its deprecated "
+                                "name, and both were given.")
+            warnings.warn("BudgetAccountant(store=...) is deprecated: the budget store's "
+                          "path is now store=...; ledger= will be removed in the next "
+                          "release.", FutureWarning, stacklevel=2)
+            store = ledger
         if isinstance(epsilon, bool) or isinstance(delta, bool):
             raise TypeError(f"epsilon and delta must be real numbers, not bools; got "
                             f"{epsilon!r}, {delta!r}.")
@@ -168,10 +178,10 @@ class BudgetAccountant:
             raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
         if not 0 <= delta <= 1:
             raise ValueError(f"delta must be in [0, 1], got {delta!r}.")
-        if ledger is not None and dataset is None:
-            raise ValueError("a ledger file needs a dataset name (ledger and dataset go "
-                             "together: a file holds one budget per dataset); got "
-                             f"ledger={ledger!r}, dataset=None.")
+        if store is not None and dataset is None:
+            raise ValueError("a budget store needs a dataset name (store and dataset go "
+                             "together: a store holds one budget per dataset); got "
+                             f"store={store!r}, dataset=None.")
         if dataset is not None and not (isinstance(dataset, str) and dataset):
             raise ValueError(f"dataset must be a non-empty string, got {dataset!r}.")
         if neighbouring not in NEIGHBOURING:
@@ -179,7 +189,7 @@ class BudgetAccountant:
         self.epsilon = float(epsilon)
         self.delta = float(delta)
         self.neighbouring = neighbouring
-        self.ledger = None if ledger is None else os.path.abspath(os.fspath(ledger))
+        self.store = None if store is None else os.path.abspath(os.fspath(store))
         self.dataset = dataset
         self.purpose = purpose
         self.timeout = float(timeout)
@@ -187,56 +197,66 @@ class BudgetAccountant:
         self._next_token = 1
         self._pid = os.getpid()
         self._store = None
-        if ledger is not None:
+        if store is not None:
             self._open_store()
 
+    @property
+    def ledger(self):
+        """Deprecated name of :attr:`store` (FutureWarning); removed in the next release."""
+        warnings.warn("BudgetAccountant.ledger is deprecated: the budget store's path is "
+                      "BudgetAccountant.store; .ledger will be removed in the next release.",
+                      FutureWarning, stacklevel=2)
+        return self.store
+
     def _open_store(self, identity=None):
-        """Open the ledger file; ``identity``: the stamp of the file it must be (unpickling)."""
-        if identity is not None and not os.path.exists(self.ledger):
+        """Open the budget store; ``identity``: the stamp of the file it must be (unpickling)."""
+        if identity is not None and not os.path.exists(self.store):
             raise LedgerError(
-                f"the privacy ledger {self.ledger} is not on this machine ({socket.gethostname()})"
+                f"the budget store {self.store} is not on this machine ({socket.gethostname()})"
                 ": an accountant unpickled here (on a worker of another machine, or after the "
-                "file was moved) would charge a new, empty ledger; nothing was charged. Keep "
+                "file was moved) would charge a new, empty store; nothing was charged. Keep "
                 "the file on a disk that every worker reaches as a local disk, or run the "
                 "fits where it is.")
-        self._store = LedgerStore(self.ledger, self.timeout)
+        self._store = LedgerStore(self.store, self.timeout)
         self._identity = self._store.identity()
         if identity is not None and self._identity != identity:
             raise LedgerError(
-                f"the file {self.ledger} on this machine ({socket.gethostname()}) is not the "
-                "privacy ledger this accountant was pickled with (another machine's file at "
+                f"the file {self.store} on this machine ({socket.gethostname()}) is not the "
+                "budget store this accountant was pickled with (another machine's file at "
                 "the same path, or a file replaced since); nothing was charged.")
         stored = self._store.set_budget(self.dataset, self.epsilon, self.delta,
                                         self.neighbouring)
         relation = self._store.relation(self.dataset)
         if relation != self.neighbouring:
             raise ValueError(
-                f"the ledger {self.ledger} holds the budget of dataset {self.dataset!r} under "
+                f"the budget store {self.store} holds the budget of dataset {self.dataset!r} under "
                 f"neighbouring={relation!r}, not {self.neighbouring!r}: a dataset's relation "
                 "is set once with its budget. Pass the stored one, or use "
-                "BudgetAccountant.open(ledger, dataset).")
+                "BudgetAccountant.open(store, dataset).")
         if not all(math.isclose(a, b, rel_tol=1e-12) or a == b
                    for a, b in zip(stored, (self.epsilon, self.delta))):
             raise ValueError(
-                f"the ledger {self.ledger} holds the budget (epsilon={stored[0]}, "
+                f"the budget store {self.store} holds the budget (epsilon={stored[0]}, "
                 f"delta={stored[1]}) for dataset {self.dataset!r}, not (epsilon={self.epsilon}, "
                 f"delta={self.delta}): a dataset's budget is set once. Pass the stored one, "
-                "or use BudgetAccountant.open(ledger, dataset).")
+                "or use BudgetAccountant.open(store, dataset).")
 
     @classmethod
-    def open(cls, ledger, dataset, purpose=None, timeout=30.0):
-        """The accountant of ``dataset`` in an existing ledger file, with its stored budget.
+    def open(cls, store=None, dataset=None, purpose=None, timeout=30.0, ledger=None):
+        """The accountant of ``dataset`` in an existing budget store, with its stored budget.
 
         Parameters
         ----------
-        ledger : str or path-like
-            The ledger file.
+        store : str or path-like
+            The budget store (a SQLite file).
         dataset : str
             A dataset whose budget was set in it.
         purpose : str, default=None
             Stored with every spend.
         timeout : float, default=30.0
             Seconds to wait for a lock.
+        ledger : str or path-like, default=None
+            Deprecated alias of ``store`` (FutureWarning); removed in the next release.
 
         Returns
         -------
@@ -247,19 +267,31 @@ class BudgetAccountant:
         --------
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "budget.sqlite")
-        >>> _ = BudgetAccountant(3.0, 1e-6, ledger=path, dataset="d")
+        >>> _ = BudgetAccountant(3.0, 1e-6, store=path, dataset="d")
         >>> BudgetAccountant.open(path, "d").epsilon
         3.0
         """
-        path = os.fspath(ledger)
+        if ledger is not None:
+            if store is not None:
+                raise TypeError("give the budget store as store=; ledger= is its deprecated "
+                                "name, and both were given.")
+            warnings.warn("BudgetAccountant.open(ledger=...) is deprecated: the budget store's "
+                          "path is now store=...; ledger= will be removed in the next "
+                          "release.", FutureWarning, stacklevel=2)
+            store = ledger
+        if store is None or dataset is None:
+            raise TypeError("BudgetAccountant.open needs the budget store and the dataset: "
+                            "BudgetAccountant.open(store, dataset).")
+        path = os.fspath(store)
         if not os.path.exists(path):
-            raise ValueError(f"no ledger file {path}: create it with "
-                             "BudgetAccountant(epsilon, delta, ledger=..., dataset=...).")
+            raise ValueError(f"no budget store {path}: create it with "
+                             "BudgetAccountant(epsilon, delta, store=..., dataset=...).")
         cap = LedgerStore(path, timeout).budget(dataset)
         if cap is None:
-            raise ValueError(f"the ledger {path} has no budget for dataset {dataset!r}: set it "
-                             "with BudgetAccountant(epsilon, delta, ledger=..., dataset=...).")
-        return cls(*cap, ledger=path, dataset=dataset, purpose=purpose, timeout=timeout,
+            raise ValueError(f"the budget store {path} has no budget for dataset {dataset!r}: "
+                             "set it with BudgetAccountant(epsilon, delta, store=..., "
+                             "dataset=...).")
+        return cls(*cap, store=path, dataset=dataset, purpose=purpose, timeout=timeout,
                    neighbouring=LedgerStore(path, timeout).relation(dataset))
 
     def default_delta(self, epsilon):
@@ -321,10 +353,10 @@ class BudgetAccountant:
     @spends.setter
     def spends(self, value):
         if self._store is not None:
-            raise AttributeError("the spends of a ledger file cannot be replaced.")
+            raise AttributeError("the spends of a budget store cannot be replaced.")
         self._spends = value
 
-    # a shared ledger: copies are the same accountant --------------------
+    # a shared accountant: copies are the same accountant --------------------
     def __copy__(self):
         return self
 
@@ -336,15 +368,17 @@ class BudgetAccountant:
         one charges that file, and refuses any other (a Dask worker of another machine)."""
         if self._store is None:
             return dict(self.__dict__)
-        return {k: getattr(self, k) for k in ("epsilon", "delta", "ledger", "dataset",
+        return {k: getattr(self, k) for k in ("epsilon", "delta", "store", "dataset",
                                                 "purpose", "timeout", "neighbouring",
                                                 "_identity")}
 
     def __setstate__(self, state):
-        if state.get("ledger") is None:
-            state = dict(state)
+        state = dict(state)
+        if "ledger" in state:  # pickled before the store's path was renamed store
+            state.setdefault("store", state.pop("ledger"))
+        if state.get("store") is None:
             state.setdefault("_spends", state.pop("spends", []))  # pickled by skdp < 0.x
-            self.__dict__.update(dict(ledger=None, dataset=None, purpose=None, timeout=30.0,
+            self.__dict__.update(dict(store=None, dataset=None, purpose=None, timeout=30.0,
                                       _store=None, _next_token=1, neighbouring="replace_one"),
                                  **state)
             return
@@ -356,7 +390,7 @@ class BudgetAccountant:
 
     def __repr__(self):
         eps, delta = self.total()
-        where = "" if self._store is None else f", ledger={self.ledger!r}"
+        where = "" if self._store is None else f", store={self.store!r}"
         where += "" if self.dataset is None else f", dataset={self.dataset!r}"
         return (f"BudgetAccountant(epsilon={self.epsilon}, delta={self.delta}{where}); "
                 f"spent=({eps:.6g}, {delta:.3g}) in {len(self.spends)} spends")
@@ -468,7 +502,7 @@ class BudgetAccountant:
         sum of their epsilons (basic composition) and the epsilon, at that
         delta, of one ledger holding every spend's mechanisms (a spend that
         reported none enters it as its claimed (epsilon, delta), composed
-        basically with the rest). With a ledger file, the spends are read from
+        basically with the rest). With a store, the spends are read from
         it: those of every process, and the reservations of fits still running
         (at their claimed (epsilon, delta)).
 
@@ -566,7 +600,7 @@ class BudgetAccountant:
         composes to no more.
         """
         where = "" if self.dataset is None else f" (dataset {self.dataset!r}" + (
-            ")" if self._store is None else f" of the ledger {self.ledger})")
+            ")" if self._store is None else f" of the budget store {self.store})")
         left_eps = max(self.epsilon - spent[0], 0.0)
         left_delta = max(self.delta - spent[1], 0.0)
         text = (f"Privacy budget exceeded{where}: spending (epsilon={epsilon:.6g}, "
@@ -606,7 +640,7 @@ class BudgetAccountant:
     def spend(self, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Record a spend; raise :class:`~skdp.exceptions.BudgetExceededError` if it overspends.
 
-        With a ledger file the check and the record are one transaction.
+        With a budget store the check and the record are one transaction.
 
         Parameters
         ----------
@@ -631,7 +665,7 @@ class BudgetAccountant:
             estimators take from its columns (:func:`skdp._base.table_signature`).
             On an accountant without a ``dataset`` name only the spends with
             the same ``data`` (or with none) are compared for a shared seed;
-            a file keeps no ``data`` (a ledger file is one dataset).
+            a store keeps no ``data`` (a store's budget is one dataset's).
 
         Examples
         --------
@@ -684,7 +718,7 @@ class BudgetAccountant:
             warnings.warn(
                 "A privacy spend was recorded in a worker process: the parent's "
                 "BudgetAccountant will not see it. Use n_jobs=1, a thread-based "
-                "joblib backend, or a ledger file (BudgetAccountant(..., ledger=...)) "
+                "joblib backend, or a budget store (BudgetAccountant(..., store=...)) "
                 "to keep the accounting complete.",
                 PrivacyLeakWarning, stacklevel=4)
 
@@ -717,7 +751,7 @@ class BudgetAccountant:
     def _dataset_words(self, record):
         """How the fits that share a seed were found to be on one dataset (for the warning)."""
         if self._store is not None:
-            return f"on dataset {self.dataset!r} of the ledger {self.ledger}"
+            return f"on dataset {self.dataset!r} of the budget store {self.store}"
         if self.dataset is not None:
             return f"on this accountant's dataset {self.dataset!r}"
         data = record.get("data")
@@ -734,17 +768,17 @@ class BudgetAccountant:
         rows = self._store.select_seed(con, self.dataset, seed, row_id)
         return _noise_shared_with(rows, seed, epsilon)
 
-    # reserve, then charge or release ------------------------------------------------
+    # reserve, then charge or cancel -------------------------------------------------
     def reserve(self, epsilon, delta, label="", seed=None, **record):
-        """Check a fit's claim and hold it until :meth:`charge` or :meth:`release`.
+        """Check a fit's claim and hold it until :meth:`charge` or :meth:`cancel`.
 
         The reservation is a counted spend at the claimed (epsilon, delta)
         from here on, in memory as in a file: a record (a row of the file)
         with status ``'reserved'``. :meth:`charge` replaces it by the fit's
-        spend, :meth:`release` drops it (the fit failed before it read any
+        spend, :meth:`cancel` drops it (the fit failed before it read any
         data); a fit that failed after reading the data leaves it counted, at
         its claim (an error may depend on the data: one rule for memory and
-        files). With a ledger file the check and the ``'reserved'`` row are
+        files). With a store the check and the ``'reserved'`` row are
         one ``BEGIN IMMEDIATE`` transaction: concurrent processes never admit
         fits that together overspend, and a process that dies leaves its
         reservation counted.
@@ -764,7 +798,7 @@ class BudgetAccountant:
         -------
         token : int
             The reservation's id (the file's row id), for :meth:`charge` or
-            :meth:`release`.
+            :meth:`cancel`.
 
         Examples
         --------
@@ -838,7 +872,7 @@ class BudgetAccountant:
             row = self._row("charged", epsilon, delta, ledger_kept, label, stored, record)
             kept = {k: row[k] for k in ("status", "parts", "solver", "neighbouring")}
             if not self._store.update(con, token, **kept):
-                raise RuntimeError(f"internal error: reservation {token} of {self.ledger} "
+                raise RuntimeError(f"internal error: reservation {token} of {self.store} "
                                    "was not reserved.")
             return self._earlier_seed(con, stored, epsilon, token)
         earlier = self._store.transaction(work)
@@ -865,11 +899,25 @@ class BudgetAccountant:
         return earlier
 
     def release(self, token):
+        """Deprecated name of :meth:`cancel` (FutureWarning); removed in the next release.
+
+        Parameters
+        ----------
+        token : int or None
+            What :meth:`reserve` returned (None: nothing to do).
+        """
+        warnings.warn("BudgetAccountant.release(token) is deprecated: a reservation is "
+                      "cancelled with BudgetAccountant.cancel(token); release() will be "
+                      "removed in the next release.", FutureWarning, stacklevel=2)
+        self.cancel(token)
+
+    def cancel(self, token):
         """Cancel a reservation whose fit failed before it read any data.
 
-        In memory the reservation is dropped; a file keeps its row, as
-        ``'released'`` (not counted). Only a fit that failed before reading the
-        data releases: one that failed after leaves its reservation counted.
+        In memory the reservation is dropped; a store keeps its row, with the
+        status ``'released'`` (not counted; the stored word is kept so that
+        existing stores read the same). Only a fit that failed before reading
+        the data cancels: one that failed after leaves its reservation counted.
 
         Parameters
         ----------
@@ -879,7 +927,7 @@ class BudgetAccountant:
         Examples
         --------
         >>> acc = BudgetAccountant(epsilon=1.0)
-        >>> acc.release(acc.reserve(0.5, 0.0))
+        >>> acc.cancel(acc.reserve(0.5, 0.0))
         >>> acc.total(), acc.spends
         ((0.0, 0.0), [])
         """
@@ -1142,13 +1190,13 @@ def _compact(ledger):
     for ratio, gauss in sorted(by_ratio.items(), key=lambda kv: -1.0 if kv[0] is None else kv[0]):
         rho = sum(e.count * e.rho for e in gauss)
         mu = math.sqrt(sum(e.count * e.mu**2 for e in gauss))
-        out.entries.append(Spend("gaussian", 1, rho=rho, mu=mu, label="gaussian parts",
+        out.entries.append(LedgerEntry("gaussian", 1, rho=rho, mu=mu, label="gaussian parts",
                                  replace_ratio=math.nan if ratio is None else ratio))
     steps = {}
     for e in by_kind.get("subsampled_gaussian", []):
         steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count
     for (mu, q), count in steps.items():  # rho: the unamplified bound the ledger records
-        out.entries.append(Spend("subsampled_gaussian", count, rho=2.0 * mu**2, mu=mu, q=q,
+        out.entries.append(LedgerEntry("subsampled_gaussian", count, rho=2.0 * mu**2, mu=mu, q=q,
                                  label="subsampled gaussian parts"))
     if "zcdp" in by_kind:
         out.zcdp(sum(e.count * e.rho for e in by_kind["zcdp"]), label="zcdp parts")

@@ -62,7 +62,7 @@ __all__ = [
     "fully_adaptive_step_epsilon",
     "bounded_range_step_epsilon",
     "replace_ratio",
-    "Spend",
+    "LedgerEntry",
     "PrivacyLedger",
     "gaussian_pld",
     "describe_composition",
@@ -368,7 +368,8 @@ def fully_adaptive_step_epsilon(epsilon, delta, n_steps):
     """Largest equal per-step epsilon' that :func:`fully_adaptive_epsilon` allows.
 
     Solves ``sqrt(2 N L) e + N e**2 / 2 = epsilon`` with ``L = log(1/delta)``:
-    ``e = (sqrt(2 N L + 2 N epsilon) - sqrt(2 N L)) / N`` (notes 002 §6.6).
+    ``e = (sqrt(2 N L + 2 N epsilon) - sqrt(2 N L)) / N`` (paper 002 Thm 3.5
+    solved for equal steps).
 
     Examples
     --------
@@ -461,7 +462,7 @@ def replace_ratio(sensitivity, replace_sensitivity):
 # Adaptive composition of everything
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Spend:
+class LedgerEntry:
     """One (possibly repeated) mechanism recorded in a :class:`PrivacyLedger`.
 
     Attributes
@@ -494,7 +495,7 @@ class Spend:
     >>> ledger = PrivacyLedger()
     >>> ledger.exponential(0.5, count=2, label="select")
     >>> ledger.entries[0]
-    Spend(kind='exponential', count=2, epsilon=0.5, delta=0.0, rho=0.03125, mu=nan, q=nan, \
+    LedgerEntry(kind='exponential', count=2, epsilon=0.5, delta=0.0, rho=0.03125, mu=nan, q=nan, \
 label='select', replace_ratio=nan)
     """
 
@@ -565,7 +566,7 @@ class PrivacyLedger:
         """
         rho = gaussian_rho(sensitivity, sigma)
         mu = math.inf if math.isinf(rho) else math.sqrt(2.0 * rho)
-        self.entries.append(Spend("gaussian", int(count), rho=rho, mu=mu, label=label,
+        self.entries.append(LedgerEntry("gaussian", int(count), rho=rho, mu=mu, label=label,
                                   replace_ratio=replace_ratio(sensitivity,
                                                               replace_sensitivity)))
 
@@ -581,26 +582,26 @@ class PrivacyLedger:
             raise ValueError(f"sampling_rate must be in [0, 1], got {sampling_rate!r}.")
         rho = 0.0 if sampling_rate == 0 else gaussian_rho(2.0 * sensitivity, sigma)
         mu = math.inf if math.isinf(rho) else sensitivity / sigma if sensitivity > 0 else 0.0
-        self.entries.append(Spend("subsampled_gaussian", int(count), rho=rho, mu=mu,
+        self.entries.append(LedgerEntry("subsampled_gaussian", int(count), rho=rho, mu=mu,
                                   q=float(sampling_rate), label=label))
 
     def zcdp(self, rho, count=1, label=""):
         """Record ``count`` rho-zCDP mechanisms."""
-        self.entries.append(Spend("zcdp", int(count), rho=float(rho), label=label))
+        self.entries.append(LedgerEntry("zcdp", int(count), rho=float(rho), label=label))
 
     def exponential(self, epsilon, count=1, label=""):
         """Record ``count`` epsilon-DP exponential mechanisms (bounded range)."""
-        self.entries.append(Spend("exponential", int(count), epsilon=float(epsilon),
+        self.entries.append(LedgerEntry("exponential", int(count), epsilon=float(epsilon),
                                   rho=bounded_range_rho(epsilon), label=label))
 
     def pure(self, epsilon, count=1, label=""):
         """Record ``count`` epsilon-DP mechanisms of any kind."""
-        self.entries.append(Spend("pure", int(count), epsilon=float(epsilon),
+        self.entries.append(LedgerEntry("pure", int(count), epsilon=float(epsilon),
                                   rho=pure_rho(epsilon), label=label))
 
     def approx(self, epsilon, delta, count=1, label=""):
         """Record ``count`` (epsilon, delta)-DP mechanisms (basic composition)."""
-        self.entries.append(Spend("approx", int(count), epsilon=float(epsilon),
+        self.entries.append(LedgerEntry("approx", int(count), epsilon=float(epsilon),
                                   delta=float(delta), label=label))
 
     def extend(self, other):
@@ -885,3 +886,14 @@ def _calibrate(entries, planned, q, steps, epsilon, delta):
     mu = approx_dp_to_gdp(epsilon, delta)
     guess = 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
     return smallest_noise_multiplier(excess, start=guess)
+
+
+def __getattr__(name):
+    """``Spend``: the deprecated name of :class:`LedgerEntry` (FutureWarning), for one release."""
+    if name == "Spend":
+        import warnings
+        warnings.warn("Spend is deprecated: a ledger's entries are "
+                      "LedgerEntry; Spend will be removed in the next release.", FutureWarning,
+                      stacklevel=2)
+        return LedgerEntry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,17 +1,18 @@
-"""A privacy ledger kept in a SQLite file, shared by processes and people.
+"""The budget store: an accountant's spends kept in a SQLite file, shared by processes and people.
 
 The file holds every spend charged to a dataset's budget, one row each: when,
 what spent it (a label, the estimator's parameters, its solver), its claimed
 (epsilon, delta), the composable parts of its :class:`~.ledger.PrivacyLedger`
-(JSON, one object per :class:`~.ledger.Spend`, by field name), the
+(JSON, one object per :class:`~.ledger.LedgerEntry`, by field name), the
 fingerprint of a fixed noise seed, a free-text purpose and a status:
 
 * ``'reserved'``: a fit checked the budget and holds its claim while it runs;
 * ``'charged'``: the fit returned (or the spend was recorded directly);
-* ``'released'``: the fit failed before anything was released (kept for the
-  record, not counted).
+* ``'released'``: the reservation was cancelled, its fit having failed before
+  it read the data (kept for the record, not counted; the stored word predates
+  :meth:`~skdp.privacy.accountant.BudgetAccountant.cancel`).
 
-A reservation counts as charged until it is released: a process that dies
+A reservation counts as charged until it is cancelled: a process that dies
 mid-fit leaves it counted (the data may have been read). The check that a new
 spend fits the budget and its reservation run in one ``BEGIN IMMEDIATE``
 transaction, so concurrent processes never overspend. This module stores
@@ -58,7 +59,7 @@ import tempfile
 import threading
 import time
 
-from .ledger import Spend
+from .ledger import LedgerEntry
 
 __all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
            "scrub_params"]
@@ -103,7 +104,7 @@ _COLUMNS = ("id", "dataset", "created", "updated", "status", "label", "params", 
 
 
 class LedgerError(RuntimeError):
-    """A ledger file that cannot be used: foreign, newer, truncated or corrupt.
+    """A budget store that cannot be used: foreign, newer, truncated or corrupt.
 
     Raised when the file is opened or read, before any fit touches data; the
     message names the file. The file is never reset or overwritten.
@@ -112,10 +113,10 @@ class LedgerError(RuntimeError):
     --------
     >>> import os, tempfile
     >>> from skdp import BudgetAccountant, LedgerError
-    >>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
+    >>> path = os.path.join(tempfile.mkdtemp(), "plain.txt")
     >>> _ = open(path, "w").write("not a database at all, but long enough to read")
     >>> try:
-    ...     BudgetAccountant(1.0, 1e-6, ledger=path, dataset="d")
+    ...     BudgetAccountant(1.0, 1e-6, store=path, dataset="d")
     ... except LedgerError as exc:
     ...     print("not an SQLite file" in str(exc))
     True
@@ -123,7 +124,7 @@ class LedgerError(RuntimeError):
 
 
 class LedgerLockedError(LedgerError, TimeoutError):
-    """A ledger file locked by another process for longer than the timeout.
+    """A budget store locked by another process for longer than the timeout.
 
     The accountant's ``timeout`` (seconds) bounds the wait for SQLite's write
     lock; the fit is refused before it reads the data.
@@ -137,11 +138,11 @@ class LedgerLockedError(LedgerError, TimeoutError):
 
 
 def encode_parts(entries):
-    """JSON text of a ledger's entries: one object per :class:`Spend`, by field name.
+    """JSON text of a ledger's entries: one object per :class:`LedgerEntry`, by field name.
 
     Parameters
     ----------
-    entries : list of Spend
+    entries : list of LedgerEntry
         The (compacted) ledger's entries.
 
     Returns
@@ -154,10 +155,10 @@ def encode_parts(entries):
 
     Examples
     --------
-    >>> encode_parts([Spend("zcdp", rho=0.5)])
+    >>> encode_parts([LedgerEntry("zcdp", rho=0.5)])
     '[{"kind": "zcdp", "count": 1, "delta": 0.0, "rho": 0.5, "label": ""}]'
     """
-    nan_default = {f.name for f in dataclasses.fields(Spend) if _is_nan(f.default)}
+    nan_default = {f.name for f in dataclasses.fields(LedgerEntry) if _is_nan(f.default)}
     return json.dumps([{k: v for k, v in dataclasses.asdict(e).items()
                         if not (k in nan_default and _is_nan(v))} for e in entries])
 
@@ -167,7 +168,7 @@ def _is_nan(value):
 
 
 def decode_parts(text):
-    """The :class:`Spend` entries of :func:`encode_parts`'s text.
+    """The :class:`LedgerEntry` entries of :func:`encode_parts`'s text.
 
     A field missing from the text takes its default; a field this version
     does not know (a file written by a newer skdp) raises :class:`LedgerError`,
@@ -175,22 +176,22 @@ def decode_parts(text):
 
     Examples
     --------
-    >>> decode_parts(encode_parts([Spend("pure", epsilon=0.1)]))[0].epsilon
+    >>> decode_parts(encode_parts([LedgerEntry("pure", epsilon=0.1)]))[0].epsilon
     0.1
     """
-    known = {f.name for f in dataclasses.fields(Spend)}
+    known = {f.name for f in dataclasses.fields(LedgerEntry)}
     out = []
     for item in json.loads(text):
         unknown = set(item) - known
         if unknown:
             raise LedgerError(f"a spend's part has field(s) {sorted(unknown)} that this "
                               "version of skdp does not know: upgrade skdp to read this ledger.")
-        out.append(Spend(**item))
+        out.append(LedgerEntry(**item))
     return out
 
 
 class LedgerStore:
-    """The rows of a ledger file (see the module's docstring for its format).
+    """The rows of a budget store (see the module's docstring for its format).
 
     Each operation opens its own connection, so one store serves every thread
     and survives ``fork`` and pickling (by its path).
@@ -199,7 +200,7 @@ class LedgerStore:
     ----------
     path : str or path-like
         The SQLite file; created (atomically, fully initialised) if it does not
-        exist. An existing empty file is refused: it may be a ledger truncated
+        exist. An existing empty file is refused: it may be a store truncated
         to nothing.
     timeout : float, default=30.0
         Seconds to wait for another process's lock before
@@ -255,11 +256,11 @@ class LedgerStore:
         text = str(exc)
         if "locked" in text or "busy" in text:
             return LedgerLockedError(
-                f"the privacy ledger {self.path} stayed locked by another process for more "
+                f"the budget store {self.path} stayed locked by another process for more "
                 f"than {self.timeout:g} s ({text}); nothing was charged. Retry, or raise "
                 "timeout=.")
         return LedgerError(
-            f"the privacy ledger {self.path} is unreadable: {text}. It is never reset: "
+            f"the budget store {self.path} is unreadable: {text}. It is never reset: "
             "restore it from a backup (it may be truncated or corrupt).")
 
     def _create(self):
@@ -289,15 +290,15 @@ class LedgerStore:
             os.remove(tmp)
 
     def _check(self, quick_check=False):
-        """Refuse a file that is not an skdp ledger of this schema, or is damaged."""
+        """Refuse a file that is not an skdp budget store of this schema, or is damaged."""
         if os.path.getsize(self.path) == 0:
-            raise LedgerError(f"the privacy ledger {self.path} is an empty file (a ledger "
+            raise LedgerError(f"the budget store {self.path} is an empty file (a store "
                               "truncated to nothing?); it is never reset: restore it from a "
-                              "backup, or delete it to start a new ledger.")
+                              "backup, or delete it to start a new store.")
         with open(self.path, "rb") as fh:
             if fh.read(16) != b"SQLite format 3\x00":
-                raise LedgerError(f"{self.path} is not an SQLite file, so not an skdp privacy "
-                                  "ledger; give another path.")
+                raise LedgerError(f"{self.path} is not an SQLite file, so not an skdp budget "
+                                  "store; give another path.")
         con = self._connect()
         try:
             app = con.execute("PRAGMA application_id").fetchone()[0]
@@ -309,12 +310,12 @@ class LedgerStore:
             if version == 1:
                 version = self._upgrade(con)
             if version != SCHEMA_VERSION:
-                raise LedgerError(f"the privacy ledger {self.path} has schema version "
+                raise LedgerError(f"the budget store {self.path} has schema version "
                                   f"{version}; this skdp reads version {SCHEMA_VERSION}.")
             if quick_check:
                 result = con.execute("PRAGMA quick_check").fetchone()[0]
                 if result != "ok":
-                    raise LedgerError(f"the privacy ledger {self.path} is damaged ({result}); "
+                    raise LedgerError(f"the budget store {self.path} is damaged ({result}); "
                                       "it is never reset: restore it from a backup.")
         except sqlite3.Error as exc:
             raise self._error(exc) from None
@@ -334,7 +335,7 @@ class LedgerStore:
         try:
             return self.transaction(work)
         except LedgerError as exc:
-            raise LedgerError(f"the privacy ledger {self.path} was written by an older skdp "
+            raise LedgerError(f"the budget store {self.path} was written by an older skdp "
                               f"(schema version 1) and could not be upgraded ({exc}); open it "
                               "once where it can be written.") from None
 
@@ -504,7 +505,7 @@ class LedgerStore:
         return cur.rowcount == 1
 
     def identity(self):
-        """What tells apart two ledgers at one path: the file's creation stamp
+        """What tells apart two stores at one path: the file's creation stamp
         (``meta.created``), its inode and this machine's name.
 
         The stamp alone is copied with the file: a byte-for-byte copy at the same path on

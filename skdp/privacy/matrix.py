@@ -4,11 +4,11 @@ A linear query ``W x`` on a stream ``x_1, x_2, ...`` (``W`` lower-triangular:
 prefix sums ``A``, or their decayed / momentum versions) is answered by
 factorising ``W = B C`` and releasing ``B (C x + Z)``, i.e. adding the
 correlated noise ``w = C^{-1} Z`` to the stream itself (paper 003 §2.3,
-Alg. 2-3; notes 003 §7.4). Everything after ``C x + Z`` is post-processing.
+Alg. 2-3). Everything after ``C x + Z`` is post-processing.
 
 **Privacy** (Denisov, McMahan, Rush, Smith, Thakurta 2022, Thm 2.1: the
 adaptive-stream mechanism is as private as the non-adaptive Gaussian
-mechanism; notes 003 §7.5). If neighbouring streams differ in one element
+mechanism, for lower-triangular ``C``). If neighbouring streams differ in one element
 ``x_j`` by at most ``Delta`` in l2 norm (single participation), ``C x + Z``
 with ``Z ~ N(0, sigma**2 I)`` is a Gaussian mechanism of l2-sensitivity
 ``Delta max_j ||C[:, j]||_2``: ``mu = Delta ||C||_col / sigma``-GDP and
@@ -20,7 +20,7 @@ on without a fixed end (what ``partial_fit`` needs).
 
 **Factorisation.** ``C = W**(1/2)``, the square root of the Toeplitz
 workload: for ``W`` with generating function ``prod_k (1 - a_k x)**(-1)``
-(``a = (1,)``: prefix sums; notes 003 §7.4 "true" workloads ``M A L`` add the
+(``a = (1,)``: prefix sums; paper 003's workloads ``M A L`` (§5) add the
 momentum ``m`` and the SRG decay ``c``) the coefficients of
 ``prod_k (1 - a_k x)**(-1/2)``; for ``a = (1,)`` they are
 ``binom(2j, j) / 4**j`` and ``C C = A`` exactly. Truncating them to a band
@@ -69,7 +69,7 @@ def workload_coefficients(n, decays=(1.0,)):
 
     ``decays=(1,)`` is the prefix-sum matrix ``A`` (all ones);
     ``(1, m)`` heavy-ball momentum ``m`` applied to prefix sums (``M A``);
-    ``(1, m, c)`` adds the SRG decay ``c`` (``M A L``, notes 003 §5.1).
+    ``(1, m, c)`` adds the SRG decay ``c`` (``M A L``, paper 003 §5).
 
     Parameters
     ----------
@@ -98,7 +98,7 @@ def sqrt_toeplitz_coefficients(n, decays=(1.0,)):
     The lower-triangular Toeplitz ``C`` with these coefficients satisfies
     ``C @ C == W`` exactly (power series of ``prod_k (1 - a_k x)**(-1/2)``);
     all coefficients are positive and decreasing for ``decays=(1,)``
-    (``binom(2j, j) / 4**j``, notes 003 §7.4).
+    (``binom(2j, j) / 4**j``).
 
     Parameters
     ----------

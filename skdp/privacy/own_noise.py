@@ -2,7 +2,7 @@
 
 Some solvers split the fit's generator into independent streams (paper 001
 draws data order, perturbations, loop draws and privacy noise from four
-children, notes 001 §5.6, so that tests can couple neighbouring datasets).
+children, so that tests can couple neighbouring datasets).
 Their privacy noise must still go through the release path:
 :func:`drawing_from` gives them a :class:`~skdp.privacy.budget.Budget` that
 draws from their noise stream and records in the fit's ledger, and charges

@@ -164,7 +164,7 @@ def ledger_rdp(entries, orders):
 
     Parameters
     ----------
-    entries : iterable of Spend
+    entries : iterable of LedgerEntry
         :attr:`PrivacyLedger.entries <skdp.privacy.ledger.PrivacyLedger>`.
     orders : array-like of float
         Renyi orders ``a > 1``.

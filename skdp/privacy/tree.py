@@ -6,8 +6,8 @@ releases the prefix sums ``g_t = sum_{i <= t} v_i`` of a stream of vectors
 Node ``(k, j)`` (level k, odd index j) covers the leaves
 ``(j - 1) 2^k + 1 .. j 2^k`` and carries its own ``N(0, sigma**2 I_d)``
 noise; the prefix ``[1, t]`` is the union of the nodes given by the set bits
-of ``t`` (notes 001 §2.1: ``NODE(t)`` is the set bits of ``t``, so
-``|NODE(t)| = popcount(t)``; notes 003 §3.3 for the odd-index node set).
+of ``t`` (paper 001 Alg. 1: ``NODE(t)`` is the set bits of ``t``, so
+``|NODE(t)| = popcount(t)``; paper 003 Lemma 4.3 for the odd-index node set).
 
 Privacy (paper 003 Lemma 4.3; paper 001 Prop. 2.5, Alg. 1): if neighbouring
 streams differ in one ``v_i`` by at most ``C`` in l2 norm, leaf ``i`` lies in

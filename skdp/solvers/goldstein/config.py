@@ -3,7 +3,8 @@
 Everything here is computed from public quantities (``n``, ``d``, the
 budget, the bounds ``L`` and ``Phi``) before any data is read: the schedule
 ``(T, D, M, Sigma)``, batch sizes, clips and the noise scales that spend the
-solver's zCDP budget exactly (notes 001 §5.4, §5.7, §5.8; the module doc of
+solver's zCDP budget exactly (clipped per-sample estimates, Lagrange-optimal noise split, theory
+constants set to 1; the module doc of
 :mod:`skdp.solvers.goldstein.o2nc` gives the algorithms and their privacy).
 """
 
@@ -25,7 +26,7 @@ PRACTICAL = dict(
     multi_iter=200,     # multi pass: T
     fo_directions=16,   # FO difference perturbations per sample (shared)
     zo_directions=16,   # ZO difference directions per sample (shared)
-    zo_anchor_factor=4,  # ZO anchor directions m1 = factor * d (notes §5.4)
+    zo_anchor_factor=4,  # ZO anchor directions m1 = factor * d
     multi_anchor_factor=1,  # ... in the multi-pass solver (full batches average anyway)
     diff_clip_scale=1.0,  # c2 in C2 = c2 * 4 C1 sqrt(d) D / alpha (single pass: C1 B2 / B1)
     tail=0.5,           # practical window: M >= tail * T (tail averaging)
@@ -103,7 +104,7 @@ class GoldsteinConfig:
 
 
 def theory_max_step(n_iter, d, epsilon, radius, lipschitz, loss_bound):
-    """``D`` of paper 001 Thm 3.1 / 6.1 (constants 1, logs dropped; notes §5.8).
+    """``D`` of paper 001 Thm 3.1 / 6.1 (constants 1, logs dropped).
 
     Examples
     --------
@@ -120,7 +121,7 @@ def theory_max_step(n_iter, d, epsilon, radius, lipschitz, loss_bound):
 
 
 def single_pass_steps(n, period, anchor_batch, diff_batch):
-    """Steps a single pass over ``n`` samples affords (notes §5.6), partial period included.
+    """Steps a single pass over ``n`` samples affords (each sample used once), partial period.
 
     Examples
     --------
@@ -141,7 +142,7 @@ def multi_pass_sigmas(n_anchor, n_diff, s1, s2, rho, period):
     Minimises ``sigma1**2 + period sigma2**2`` (the variance of the noisy
     estimate over a period, paper 001 Lemma 4.4) subject to
     ``A/sigma1**2 + B/sigma2**2 = rho`` with ``A = n_anchor s1**2/2`` and
-    ``B = n_diff s2**2/2`` (Lagrange; notes 001 §5.4).
+    ``B = n_diff s2**2/2`` (Lagrange).
 
     Examples
     --------
@@ -160,7 +161,7 @@ def multi_pass_sigmas(n_anchor, n_diff, s1, s2, rho, period):
 
 def goldstein_config(solver, n, d, epsilon, rho, lipschitz, loss_bound, *, radius=None,
                      max_iter=None, theory=False, options=None, dtype=None, verbose=0):
-    """Resolve every constant of a run from public quantities (notes 001 §5.8).
+    """Resolve every constant of a run from public quantities (the paper's O~ with constants 1).
 
     Parameters
     ----------
@@ -240,7 +241,7 @@ def goldstein_config(solver, n, d, epsilon, rho, lipschitz, loss_bound, *, radiu
         m2 = min(max(math.ceil(alpha**2 / (D**2 * d)), 1), 256)
     m2 = int(opts.get("diff_directions", m2))
     C1 = L if first_order else L * math.sqrt(1.0 + (d - 1.0) / m1)
-    C2 = 4.0 * C1 * math.sqrt(d) * D / alpha  # smoothness of f_alpha times 2D (notes §5.4)
+    C2 = 4.0 * C1 * math.sqrt(d) * D / alpha  # smoothness of f_alpha times 2D
     if not theory and not multi:  # equalise s_d = 2 C2 / B2 with s_a = 2 C1 / B1
         C2 = C1 * B2 / B1
     C2 = float(opts.get("diff_clip", prac["diff_clip_scale"] * C2))
@@ -265,7 +266,8 @@ def _fit_period(n, period, B1, B2):
 def _multi_schedule(n, d, alpha, L, P, max_iter, theory, prac, opts):
     """``(T, D, Sigma, beta)`` of the multi-pass solver.
 
-    Theory (Thm 4.1 with erratum E6): ``D = alpha beta**2/(64 L**2)``,
+    Theory (Thm 4.1, its ``D`` and ``T`` made dimensionally
+    consistent): ``D = alpha beta**2/(64 L**2)``,
     ``T = Phi/(D beta)``, ``Sigma = alpha/(D sqrt d)``; ``beta`` is
     ``target_beta`` or, given ``max_iter``, solved from ``T``. Practical:
     ``T = multi_iter`` and ``D T = travel Phi / L``.
@@ -290,7 +292,7 @@ def _multi_schedule(n, d, alpha, L, P, max_iter, theory, prac, opts):
 
 
 def _calibrate(cfg, n, d, rho):
-    """Noise scales and the step size from the public sensitivities (notes §5.4, §5.7)."""
+    """Noise scales and the step size from the public sensitivities."""
     if cfg.multi_pass:
         n_anchor = -(-cfg.n_iter // cfg.period)
         n_diff = cfg.n_iter - n_anchor
@@ -304,5 +306,5 @@ def _calibrate(cfg, n, d, rho):
         cfg.extra.update(sensitivity=s)
         cfg.sigma = tree_sigma(s, rho, cfg.period) if math.isfinite(rho) else 0.0
         noise_sq = d * cfg.sigma**2 * max_nodes_per_leaf(cfg.period)
-    g1 = math.sqrt(cfg.clip**2 + noise_sq)  # public G1 (Prop. 2.6; notes §5.7)
+    g1 = math.sqrt(cfg.clip**2 + noise_sq)  # public G1 (Prop. 2.6)
     cfg.learning_rate = cfg.max_step / (g1 * math.sqrt(cfg.window))

@@ -1,7 +1,7 @@
 """DP solvers for Lipschitz, nonsmooth, nonconvex losses: Goldstein-stationary points (paper 001).
 
 Kornowski, Liu, Talwar, "Improved sample complexity for private nonsmooth
-nonconvex optimization" (paper 001; notes ``papers/notes/001.md``). All three
+nonconvex optimization" (paper 001). All three
 solvers share the O2NC outer loop (paper 001 Alg. 2, Cutkosky–Mehta–Orabona
 2023): online projected gradient descent on the *increment* ``Delta`` inside
 the ball of radius ``D``, the gradient queried at a uniformly random point
@@ -19,20 +19,21 @@ solver             oracle           privacy                        paper
 ``zo_multi_pass``  loss values      Gaussian per step, zCDP        Alg. 2 + Alg. 4, Thm 4.1
 ================== ================ ============================== =========================
 
-Privacy is deterministic (notes 001 §5.4), not "with high probability" as in
+Privacy is deterministic (clipping), not "with high probability" as in
 the paper's Lemmas 3.4/3.5/6.3/6.4: every per-sample anchor estimate is
 clipped to norm ``C1`` and every per-sample difference to ``C2`` (a
 projection, so the bound holds whatever the concentration event), giving the
 replace-one sensitivities ``s_a = 2 C1 / B1`` and ``s_d = 2 C2 / B2`` (the
-paper's Lemma 6.3 writes ``L/B1``; the replace-one constant is 2, erratum
-E4). Difference steps use *shared* perturbations at ``z_t`` and ``z_{t-1}``
-(notes §5.3): still unbiased for ``grad F_alpha(z_t) - grad F_alpha(z_{t-1})``
+paper's Lemma 6.3 writes ``L/B1``; the replace-one constant is 2, as in
+the proof of Lemma 3.4). Difference steps use *shared* perturbations at ``z_t`` and ``z_{t-1}``
+(a variance reduction of skdp's): still unbiased for ``grad F_alpha(z_t) - grad F_alpha(z_{t-1})``
 and of far smaller variance.
 
 * Single pass (Prop. 2.5): each sample is used once, in one increment of one
-  period's tree; a fresh tree per period (``idx = ((t-1) mod Sigma) + 1``,
-  erratum E3). The record is in at most ``h = floor(log2 Sigma) + 1`` noisy
-  node sums (:func:`~skdp.privacy.tree.max_nodes_per_leaf`), so the whole run
+  period's tree; a fresh tree per period (``idx = ((t-1) mod Sigma) + 1``:
+  Alg. 1's level range leaves ``t = Sigma`` out when Sigma is a power of 2).
+  The record is in at most ``h = floor(log2 Sigma) + 1`` noisy node sums
+  (:func:`~skdp.privacy.tree.max_nodes_per_leaf`), so the whole run
   is one Gaussian mechanism of l2-sensitivity ``s sqrt(h)``,
   ``s = max(s_a, s_d)``: ``rho = s**2 h / (2 sigma**2)``
   (:func:`~skdp.privacy.tree.tree_sigma`). Periods touch disjoint samples
@@ -41,20 +42,20 @@ and of far smaller variance.
   ``K_d`` differences of sensitivity ``2 C2 / n``, each a Gaussian mechanism,
   composed in zCDP (Bun–Steinke 2016): ``rho = K_a s1**2/(2 sigma1**2) + K_d
   s2**2/(2 sigma2**2)``, with ``sigma1, sigma2`` minimising the injected
-  variance ``d (sigma1**2 + Sigma sigma2**2)`` (Lemma 4.4; notes §5.4).
+  variance ``d (sigma1**2 + Sigma sigma2**2)`` (Lemma 4.4; Lagrange).
 
-Output (notes §5.8): the average ``x_bar_K`` of the *last* window. The theory
+Output: the average ``x_bar_K`` of the *last* window. The theory
 draws a window uniformly (``output='random'``, kept for theory-faithful
 runs); both are post-processing of the released gradients, so equally
-private, but early windows are far from a stationary point (notes §5.8: loss
-1.17 for the random window vs 0.375 for the last, optimum 0.373).
+private, but early windows are far from a stationary point (in a first
+prototype: loss 1.17 for the random window vs 0.375 for the last, optimum 0.373).
 ``certificate`` is ``||(1/M) sum g~_t||`` over that window, a free (private)
 proxy for ``||grad-bar_alpha F_alpha(x_bar)||``.
 
-Constants (erratum E10: the paper gives none): ``theory=True`` uses the
+Constants (the paper gives none: only O~ and Theta~): ``theory=True`` uses the
 Thm 3.1/6.1 (single pass) and Thm 4.1 with the dimensionally corrected
-``D = alpha beta**2 / (64 L**2)``, ``T = Phi/(D beta)`` (erratum E6) with
-constants 1 (notes §5.8); the practical defaults (``PRACTICAL``) are those
+``D = alpha beta**2 / (64 L**2)``, ``T = Phi/(D beta)`` (the printed ones are not a length) with
+constants 1; the practical defaults (``PRACTICAL``) are those
 ``benchmarks/robust.py --tune`` picked on a validation split.
 """
 
@@ -114,7 +115,7 @@ def _name(cfg):
 def _streams(backend):
     """Independent generators for data order, perturbations, O2NC draws and privacy noise.
 
-    Separate streams (notes §5.6) let tests couple neighbouring datasets: the
+    Separate streams let tests couple neighbouring datasets: the
     same seed gives both runs the same order, perturbations and noise.
     """
     order, dirs, loop, noise = backend.rng.spawn(4)
@@ -192,7 +193,7 @@ def zo_single_pass(problem, w0, cfg, budget, *, label):
 
     Needs per-sample loss values only. Privacy and parameters as
     :func:`fo_single_pass` (clipping replaces Lemma 3.4's high-probability
-    bound and its huge ``m``, notes §5.4). Utility (Thm 3.1): the same sample
+    bound and its huge ``m``). Utility (Thm 3.1): the same sample
     complexity as Thm 6.1.
     """
     return _single_pass(problem, w0, cfg, budget, label)
@@ -206,7 +207,7 @@ def zo_multi_pass(problem, w0, cfg, budget, *, label, chunk=2048):
     ``sigma2``, composed in zCDP
     (:func:`~skdp.solvers.goldstein.config.multi_pass_sigmas`), charged to
     ``budget`` as two Gaussian batches (``'<label> anchor'``, ``'<label>
-    difference'``). Utility (Thm 4.1, with erratum E6's ``D`` and ``T``):
+    difference'``). Utility (Thm 4.1, with Thm 4.1's ``D`` and ``T`` made dimensionally consistent):
     ``n = O~(sqrt(Phi) L d**(3/4)/(eps alpha**(1/2) beta**(3/2)))`` for the
     empirical objective. Parameters as :func:`fo_single_pass`; ``chunk``
     rows at a time.

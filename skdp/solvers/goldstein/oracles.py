@@ -117,7 +117,10 @@ def _sphere(backend, shape, d, dtype):
 
 
 def _ball(backend, shape, d, radius, dtype):
-    """Uniform points of the ball B_radius: ``radius U**(1/d) * direction`` (errata E1, E2)."""
+    """Uniform points of the ball B_radius: ``radius U**(1/d) * direction``.
+
+    Eq. (10)'s ball (Alg. 3-5 print the ball and the sphere inconsistently).
+    """
     U = backend.public_uniform(tuple(shape) + (1,), dtype=dtype)
     return radius * U ** (1.0 / d) * _sphere(backend, shape, d, dtype)
 
@@ -137,10 +140,10 @@ class _Estimator:
     """Per-sample estimates of ``grad f_alpha`` (anchor) and of its differences.
 
     ``first_order=True``: paper 001 Alg. 5 (anchor: one ball perturbation per
-    sample, eq. (10) with the ball of Fact 2.3(iv), erratum E2; difference:
+    sample, eq. (10) with the ball of Fact 2.3(iv), not Alg. 5's ``grad f(x + y)``; difference:
     ``m2`` perturbations shared by ``z_t`` and ``z_{t-1}``). ``False``: the
     two-point zero-order estimator (4), ``(d/(2 alpha)) (f(x + alpha u) -
-    f(x - alpha u)) u`` with ``u`` on the sphere (erratum E1), ``m1``
+    f(x - alpha u)) u`` with ``u`` on the sphere (Alg. 3 prints the ball), ``m1``
     directions at anchors, ``m2`` shared ones in differences.
     """
 

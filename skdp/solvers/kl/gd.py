@@ -3,8 +3,9 @@
 * ``noisy_gd``: the standard baseline (paper 004 Alg. 4 without projection):
   ``T`` full-batch steps, the budget split evenly, ``sigma = (2C/n) sqrt(T/(2 rho))``.
 * ``adaptive_gd``: paper 004 Alg. 3 (Thm 3 privacy, Thm 4 utility), with the
-  constants re-derived from the true replace-one sensitivity ``2C/n`` (notes
-  004 §2.3, §5.2) and a strict privacy filter: a step is taken only if its
+  constants re-derived from the true replace-one sensitivity ``2C/n`` (the
+  paper's constants are off by factors of 2, e.g. Thm 1 claims ``rho`` where
+  Lemma 8 proves ``2 rho``) and a strict privacy filter: a step is taken only if its
   cost fits in what is left, and the last step spends what is left. One
   departure (issue 18): a noisy norm below twice its noise sd is "unknown",
   not "converged" (see ``_adaptive_path``).
@@ -88,7 +89,7 @@ def noisy_gd(problem, budget, options):
 def _adaptive_path(problem, budget, options, keep_iterates=False):
     """Alg. 3 of paper 004 with a strict zCDP filter; returns (w, history, iterates).
 
-    Per step (notes 004 §5.2): a noisy norm ``N_t = ||g_t|| + N(0, s_hat**2)``
+    Per step (the budget split made explicit): a noisy norm ``N_t = ||g_t|| + N(0, s_hat**2)``
     at cost ``c * sqrt(rho)/n`` (paper: ``c = 1``), then the gradient with
     ``sigma_t = max(max(N_t, k s_hat) / (snr sqrt(d A)), sigma_floor)``, ``A =
     max(log(n sqrt(rho)/beta), 1)``, ``k = NORM_NOISE_K = 2``, ``sigma_floor =
@@ -234,7 +235,7 @@ def stationary_gd(problem, budget, options):
     ``w_t`` (score sensitivity ``Delta = 2C/n``), ``eps = sqrt(8 s rho)`` so that
     the selection is ``s rho``-zCDP (bounded range, Cesar–Rogers 2021). The
     paper's constants (``eps = sqrt(rho)``, "2 rho overall") are replaced by
-    this explicit split (notes 004 §2.4, §5.2). Options: ``STATIONARY_GD_OPTIONS``.
+    this explicit split (Thm 5 composes to ``2 rho`` as stated). Options: ``STATIONARY_GD_OPTIONS``.
     """
     obj, cfg, backend = problem.objective, problem.config, budget.backend
     xp = backend.xp

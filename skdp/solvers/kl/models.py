@@ -6,7 +6,7 @@ objective built on these kernels, the public constants, the start); the private
 preconditioner is :mod:`skdp.solvers.kl.preconditioner`. Per-sample gradients are never
 materialised: a model's per-sample gradient is ``phi'(z_i, y_i) J_i`` with
 ``J_i = dz_i/dw``, and the models give ``||J_i||**2``, ``<J_i(w1), J_i(w0)>`` and
-``sum_i u_i J_i`` in closed form (ghost clipping, notes 004 §5.3).
+``sum_i u_i J_i`` in closed form (ghost clipping).
 """
 
 import math
@@ -161,7 +161,7 @@ class MLPModel:
     With ``h_i = W x_i + b``, ``A_i = tanh(h_i)`` and ``a_i = v * tanh'(h_i)``
     the Jacobian blocks are ``(a_i x_i^T, a_i, A_i, 1)``, so
     ``||J_i||**2 = ||A_i||**2 + 1 + ||a_i||**2 (||x_i||**2 + 1)`` and inner
-    products of two Jacobians factor the same way (notes 004 §5.3).
+    products of two Jacobians factor the same way.
 
     Examples
     --------

@@ -9,11 +9,11 @@ weighted average ``sum_s s w_s / sum_s s``.
 Privacy: ``T`` calls at ``rho/T`` each (composition); inside, ``T_in``
 releases of the clipped mean gradient (sensitivity ``2C/n``; the prox term is
 data-independent) at ``sigma = (2C/n) sqrt(T_in/(2 rho/T))``, i.e. exactly
-``rho/T`` per call (the paper's sigma gives ``rho_in/2``; notes 004 §2.2).
+``rho/T`` per call (the paper's sigma, Thm 9, gives ``rho_in/2``: a factor-2 margin).
 
 Practical defaults: ``T = max_outer`` (10) unless the theory count with known
 (gamma, kappa) is smaller, ``T_in = min(n**2 rho_in log(2/beta')**2/d,
-max_inner)`` (10), prox strength ``0.5 L1`` (the notes' prototype, 004 §4,
+max_inner)`` (10), prox strength ``0.5 L1`` (a first prototype
 used 20 x 100 and 0.05 L1 without preconditioning; these are what
 benchmarks/regression.py showed work on a validation set with the default
 private preconditioning), and steps

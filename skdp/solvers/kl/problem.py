@@ -9,12 +9,12 @@ filter through which every release is drawn and recorded; they return a
 :class:`~skdp.solvers.spec.SolverResult`. The :class:`Objective` returns the mean
 of *clipped* per-sample gradients (and of clipped per-sample gradient
 differences, for Spider), which is what bounds the sensitivity whatever the
-data (notes 004 §5.4 item 1); its per-row maths are the kernels of
+data (the paper's privacy assumes Lipschitz and smoothness along the trajectory;
+clipping makes the bounds hold); its per-row maths are the kernels of
 :mod:`skdp.solvers.kl.models`.
 
 Neighbouring datasets differ in one row (replace-one, paper 004 Def. 2). The
-mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n`` (notes
-004 §5.1), and so has its norm (reverse triangle inequality).
+mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n``, and so has its norm (reverse triangle inequality).
 """
 
 from dataclasses import dataclass

@@ -8,7 +8,7 @@ gradient *differences* (SPIDER/SARAH); a round ends early when the estimate
 falls below ``(7/(8 gamma)) Phi_k**(1/kappa)`` (post-processing, no privacy
 cost).
 
-Privacy (notes 004 §5.2, replacing Lemma 8's constants, which prove 2 rho):
+Privacy (replacing Lemma 8's constants, which prove 2 rho, not Thm 1's rho):
 the schedule (``K``, ``Phi_k``, ``T_k``) depends on public quantities only.
 Full gradients have sensitivity ``2C/n`` and share ``frac_full * rho`` evenly
 (``sigma_full = (2C/n) sqrt(K/(2 rho_full))``); a difference over a step of
@@ -18,10 +18,10 @@ and all ``D = sum_k (T_k - 1)`` differences share the rest evenly. Releases
 that a round skips are not made (the filter only charges what ran).
 
 Constants: ``theory=True`` uses the paper's (64, 32); the practical default
-``spider_constants=(4, 2)`` is from the notes' prototype (004 §4). When the
+``spider_constants=(4, 2)`` is from a first prototype (the paper has no experiments). When the
 schedule needs more than ``max_iter`` queries (default 1000), it is truncated
 after the last round that fits (as if the floor were the level reached
-there); noise is set after this capping (notes 004 §5.4 item 13).
+there); noise is set after this capping.
 """
 
 import math
@@ -32,7 +32,7 @@ from ..spec import Option, SolverResult
 __all__ = ["spider", "spider_schedule", "SPIDER_OPTIONS"]
 
 SPIDER_MAX_QUERIES = 1000
-SPIDER_CONSTANTS = (4.0, 2.0)  # practical (c_desc, c_floor), notes 004 §4; theory: (64, 32)
+SPIDER_CONSTANTS = (4.0, 2.0)  # practical (c_desc, c_floor); theory (Alg. 1): (64, 32)
 
 
 class _PairOption(Option):

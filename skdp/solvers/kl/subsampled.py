@@ -35,7 +35,7 @@ from .gd import AVERAGE_MIN_STEPS, suffix_start
 
 __all__ = ["dpsgd_poisson", "DPSGD_POISSON_STEPS", "DPSGD_POISSON_OPTIONS"]
 
-DPSGD_POISSON_STEPS = 100  # default T (max_iter None): benchmarks, notes/sgd.md
+DPSGD_POISSON_STEPS = 100  # default T (max_iter None): benchmarks/RESULTS.md
 
 
 def dpsgd_poisson(problem, budget, options):

@@ -7,7 +7,7 @@ namespace ``xp`` of its input and has no loop over samples.
 Constants (``u`` is the margin, ``a`` the augmented row, ``||a|| <= A``):
 
 * binary logistic ``log(1 + exp(-y u))``: ``|dl/du| <= 1``, ``d2l/du2 <= 1/4``,
-  ``|d3l/du3| <= 1/(6 sqrt 3)`` (notes 002 §6.8), so the per-sample gradient
+  ``|d3l/du3| <= 1/(6 sqrt 3)``, so the per-sample gradient
   is ``A``-Lipschitz in l2 and ``A**2/4``-smooth;
 * multinomial ``logsumexp(z) - z_y``: ``||softmax(z) - e_y||_2 <= sqrt 2``,
   ``||.||_inf <= 1``, Hessian ``diag(p) - p p^T <= 1/2`` (Böhning 1992), so
@@ -28,7 +28,7 @@ def ramp_loss(Z, T, xp):
 
     Binary (``k = 1``, ``T = +-1``): ``mu = y z``, derivative ``-y`` on
     ``0 < mu < 1``, so ``|dl/dz| <= 1``. Multiclass (one-hot ``T``): ``mu =
-    z_y - max_{j != y} z_j`` (a capped Crammer–Singer hinge, notes 001 §5.2),
+    z_y - max_{j != y} z_j`` (a capped Crammer–Singer hinge),
     derivative ``e_j* - e_y`` on ``0 < mu < 1``, of l2 norm ``sqrt 2``. Values
     lie in [0, 1] (so ``Phi = 1`` for ``theta = 0``, where every loss is 1);
     Lipschitz, nonsmooth, nonconvex (paper 001's setting). Shapes: ``Z`` is

@@ -1,4 +1,4 @@
-"""Regression losses for the KL-adaptive regressor (paper 004; notes 004 §5.3).
+"""Regression losses for the KL-adaptive regressor (paper 004).
 
 Every loss has the generalised-linear form ``phi(z, y)`` of a prediction ``z``
 and a target ``y``; a model's per-sample gradient is ``phi'(z_i, y_i) J_i`` with
@@ -15,7 +15,7 @@ lp       ``|z - y|**p``, 1 < p < 2      unbounded at ``r = 0``         no
 sigmoid  ``(s(z) - y)**2 / 2``          ``1/16 + (1 + R_y)/(6 sqrt 3)`` yes
 ======== ============================== ============================== ==========
 
-Robust losses (Lipschitz, nonsmooth and nonconvex; paper 001, notes 001 §5.2),
+Robust losses (Lipschitz, nonsmooth and nonconvex; paper 001 §1.2's assumptions),
 fitted by the Goldstein-stationarity solvers of
 :mod:`skdp.solvers.goldstein`. ``tau`` is the cap on the loss value
 (``truncation``), ``h`` the Huber threshold:
@@ -33,9 +33,9 @@ the fit. With rows of norm at most ``R_x`` the per-sample loss is
 and ``Phi`` bounds ``F(0) - inf F`` (the losses are >= 0).
 
 ``s`` is the logistic function; the sigmoid loss is the nonconvex squared-loss
-GLM for targets in [0, 1] (notes 004 §1.6). The ridge penalty
+GLM for targets in [0, 1] (KL near a realizable ``w*``; not in paper 004). The ridge penalty
 ``alpha/2 ||w||**2`` is added by the objective (its gradient ``alpha w`` is
-data-independent, so it costs no privacy; notes 004 §5.3).
+data-independent, so it costs no privacy).
 
 The functions take the array namespace ``xp`` so that they run on any
 array-API backend.
@@ -50,8 +50,8 @@ __all__ = ["LOSSES", "ROBUST_LOSSES", "SquaredLoss", "HuberLoss", "LpLoss", "Sig
 class SquaredLoss:
     """``phi(z, y) = (z - y)**2 / 2``: least squares.
 
-    PL (kappa = 2) with ``gamma = 1/sqrt(2 lambda_min^+(X^T X/n))`` (notes 004
-    §1.6), a private quantity: hence the adaptive solver by default.
+    PL (kappa = 2) with ``gamma = 1/sqrt(2 lambda_min^+(X^T X/n))`` (a standard
+    fact, not from paper 004), a private quantity: hence the adaptive solver by default.
 
     Examples
     --------
@@ -86,7 +86,7 @@ class HuberLoss(SquaredLoss):
     """Huber loss with threshold ``delta``: globally ``delta``-Lipschitz in ``z``.
 
     Its per-sample gradient norm is at most ``delta ||x||``, so clipping at
-    ``delta R_x`` is a no-op (notes 004 §5.3).
+    ``delta R_x`` is a no-op.
 
     Examples
     --------
@@ -156,7 +156,7 @@ class SigmoidLoss(SquaredLoss):
     """``phi(z, y) = (s(z) - y)**2 / 2`` with the logistic ``s``: nonconvex GLM.
 
     For targets in [0, 1]; ``|phi'| <= (1 + R_y)/4`` and
-    ``|phi''| <= 1/16 + (1 + R_y)/(6 sqrt 3)`` (notes 004 §1.6, §5.3).
+    ``|phi''| <= 1/16 + (1 + R_y)/(6 sqrt 3)``.
     Predictions of the fitted model are ``s(z)``.
 
     Examples
@@ -191,7 +191,7 @@ class TruncatedAbsoluteLoss(SquaredLoss):
     """``phi(z, y) = min(|z - y|, tau)``: the absolute error truncated at ``tau``.
 
     1-Lipschitz in ``z``, bounded by ``tau``; neither smooth (kinks at
-    ``r = 0`` and ``|r| = tau``) nor convex (notes 001 §5.2 (a)). Residuals
+    ``r = 0`` and ``|r| = tau``) nor convex. Residuals
     beyond ``tau`` have zero gradient, so gross outliers are ignored.
 
     Examples

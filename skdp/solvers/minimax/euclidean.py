@@ -6,7 +6,7 @@ Both minimise over a linear model ``theta = (W, b)`` (an l2 ball of radius
 ``N_g`` (the estimator passes them in). Neighbouring datasets differ by
 replacing one record (features, label, group), so ``n`` is public.
 
-``noisy_gd`` (notes 000 §5.10, design P1)
+``noisy_gd`` (skdp's design; paper 000 has no private version of its Sec. 4.2)
     Full-batch noisy gradient descent on the worst-group loss. At every step
     it releases the clipped gradient of ``sum_g p_g L_g``, ``p`` the weights
     set by the earlier releases, with Gaussian noise (l2-sensitivity ``2 C
@@ -339,7 +339,7 @@ def sgda(problem, budget, options):
             loss, r = loss_and_residual(batch.margins(W, b), batch.targets, xp)
             if m > 1:
                 values = losses(_group_losses(batch, loss, loss_clip, batch_sizes), loss_sens)
-                log_y = log_y + eta_y * values  # ascent (notes 002 §3.1: sign corrected)
+                log_y = log_y + eta_y * values  # ascent (002 Alg. 1 prints descent: a typo)
             q = y / batch_sizes
             v = batch.onehot @ backend.asarray(q, dtype=data.X.dtype)
             gw, gb = batch.gradient(v[:, None] * _clipped_residual(batch, r, clip))

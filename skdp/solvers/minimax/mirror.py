@@ -1,6 +1,6 @@
 """Private entropic mirror descent with vertex sampling (paper 002, Alg. 1-3).
 
-The max-loss saddle point of 002 §1.4 (notes 002 §6.8): the model
+The max-loss saddle point of 002 §1.4 (b), cast on the simplex: the model
 ``theta`` (``k x D``, ``D = p + 1`` with an intercept) lives in the l1 ball
 of radius ``R``, written as the simplex over its ``2kD`` vertices ``+-R e_j``
 (``theta = R (lam_+ - lam_-)``), and the group player on the simplex of the
@@ -18,7 +18,7 @@ ball; ``L0 = max(L0x, L0y)`` (002 §1.6(b)).
     Each step samples ``K_x`` (``K_y``) vertices of the current iterates, takes
     one gradient on a fresh disjoint batch of ``B = n // T`` records at their
     averages, and moves both players by multiplicative weights -- **ascent**
-    for ``y`` (the paper's Alg. 1 has a sign typo, notes 002 §8.1). One extra
+    for ``y`` (the paper's Alg. 1 prints a descent sign for ``y``: a typo). One extra
     vertex per player per step is the output; ``coef`` is their average.
     Privacy (002 Prop. 3.3): every vertex draw is an exponential mechanism
     with score ``-tau * cumulative gradient``, whose sensitivity is
@@ -34,7 +34,8 @@ ball; ``L0 = max(L0x, L0y)`` (002 §1.6(b)).
     Multilevel Monte-Carlo gradients: level ``N ~ TG(1/2, M)``, coupled fine
     (``2^(N+1)`` vertices) and coarse (first ``2^N``) averages, weight
     ``C_M 2^N``, batch ``ceil(2^N / alpha)``. Per-step sensitivity, with the
-    constant corrected as in notes 002 §8.3:
+    constant of 002 Prop. 3.17 corrected (its proof drops a factor 2 on the
+    last term and the ``C_M`` weight):
     ``Delta_t = tau L0 (4 C_M 2^N + 2) / |B_t|``; each draw is
     ``2 Delta_t``-DP and a step makes ``2^(N+1) + 1`` draws per player. An
     exact privacy filter (002 Thm 3.5, fully adaptive composition) stops
@@ -82,7 +83,7 @@ PRACTICAL_ALPHA = 0.25
 # constants and parameters
 # ---------------------------------------------------------------------------
 def problem_constants(data, sizes, radius):
-    """Lipschitz (l_inf) and smoothness constants of notes 002 §6.8.
+    """Lipschitz (l_inf) and smoothness constants of the worst-group loss on the simplex.
 
     Returns ``dict(L0, L0x, L0y, L1, L2, loss_max, pi_min)``.
     """
@@ -110,7 +111,7 @@ def prop33_step_cap(n, n_steps, n_samples, epsilon, delta, L0):
 
 
 def thm31_parameters(n, epsilon, delta, d_x, d_y, L0):
-    """002 Thm 3.1 (6), second-order smooth regime, constants 1 (notes 002 §3.1).
+    """002 Thm 3.1 (6), second-order smooth regime, constants 1 (Alg. 1's parameters).
 
     ``T = min(n, (n eps)^(4/5) / (l^(1/5) log(1/delta)^(2/5)))``,
     ``K = sqrt(T / l)``, ``tau = min(sqrt(l / T) / L0, Prop. 3.3 cap)``,
@@ -125,7 +126,7 @@ def thm31_parameters(n, epsilon, delta, d_x, d_y, L0):
 
 
 def thm314_parameters(n, epsilon, delta, d_x, d_y, consts):
-    """002 Thm 3.14: ``U, M, tau, alpha`` (M by fixed point, log2; notes 002 §3.3).
+    """002 Thm 3.14: ``U, M, tau, alpha`` (M by fixed point; log2, as its proof uses).
 
     ``C = L0^2 + L2^2 + l M L1^2``,
     ``U = min(n eps sqrt(C) / (sqrt(15552 l log(1/delta)) L0), n/2)``,
@@ -146,7 +147,7 @@ def thm314_parameters(n, epsilon, delta, d_x, d_y, consts):
 
 
 def bias_reduced_sensitivity(tau, L0, level, batch, c_M):
-    """Score sensitivity of one Alg. 3 step (notes 002 §8.3, corrected Prop. 3.17).
+    """Score sensitivity of one Alg. 3 step (002 Prop. 3.17, constant corrected).
 
     ``Delta = tau L0 (4 C_M 2^N + 2) / |B|``: the MLMC difference has weight
     ``C_M 2^N`` on two gradients (``2 L0`` each per replaced record) and the
@@ -239,7 +240,7 @@ def smd(problem, budget, options):
     disjoint batches, exponential-mechanism draws only) and change, each
     chosen on validation splits of the training data (``benchmarks/minimax.py``):
 
-    * per-player constants and steps (notes 002 §6.2 [DESIGN]): the model's
+    * per-player constants and steps (skdp's design, not the paper's): the model's
       step uses ``L0x`` and the group player's ``L0y`` (the paper's single
       ``tau`` uses ``max(L0x, L0y)``), both at the same per-draw epsilon;
     * the step ``tau_x = min(STEP_X sqrt(l / T) / (R A), privacy cap)``: the
@@ -252,7 +253,7 @@ def smd(problem, budget, options):
       (post-processing of exponential-mechanism draws, each one accounted);
     * ``K_x`` gradient vertices: ``KX_INF`` at epsilon = inf, where draws are
       free and the Maurey bias (002 Cor. 2.4, ``2 L2 / K``) dominates, else
-      ``PRACTICAL_KX``; ``K_y = 1`` (f is linear in y, notes 002 §6.2).
+      ``PRACTICAL_KX``; ``K_y = 1`` (f is linear in y).
 
     Returns
     -------
@@ -373,7 +374,7 @@ def smd_bias_reduced(problem, budget, options):
       vertices (drawn independently of the model's vertices) instead of
       the coupled 1 / ``2^N`` / ``2^(N+1)`` group averages: f is linear in
       y and ``grad_y f`` does not depend on y, so the estimator's expectation
-      is unchanged (notes 002 §6.2), and the variance that the weight
+      is unchanged, and the variance that the weight
       ``C_M 2^N`` puts on the difference of two group averages is gone
       (with the classes as groups the paper's estimator did not learn at
       epsilon = inf); the sensitivity ``Delta_t`` is unchanged and a step
@@ -427,7 +428,7 @@ def smd_bias_reduced(problem, budget, options):
                     _practical_tau(n, M, alpha, eps_pure, delta_pure, L0y, Ky, K_out * tail))
     if n_iter != "auto":
         U = float(n_iter)
-    c_M = 2.0 - 2.0**-M  # TG(1/2, M) normaliser (notes 002 §8.2)
+    c_M = 2.0 - 2.0**-M  # TG(1/2, M) normaliser sum_{k<=M} 2^-k (002 Alg. 2)
     levels_p = 2.0 ** -np.arange(M + 1) / c_M
     Gx, Gy = np.zeros(game.d_x), np.zeros(m)
     out_x, out_y = np.zeros(game.d_x), np.zeros(m)
@@ -442,7 +443,7 @@ def smd_bias_reduced(problem, budget, options):
         batch_size = max(1, math.ceil(2**level / alpha))
         if used + batch_size > n:
             break
-        # 2 Delta_t per draw, Delta_t = tau L0 (4 C_M 2^N + 2) / |B| (notes 002 §8.3)
+        # 2 Delta_t per draw, Delta_t = tau L0 (4 C_M 2^N + 2) / |B| (Prop. 3.17 corrected)
         eps_t = 2.0 * max(bias_reduced_sensitivity(tau_x, L0x, level, batch_size, c_M),
                           bias_reduced_sensitivity(tau_y, L0y, level, batch_size, c_M))
         n_draws = 2 * (2 ** (level + 1) + 1) if theory else K0 * 2 ** (level + 1) + Ky

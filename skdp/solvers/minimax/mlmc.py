@@ -1,9 +1,9 @@
-"""Phased localization with the MLMC optimum estimator (paper 000; notes 000 §5.10).
+"""Phased localization with the MLMC optimum estimator (paper 000, Alg. 6).
 
 **Utility is heuristic; privacy is unconditional.** Paper 000's DP result
 (Thm 6, Alg. 6) needs a *bounded* low-bias optimum estimator that does not
-exist (000 App. F.3); this solver follows the rigorous variant of notes 000
-§5.10, applied to the softmax-smoothed worst-group loss:
+exist (000 App. F.3); this solver follows a rigorous variant with a deterministic
+sensitivity (each copy clipped, steps 1-5 below), applied to the softmax-smoothed worst-group loss:
 
 1. A data-independent permutation splits the rows into ``k`` disjoint phase
    batches of ``n_bar = n // k`` rows.
@@ -21,7 +21,7 @@ exist (000 App. F.3); this solver follows the rigorous variant of notes 000
    the fit's generator, never from the data) with importance weight
    ``p_g n / N_g`` and per-sample clipping to ``C``, so ``G = C max_g p_g n / N_g``.
 4. Each copy is clipped to the ball of radius ``C_i = kappa G / mu_i``
-   around ``theta_{i-1}`` (per-copy clipping, notes 000 §5.10). A replaced
+   around ``theta_{i-1}`` (per-copy clipping). A replaced
    record changes at most ``B_i`` copies (``B_i`` = the largest number of copies
    that drew any one batch position: internal randomness only), so the mean
    of the copies has l2-sensitivity ``2 C_i B_i / m`` and is released with the
@@ -61,7 +61,7 @@ STEP_CAP = 2.0            # EpochSGD step capped at STEP_CAP / (curvature at 0 x
 
 
 def epochs_for_budget(level):
-    """EpochSGD epochs completed with budget ``2^level`` (notes 000 §2.1 table).
+    """EpochSGD epochs completed with budget ``2^level`` (paper 000 Alg. 8: epochs of 16, 32, ...).
 
     ``e(j) = max{k >= 0 : 16 (2^k - 1) <= 2^j}``.
 

@@ -2,7 +2,7 @@
 
 Both compute the clipped sum ``sum_i clip(a g_i(theta1) - c g_i(theta0), G)``
 of per-example gradient differences without materialising per-example
-gradients (notes 003 §7.2). For a linear model the per-example gradient is
+gradients. For a linear model the per-example gradient is
 rank one, ``g_i(theta) = r_i(theta) x_i^T`` (``r_i = dloss/dz_i``, the
 softmax residual ``p_i - y_i`` for the multinomial loss), so the difference
 ``(a r_i(theta1) - c r_i(theta0)) x_i^T`` is rank one too and its Frobenius
@@ -94,7 +94,7 @@ class RegressionProblem:
     model : LinearModel or MLPModel
     alpha : float
         Ridge strength: its gradient ``alpha w`` is added outside the clipped
-        sum at the current iterate (post-processing; notes 003 §7.2).
+        sum at the current iterate (post-processing).
     xp : namespace
     clip, smoothness, curvature : float
         Per-example gradient bound (the clip's scale), per-example smoothness

@@ -3,7 +3,7 @@
 One loop, four solvers; every example is used in exactly one step, in a
 data-independent order (a seeded permutation of each chunk), and the
 per-example contributions are clipped explicitly, so privacy holds for any
-loss and any data (notes 003 §3.4 "library implication").
+loss and any data (paper 003 §4.2 assumes convexity and smoothness instead).
 
 ``"srgd"`` — Accelerated-DP-SRGD (paper 003 Alg. 1)
     ``eta_t = t + 1``; the per-example increment
@@ -14,20 +14,20 @@ loss and any data (notes 003 §3.4 "library implication").
     003 Lemma 4.3), which returns the noisy prefix sum ``S_t``; then
     ``grad_t = S_t / eta_t``, ``z <- P(z - eta_t grad_t / beta)``,
     ``y <- P(x - grad_t / beta)``, ``x <- (1 - tau) y + tau z`` with
-    ``tau_{t+1} = 2 / (t + 3)``; the output is ``y_T`` (notes 003 §3.2: the
+    ``tau_{t+1} = 2 / (t + 3)``; the output is ``y_T`` (paper 003 Alg. 1: the
     same privatised gradient in both steps, noise added once). With
     ``theory=True``: ``B = min(sqrt n, Thm 4.10 bound)`` and
     ``beta = M + (8L + 16MR) n**1.5 / (R B**2)`` (Thm 4.10); otherwise
     ``B = ceil(2 sqrt n)``, ``beta = beta_scale x curvature`` and the clip is
-    ``L / 4`` (the theory's ``beta`` is far too conservative in practice,
-    notes 003 §7.9; both chosen on validation splits, benchmarks/srgd.py).
+    ``L / 4`` (the theory's ``beta`` is far too conservative in practice;
+    both chosen on validation splits, benchmarks/srgd.py).
 ``"srg_memf"`` — DP-SRG-MEMF (paper 003 Alg. 3, corrected)
     ``Delta_t = (1/B) sum_d clip(grad l(x_t; d) - c grad l(x_{t-1}; d), G)``,
     ``Delta~_t = Delta_t + w_t`` with matrix-factorisation noise
     ``w = C^{-1} Z`` (:mod:`skdp.privacy.matrix`, banded square root of the
     workload ``M A L``), ``g_t = c g_{t-1} + Delta~_t`` and heavy-ball momentum
-    on ``g_t`` — the noise enters once (erratum 1 of notes 003 §6: Alg. 3
-    line 7 adds it twice).
+    on ``g_t`` — the noise enters once (Alg. 3 line 7 adds
+    it a second time, against line 5 and the paper's workload ``M A L D``).
 ``"memf"``
     ``c = 0``: DP-FTRL / DP-MEMF (Alg. 2) with the square root of ``M A``.
 ``"dpsgd"``
@@ -105,7 +105,7 @@ CLIP_RATIO = 0.2        # clip G = CLIP_RATIO x Lipschitz bound
 BATCH_FACTOR = 2.0      # batch size = ceil(BATCH_FACTOR sqrt(n)) (paper 003 Thm 4.6: sqrt n)
 BETA_SCALE = 2.0        # srgd without theory: beta = BETA_SCALE x curvature
 SRGD_CLIP_RATIO = 0.25  # srgd without theory: clip of the eta-weighted differences / L
-SRGD_RADIUS = 10.0      # srgd: radius R of the l2 ball when none is given (notes 003 §7.9)
+SRGD_RADIUS = 10.0      # srgd: radius R of the l2 ball when none is given
 
 
 STREAM_OPTIONS = (
@@ -236,7 +236,7 @@ def theory_constants(L, M, R, n, d, epsilon, delta):
 
     ``B = min(sqrt n, (L + 2MR) n**1.5 eps / (4 sqrt2 R sqrt d log2(T)**1.5
     sqrt(ln(4T/delta) ln(2.5/delta))))`` (the printed ``ln(2.5)/delta`` is a
-    typo, notes 003 §6 item 3), ``beta = M + (8L + 16MR) n**1.5 / (R B**2)``,
+    typo), ``beta = M + (8L + 16MR) n**1.5 / (R B**2)``,
     clip ``4L + 8MR`` on the eta-weighted differences.
 
     Examples

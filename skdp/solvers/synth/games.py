@@ -6,7 +6,7 @@ against a query player ``y`` over the workload ``Q`` (closed under negation),
 solvers read the data at every step, through exponential mechanisms:
 
 ``smd_private_game`` (paper 002 Thm 1.1's "variant of Algorithm 1",
-reconstructed in notes 002 §6.7 option 2)
+which the paper does not spell out: reconstructed to give the stated rate)
     Only the query player's vertex samples touch the data: each step's query
     is drawn by the exponential mechanism from ``softmax(tau_y G_y)``, where
     ``G_y`` accumulates the batch answers minus ``Q x^t`` over disjoint
@@ -14,7 +14,7 @@ reconstructed in notes 002 §6.7 option 2)
     its iterates and their average are post-processing and are released.
 
 ``smd_vertex`` (paper 002 Algorithm 1, with the y-update sign corrected to
-ascent, notes 002 §3.1)
+ascent: the printed descent is a typo)
     Both players sample one vertex per step (K = 1, bilinear so unbiased)
     plus one output vertex each; the synthetic histogram is the average of
     the ``T`` output x-vertices. All ``2 T (K + 1)`` draws are charged, as in
@@ -48,7 +48,7 @@ def step_epsilon(budget, n_steps):
     Candidates: bounded-range zCDP, ``sqrt(8 rho / N)`` (Cesar–Rogers 2021);
     and, when the solver owns the whole (epsilon, delta), paper 002 Cor. 3.6,
     ``eps / (2 sqrt(2 N log(1/delta)))``, and fully adaptive composition
-    (Thm 3.5) solved for equal steps (notes 002 §6.6). All are valid; the
+    (Thm 3.5) solved for equal steps. All are valid; the
     largest is the tightest accounting.
 
     Examples
@@ -86,7 +86,7 @@ def _batches(problem, n_steps, backend):
 
 
 def private_game_schedule(problem, budget, n_iter=None):
-    """T, tau_x, tau_y and the per-step epsilon of notes 002 §6.7 option 2.
+    """T, tau_x, tau_y and the per-step epsilon of the private game (Thm 1.1's variant).
 
     ``T ~ min(n, n eps sqrt(log|Z|) / (log|Q| sqrt(log(1/delta))))``,
     ``tau_x = sqrt(log|Z| / T)``, ``tau_y = min(sqrt(log|Q| / T) / 2,
@@ -110,7 +110,7 @@ def private_game_schedule(problem, budget, n_iter=None):
 
 
 def solve_private_game(problem, budget, options):
-    """Paper 002 Thm 1.1's variant (notes 002 §6.7 option 2), exactly accounted.
+    """Paper 002 Thm 1.1's variant (reconstructed), exactly accounted.
 
     ``T`` draws of the query player, each ``2 tau_y / B``-DP (Thm 3.4), recorded
     as one batch; the histogram player is post-processing. ``options``: none.

@@ -46,7 +46,7 @@ SOLVER_SPECS = {
         dask=True),
     "smd_private_game": SolverSpec(
         "smd_private_game", _ref("games", "solve_private_game"), family="synth",
-        paper="002 Thm 1.1 variant of Alg. 1 (notes 002 §6.7 option 2), Thm 3.4",
+        paper="002 Thm 1.1 variant of Alg. 1 (reconstructed), Thm 3.4",
         budget=f"T query-player exponential draws, each 2 tau_y / B-DP <= the {_GAME_SPLIT}"),
     "smd_vertex": SolverSpec(
         "smd_vertex", _ref("games", "solve_vertex"), family="synth",

@@ -167,7 +167,7 @@ DISCREPANCY = 0.9
 """Stop when the residual is this fraction of the noise's expected size.
 
 Chosen on exploratory runs (other discretisations of the digits and breast
-cancer tables, notes in ``benchmarks/RESULTS.md``): the 2-way
+cancer tables, recorded in ``benchmarks/RESULTS.md``): the 2-way
 error of the iterates was lowest slightly below the noise level (0.75-0.97)."""
 
 

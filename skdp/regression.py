@@ -12,7 +12,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace
-from ._base import PrivacyMixin
+from ._base import PrivateEstimator
 from ._dask import (check_dask_solver, check_dask_X, check_dask_y, check_finite, known_rows,
                     rows_unknown, stream_blocks)
 from ._partitions import Partitions, is_dask_collection
@@ -219,7 +219,7 @@ __getattr__ = deprecated_names(__name__, {
 """The solvers as ``fit`` calls them, ``fn(problem, budget, options)``, by name."""
 
 
-class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEstimator):
+class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, BaseEstimator):
     """Differentially private regression by noisy gradient methods under the KL condition.
 
     Minimises ``(1/n) sum_i loss(z_i, y_i) + alpha/2 ||w||**2`` with the
@@ -464,6 +464,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Bounds used.
     n_features_in_ : int
         Number of features.
+    feature_names_in_ : ndarray of str
+        Column names of ``X``; defined when ``X`` has string column names.
 
     Notes
     -----
@@ -496,6 +498,22 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     """
 
     _solver_specs = SOLVER_SPECS  # the registry the mixins read (partial_fit's solvers)
+
+    _published = {
+        "coef_": "release",            # the solver's noisy iterate (times the released P)
+        "intercept_": "release",
+        "coefs_": "release",           # the mlp's layers, from the same iterate
+        "intercepts_": "release",
+        "n_iter_": "post",             # adaptive solvers stop on released norms
+        "solver_": "public",           # 'auto' on public things (the KL constants, X's shape)
+        "clip_norm_": "post",          # the parameter, the bound rule, or the released quantile
+        "rho_": "public",              # the filter's total, from epsilon and delta
+        "history_": "post",            # per-step noise scales and costs
+        "goldstein_certificate_": "post",  # the norm of the mean of noisy gradients
+        "goldstein_config_": "public",     # constants from public bounds
+        "feature_bound_": "public",    # the parameter ('data': a leak, warned)
+        "target_bound_": "public",
+    }
 
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
@@ -806,7 +824,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         on_dask = is_dask_collection(X)
         if on_dask and self.solver in solvers_with(SOLVER_SPECS, streaming=True):
             return self._stream_partitions(X, y, partial)
-        check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
+        # 1. parameters, the solver and its options: no row read
+        self._check_privacy_params(partial)
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
                          truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
@@ -824,6 +843,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         options = spec.resolve_options(self.solver_options)  # before any data or charge
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
+        # 2. reserve, 3. read, 4. the one budget: by the batch or the streaming problem
         if spec.streaming:
             problem, budget, accountant, P = self._stream_problem(X, y, loss, partial)
             if options["clip"] is None and self.clip_norm is not None:
@@ -832,16 +852,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
             self._check_solver(solver, loss, gamma, kappa)
             problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa,
                                                                  solver)
-        result = spec.fn(problem, budget, options)
-        for attr, key in spec.info_attributes:
-            setattr(self, attr, result.info[key])
-        self.solver_ = solver
-        self.n_iter_ = int(result.n_iter)
-        self.history_ = result.history
+        result = self._dispatch(solver, spec, problem, budget, options)  # 5. dispatch
+        self._publish(history_=result.history)  # 6. publish
         self._set_coef(result.solution, problem.objective.model, P, budget.backend.xp)
         self._keep_stream(result.state)
-        if accountant is not None:
-            self._record_pass(accountant, budget.recorded())
+        self._charge(accountant, budget)  # 7. charge (None: a chunk of a charged stream)
         return self
 
     def _check_before_rows(self, loss, gamma, kappa):
@@ -895,10 +910,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         The accountant is checked first; ``precondition`` of ``rho`` goes to the
         private preconditioner, the rest to the solver's :class:`Budget`.
         """
-        accountant = self._check_budget()
+        accountant = self._reserve()
         self._reading_data()
-        read = self._read_partitions if is_dask_collection(X) else self._read_arrays
-        Xd, y, backend = read(X, y)
+        Xd, y, backend = self._read_rows(X, y)
         xp = backend.xp
         eps, delta = float(self.epsilon), self.delta_
         self.rho_ = fit_budget(eps, delta, solver)
@@ -937,7 +951,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         return self._design_operator(X, xp), xp.clip(y, low, self.target_bound_), backend
 
-    def _read_partitions(self, X, y):
+    def _read_dask(self, X, y):
         """(partitioned design, None, backend) of Dask input: each partition validated
         (the NumPy path's messages), bounded and clipped where it lives, then persisted;
         ``'data'`` bounds are maxima over the partitions (one pass each)."""
@@ -988,7 +1002,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         disjoint chunk of the stream (uncharged, ``stream_chunks='disjoint'``);
         :meth:`~skdp._streaming.StreamingMixin._stream_to_continue`."""
         state, charged = self._stream_to_continue(partial)
-        accountant = self._check_budget() if charged else None
+        accountant = self._reserve(charged)
         self._reading_data()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
                              reset=state is None)
@@ -1022,16 +1036,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if self.model == "mlp":
             W, b, v, c = model.unpack(w, xp)
             W = W if P is None else W @ P.T
-            self.coefs_ = [W.T, v[:, None]]
-            self.intercepts_ = [b, c]
-            self.coef_, self.intercept_ = w, float(c)
+            self._publish(coefs_=[W.T, v[:, None]], intercepts_=[b, c], coef_=w,
+                          intercept_=float(c))
             return
         w = w if P is None else P @ w
         if self.fit_intercept:
-            self.coef_ = w[:-1]
-            self.intercept_ = float(w[-1]) * self.feature_bound_
+            self._publish(coef_=w[:-1], intercept_=float(w[-1]) * self.feature_bound_)
         else:
-            self.coef_, self.intercept_ = w, 0.0
+            self._publish(coef_=w, intercept_=0.0)
 
     # -------------------------------------------------------------- predict
     def predict(self, X):

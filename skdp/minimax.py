@@ -18,12 +18,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace, make_rng, to_numpy
-from ._base import PrivacyMixin
+from ._base import PrivateEstimator
 from ._dask import check_dask_solver, check_finite
 from ._partitions import is_dask_collection
 from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
+                          EPSILON_CONSTRAINT, warn_large_delta,
                           warn_privacy_leak)
 from .privacy.accounting import approx_dp_to_gdp
 from .privacy.budget import Budget
@@ -185,7 +185,8 @@ def resolve_solver(n_samples, n_features, epsilon):
     return "dpsgd_poisson"
 
 
-class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, BaseEstimator):
+class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin,
+                               BaseEstimator):
     """Linear classifier minimising the worst group's risk under differential privacy.
 
     Solves ``min_theta max_g L_g(theta)``, where ``L_g`` is the mean logistic
@@ -357,6 +358,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     n_iter_ : int
         Iterations run (streaming solvers: steps over the whole stream).
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X``; defined when ``X`` has string column names.
     delta_ : float
         The delta of the fit: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of float
@@ -405,6 +408,19 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     """
 
     _solver_specs = SOLVER_SPECS  # the registry the mixins read (partial_fit's solvers)
+
+    _published = {
+        "classes_": "public",          # the classes parameter ('None': y's labels, warned)
+        "coef_": "release",            # the solver's noisy iterate
+        "intercept_": "release",
+        "group_labels_": "public",     # public groups, or their labels read from the data (warned)
+        "group_weights_": "release",   # the private max-player
+        "group_sizes_": "post",        # public sizes, or their noisy counts
+        "goldstein_certificate_": "post",  # the norm of the mean of noisy gradients
+        "goldstein_config_": "public",     # constants from public bounds
+        "solver_": "public",           # 'auto' on the public shape and epsilon
+        "n_iter_": "public",
+    }
 
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
@@ -530,8 +546,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return self._fit_atomically(X, y, groups, classes=classes, partial=True)
 
     def _fit(self, X, y, groups=None, classes=None, partial=False):
-        epsilon, delta = check_epsilon_delta(self.epsilon, self._resolve_delta(partial),
-                                             need_delta=True)
+        # 1. parameters, the solver and its options, the public groups: no row read
+        epsilon, delta = self._check_privacy_params(partial)
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
         state, charged = self._stream_to_continue(partial)
@@ -546,16 +562,16 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                               choices_with(SOLVER_SPECS, {"loss": self.loss}, dask=True))
             if SOLVER_SPECS.get(solver) and SOLVER_SPECS[solver].streaming:
                 return self._stream_dask(X, y, groups, classes, partial)
-        accountant = self._check_budget() if charged else None
-        read = self._read_dask if on_dask else self._read_arrays
-        data, counts, labels, backend = read(X, y, groups, classes, state, delta)
+        accountant = self._reserve(charged)  # 2. reserve
+        data, counts, labels, backend = self._read_rows(X, y, groups, classes, state,
+                                                        delta)  # 3. read
         n = data.n
         if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
             raise ValueError(_one_group_message(self.solver, labels.shape[0]))
-        fit = _fit_budget(backend, epsilon, delta)
+        fit = _fit_budget(backend, epsilon, delta)  # 4. the one budget
         sizes = self._group_sizes(counts, labels, n, epsilon, delta, fit)
-        self.solver_ = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
-        spec = SOLVER_SPECS[self.solver_]
+        solver = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
+        spec = SOLVER_SPECS[solver]
         problem = MinimaxProblem(
             data, sizes, reference="balanced" if groups is None else "population",
             radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
@@ -563,17 +579,13 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         options = spec.resolve_options(self.solver_options)
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
-        result = spec.fn(problem, _solver_budget(fit), options)
-        self.coef_, self.intercept_ = result.solution
-        for attr, key in spec.info_attributes:
-            setattr(self, attr, result.info[key])
-        self.group_labels_ = labels
-        self.group_weights_ = np.asarray(result.info["group_weights"], dtype=float)
-        self.group_sizes_ = np.asarray(sizes, dtype=float)
-        self.n_iter_ = int(result.n_iter)
+        result = self._dispatch(solver, spec, problem, _solver_budget(fit), options)  # 5.
+        coef, intercept = result.solution
+        self._publish(coef_=coef, intercept_=intercept, group_labels_=labels,  # 6. publish
+                      group_weights_=np.asarray(result.info["group_weights"], dtype=float),
+                      group_sizes_=np.asarray(sizes, dtype=float))
         self._keep_stream(result.state if spec.streaming else None)
-        if charged:
-            self._record_pass(accountant, fit.recorded())
+        self._charge(accountant, fit)  # 7. charge (None: a chunk of a charged stream)
         return self
 
     def _read_arrays(self, X, y, groups, classes, state, delta):

@@ -5,6 +5,7 @@ import json
 import math
 from numbers import Integral, Real
 import pickle
+import warnings
 
 from .privacy.accountant import BudgetAccountant
 
@@ -475,6 +476,12 @@ class PrivateEstimator(PrivacyMixin):
     ``'post'``); those of every estimator (``privacy_*_``, ``delta_``, ``n_features_in_``,
     ``feature_names_in_``) are added by :meth:`published_attributes`."""
 
+    _moved_to_options = {}
+    """Constructor parameters deprecated for a key of ``solver_options`` (issue 29 item 3):
+    parameter -> key. Their default is the string ``'deprecated'``; a value given still works
+    for the solvers whose spec reads the key, with a ``FutureWarning`` naming the new
+    spelling."""
+
     @classmethod
     def published_attributes(cls):
         """Every fitted attribute the estimator may publish: name -> provenance."""
@@ -486,6 +493,34 @@ class PrivateEstimator(PrivacyMixin):
         from ._validation import check_epsilon_delta
 
         return check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
+
+    def _moved_parameters(self):
+        """The deprecated parameters given a value: parameter -> (key, value)."""
+        return {param: (key, getattr(self, param))
+                for param, key in self._moved_to_options.items()
+                if not (isinstance(getattr(self, param), str)
+                        and getattr(self, param) == "deprecated")}
+
+    def _warn_moved_parameters(self):
+        """Step 1: a ``FutureWarning`` for each deprecated parameter given a value."""
+        for param, (key, value) in self._moved_parameters().items():
+            warnings.warn(f"{type(self).__name__}({param}=...) is deprecated and will be "
+                          f"removed in the next release: pass solver_options={{{key!r}: "
+                          f"{value!r}}} instead.", FutureWarning, stacklevel=6)
+
+    def _solver_options(self, spec):
+        """Step 1: ``solver_options`` with the deprecated parameters given a value merged in
+        (those whose key ``spec`` reads: the others were ignored by that solver before
+        too); both spellings at once raise ``ValueError``."""
+        options = dict(self.solver_options or {})
+        for param, (key, value) in self._moved_parameters().items():
+            if key in options:
+                raise ValueError(f"{param}={value!r} and solver_options[{key!r}] are both "
+                                 f"given: pass solver_options[{key!r}] only ({param} is "
+                                 "deprecated).")
+            if key in spec.option_names:
+                options[key] = value
+        return options
 
     def _reserve(self, charged=True):
         """Step 2: the fit's budget reserved on its accountant (None: an uncharged chunk of a

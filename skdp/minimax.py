@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
@@ -21,7 +21,7 @@ from ._backend import Backend, array_api_compat, get_namespace, make_rng, to_num
 from ._base import PrivateEstimator
 from ._dask import check_dask_solver, check_finite
 from ._partitions import is_dask_collection
-from ._streaming import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
+from ._streaming import STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, warn_large_delta,
                           warn_privacy_leak)
@@ -31,6 +31,7 @@ from .privacy.clipping import clip_factors, clip_overflowing_rows
 from .solvers.losses.classification import LOSSES, LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
 from .solvers.minimax.euclidean import CENTER_SHARE, LOSS_SHARE, noisy_gd, sgda
+from .solvers.goldstein.config import RADIUS_OPTION
 from .solvers.minimax.goldstein import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
@@ -58,6 +59,8 @@ _CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_",
 
 _LOGISTIC = ("logistic",)  # the loss of every solver but paper 001's (ramp)
 _RAMP_LOSS = ("ramp",)
+
+_GOLDSTEIN_OPTIONS = CLASSIFIER_GOLDSTEIN_OPTIONS + (RADIUS_OPTION,)
 
 SOLVER_SPECS = {
     "noisy_gd": SolverSpec(
@@ -96,18 +99,18 @@ SOLVER_SPECS = {
     "fo_single_pass": SolverSpec(
         "fo_single_pass", GOLDSTEIN_CLASSIFIERS["fo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 5, Thm 6.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), auto=True, losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), auto=True, losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
     "zo_single_pass": SolverSpec(
         "zo_single_pass", GOLDSTEIN_CLASSIFIERS["zo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 3, Thm 3.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
     "zo_multi_pass": SolverSpec(
         "zo_multi_pass", GOLDSTEIN_CLASSIFIERS["zo_multi_pass"], "goldstein",
         "paper 001 Alg. 2 + 4, Thm 4.1",
         _RAMP + "K_a anchor and K_d difference Gaussian releases (001 Lemma 4.3)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
 }
 """Every solver of :class:`PrivateMinimaxClassifier`: ``{name: SolverSpec}``.
@@ -311,10 +314,13 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         (``'true'`` or ``'ones'``), ``beta_scale`` (see
         :mod:`skdp.solvers.streaming.srgd`); the Goldstein solvers any key of
         :data:`skdp.solvers.goldstein.GOLDSTEIN_OPTIONS` (as for
-        :class:`KLAdaptiveRegressor`). The other solvers take none.
-    goldstein_radius : float, default=None
-        Smoothing radius ``alpha`` of the paper-001 solvers (guarantee at
-        ``2 alpha``); None: ``0.1 Phi / L``. Ignored by the other solvers.
+        :class:`KLAdaptiveRegressor`) and ``radius`` (None), the smoothing radius
+        ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``). The other
+        solvers take none.
+    goldstein_radius : float or None
+        .. deprecated:: 0.1.0
+           Use ``solver_options={"radius": ...}`` (paper-001 solvers); removed
+           in the next release.
     stream_chunks : {'repeated', 'disjoint'}, default='repeated'
         What the streaming solvers' :meth:`partial_fit` calls hold.
         ``'repeated'`` (the safe default): each call may read records read
@@ -409,6 +415,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
 
     _solver_specs = SOLVER_SPECS  # the registry the mixins read (partial_fit's solvers)
 
+    _moved_to_options = {"goldstein_radius": "radius"}
+
     _published = {
         "classes_": "public",          # the classes parameter ('None': y's labels, warned)
         "coef_": "release",            # the solver's noisy iterate
@@ -435,7 +443,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "theory": ["boolean"],
         "solver_options": [dict, None],
-        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
+        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None,
+                             Hidden(StrOptions({"deprecated"}))],
         "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state", np.random.Generator],
@@ -444,7 +453,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
 
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", loss="logistic", radius=None,
                  feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
-                 n_iter="auto", theory=False, solver_options=None, goldstein_radius=None,
+                 n_iter="auto", theory=False, solver_options=None, goldstein_radius="deprecated",
                  stream_chunks="repeated", accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -548,13 +557,14 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
     def _fit(self, X, y, groups=None, classes=None, partial=False):
         # 1. parameters, the solver and its options, the public groups: no row read
         epsilon, delta = self._check_privacy_params(partial)
+        self._warn_moved_parameters()
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
         state, charged = self._stream_to_continue(partial)
         solver = self._resolve_loss_solver()
         picks = auto_solvers(SOLVER_SPECS, loss=self.loss) if solver == "auto" else (solver,)
         for name in picks:  # before any data is read
-            SOLVER_SPECS[name].check_options(self.solver_options)
+            SOLVER_SPECS[name].check_options(self._solver_options(SOLVER_SPECS[name]))
         self._check_public_groups(groups, classes, state, solver)  # before any data is read
         on_dask = is_dask_collection(X)
         if on_dask:  # before any data are read
@@ -572,11 +582,13 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         sizes = self._group_sizes(counts, labels, n, epsilon, delta, fit)
         solver = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
         spec = SOLVER_SPECS[solver]
+        options = spec.resolve_options(self._solver_options(spec))
+        # the Goldstein solvers' smoothing radius: the problem's (goldstein_config's radius)
+        goldstein_radius = options.pop("radius", None) if spec.family == "goldstein" else None
         problem = MinimaxProblem(
             data, sizes, reference="balanced" if groups is None else "population",
             radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
-            goldstein_radius=self.goldstein_radius, state=state)
-        options = spec.resolve_options(self.solver_options)
+            goldstein_radius=goldstein_radius, state=state)
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
         result = self._dispatch(solver, spec, problem, _solver_budget(fit), options)  # 5.
@@ -642,27 +654,13 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
 
     def _stream_dask(self, X, y, groups, classes, partial):
         """A streaming solver on Dask: ``fit`` on the first fixed-size chunk (``partial_fit``
-        if ``partial``), ``partial_fit`` on each next one, in order, each computed to the
-        client in turn (the NumPy sequence of calls, with its privacy: one stream)."""
-        import dask
-        from ._dask import check_dask_X, check_dask_y, known_rows, stream_blocks
+        if ``partial``), ``partial_fit`` on each next one
+        (:meth:`~skdp._streaming.StreamingMixin._fit_dask_stream`)."""
+        def fit_chunk(X_i, y_i, *g_i, partial):
+            self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes, partial=partial)
 
-        X = check_dask_X(X, compute_rows=False)  # the metadata: no partition computed
-        # the row counts of a Dask DataFrame's partitions are computed from the rows: the
-        # budget is reserved first (issue 28); the first chunk's call takes it over
-        self._reserve_stream_ahead(partial)
-        X = known_rows(X)
-        others = [check_dask_y(y, X)] + ([] if groups is None else [check_dask_y(groups, X)])
-        n_rows, blocks = stream_blocks(X, *others)
-        self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
-        try:  # the chunks are disjoint rows of one collection: one pass, charged once
-            for i, chunk in enumerate(blocks):  # no rows: one empty block, sklearn's error
-                X_i, y_i, *g_i = dask.compute(*chunk)
-                self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes,
-                          partial=partial if i == 0 else CHUNK)
-        finally:
-            self.__dict__.pop("_stream_rows", None)
-        return self
+        columns = [y] + ([] if groups is None else [groups])
+        return self._fit_dask_stream(X, columns, partial, fit_chunk)
 
     def _intercept_feature(self):
         return float(self.feature_bound) if self.fit_intercept else 0.0

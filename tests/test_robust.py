@@ -258,6 +258,7 @@ def test_theory_mode_runs_and_reports():
 @pytest.mark.parametrize("kwargs, match", [
     (dict(loss="truncated_absolute", truncation=0), "truncation"),
     (dict(loss="truncated_absolute", solver_options={"radius": -1.0}), "radius"),
+    (dict(loss="truncated_absolute", goldstein_radius=-1.0), "goldstein_radius"),  # deprecated
     (dict(loss="truncated_absolute", solver="fo_single_pass", model="mlp"), "linear"),
     (dict(solver="zo_single_pass", loss="truncated_absolute", solver_options=dict(output="x")),
      "output"),
@@ -272,6 +273,7 @@ def test_bad_parameters_regressor(kwargs, match):
     (dict(loss="ramp", solver="noisy_gd"), "paper-001"),
     (dict(solver="fo_single_pass"), "ramp"),
     (dict(loss="ramp", solver_options={"radius": 0.0}), "radius"),
+    (dict(loss="ramp", goldstein_radius=0.0), "goldstein_radius"),  # deprecated
     (dict(loss="ramp", solver_options={"bogus": 1}), "unknown option"),
 ])
 def test_bad_parameters_classifier(kwargs, match):

@@ -318,6 +318,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``). The other
         solvers take none.
     goldstein_radius : float or None
+        Deprecated: moved into ``solver_options`` (see there).
+
         .. deprecated:: 0.1.0
            Use ``solver_options={"radius": ...}`` (paper-001 solvers); removed
            in the next release.

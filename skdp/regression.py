@@ -364,6 +364,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         in ``n`` and epsilon); otherwise, and with ``theory=True``, the bound
         rule. ``clip_norm_`` is the clip used.
     smoothness : float or None
+        Deprecated: moved into ``solver_options`` (see there).
+
         .. deprecated:: 0.1.0
            Use ``solver_options={"smoothness": ...}``; removed in the next release.
     huber_delta : float, default=0.5
@@ -373,6 +375,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         residuals beyond ``tau`` are ignored). Public; with the target bound
         it gives the loss bound ``Phi = min(target_bound, tau)``.
     goldstein_radius : float or None
+        Deprecated: moved into ``solver_options`` (see there).
+
         .. deprecated:: 0.1.0
            Use ``solver_options={"radius": ...}`` (Goldstein solvers); removed in
            the next release.
@@ -381,12 +385,18 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
     hidden_units : int, default=16
         Width of the mlp.
     precondition : float
+        Deprecated: moved into ``solver_options`` (see there).
+
         .. deprecated:: 0.1.0
            Use ``solver_options={"precondition": ...}``; removed in the next release.
     snr : float
+        Deprecated: moved into ``solver_options`` (see there).
+
         .. deprecated:: 0.1.0
            Use ``solver_options={"snr": ...}``; removed in the next release.
     beta : float
+        Deprecated: moved into ``solver_options`` (see there).
+
         .. deprecated:: 0.1.0
            Use ``solver_options={"beta": ...}``; removed in the next release.
     theory : bool, default=False

@@ -69,7 +69,8 @@ def make(kind, accountant, **params):
                                              **{**base, **params})
     base = dict(max_iter=5)
     solver = params.get("solver", "auto")
-    if solver == "auto" or "precondition" in regression.SOLVER_SPECS[solver].option_names:
+    spec = regression.SOLVER_SPECS.get(solver)  # None: 'auto' or a name the fit refuses
+    if spec is None or "precondition" in spec.option_names:
         base["solver_options"] = {"precondition": 0, **(params.pop("solver_options", None) or {})}
     return skdp.KLAdaptiveRegressor(accountant=accountant, random_state=0, **{**base, **params})
 

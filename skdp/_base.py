@@ -451,10 +451,9 @@ class PrivateEstimator(PrivacyMixin):
        :meth:`~PrivacyMixin._reserve_ahead`);
     3. read: :meth:`_read_rows`, the one entry of the rows: a Dask collection to
        the estimator's ``_read_dask``, anything else (arrays of any
-       namespace, DataFrames, lists, the classifier's stream chunks) to its
+       namespace, DataFrames, lists, a stream's chunk) to its
        ``_read_arrays``; each marks :meth:`~PrivacyMixin._reading_data`
-       right before the first row is touched (the regressor's stream chunks
-       are still read by its ``_stream_problem``);
+       right before the first row is touched;
     4. budget: one :class:`~skdp.privacy.budget.Budget` per fit
        (``Budget.for_fit``), the estimator's calibration;
     5. dispatch: :meth:`_dispatch`, ``spec.fn(problem, budget, options)`` of

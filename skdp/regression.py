@@ -996,8 +996,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         budget = fit.share(rest, exclusive=True)
         return KLProblem(objective, w0, config), budget, accountant, P
 
-    def _read_arrays(self, X, y):
-        """(design, clipped y, backend) of in-memory arrays: validated, bounded, clipped."""
+    def _read_arrays(self, X, y, stream=None):
+        """(design, clipped y, backend) of in-memory arrays: validated, bounded, clipped.
+        ``stream=(state,)``: a streaming call's chunk (:meth:`_read_chunk`)."""
+        if stream is not None:
+            return self._read_chunk(X, y, *stream)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
         warn_large_delta(self.delta_, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
@@ -1007,6 +1010,23 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
             lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         return self._design_operator(X, xp), xp.clip(y, low, self.target_bound_), backend
+
+    def _read_chunk(self, X, y, state):
+        """(dense clipped design, clipped y, backend) of a streaming call's chunk; ``state``:
+        the stream it continues (None: a new stream, whose bounds the chunk sets)."""
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
+                             reset=state is None)
+        if state is None:
+            warn_large_delta(self.delta_, X.shape[0])
+        backend = Backend.from_arrays(X, random_state=self.random_state if state is None
+                                      else state.rng)
+        xp = backend.xp
+        y = xp.astype(y, X.dtype)
+        if state is None:
+            self.feature_bound_, self.target_bound_ = self._bounds(
+                lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
+        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
+        return self._design(X, xp), xp.clip(y, low, self.target_bound_), backend
 
     def _read_dask(self, X, y):
         """(partitioned design, None, backend) of Dask input: each partition validated
@@ -1061,20 +1081,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         state, charged = self._stream_to_continue(partial)
         accountant = self._reserve(charged)
         self._reading_data()
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
-                             reset=state is None)
-        if state is None:
-            warn_large_delta(self.delta_, X.shape[0])
-        backend = Backend.from_arrays(X, random_state=self.random_state if state is None
-                                      else state.rng)
+        Xd, y, backend = self._read_rows(X, y, stream=(state,))
         xp = backend.xp
-        y = xp.astype(y, X.dtype)
-        if state is None:
-            self.feature_bound_, self.target_bound_ = self._bounds(
-                lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
-        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
-        y = xp.clip(y, low, self.target_bound_)
-        Xd = self._design(X, xp)
         eps, delta = float(self.epsilon), self.delta_
         self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
         ledger = PrivacyLedger() if charged else self.privacy_ledger_
@@ -1082,7 +1090,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
         config = self._config(loss, model, row_sq, row_sq, None, None, settings)
-        w0 = model.init(backend, X.dtype) if state is None else None
+        w0 = model.init(backend, Xd.dtype) if state is None else None
         budget = Budget.for_fit(backend, eps, delta, self.rho_, ledger=ledger,
                                 mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9))
         objective = Objective(Xd, y, loss, model, float(self.alpha), xp)

@@ -471,12 +471,12 @@ class PrivateEstimator(PrivacyMixin):
     ``predict`` / ``sample``.
     """
 
-    _published = {}
+    _published: dict[str, str] = {}
     """Fitted attributes of the estimator: name -> provenance (``'public'``, ``'release'``,
     ``'post'``); those of every estimator (``privacy_*_``, ``delta_``, ``n_features_in_``,
     ``feature_names_in_``) are added by :meth:`published_attributes`."""
 
-    _moved_to_options = {}
+    _moved_to_options: dict[str, str] = {}
     """Constructor parameters deprecated for a key of ``solver_options`` (issue 29 item 3):
     parameter -> key. Their default is the string ``'deprecated'``; a value given still works
     for the solvers whose spec reads the key, with a ``FutureWarning`` naming the new

@@ -211,7 +211,8 @@ def ablation(args):
         scores, iters, exact = [], [], []
         for seed in range(args.seeds):
             Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed)
-            reg = KLAdaptiveRegressor(epsilon=1.0, delta=DELTA, precondition=share,
+            reg = KLAdaptiveRegressor(epsilon=1.0, delta=DELTA,
+                                      solver_options={"precondition": share},
                                       random_state=seed).fit(Xtr, ytr)
             scores.append(r2(reg.predict(Xte), yte))
             iters.append(reg.n_iter_)

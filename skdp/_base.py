@@ -5,11 +5,12 @@ import json
 import math
 from numbers import Integral, Real
 import pickle
+import warnings
 
 from .privacy.accountant import BudgetAccountant
 
-__all__ = ["PrivacyMixin", "Reservation", "noise_seed", "reserve_fit", "resolve_delta",
-           "table_signature"]
+__all__ = ["PROVENANCES", "PrivacyMixin", "PrivateEstimator", "Reservation", "noise_seed",
+           "reserve_fit", "resolve_delta", "table_signature"]
 
 
 def resolve_delta(delta, epsilon, accountant=None):
@@ -303,6 +304,7 @@ class PrivacyMixin:
         state = dict(self.__dict__)
         try:
             result = self._fit(*args, **kwargs)
+            self._after_fit()
         except BaseException as exc:
             reservation = self.__dict__.get("_reservation")
             data_read = self.__dict__.get("_data_read", False)
@@ -319,6 +321,10 @@ class PrivacyMixin:
         self.__dict__.pop("_data_read", None)
         self.__dict__.pop("_held_reservation", None)
         return result
+
+    def _after_fit(self):
+        """Run by :meth:`_fit_atomically` after ``_fit`` returned, inside its all-or-nothing
+        block (an error here restores the estimator); nothing here."""
 
     def _reading_data(self):
         """Mark that the fit is about to read ``X`` / ``y`` (right before validating them).
@@ -408,3 +414,164 @@ class PrivacyMixin:
         self.privacy_spent_ = (float(eps_used), float(delta))
         self.privacy_method_ = method
         self.privacy_ledger_ = ledger
+
+
+PROVENANCES = {
+    "public": "a public parameter or public fact of the input (its shape, column names), or "
+              "a function of them only",
+    "release": "a noisy release (a mechanism of the fit's ledger)",
+    "post": "post-processing of the releases (and of public things)",
+}
+"""Where a fitted attribute comes from: the values of ``_published``."""
+
+_PUBLISHED = {
+    "n_features_in_": "public",      # the input's width (public, as the row count)
+    "feature_names_in_": "public",   # the input's column names (schema, not rows)
+    "delta_": "public",              # the delta parameter, or 'auto' resolved on the accountant
+    "privacy_spent_": "post",        # the ledger's composition (noise scales may be adaptive)
+    "privacy_method_": "post",
+    "privacy_ledger_": "post",
+}
+
+
+class PrivateEstimator(PrivacyMixin):
+    """The fit template of the skdp estimators (developer guide, "The fit template").
+
+    ``fit`` runs :meth:`_fit_atomically` (all or nothing), whose ``_fit``
+    takes these steps in this order, each through the method named:
+
+    1. parameters: sklearn's ``_fit_context`` validates them against
+       ``_parameter_constraints``; :meth:`_check_privacy_params` checks
+       ``epsilon`` and resolves ``delta`` into ``delta_``; the solver is
+       resolved as far as public things allow and its ``solver_options``
+       are checked against its spec -- no data row read;
+    2. reserve: :meth:`_reserve` (:meth:`~PrivacyMixin._check_budget`), the
+       fit's claim counted on its accountant before any row is read (a Dask
+       collection whose row counts must be computed reserves ahead,
+       :meth:`~PrivacyMixin._reserve_ahead`);
+    3. read: :meth:`_read_rows`, the one entry of the rows: a Dask collection to
+       the estimator's ``_read_dask``, anything else (arrays of any
+       namespace, DataFrames, lists, a stream's chunk) to its
+       ``_read_arrays``; each marks :meth:`~PrivacyMixin._reading_data`
+       right before the first row is touched;
+    4. budget: one :class:`~skdp.privacy.budget.Budget` per fit
+       (``Budget.for_fit``), the estimator's calibration;
+    5. dispatch: :meth:`_dispatch`, ``spec.fn(problem, budget, options)`` of
+       the solver's :class:`~skdp.solvers.spec.SolverSpec`;
+    6. publish: :meth:`_publish` and :meth:`_dispatch` set the fitted
+       attributes, each declared in ``_published`` (name -> provenance, a
+       key of :data:`PROVENANCES`): an attribute ending in ``_`` that is not
+       declared fails the fit (:meth:`_after_fit`), before anything leaves;
+    7. charge: :meth:`_charge`, the reservation replaced by the ledger's
+       spend (the last step: a fit that fails before it leaves the estimator
+       as it was).
+
+    An estimator keeps what differs: its parameters, its encoding (the
+    ``_read_*`` hooks and its problem), its budget's calibration, and
+    ``predict`` / ``sample``.
+    """
+
+    _published: dict[str, str] = {}
+    """Fitted attributes of the estimator: name -> provenance (``'public'``, ``'release'``,
+    ``'post'``); those of every estimator (``privacy_*_``, ``delta_``, ``n_features_in_``,
+    ``feature_names_in_``) are added by :meth:`published_attributes`."""
+
+    _moved_to_options: dict[str, str] = {}
+    """Constructor parameters deprecated for a key of ``solver_options`` (issue 29 item 3):
+    parameter -> key. Their default is the string ``'deprecated'``; a value given still works
+    for the solvers whose spec reads the key, with a ``FutureWarning`` naming the new
+    spelling."""
+
+    @classmethod
+    def published_attributes(cls):
+        """Every fitted attribute the estimator may publish: name -> provenance."""
+        return {**_PUBLISHED, **cls._published}
+
+    def _check_privacy_params(self, partial=False):
+        """Step 1: ``(epsilon, delta)`` of the fit, checked, ``delta='auto'`` resolved into
+        ``delta_`` (``partial``: a stream keeps its delta)."""
+        from ._validation import check_epsilon_delta
+
+        return check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
+
+    def _moved_parameters(self):
+        """The deprecated parameters given a value: parameter -> (key, value)."""
+        return {param: (key, getattr(self, param))
+                for param, key in self._moved_to_options.items()
+                if not (isinstance(getattr(self, param), str)
+                        and getattr(self, param) == "deprecated")}
+
+    def _warn_moved_parameters(self):
+        """Step 1: a ``FutureWarning`` for each deprecated parameter given a value."""
+        for param, (key, value) in self._moved_parameters().items():
+            warnings.warn(f"{type(self).__name__}({param}=...) is deprecated and will be "
+                          f"removed in the next release: pass solver_options={{{key!r}: "
+                          f"{value!r}}} instead.", FutureWarning, stacklevel=6)
+
+    def _solver_options(self, spec):
+        """Step 1: ``solver_options`` with the deprecated parameters given a value merged in
+        (those whose key ``spec`` reads: the others were ignored by that solver before
+        too); both spellings at once raise ``ValueError``."""
+        options = dict(self.solver_options or {})
+        for param, (key, value) in self._moved_parameters().items():
+            if key in options:
+                raise ValueError(f"{param}={value!r} and solver_options[{key!r}] are both "
+                                 f"given: pass solver_options[{key!r}] only ({param} is "
+                                 "deprecated).")
+            if key in spec.option_names:
+                options[key] = value
+        return options
+
+    def _reserve(self, charged=True):
+        """Step 2: the fit's budget reserved on its accountant (None: an uncharged chunk of a
+        stream already charged)."""
+        return self._check_budget() if charged else None
+
+    def _read_rows(self, X, *args, **kwargs):
+        """Step 3, the one entry of the rows: ``_read_dask`` for a Dask collection,
+        ``_read_arrays`` for the rest (each marks :meth:`_reading_data` itself, right
+        before the first row is touched: what comes before it reads the schema only)."""
+        from ._partitions import is_dask_collection
+
+        read = self._read_dask if is_dask_collection(X) else self._read_arrays
+        return read(X, *args, **kwargs)
+
+    def _dispatch(self, name, spec, problem, budget, options):
+        """Step 5: run the solver through its spec; publish ``solver_``, ``n_iter_`` and the
+        spec's ``info_attributes``; return its result."""
+        result = spec.fn(problem, budget, options)
+        self._publish(solver_=name, n_iter_=int(result.n_iter),
+                      **{attr: result.info[key] for attr, key in spec.info_attributes})
+        return result
+
+    def _publish(self, **attributes):
+        """Step 6: set fitted attributes, each declared in ``_published``."""
+        declared = self.published_attributes()
+        for name, value in attributes.items():
+            if name not in declared:
+                raise RuntimeError(f"internal error: {type(self).__name__} publishes {name!r}, "
+                                   "which its _published list does not declare.")
+            setattr(self, name, value)
+
+    def _charge(self, accountant, budget):
+        """Step 7: the reservation replaced by the fit's spend, ``budget``'s ledger (a
+        stream's pass by :meth:`~skdp._streaming.StreamingMixin._record_pass`); nothing
+        for ``accountant=None`` (a chunk of a stream charged by the call that started it)."""
+        self._check_published()  # before anything is charged
+        if accountant is None:
+            return
+        record = getattr(self, "_record_pass", self._record_spend)
+        record(accountant, budget.recorded())
+
+    def _check_published(self):
+        declared = self.published_attributes()
+        undeclared = sorted(name for name in vars(self)
+                            if name.endswith("_") and not name.startswith("_")
+                            and name not in declared)
+        if undeclared:
+            raise RuntimeError(f"internal error: {type(self).__name__} has the fitted "
+                               f"attributes {undeclared}, which its _published list does not "
+                               "declare.")
+
+    def _after_fit(self):
+        self._check_published()

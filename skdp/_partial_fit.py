@@ -262,6 +262,33 @@ class StreamingMixin:
         else:
             self._reading_data()
 
+    def _fit_dask_stream(self, X, columns, partial, fit_chunk, prepare=None):
+        """A streaming solver on a Dask collection ``X`` (with its Dask ``columns``: the
+        target, the groups): ``fit_chunk(X_i, *columns_i, partial=...)`` on its first chunk
+        of ``STREAM_ROWS`` rows (``partial`` as given), then on each next one as a chunk of
+        the same stream (``partial=CHUNK``), in order, each computed to the client in turn,
+        calibrated from the row count (the NumPy sequence of the same chunks: same result;
+        :func:`skdp._dask.stream_blocks`). The budget is reserved before the partitions'
+        row counts are computed (:meth:`_reserve_stream_ahead`); ``prepare`` turns each
+        column into a Dask array after that (a Dask Series' lengths are computed from its
+        rows). The chunks are disjoint rows of one collection: one pass, charged once."""
+        import dask
+
+        from ._dask import check_dask_X, check_dask_y, known_rows, stream_blocks
+
+        X = check_dask_X(X, compute_rows=False)  # the metadata: no partition computed
+        self._reserve_stream_ahead(partial)
+        X = known_rows(X)
+        prepare = prepare or (lambda column: column)
+        n_rows, blocks = stream_blocks(X, *(check_dask_y(prepare(c), X) for c in columns))
+        self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
+        try:
+            for i, chunk in enumerate(blocks):  # no rows: one empty block, the NumPy error
+                fit_chunk(*dask.compute(*chunk), partial=partial if i == 0 else CHUNK)
+        finally:
+            self.__dict__.pop("_stream_rows", None)
+        return self
+
     def _resolve_delta(self, partial=False):
         """The fit's delta; a call that continues a stream (a chunk or a new pass) keeps the
         delta its stream started with, as its other calibration constants."""

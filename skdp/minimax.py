@@ -12,18 +12,18 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace, make_rng, to_numpy
-from ._base import PrivacyMixin
+from ._base import PrivateEstimator
 from ._dask import check_dask_solver, check_finite
 from ._partitions import is_dask_collection
-from ._partial_fit import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
+from ._partial_fit import STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT, check_epsilon_delta, warn_large_delta,
+                          EPSILON_CONSTRAINT, warn_large_delta,
                           warn_privacy_leak)
 from .privacy.ledger import approx_dp_to_gdp
 from .privacy.budget import Budget
@@ -32,6 +32,7 @@ from .solvers.losses.classification import LOSSES
 from .solvers.minimax.data import LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
 from .solvers.minimax.euclidean import noisy_gd, sgda
+from .solvers.goldstein.config import RADIUS_OPTION
 from .solvers.goldstein.classifier import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
 from .solvers.minimax.mlmc import mlmc
@@ -61,6 +62,8 @@ _CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_",
 
 _LOGISTIC = ("logistic",)  # the loss of every solver but paper 001's (ramp)
 _RAMP_LOSS = ("ramp",)
+
+_GOLDSTEIN_OPTIONS = CLASSIFIER_GOLDSTEIN_OPTIONS + (RADIUS_OPTION,)
 
 SOLVER_SPECS = {
     "noisy_gd": SolverSpec(
@@ -101,18 +104,18 @@ SOLVER_SPECS = {
     "fo_single_pass": SolverSpec(
         "fo_single_pass", GOLDSTEIN_CLASSIFIERS["fo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 5, Thm 6.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), auto=True, losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), auto=True, losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
     "zo_single_pass": SolverSpec(
         "zo_single_pass", GOLDSTEIN_CLASSIFIERS["zo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 3, Thm 3.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
     "zo_multi_pass": SolverSpec(
         "zo_multi_pass", GOLDSTEIN_CLASSIFIERS["zo_multi_pass"], "goldstein",
         "paper 001 Alg. 2 + 4, Thm 4.1",
         _RAMP + "K_a anchor and K_d difference Gaussian releases (001 Lemma 4.3)",
-        options=CLASSIFIER_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
 }
 """Every solver of :class:`PrivateMinimaxClassifier`: ``{name: SolverSpec}``.
@@ -190,7 +193,8 @@ def resolve_solver(n_samples, n_features, epsilon):
     return "dpsgd_poisson"
 
 
-class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, BaseEstimator):
+class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin,
+                               BaseEstimator):
     """Linear classifier minimising the worst group's risk under differential privacy.
 
     Solves ``min_theta max_g L_g(theta)``, where ``L_g`` is the mean logistic
@@ -315,10 +319,15 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         (``'true'`` or ``'ones'``), ``beta_scale`` (see
         :mod:`skdp.solvers.streaming.srgd`); the Goldstein solvers any key of
         :data:`skdp.solvers.goldstein.GOLDSTEIN_OPTIONS` (as for
-        :class:`KLAdaptiveRegressor`). The other solvers take none.
-    goldstein_radius : float, default=None
-        Smoothing radius ``alpha`` of the paper-001 solvers (guarantee at
-        ``2 alpha``); None: ``0.1 Phi / L``. Ignored by the other solvers.
+        :class:`KLAdaptiveRegressor`) and ``radius`` (None), the smoothing radius
+        ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``). The other
+        solvers take none.
+    goldstein_radius : float or None
+        Deprecated: moved into ``solver_options`` (see there).
+
+        .. deprecated:: 0.1.0
+           Use ``solver_options={"radius": ...}`` (paper-001 solvers); removed
+           in the next release.
     stream_chunks : {'repeated', 'disjoint'}, default='repeated'
         What the streaming solvers' :meth:`partial_fit` calls hold.
         ``'repeated'`` (the safe default): each call may read records read
@@ -362,6 +371,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
     n_iter_ : int
         Iterations run (streaming solvers: steps over the whole stream).
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X``; defined when ``X`` has string column names.
     delta_ : float
         The delta of the fit: ``delta``, or what ``'auto'`` resolved to.
     privacy_spent_ : tuple of float
@@ -411,6 +422,21 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
     _solver_specs = SOLVER_SPECS  # the registry the mixins read (partial_fit's solvers)
 
+    _moved_to_options = {"goldstein_radius": "radius"}
+
+    _published = {
+        "classes_": "public",          # the classes parameter ('None': y's labels, warned)
+        "coef_": "release",            # the solver's noisy iterate
+        "intercept_": "release",
+        "group_labels_": "public",     # public groups, or their labels read from the data (warned)
+        "group_weights_": "release",   # the private max-player
+        "group_sizes_": "post",        # public sizes, or their noisy counts
+        "goldstein_certificate_": "post",  # the norm of the mean of noisy gradients
+        "goldstein_config_": "public",     # constants from public bounds
+        "solver_": "public",           # 'auto' on the public shape and epsilon
+        "n_iter_": "public",
+    }
+
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
@@ -424,7 +450,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "theory": ["boolean"],
         "solver_options": [dict, None],
-        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
+        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None,
+                             Hidden(StrOptions({"deprecated"}))],
         "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state", np.random.Generator],
@@ -433,7 +460,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", loss="logistic", radius=None,
                  feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
-                 n_iter="auto", theory=False, solver_options=None, goldstein_radius=None,
+                 n_iter="auto", theory=False, solver_options=None, goldstein_radius="deprecated",
                  stream_chunks="repeated", accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -535,15 +562,16 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
         return self._fit_atomically(X, y, groups, classes=classes, partial=True)
 
     def _fit(self, X, y, groups=None, classes=None, partial=False):
-        epsilon, delta = check_epsilon_delta(self.epsilon, self._resolve_delta(partial),
-                                             need_delta=True)
+        # 1. parameters, the solver and its options, the public groups: no row read
+        epsilon, delta = self._check_privacy_params(partial)
+        self._warn_moved_parameters()
         if not math.isinf(epsilon) and delta == 0:
             raise ValueError("delta must be > 0.")
         state, charged = self._stream_to_continue(partial)
         solver = self._resolve_loss_solver()
         picks = auto_solvers(SOLVER_SPECS, loss=self.loss) if solver == "auto" else (solver,)
         for name in picks:  # before any data is read
-            SOLVER_SPECS[name].check_options(self.solver_options)
+            SOLVER_SPECS[name].check_options(self._solver_options(SOLVER_SPECS[name]))
         self._check_public_groups(groups, classes, state, solver)  # before any data is read
         on_dask = is_dask_collection(X)
         if on_dask:  # before any data are read
@@ -551,34 +579,32 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
                               choices_with(SOLVER_SPECS, {"loss": self.loss}, dask=True))
             if SOLVER_SPECS.get(solver) and SOLVER_SPECS[solver].streaming:
                 return self._stream_dask(X, y, groups, classes, partial)
-        accountant = self._check_budget() if charged else None
-        read = self._read_dask if on_dask else self._read_arrays
-        data, counts, labels, backend = read(X, y, groups, classes, state, delta)
+        accountant = self._reserve(charged)  # 2. reserve
+        data, counts, labels, backend = self._read_rows(X, y, groups, classes, state,
+                                                        delta)  # 3. read
         n = data.n
         if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
             raise ValueError(_one_group_message(self.solver, labels.shape[0]))
-        fit = _fit_budget(backend, epsilon, delta)
+        fit = _fit_budget(backend, epsilon, delta)  # 4. the one budget
         sizes = self._group_sizes(counts, labels, n, epsilon, delta, fit)
-        self.solver_ = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
-        spec = SOLVER_SPECS[self.solver_]
+        solver = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
+        spec = SOLVER_SPECS[solver]
+        options = spec.resolve_options(self._solver_options(spec))
+        # the Goldstein solvers' smoothing radius: the problem's (goldstein_config's radius)
+        goldstein_radius = options.pop("radius", None) if spec.family == "goldstein" else None
         problem = MinimaxProblem(
             data, sizes, reference="balanced" if groups is None else "population",
             radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
-            goldstein_radius=self.goldstein_radius, state=state)
-        options = spec.resolve_options(self.solver_options)
+            goldstein_radius=goldstein_radius, state=state)
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
-        result = spec.fn(problem, _solver_budget(fit), options)
-        self.coef_, self.intercept_ = result.solution
-        for attr, key in spec.info_attributes:
-            setattr(self, attr, result.info[key])
-        self.group_labels_ = labels
-        self.group_weights_ = np.asarray(result.info["group_weights"], dtype=float)
-        self.group_sizes_ = np.asarray(sizes, dtype=float)
-        self.n_iter_ = int(result.n_iter)
+        result = self._dispatch(solver, spec, problem, _solver_budget(fit), options)  # 5.
+        coef, intercept = result.solution
+        self._publish(coef_=coef, intercept_=intercept, group_labels_=labels,  # 6. publish
+                      group_weights_=np.asarray(result.info["group_weights"], dtype=float),
+                      group_sizes_=np.asarray(sizes, dtype=float))
         self._keep_stream(result.state if spec.streaming else None)
-        if charged:
-            self._record_pass(accountant, fit.recorded())
+        self._charge(accountant, fit)  # 7. charge (None: a chunk of a charged stream)
         return self
 
     def _read_arrays(self, X, y, groups, classes, state, delta):
@@ -635,27 +661,13 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivacyMixin, ClassifierMixin, Ba
 
     def _stream_dask(self, X, y, groups, classes, partial):
         """A streaming solver on Dask: ``fit`` on the first fixed-size chunk (``partial_fit``
-        if ``partial``), ``partial_fit`` on each next one, in order, each computed to the
-        client in turn (the NumPy sequence of calls, with its privacy: one stream)."""
-        import dask
-        from ._dask import check_dask_X, check_dask_y, known_rows, stream_blocks
+        if ``partial``), ``partial_fit`` on each next one
+        (:meth:`~skdp._streaming.StreamingMixin._fit_dask_stream`)."""
+        def fit_chunk(X_i, y_i, *g_i, partial):
+            self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes, partial=partial)
 
-        X = check_dask_X(X, compute_rows=False)  # the metadata: no partition computed
-        # the row counts of a Dask DataFrame's partitions are computed from the rows: the
-        # budget is reserved first (issue 28); the first chunk's call takes it over
-        self._reserve_stream_ahead(partial)
-        X = known_rows(X)
-        others = [check_dask_y(y, X)] + ([] if groups is None else [check_dask_y(groups, X)])
-        n_rows, blocks = stream_blocks(X, *others)
-        self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
-        try:  # the chunks are disjoint rows of one collection: one pass, charged once
-            for i, chunk in enumerate(blocks):  # no rows: one empty block, sklearn's error
-                X_i, y_i, *g_i = dask.compute(*chunk)
-                self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes,
-                          partial=partial if i == 0 else CHUNK)
-        finally:
-            self.__dict__.pop("_stream_rows", None)
-        return self
+        columns = [y] + ([] if groups is None else [groups])
+        return self._fit_dask_stream(X, columns, partial, fit_chunk)
 
     def _intercept_feature(self):
         return float(self.feature_bound) if self.fit_intercept else 0.0

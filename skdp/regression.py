@@ -7,16 +7,16 @@ import warnings
 import numpy as np
 import sklearn
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted, validate_data
 
 from ._backend import Backend, array_api_compat, get_namespace
-from ._base import PrivacyMixin
+from ._base import PrivateEstimator
 from ._dask import (check_dask_solver, check_dask_X, check_dask_y, check_finite, known_rows,
-                    rows_unknown, stream_blocks)
+                    rows_unknown)
 from ._partitions import Partitions, is_dask_collection
-from ._partial_fit import CHUNK, STREAM_CHUNKS, StreamingMixin, has_streaming_solver
+from ._partial_fit import STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, warn_large_delta,
                           warn_privacy_leak)
@@ -37,6 +37,7 @@ from .solvers.kl.partitioned import PartitionedDesign, PartitionedObjective
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
 from .solvers.kl.spider import SPIDER_OPTIONS, spider
 from .solvers.goldstein import GOLDSTEIN_OPTIONS, goldstein_gap
+from .solvers.goldstein.config import RADIUS_OPTION
 from .solvers.goldstein.regressor import goldstein_solver, regression_glm
 from .solvers.streaming.regressor import stream_solver
 from .solvers.suffstats import ADASSP_OPTIONS, adassp
@@ -134,6 +135,18 @@ _STREAM_BACKENDS = {"srgd": ("numpy", "array_api")}  # the MF noise runs in NumP
 _CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_", "config"))
 _RADIUS = Option("radius", "float", None, low=0, low_open=True,
                  doc="srgd: radius R of the l2 ball (None: 10)")
+# options the estimator reads (its SolverConfig and its budget split), issue 29 item 3
+_SMOOTHNESS = Option("smoothness", "float", None, low=0, low_open=True,
+                     doc="L1: steps 1/L1 (None: sup|loss''| times the squared row-norm bound)")
+_PRECONDITION = Option("precondition", "float", 0.2, low=0, high=1, high_open=True,
+                       doc="share of rho to the private preconditioner (0: none)")
+_SNR = Option("snr", "float", 1.0, low=0, low_open=True,
+              doc="signal-to-noise factor of the noisy gradient norm (cost times snr**2)")
+_BETA = Option("beta", "float", 0.1, low=0, high=1, low_open=True, high_open=True,
+               doc="failure probability in the solvers' log terms")
+_KL = (_SMOOTHNESS, _PRECONDITION)
+_DEPRECATED = Hidden(StrOptions({"deprecated"}))  # the default of a parameter moved to options
+_ESTIMATOR_KEYS = {"smoothness": None, "precondition": 0.2, "snr": 1.0, "beta": 0.1}
 _GOLDSTEIN_PAPER = {"fo_single_pass": "001 Alg. 2 + Alg. 5, Thm 6.1",
                     "zo_single_pass": "001 Alg. 2 + Alg. 3, Thm 3.1",
                     "zo_multi_pass": "001 Alg. 2 + Alg. 4, Thm 4.1"}
@@ -145,32 +158,37 @@ _GOLDSTEIN_BUDGET = {"fo_single_pass": _SINGLE_PASS_BUDGET, "zo_single_pass": _S
 
 SOLVER_SPECS = {spec.name: spec for spec in (
     SolverSpec("noisy_gd", noisy_gd, "kl", "004 Alg. 4 without projection (the baseline)",
-               "T = max_iter (10) equal Gaussian gradient steps of rho/T", NOISY_GD_OPTIONS,
+               "T = max_iter (10) equal Gaussian gradient steps of rho/T", NOISY_GD_OPTIONS + _KL,
                dask=True, gaussian=True),
     SolverSpec("adaptive_gd", adaptive_gd, "kl", "004 Alg. 3, Thm 3 (privacy), Thm 4 (utility)",
                "per step a noisy gradient norm (norm_cost_scale sqrt(rho)/n), then the gradient "
-               "at the noise it sets; a zCDP filter stops at rho", ADAPTIVE_GD_RELEASE_OPTIONS,
+               "at the noise it sets; a zCDP filter stops at rho",
+               ADAPTIVE_GD_RELEASE_OPTIONS + _KL + (_SNR, _BETA),
                dask=True, auto=True, gaussian=True),
     SolverSpec("stationary_gd", stationary_gd, "kl", "004 Alg. 3, Thm 5",
                "(1 - select_frac) rho to adaptive_gd's path, select_frac rho to the "
-               "exponential-mechanism choice of the iterate", STATIONARY_GD_OPTIONS, dask=True),
+               "exponential-mechanism choice of the iterate",
+               STATIONARY_GD_OPTIONS + _KL + (_SNR, _BETA), dask=True),
     SolverSpec("dpsgd_poisson", dpsgd_poisson, "kl",
                "DP-SGD with Poisson sampling (Abadi et al. 2016, Alg. 1); PLD accounting",
                "T = max_iter (100) Poisson-subsampled Gaussian gradient sums at the noise "
                "multiplier that makes the ledger's PLD composition spend exactly epsilon",
-               DPSGD_POISSON_OPTIONS, dask=True, auto=True),
+               DPSGD_POISSON_OPTIONS + _KL, dask=True, auto=True),
     SolverSpec("spider", spider, "kl", "004 Alg. 1, Thm 1",
                "frac_full rho over the K full gradients, the rest over the gradient "
-               "differences, evenly", SPIDER_OPTIONS, dask=True, auto=True, gaussian=True),
+               "differences, evenly", SPIDER_OPTIONS + _KL + (_BETA,), dask=True, auto=True,
+               gaussian=True),
     SolverSpec("ppm", ppm, "kl", "004 Alg. 2 with Alg. 4, Thm 2",
-               "rho/T per outer step, shared evenly by its T_in gradient steps", PPM_OPTIONS,
+               "rho/T per outer step, shared evenly by its T_in gradient steps",
+               PPM_OPTIONS + _KL + (_BETA,),
                dask=True, auto=True, gaussian=True),
     *(SolverSpec(name, stream_solver(name), "streaming", paper,
-                 _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
+                 _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS, _SMOOTHNESS),
                  streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)), dask=True)
       for name, paper in _STREAM_PAPER.items()),
     *(SolverSpec(name, goldstein_solver(name), "goldstein", paper,
-                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS, backends=("numpy",),
+                 _GOLDSTEIN_BUDGET[name],
+                 GOLDSTEIN_OPTIONS + (RADIUS_OPTION, _PRECONDITION), backends=("numpy",),
                  auto=name == "fo_single_pass", models=("linear",),
                  info_attributes=_CERTIFICATE)
       for name, paper in _GOLDSTEIN_PAPER.items()),
@@ -182,7 +200,8 @@ SOLVER_SPECS = {spec.name: spec for spec in (
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
 
-Each runs on the budget left after the private preconditioner (``precondition`` of ``rho``).
+Each runs on the budget left after the private preconditioner
+(``solver_options["precondition"]`` of ``rho``).
 The facts the regressor decides by: ``auto`` (what :func:`resolve_solver` may pick),
 ``gaussian`` (calibrated on Gaussian DP: :func:`fit_budget`), ``dask`` (it fits a Dask
 collection: each data pass one reduction over partitions; the streaming solvers chunk after
@@ -199,7 +218,7 @@ __getattr__ = deprecated_names(__name__, {
 """The solvers as ``fit`` calls them, ``fn(problem, budget, options)``, by name."""
 
 
-class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEstimator):
+class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, BaseEstimator):
     """Differentially private regression by noisy gradient methods under the KL condition.
 
     Minimises ``(1/n) sum_i loss(z_i, y_i) + alpha/2 ||w||**2`` with the
@@ -266,7 +285,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         - ``'srgd'``, ``'srg_memf'``, ``'memf'``, ``'dpsgd'``: single-pass
           streaming solvers of paper 003 (Alg. 1, Alg. 3 corrected, Alg. 2,
           DP-SGD), each example used once, with :meth:`partial_fit`; they
-          ignore ``precondition`` and ``max_iter`` (see
+          ignore the preconditioner and ``max_iter`` (see
           :mod:`skdp.solvers.streaming.srgd` and the :ref:`streaming <streaming>` user
           guide). Privacy: the stream is one Gaussian mechanism of
           ``rho_``-zCDP (Bun–Steinke Prop. 1.6), like the other solvers.
@@ -312,7 +331,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
     clip_norm : float, default=None
         Per-sample gradient clip ``C`` (the Lipschitz constant's role). The
         bound rule: ``(bound on |loss'| at z = 0) * sqrt(feature_bound**2 +
-        intercept**2)`` (linear; with ``precondition``, the root of the
+        intercept**2)`` (linear; with the preconditioner, the root of the
         released mean squared row norm in the new coordinates), the same times
         ``sqrt(1 + feature_bound**2)`` for the mlp. Default (None): for the
         paper-004 solvers of a private fit with ``theory=False``, the
@@ -324,37 +343,42 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         cumulative fraction at most ``CLIP_NOISE_TOL = 0.1``, a public rule
         in ``n`` and epsilon); otherwise, and with ``theory=True``, the bound
         rule. ``clip_norm_`` is the clip used.
-    smoothness : float, default=None
-        ``L1``; steps are ``1/L1`` (``1/(2 L1)`` with ``theory=True``). Default:
-        ``sup|loss''| * (row-norm bound)**2``.
+    smoothness : float or None
+        Deprecated: moved into ``solver_options`` (see there).
+
+        .. deprecated:: 0.1.0
+           Use ``solver_options={"smoothness": ...}``; removed in the next release.
     huber_delta : float, default=0.5
         Threshold of the Huber loss (and of ``'capped_huber'``).
     truncation : float, default=1.0
         Cap ``tau`` on the value of the robust losses (``'truncated_absolute'``:
         residuals beyond ``tau`` are ignored). Public; with the target bound
         it gives the loss bound ``Phi = min(target_bound, tau)``.
-    goldstein_radius : float, default=None
-        Smoothing radius ``alpha`` of the Goldstein solvers (the guarantee is
-        at radius ``2 alpha``), in the solver's (preconditioned) coordinates.
-        None: ``0.1 Phi / L`` (``L`` the per-sample gradient clip), inside the
-        paper's range ``alpha <= Phi / L``.
+    goldstein_radius : float or None
+        Deprecated: moved into ``solver_options`` (see there).
+
+        .. deprecated:: 0.1.0
+           Use ``solver_options={"radius": ...}`` (Goldstein solvers); removed in
+           the next release.
     p : float, default=1.5
         Exponent of the ``'lp'`` loss, in (1, 2).
     hidden_units : int, default=16
         Width of the mlp.
-    precondition : float, default=0.2
-        Share of the budget spent on a private second-moment matrix ``S_hat``
-        of the (clipped) design, used to reparametrise the model in the
-        coordinates ``x P`` with ``P = (S_hat + lambda I)**(-1/2)`` (see
-        :func:`~skdp.solvers.kl.preconditioner.private_preconditioner`): the solvers
-        then need far fewer steps on ill-conditioned data. 0 disables it.
-        With it, ``alpha`` penalises the preconditioned coefficients.
-    snr : float, default=1.0
-        ``adaptive_gd`` signal-to-noise factor (Alg. 3's descent lemma is loose: noise the size
-        of the gradient guarantees no decrease): noise
-        ``N_t / (snr sqrt(d log(n sqrt(rho)/beta)))``, cost times ``snr**2``.
-    beta : float, default=0.1
-        Failure probability in the solvers' log terms.
+    precondition : float
+        Deprecated: moved into ``solver_options`` (see there).
+
+        .. deprecated:: 0.1.0
+           Use ``solver_options={"precondition": ...}``; removed in the next release.
+    snr : float
+        Deprecated: moved into ``solver_options`` (see there).
+
+        .. deprecated:: 0.1.0
+           Use ``solver_options={"snr": ...}``; removed in the next release.
+    beta : float
+        Deprecated: moved into ``solver_options`` (see there).
+
+        .. deprecated:: 0.1.0
+           Use ``solver_options={"beta": ...}``; removed in the next release.
     theory : bool, default=False
         Use paper 004's constants (step ``1/(2 L1)``, Spider (64, 32), theory
         round counts), or paper 001's (Thm 3.1/6.1/4.1 with constants 1) for
@@ -364,20 +388,44 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Expert knobs of the solver, checked against its spec
         (``SOLVER_SPECS[solver].options``) before any data is read or any
         budget charged: a key the solver does not read, or a value of the
-        wrong type or range, raises ``ValueError``. ``adaptive_gd``:
-        ``norm_cost_scale`` (1), ``floor_frac`` (0.5); ``stationary_gd``: those
-        and ``select_frac`` (0.2); ``spider``: ``spider_constants`` (4, 2),
-        ``frac_full`` (0.5); ``ppm``: ``prox_strength`` (0.5 L1),
-        ``max_outer`` (10), ``max_inner`` (10); ``noisy_gd``: none;
-        ``dpsgd_poisson``: ``sampling_rate`` (None: about 4 passes);
-        for the streaming solvers ``batch_size``, ``learning_rate``,
-        ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
-        ``beta_scale``, ``radius`` (see :mod:`skdp.solvers.streaming.srgd`);
-        for the Goldstein solvers any key of
-        :data:`skdp.solvers.goldstein.PRACTICAL` or ``max_step``, ``window``,
-        ``period``, ``anchor_batch``, ``diff_batch``, ``anchor_directions``,
-        ``diff_directions``, ``diff_clip``, ``target_beta``, ``output``
-        (``'last'`` or ``'random'``).
+        wrong type or range, raises ``ValueError``.
+
+        - every paper-004 solver (``noisy_gd``, ``adaptive_gd``,
+          ``stationary_gd``, ``dpsgd_poisson``, ``spider``, ``ppm``) and the
+          Goldstein solvers: ``precondition`` (0.2), the share of the budget
+          spent on a private second-moment matrix ``S_hat`` of the (clipped)
+          design, used to reparametrise the model in the coordinates ``x P``
+          with ``P = (S_hat + lambda I)**(-1/2)`` (see
+          :func:`~skdp.solvers.kl.preconditioner.private_preconditioner`): the solvers
+          then need far fewer steps on ill-conditioned data; 0 disables it,
+          and with it ``alpha`` penalises the preconditioned coefficients;
+        - every paper-004 solver and the streaming ones: ``smoothness``
+          (None), ``L1``: steps are ``1/L1`` (``1/(2 L1)`` with
+          ``theory=True``); None: ``sup|loss''| * (row-norm bound)**2``;
+        - ``adaptive_gd`` and ``stationary_gd``: ``snr`` (1.0), the
+          signal-to-noise factor (notes 004 §5.4 item 16): noise ``N_t / (snr
+          sqrt(d log(n sqrt(rho)/beta)))``, cost times ``snr**2``;
+          ``norm_cost_scale`` (1), ``floor_frac`` (0.5); ``stationary_gd``
+          also ``select_frac`` (0.2);
+        - ``adaptive_gd``, ``stationary_gd``, ``spider``, ``ppm``: ``beta``
+          (0.1), the failure probability in the solvers' log terms;
+        - ``spider``: ``spider_constants`` (4, 2), ``frac_full`` (0.5);
+          ``ppm``: ``prox_strength`` (0.5 L1), ``max_outer`` (10),
+          ``max_inner`` (10); ``dpsgd_poisson``: ``sampling_rate`` (None:
+          about 4 passes);
+        - the streaming solvers: ``batch_size``, ``learning_rate``,
+          ``momentum``, ``decay``, ``clip``, ``band``, ``workload``,
+          ``beta_scale``, ``radius`` (the l2 ball's; see
+          :mod:`skdp.solvers.streaming.srgd`);
+        - the Goldstein solvers: ``radius`` (None), the smoothing radius
+          ``alpha`` (the guarantee is at radius ``2 alpha``), in the solver's
+          (preconditioned) coordinates, None: ``0.1 Phi / L`` (``L`` the
+          per-sample gradient clip), inside the paper's range ``alpha <= Phi
+          / L``; any key of :data:`skdp.solvers.goldstein.PRACTICAL` or
+          ``max_step``, ``window``, ``period``, ``anchor_batch``,
+          ``diff_batch``, ``anchor_directions``, ``diff_directions``,
+          ``diff_clip``, ``target_beta``, ``output`` (``'last'`` or
+          ``'random'``).
     stream_chunks : {'repeated', 'disjoint'}, default='repeated'
         What the streaming solvers' :meth:`partial_fit` calls hold.
         ``'repeated'`` (the safe default): each call may read records read
@@ -446,6 +494,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         Bounds used.
     n_features_in_ : int
         Number of features.
+    feature_names_in_ : ndarray of str
+        Column names of ``X``; defined when ``X`` has string column names.
 
     Notes
     -----
@@ -479,6 +529,25 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
     _solver_specs = SOLVER_SPECS  # the registry the mixins read (partial_fit's solvers)
 
+    _moved_to_options = {"smoothness": "smoothness", "goldstein_radius": "radius",
+                         "precondition": "precondition", "snr": "snr", "beta": "beta"}
+
+    _published = {
+        "coef_": "release",            # the solver's noisy iterate (times the released P)
+        "intercept_": "release",
+        "coefs_": "release",           # the mlp's layers, from the same iterate
+        "intercepts_": "release",
+        "n_iter_": "post",             # adaptive solvers stop on released norms
+        "solver_": "public",           # 'auto' on public things (the KL constants, X's shape)
+        "clip_norm_": "post",          # the parameter, the bound rule, or the released quantile
+        "rho_": "public",              # the filter's total, from epsilon and delta
+        "history_": "post",            # per-step noise scales and costs
+        "goldstein_certificate_": "post",  # the norm of the mean of noisy gradients
+        "goldstein_config_": "public",     # constants from public bounds
+        "feature_bound_": "public",    # the parameter ('data': a leak, warned)
+        "target_bound_": "public",
+    }
+
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
@@ -493,15 +562,15 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         "kl_kappa": [Interval(Real, 1, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "clip_norm": [Interval(Real, 0, None, closed="neither"), None],
-        "smoothness": [Interval(Real, 0, None, closed="neither"), None],
+        "smoothness": [Interval(Real, 0, None, closed="neither"), None, _DEPRECATED],
         "huber_delta": [Interval(Real, 0, None, closed="neither")],
         "truncation": [Interval(Real, 0, None, closed="neither")],
-        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None],
+        "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None, _DEPRECATED],
         "p": [Interval(Real, 1, 2, closed="neither")],
         "hidden_units": [Interval(Integral, 1, None, closed="left")],
-        "precondition": [Interval(Real, 0, 1, closed="left")],
-        "snr": [Interval(Real, 0, None, closed="neither")],
-        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "precondition": [Interval(Real, 0, 1, closed="left"), _DEPRECATED],
+        "snr": [Interval(Real, 0, None, closed="neither"), _DEPRECATED],
+        "beta": [Interval(Real, 0, 1, closed="neither"), _DEPRECATED],
         "theory": ["boolean"],
         "solver_options": [dict, None],
         "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
@@ -512,9 +581,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", loss="squared", model="linear",
                  feature_bound=1.0, target_bound=1.0, alpha=0.0, fit_intercept=True,
-                 kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None, smoothness=None,
-                 huber_delta=0.5, truncation=1.0, goldstein_radius=None, p=1.5, hidden_units=16,
-                 precondition=0.2, snr=1.0, beta=0.1,
+                 kl_gamma=None, kl_kappa=None, max_iter=None, clip_norm=None,
+                 smoothness="deprecated", huber_delta=0.5, truncation=1.0,
+                 goldstein_radius="deprecated", p=1.5, hidden_units=16,
+                 precondition="deprecated", snr="deprecated", beta="deprecated",
                  theory=False, solver_options=None, stream_chunks="repeated", accountant=None,
                  random_state=None, verbose=0):
         self.epsilon = epsilon
@@ -670,16 +740,27 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         linear_intercept = self.fit_intercept and self.model == "linear"
         return Design(X, self.feature_bound_ if linear_intercept else None, None, xp)
 
-    def _config(self, loss, model, row_sq, top_eig, gamma, kappa):
+    @staticmethod
+    def _settings(spec, options):
+        """The options the estimator reads (its :class:`SolverConfig` and its budget split),
+        taken out of the solver's ``options``: ``smoothness``, ``precondition``, ``snr``,
+        ``beta`` (their defaults where the solver does not read them) and the Goldstein
+        solvers' smoothing ``radius`` (left in ``options``; srgd's ``radius`` is srgd's)."""
+        settings = {key: options.pop(key, default) for key, default in _ESTIMATOR_KEYS.items()}
+        settings["radius"] = options.get("radius") if spec.family == "goldstein" else None
+        return settings
+
+    def _config(self, loss, model, row_sq, top_eig, gamma, kappa, settings):
         """Solver constants from public bounds (and the released ``S_hat``)."""
         clip = self.clip_norm or loss.residual_bound(self.target_bound_) * math.sqrt(row_sq)
         curvature = loss.curvature(self.target_bound_)
+        smoothness = settings["smoothness"]
         return SolverConfig(
-            clip=float(clip), smoothness=float(self.smoothness or curvature * top_eig),
-            diff_clip=float(self.smoothness or curvature * row_sq), n_params=model.n_params,
-            beta=self.beta, snr=self.snr, max_iter=self.max_iter, kl_gamma=gamma,
+            clip=float(clip), smoothness=float(smoothness or curvature * top_eig),
+            diff_clip=float(smoothness or curvature * row_sq), n_params=model.n_params,
+            beta=settings["beta"], snr=settings["snr"], max_iter=self.max_iter, kl_gamma=gamma,
             kl_kappa=kappa, loss_bound=loss.value_bound(self.target_bound_),
-            theory=self.theory, smooth=loss.smooth, radius=self.goldstein_radius,
+            theory=self.theory, smooth=loss.smooth, radius=settings["radius"],
             verbose=self.verbose)
 
     def _precondition(self, Xd, budget, share):
@@ -789,7 +870,9 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         on_dask = is_dask_collection(X)
         if on_dask and self.solver in solvers_with(SOLVER_SPECS, streaming=True):
             return self._stream_partitions(X, y, partial)
-        check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
+        # 1. parameters, the solver and its options: no row read
+        self._check_privacy_params(partial)
+        self._warn_moved_parameters()
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
                          truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
@@ -804,27 +887,26 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if on_dask:
             check_dask_solver(type(self).__name__, solver, choices_with(SOLVER_SPECS, dask=True))
         spec = SOLVER_SPECS[solver]
-        options = spec.resolve_options(self.solver_options)  # before any data or charge
+        # before any data or charge
+        options = spec.resolve_options(self._solver_options(spec))
+        settings = self._settings(spec, options)
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
+        # 2. reserve, 3. read, 4. the one budget: by the batch or the streaming problem
         if spec.streaming:
-            problem, budget, accountant, P = self._stream_problem(X, y, loss, partial)
+            problem, budget, accountant, P = self._stream_problem(X, y, loss, partial,
+                                                                  settings)
             if options["clip"] is None and self.clip_norm is not None:
                 options["clip"] = float(self.clip_norm)
         else:
             self._check_solver(solver, loss, gamma, kappa)
             problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa,
-                                                                 solver)
-        result = spec.fn(problem, budget, options)
-        for attr, key in spec.info_attributes:
-            setattr(self, attr, result.info[key])
-        self.solver_ = solver
-        self.n_iter_ = int(result.n_iter)
-        self.history_ = result.history
+                                                                 solver, settings)
+        result = self._dispatch(solver, spec, problem, budget, options)  # 5. dispatch
+        self._publish(history_=result.history)  # 6. publish
         self._set_coef(result.solution, problem.objective.model, P, budget.backend.xp)
         self._keep_stream(result.state)
-        if accountant is not None:
-            self._record_pass(accountant, budget.recorded())
+        self._charge(accountant, budget)  # 7. charge (None: a chunk of a charged stream)
         return self
 
     def _check_before_rows(self, loss, gamma, kappa):
@@ -840,7 +922,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         for name in names:
             try:
                 check_dask_solver(type(self).__name__, name, choices_with(SOLVER_SPECS, dask=True))
-                SOLVER_SPECS[name].resolve_options(self.solver_options)
+                SOLVER_SPECS[name].resolve_options(self._solver_options(SOLVER_SPECS[name]))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     self._check_solver(name, loss, gamma, kappa)
@@ -851,43 +933,30 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
 
     def _stream_partitions(self, X, y, partial):
         """A streaming solver on a Dask collection: ``fit`` (or ``partial_fit``) on its first
-        chunk of ``STREAM_ROWS`` rows, then ``partial_fit`` on each next one, in order, each
-        computed to the client in turn, calibrated from the row count (the NumPy sequence of
-        the same chunks: same result; :func:`skdp._dask.stream_blocks`)."""
-        import dask
-
+        chunk of ``STREAM_ROWS`` rows, then ``partial_fit`` on each next one
+        (:meth:`~skdp._streaming.StreamingMixin._fit_dask_stream`)."""
         check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
-        SOLVER_SPECS[self.solver].resolve_options(self.solver_options)  # before any read
-        X = check_dask_X(X, compute_rows=False)  # the metadata: no partition computed
-        # the row counts of a Dask DataFrame's partitions (and y's) are computed from the
-        # rows: the budget is reserved first (issue 28); the first chunk's call takes it
-        self._reserve_stream_ahead(partial)
-        X = known_rows(X)
-        n_rows, blocks = stream_blocks(X, check_dask_y(_dask_target(y), X))
-        self._stream_rows = n_rows  # calibrates a new stream (public: the row count)
-        try:  # the chunks are disjoint rows of one collection: one pass, charged once
-            for i, (Xb, yb) in enumerate(blocks):  # no rows: one empty block, the NumPy error
-                self._fit(*dask.compute(Xb, yb), partial=partial if i == 0 else CHUNK)
-        finally:
-            self.__dict__.pop("_stream_rows", None)
-        return self
+        self._warn_moved_parameters()
+        spec = SOLVER_SPECS[self.solver]
+        spec.resolve_options(self._solver_options(spec))  # before any read
+        return self._fit_dask_stream(X, [y], partial, self._fit, prepare=_dask_target)
 
-    def _batch_problem(self, X, y, loss, gamma, kappa, solver):
+    def _batch_problem(self, X, y, loss, gamma, kappa, solver, settings):
         """(problem, budget, accountant, P) of a fit that reads the data as often as it likes.
 
-        The accountant is checked first; ``precondition`` of ``rho`` goes to the
+        The accountant is checked first; ``settings['precondition']`` of ``rho`` goes to the
         private preconditioner, the rest to the solver's :class:`Budget`.
         """
-        accountant = self._check_budget()
+        accountant = self._reserve()
         self._reading_data()
-        read = self._read_partitions if is_dask_collection(X) else self._read_arrays
-        Xd, y, backend = read(X, y)
+        Xd, y, backend = self._read_rows(X, y)
         xp = backend.xp
         eps, delta = float(self.epsilon), self.delta_
         self.rho_ = fit_budget(eps, delta, solver)
         fit = Budget.for_fit(backend, eps, delta, self.rho_, exclusive=False)
         # a solver on sufficient statistics reads the design once and is not preconditioned
-        share = 0.0 if SOLVER_SPECS[solver].family == "suffstats" else float(self.precondition)
+        share = (0.0 if SOLVER_SPECS[solver].family == "suffstats"
+                 else float(settings["precondition"]))
         Xd, P, row_sq, top_eig = self._precondition(
             Xd, fit.share(share * self.rho_, exclusive=True), share)
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
@@ -895,7 +964,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         objective = (PartitionedObjective(Xd, loss, model, float(self.alpha))
                      if isinstance(Xd, PartitionedDesign)
                      else Objective(Xd, y, loss, model, float(self.alpha), xp))
-        config = self._config(loss, model, row_sq, top_eig, gamma, kappa)
+        config = self._config(loss, model, row_sq, top_eig, gamma, kappa, settings)
         config.row_sq, config.target_bound = row_sq, self.target_bound_
         w0 = model.init(backend, Xd.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
@@ -908,8 +977,11 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         budget = fit.share(rest, exclusive=True)
         return KLProblem(objective, w0, config), budget, accountant, P
 
-    def _read_arrays(self, X, y):
-        """(design, clipped y, backend) of in-memory arrays: validated, bounded, clipped."""
+    def _read_arrays(self, X, y, stream=None):
+        """(design, clipped y, backend) of in-memory arrays: validated, bounded, clipped.
+        ``stream=(state,)``: a streaming call's chunk (:meth:`_read_chunk`)."""
+        if stream is not None:
+            return self._read_chunk(X, y, *stream)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
         warn_large_delta(self.delta_, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
@@ -920,7 +992,24 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         return self._design_operator(X, xp), xp.clip(y, low, self.target_bound_), backend
 
-    def _read_partitions(self, X, y):
+    def _read_chunk(self, X, y, state):
+        """(dense clipped design, clipped y, backend) of a streaming call's chunk; ``state``:
+        the stream it continues (None: a new stream, whose bounds the chunk sets)."""
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
+                             reset=state is None)
+        if state is None:
+            warn_large_delta(self.delta_, X.shape[0])
+        backend = Backend.from_arrays(X, random_state=self.random_state if state is None
+                                      else state.rng)
+        xp = backend.xp
+        y = xp.astype(y, X.dtype)
+        if state is None:
+            self.feature_bound_, self.target_bound_ = self._bounds(
+                lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
+        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
+        return self._design(X, xp), xp.clip(y, low, self.target_bound_), backend
+
+    def _read_dask(self, X, y):
         """(partitioned design, None, backend) of Dask input: each partition validated
         (the NumPy path's messages), bounded and clipped where it lives, then persisted;
         ``'data'`` bounds are maxima over the partitions (one pass each)."""
@@ -965,36 +1054,24 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         return private_quantile_of_counts(counts, objective.n, CLIP_QUANTILE, grid, budget,
                                           budget.rho, label="gradient-norm histogram")[0]
 
-    def _stream_problem(self, X, y, loss, partial):
+    def _stream_problem(self, X, y, loss, partial, settings):
         """(problem, budget, accountant, P) of a streaming call: ``fit`` starts a stream,
         ``partial_fit`` continues it, as a new pass (charged: a fresh ledger) or as a
         disjoint chunk of the stream (uncharged, ``stream_chunks='disjoint'``);
         :meth:`~skdp._partial_fit.StreamingMixin._stream_to_continue`."""
         state, charged = self._stream_to_continue(partial)
-        accountant = self._check_budget() if charged else None
+        accountant = self._reserve(charged)
         self._reading_data()
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
-                             reset=state is None)
-        if state is None:
-            warn_large_delta(self.delta_, X.shape[0])
-        backend = Backend.from_arrays(X, random_state=self.random_state if state is None
-                                      else state.rng)
+        Xd, y, backend = self._read_rows(X, y, stream=(state,))
         xp = backend.xp
-        y = xp.astype(y, X.dtype)
-        if state is None:
-            self.feature_bound_, self.target_bound_ = self._bounds(
-                lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
-        low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
-        y = xp.clip(y, low, self.target_bound_)
-        Xd = self._design(X, xp)
         eps, delta = float(self.epsilon), self.delta_
         self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
         ledger = PrivacyLedger() if charged else self.privacy_ledger_
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
-        config = self._config(loss, model, row_sq, row_sq, None, None)
-        w0 = model.init(backend, X.dtype) if state is None else None
+        config = self._config(loss, model, row_sq, row_sq, None, None, settings)
+        w0 = model.init(backend, Xd.dtype) if state is None else None
         budget = Budget.for_fit(backend, eps, delta, self.rho_, ledger=ledger,
                                 mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9))
         objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
@@ -1005,16 +1082,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         if self.model == "mlp":
             W, b, v, c = model.unpack(w, xp)
             W = W if P is None else W @ P.T
-            self.coefs_ = [W.T, v[:, None]]
-            self.intercepts_ = [b, c]
-            self.coef_, self.intercept_ = w, float(c)
+            self._publish(coefs_=[W.T, v[:, None]], intercepts_=[b, c], coef_=w,
+                          intercept_=float(c))
             return
         w = w if P is None else P @ w
         if self.fit_intercept:
-            self.coef_ = w[:-1]
-            self.intercept_ = float(w[-1]) * self.feature_bound_
+            self._publish(coef_=w[:-1], intercept_=float(w[-1]) * self.feature_bound_)
         else:
-            self.coef_, self.intercept_ = w, 0.0
+            self._publish(coef_=w, intercept_=0.0)
 
     # -------------------------------------------------------------- predict
     def predict(self, X):

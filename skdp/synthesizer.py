@@ -29,11 +29,11 @@ from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
 from ._domain.private import (compress_columns, compress_counts, find_domains, measure_domains,
                               quantile_bins, quantile_counts, to_compress, to_quantile)
-from ._base import PrivacyMixin
+from ._base import PrivateEstimator
 from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
-                          check_epsilon_delta, warn_large_delta, warn_privacy_leak)
+                          warn_large_delta, warn_privacy_leak)
 from .privacy.ledger import (approx_dp_to_gdp, approx_dp_to_zcdp)
 from .privacy.budget import Budget
 from .solvers.spec import choices_with, deprecated_names, solvers_with
@@ -79,7 +79,7 @@ SAMPLE_PARTITION = 1_000_000
 # ---------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------
-class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
+class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     """Differentially private synthetic data by a saddle-point game (paper 002).
 
     The table is discretised on a public ``domain`` (categories, or public
@@ -359,6 +359,23 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     True
     """
 
+    _published = {
+        "histogram_": "release",      # the dense solvers' released distribution
+        "model_": "release",          # the graphical model fitted to the measured marginals
+        "cliques_": "post",           # the marginals the selection released (their names)
+        "solver_": "public",          # 'auto' on the public (or released) domain size
+        "domain_": "post",            # public entries, or released (private domains)
+        "domain_shape_": "post",
+        "compression_": "post",       # the released counts of the compressed columns
+        "bin_edges_": "post",         # public bounds, or the released quantiles
+        "marginals_": "public",       # the workload on the column names
+        "n_records_": "post",         # n (public, replace-one) or its noisy estimate
+        "n_iter_": "post",
+        "duality_gap_": "post",       # the gap on the noisy game
+        "step_rule_": "public",
+        "solver_info_": "post",
+    }
+
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "delta": DELTA_CONSTRAINT,
@@ -430,10 +447,11 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         return self._fit_atomically(X, y, feature_names)
 
     def _fit(self, X, y=None, feature_names=None):
+        # 1. parameters, the solver's options, the domain and the schema: no row read
         self._validate_params()
         asked = "aim" if self.solver == "auto" else self.solver
         SOLVER_SPECS[asked].resolve_options(self.solver_options)  # before the data and any charge
-        epsilon, delta = check_epsilon_delta(self.epsilon, self._resolve_delta(), need_delta=True)
+        epsilon, delta = self._check_privacy_params()
         if self.solver not in choices_with(SOLVER_SPECS, neighbouring=self.neighbouring):
             names = [repr(s) for s in solvers_with(SOLVER_SPECS, neighbouring=self.neighbouring)]
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
@@ -441,13 +459,11 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
                              f"{self.neighbouring!r}.")
         encoding.check_domain_entries(self.domain)  # the parameter alone: before any charge
         self._check_schema(X, feature_names)  # X's column names (schema, not rows): too
-        accountant = self._check_budget()
+        accountant = self._reserve()  # 2. reserve
         if issparse(X):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
-        if is_dask_collection(X):
-            backend, columns, how, values = self._read_dask(X, feature_names)
-        else:
-            backend, columns, how, values = self._read_table(X, feature_names)
+        backend, columns, how, values = self._read_rows(X, feature_names)  # 3. read
+        # 4. the one budget (its domain releases first)
         budget = self._budget(columns, values, how, epsilon, delta, backend)
         shape = tuple(c.cardinality for c in columns)
         name = self._solver_for(shape)
@@ -455,30 +471,28 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         spec = SOLVER_SPECS[name]
         options = spec.resolve_options(self.solver_options if name == asked else None)
         marginals = encoding.workload_marginals(columns, self.workload)
-        self.solver_ = name
+        self.solver_ = name  # read by the progress lines while the solver runs
         problem = self._problem(name, options, columns, values, shape, marginals)
-        result = spec.fn(problem, budget, options)
+        result = self._dispatch(name, spec, problem, budget, options)  # 5. dispatch
         if self.verbose and not spec.graphical_model and sys.stderr.isatty():
             print(file=sys.stderr)
 
+        # 6. publish
         info = dict(result.info)
         gap, n_estimate = info.pop("duality_gap", math.nan), info.pop("n_estimate", math.nan)
         self._columns = columns
         self._set_release(name, result, backend, shape, columns, info)
-        self.domain_ = {c.name: c.describe() for c in columns}
-        self.domain_shape_ = shape
-        self.compression_ = {c.name: c.compression() for c in columns if c.cells is not None}
-        self.bin_edges_ = {c.name: c.edges.copy() for c in columns if c.edges is not None}
-        self.marginals_ = [tuple(columns[i].name for i in m) for m in marginals]
         self._marginal_index = marginals
-        self.n_records_ = int(round(n_estimate)) if math.isfinite(n_estimate) \
-            else problem.n
+        n_records = int(round(n_estimate)) if math.isfinite(n_estimate) else problem.n
+        self._publish(
+            domain_={c.name: c.describe() for c in columns}, domain_shape_=shape,
+            compression_={c.name: c.compression() for c in columns if c.cells is not None},
+            bin_edges_={c.name: c.edges.copy() for c in columns if c.edges is not None},
+            marginals_=[tuple(columns[i].name for i in m) for m in marginals],
+            n_records_=n_records, duality_gap_=float(gap), step_rule_=info.get("step_rule"),
+            solver_info_=info)
         warn_large_delta(delta, self.n_records_)  # n public, or released (add_remove)
-        self.n_iter_ = int(result.n_iter)
-        self.duality_gap_ = float(gap)
-        self.step_rule_ = info.get("step_rule")
-        self.solver_info_ = info
-        self._record_spend(accountant, budget.recorded())  # last: fit is atomic (see fit)
+        self._charge(accountant, budget)  # 7. charge: last (fit is atomic, see fit)
         return self
 
     def _check_schema(self, X, feature_names):
@@ -502,7 +516,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         encoding.workload_marginals([_Column(name=n, dtype=None) for n in names],
                                     self.workload)
 
-    def _read_table(self, X, feature_names):
+    def _read_arrays(self, X, feature_names):
         """An in-memory table: its backend, columns, how their domains are found, values."""
         backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
                                       random_state=self.random_state)
@@ -587,11 +601,11 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
             if hasattr(self, attr):
                 delattr(self, attr)
         if SOLVER_SPECS[name].graphical_model:
-            self.model_ = result.solution
             measured = info.pop("measured", [])
-            self.cliques_ = [tuple(columns[i].name for i in m) for m in measured]
+            self._publish(model_=result.solution,
+                          cliques_=[tuple(columns[i].name for i in m) for m in measured])
         else:
-            self.histogram_ = backend.xp.reshape(result.solution, shape)
+            self._publish(histogram_=backend.xp.reshape(result.solution, shape))
 
     def _budget(self, columns, values, how, epsilon, delta, backend):
         """Open the fit's budget, find the private domains (if any column needs one) on shares

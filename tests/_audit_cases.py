@@ -56,7 +56,7 @@ _STREAM = {"dpsgd": dict(batch_size=40), "srgd": dict(batch_size=20),
 # (window 1): the canary's anchor then enters every released gradient. zo: 128 anchor
 # directions bring the zero-order estimate (clipped at L sqrt(1 + (d-1)/m1)) close to the
 # gradient. Multi pass: 5 full-batch anchors (period 1) instead of the practical 200 steps.
-_ROBUST = dict(loss="truncated_absolute", truncation=2.0, precondition=0.0, fit_intercept=False)
+_ROBUST = dict(loss="truncated_absolute", truncation=2.0, fit_intercept=False)
 _SINGLE = dict(period=3, anchor_batch=38, window=1)
 _GOLDSTEIN = {"fo_single_pass": _SINGLE, "zo_single_pass": {**_SINGLE, "anchor_directions": 128},
               "zo_multi_pass": dict(multi_iter=5, period=1, window=1, anchor_directions=64)}
@@ -94,7 +94,8 @@ SOLVER_PARAMS = {("regression", "spider"): dict(alpha=0.01),
                  # the multi pass capped at 5 steps, the practical 200 cost 4.6 s per audit)
                  **{("minimax", name): dict(loss="ramp") for name in GOLDSTEIN_SOLVERS},
                  ("minimax", "zo_multi_pass"): dict(loss="ramp", n_iter=5),
-                 **{("regression", name): dict(_ROBUST, solver_options=opts)
+                 **{("regression", name): dict(_ROBUST, solver_options={"precondition": 0.0,
+                                                                        **opts})
                     for name, opts in _GOLDSTEIN.items()}}
 # more fits where they are cheap and the margin at 200 was thin (2-step srgd: 2.29)
 # mst merges rare values (the canary's among them) before the pairs are measured, which

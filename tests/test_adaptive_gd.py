@@ -31,7 +31,8 @@ def strong_signal(n=2000, d=5, seed=1):
 
 
 def fit(X, y, **params):
-    params = dict(epsilon=1.0, solver="adaptive_gd", precondition=0, random_state=0,
+    options = {"precondition": 0} | params.pop("solver_options", {})
+    params = dict(epsilon=1.0, solver="adaptive_gd", solver_options=options, random_state=0,
                   accountant=BudgetAccountant()) | params
     return KLAdaptiveRegressor(**params).fit(X, y)
 
@@ -65,7 +66,8 @@ def test_strong_signal_still_stops_early_at_the_floor():
     """A norm measured above its noise level and below the floor threshold ends the run
     (Lemma 11)."""
     X, y = strong_signal()
-    reg = fit(X, y, snr=4.0, random_state=1, clip_norm=math.sqrt(2.0))  # the bound rule's clip
+    reg = fit(X, y, solver_options={"snr": 4.0}, random_state=1,
+              clip_norm=math.sqrt(2.0))  # the bound rule's clip
     last = reg.history_[-1]
     assert last["stop"] == "floor"
     assert not last["unknown"]

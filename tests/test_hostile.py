@@ -67,7 +67,11 @@ def make(kind, accountant, **params):
         base = dict(n_iter=5, solver="noisy_gd")
         return skdp.PrivateMinimaxClassifier(accountant=accountant, random_state=0,
                                              **{**base, **params})
-    base = dict(max_iter=5, precondition=0)
+    base = dict(max_iter=5)
+    solver = params.get("solver", "auto")
+    spec = regression.SOLVER_SPECS.get(solver)  # None: 'auto' or a name the fit refuses
+    if spec is None or "precondition" in spec.option_names:
+        base["solver_options"] = {"precondition": 0, **(params.pop("solver_options", None) or {})}
     return skdp.KLAdaptiveRegressor(accountant=accountant, random_state=0, **{**base, **params})
 
 
@@ -814,7 +818,8 @@ SOLVER_CASES = (
     + [(CLF, dict(solver=s, group_by=None))  # they need one group
        for s in solvers_with(minimax.SOLVER_SPECS, streaming=True)]
     + [(REG, dict(solver=s, max_iter=4, alpha=0.1)) for s in sorted(regression.SOLVER_SPECS)]
-    + [(REG, dict(precondition=0.2)), (REG, dict(model="mlp", hidden_units=3))]
+    + [(REG, dict(solver_options={"precondition": 0.2})),
+       (REG, dict(model="mlp", hidden_units=3))]
 )
 
 

@@ -62,7 +62,8 @@ def test_fit_budget_is_exact_conversion():
 
 @pytest.mark.parametrize("eps, delta", [(0.1, 1e-6), (0.5, 1e-5), (1.0, 1e-6), (5.0, 1e-8),
                                         (20.0, 1e-4)])
-@pytest.mark.parametrize("kwargs", [{}, dict(precondition=0.0), dict(solver="noisy_gd")])
+@pytest.mark.parametrize("kwargs", [{}, dict(solver_options={"precondition": 0.0}),
+                                    dict(solver="noisy_gd")])
 def test_default_ledger_spends_the_stated_epsilon(eps, delta, kwargs):
     """Issue 18: nothing unspent by calibration slack (GDP calibration, filter emptied)."""
     X, y = make_data(n=500)
@@ -83,7 +84,9 @@ def test_logged_costs_never_exceed_budget(n, d, eps, solver, seed, scale, snr, t
     rng = np.random.default_rng(seed)
     X, y = rng.normal(size=(n, d)) * scale, rng.normal(size=n) * scale
     reg = KLAdaptiveRegressor(epsilon=eps, solver=solver, random_state=seed, max_iter=300,
-                              snr=snr, theory=theory, precondition=precondition,
+                              theory=theory, solver_options={
+                                  k: v for k, v in dict(snr=snr, precondition=precondition).items()
+                                  if k in SOLVER_SPECS[solver].option_names},
                               accountant=BudgetAccountant(),  # each example its own dataset
                               **solver_kwargs(solver)).fit(X, y)
     total = sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log())
@@ -143,7 +146,8 @@ def test_adaptive_gd_norm_noise_sd():
     sigma_hat = (2 * 1.0 / n) / math.sqrt(2 * math.sqrt(rho) / n)
     norms = []
     for seed in range(300):
-        reg = KLAdaptiveRegressor(epsilon=eps, delta=delta, solver="adaptive_gd", precondition=0,
+        reg = KLAdaptiveRegressor(epsilon=eps, delta=delta, solver="adaptive_gd",
+                              solver_options={"precondition": 0},
                                   max_iter=1, clip_norm=1.0, fit_intercept=False,
                                   random_state=seed)
         reg.fit(np.zeros((n, d)), np.zeros(n))
@@ -178,8 +182,10 @@ def _ridge_solution(X, y, alpha, bound=1.0):
 @pytest.mark.parametrize("solver", [s for s in ALL_SOLVERS if s not in STREAMING_SOLVERS])
 def test_infinite_epsilon_reaches_optimum(solver):  # one pass cannot: see tests/test_srgd.py
     X, y = make_data(n=200, d=3)
-    options = {"ppm": dict(max_outer=300, max_inner=30)}.get(solver)
-    reg = KLAdaptiveRegressor(epsilon=np.inf, solver=solver, alpha=0.05, precondition=0,
+    options = {"ppm": dict(max_outer=300, max_inner=30)}.get(solver, {})
+    if "precondition" in SOLVER_SPECS[solver].option_names:
+        options["precondition"] = 0
+    reg = KLAdaptiveRegressor(epsilon=np.inf, solver=solver, alpha=0.05,
                               clip_norm=100.0, max_iter=None if solver == "ppm" else 3000,
                               solver_options=options, random_state=0).fit(X, y)
     coef, intercept = _ridge_solution(X, y, 0.05)
@@ -457,8 +463,10 @@ def test_theory_mode_and_verbose(solver, capsys):
 
 def test_snr_trades_steps_for_noise():
     X, y = make_data(n=5000)
-    one = KLAdaptiveRegressor(snr=1.0, precondition=0, random_state=0).fit(X, y)
-    two = KLAdaptiveRegressor(snr=2.0, precondition=0, random_state=0,  # the same noise
+    one = KLAdaptiveRegressor(solver_options={"snr": 1.0, "precondition": 0},
+                              random_state=0).fit(X, y)
+    two = KLAdaptiveRegressor(solver_options={"snr": 2.0, "precondition": 0},
+                              random_state=0,  # the same noise
                               accountant=BudgetAccountant()).fit(X, y)
     s1 = [h["sigma"] / h["noisy_norm"] for h in one.history_[:2]]
     s2 = [h["sigma"] / h["noisy_norm"] for h in two.history_[:2]]
@@ -469,7 +477,8 @@ def test_snr_trades_steps_for_noise():
 def test_iteration_cap_is_applied_before_noise(solver):
     """Capped schedules spend the whole budget on the queries that run."""
     X, y = make_data(n=3000)
-    reg = KLAdaptiveRegressor(solver=solver, max_iter=40, precondition=0, random_state=0,
+    reg = KLAdaptiveRegressor(solver=solver, max_iter=40, solver_options={"precondition": 0},
+                              random_state=0,
                               **solver_kwargs(solver)).fit(X, y)
     assert reg.n_iter_ <= 40
     planned = sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log())
@@ -552,7 +561,8 @@ def test_design_operator_fit_matches_materialised_fit():
 def test_default_clip_is_a_private_quantile_charged_to_the_ledger():
     from skdp.regression import CLIP_GRID, CLIP_SHARE
     X, y = make_data(n=20000, d=3)
-    reg = KLAdaptiveRegressor(epsilon=1.0, precondition=0.0, random_state=0).fit(X, y)
+    reg = KLAdaptiveRegressor(epsilon=1.0, solver_options={"precondition": 0.0},
+                              random_state=0).fit(X, y)
     (entry,) = [e for e in reg.privacy_ledger_.log() if e["label"] == "gradient-norm histogram"]
     assert entry["rho"] == pytest.approx(CLIP_SHARE * reg.rho_)
     bound = math.sqrt(2.0)  # the bound rule: |y| <= 1 at w0 = 0, rows of norm <= 1 plus intercept
@@ -568,7 +578,8 @@ def test_default_clip_is_a_private_quantile_charged_to_the_ledger():
 def test_bound_rule_clip_where_the_quantile_is_uninformative_or_not_asked(kwargs):
     """Small n * mu (a public rule), theory=True, a given clip or no privacy: no histogram."""
     X, y = make_data(n=kwargs.pop("n", 20000), d=3)
-    reg = KLAdaptiveRegressor(precondition=0.0, random_state=0, **kwargs).fit(X, y)
+    reg = KLAdaptiveRegressor(solver_options={"precondition": 0.0}, random_state=0,
+                              **kwargs).fit(X, y)
     assert all(e["label"] != "gradient-norm histogram" for e in reg.privacy_ledger_.log())
     assert reg.clip_norm_ == pytest.approx(kwargs.get("clip_norm", math.sqrt(2.0)))
 

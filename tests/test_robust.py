@@ -102,7 +102,7 @@ def test_halved_noise_is_detected(monkeypatch):
 def test_single_pass_spend_is_the_tree_gaussian():
     X, y, _ = robust_data(n=2000)
     reg = KLAdaptiveRegressor(loss="truncated_absolute", epsilon=1.0, delta=1e-6,
-                              precondition=0, random_state=0).fit(X, y)
+                              solver_options={"precondition": 0}, random_state=0).fit(X, y)
     cfg = reg.goldstein_config_
     s = cfg["extra"]["sensitivity"] * math.sqrt(max_nodes_per_leaf(cfg["period"]))
     assert gaussian_rho(s, cfg["sigma"]) == pytest.approx(approx_dp_to_zcdp(1.0, 1e-6), rel=1e-9)
@@ -117,7 +117,8 @@ def test_multi_pass_sigmas_meet_the_budget():
         assert total == pytest.approx(rho, rel=1e-12)
     X, y, _ = robust_data(n=500)
     reg = KLAdaptiveRegressor(loss="truncated_absolute", solver="zo_multi_pass", epsilon=0.5,
-                              max_iter=20, precondition=0, random_state=0).fit(X, y)
+                              max_iter=20, solver_options={"precondition": 0},
+                              random_state=0).fit(X, y)
     assert reg.privacy_ledger_.rho == pytest.approx(reg.rho_, rel=1e-9)
     assert reg.privacy_spent_[0] <= 0.5 * (1 + 1e-9)
 
@@ -192,7 +193,8 @@ def test_infinite_epsilon_certified_goldstein_gap():
     gap at radius 2 alpha, while w = 0 has a large one."""
     X, y, w_star = robust_data(n=6000, d=2, frac=0.2, seed=1)
     reg = KLAdaptiveRegressor(loss="truncated_absolute", truncation=0.5, epsilon=np.inf,
-                              fit_intercept=False, precondition=0, random_state=0).fit(X, y)
+                              fit_intercept=False, solver_options={"precondition": 0},
+                              random_state=0).fit(X, y)
     assert np.linalg.norm(reg.coef_ - w_star) < 0.1
     gap = reg.goldstein_gap(X, y, random_state=0)
     radius = 2 * reg.goldstein_config_["radius"]
@@ -255,7 +257,8 @@ def test_theory_mode_runs_and_reports():
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(loss="truncated_absolute", truncation=0), "truncation"),
-    (dict(loss="truncated_absolute", goldstein_radius=-1.0), "goldstein_radius"),
+    (dict(loss="truncated_absolute", solver_options={"radius": -1.0}), "radius"),
+    (dict(loss="truncated_absolute", goldstein_radius=-1.0), "goldstein_radius"),  # deprecated
     (dict(loss="truncated_absolute", solver="fo_single_pass", model="mlp"), "linear"),
     (dict(solver="zo_single_pass", loss="truncated_absolute", solver_options=dict(output="x")),
      "output"),
@@ -269,7 +272,8 @@ def test_bad_parameters_regressor(kwargs, match):
 @pytest.mark.parametrize("kwargs, match", [
     (dict(loss="ramp", solver="noisy_gd"), "paper-001"),
     (dict(solver="fo_single_pass"), "ramp"),
-    (dict(loss="ramp", goldstein_radius=0.0), "goldstein_radius"),
+    (dict(loss="ramp", solver_options={"radius": 0.0}), "radius"),
+    (dict(loss="ramp", goldstein_radius=0.0), "goldstein_radius"),  # deprecated
     (dict(loss="ramp", solver_options={"bogus": 1}), "unknown option"),
 ])
 def test_bad_parameters_classifier(kwargs, match):

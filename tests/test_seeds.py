@@ -32,7 +32,8 @@ def no_leak_warning():
 def test_grid_search_with_an_int_seed_warns():
     """Every fold and the refit draw the same noise: the composed total is no bound."""
     acc = BudgetAccountant()
-    search = GridSearchCV(KLAdaptiveRegressor(max_iter=5, precondition=0, random_state=0,
+    search = GridSearchCV(KLAdaptiveRegressor(max_iter=5, solver_options={"precondition": 0},
+                                              random_state=0,
                                               accountant=acc), {"alpha": [0.0]}, cv=3)
     with pytest.warns(PrivacyLeakWarning) as caught:
         search.fit(X, y)

@@ -111,7 +111,8 @@ def _budget_fits(delta):
     table = {0: ["x", "y"]}
     domain_X = np.array(["x", "y"], dtype=object)[y][:, None]
     fast = dict(delta=delta, accountant=BudgetAccountant(), random_state=0)
-    yield lambda: KLAdaptiveRegressor(max_iter=2, precondition=0, **fast).fit(X, y)
+    yield lambda: KLAdaptiveRegressor(max_iter=2, solver_options={"precondition": 0},
+                                      **fast).fit(X, y)
     yield lambda: PrivateMinimaxClassifier(n_iter=2, group_by=None, **fast).fit(
         X, y, classes=np.unique(y))
     yield lambda: SaddlePointSynthesizer(domain=table, n_iter=2, **fast).fit(domain_X)

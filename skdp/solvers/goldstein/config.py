@@ -14,7 +14,7 @@ import math
 from ...privacy.tree import max_nodes_per_leaf, tree_sigma
 from ..spec import Option
 
-__all__ = ["PRACTICAL", "GOLDSTEIN_OPTIONS", "GoldsteinConfig", "goldstein_config",
+__all__ = ["PRACTICAL", "GOLDSTEIN_OPTIONS", "RADIUS_OPTION", "GoldsteinConfig", "goldstein_config",
            "multi_pass_sigmas", "single_pass_steps", "theory_max_step"]
 
 PRACTICAL = dict(
@@ -36,6 +36,12 @@ PRACTICAL = dict(
 OPTION_KEYS = ("max_step", "window", "period", "anchor_batch", "diff_batch", "anchor_directions",
                "diff_directions", "diff_clip", "target_beta", "output")
 
+
+RADIUS_OPTION = Option("radius", "float", None, low=0, low_open=True,
+                       doc="smoothing radius alpha (guarantee at 2 alpha; "
+                           "None: radius_scale Phi / L)")
+"""The estimators' ``solver_options['radius']`` of the Goldstein solvers (read by the estimator,
+which passes it to :func:`goldstein_config` as ``radius``; issue 29 item 3)."""
 
 GOLDSTEIN_OPTIONS = (
     Option("radius_scale", "float", PRACTICAL["radius_scale"], low=0, low_open=True,

@@ -25,7 +25,8 @@ def goldstein_solver(name):
     def fn(problem, budget, options):
         obj, cfg = problem.objective, problem.config
         glm = regression_glm(obj)
-        given = {key: value for key, value in options.items() if value is not None}
+        given = {key: value for key, value in options.items()
+                 if value is not None and key != "radius"}  # radius: cfg.radius
         gcfg = goldstein_config(
             name, obj.n, glm.d, budget.epsilon, budget.rho, cfg.clip, cfg.loss_bound,
             radius=cfg.radius, max_iter=cfg.max_iter, theory=cfg.theory, options=given,

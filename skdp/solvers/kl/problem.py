@@ -14,7 +14,8 @@ clipping makes the bounds hold); its per-row maths are the kernels of
 :mod:`skdp.solvers.kl.models`.
 
 Neighbouring datasets differ in one row (replace-one, paper 004 Def. 2). The
-mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n``, and so has its norm (reverse triangle inequality).
+mean of n vectors of norm at most ``C`` then has l2-sensitivity ``2C/n``, and so has its
+norm (reverse triangle inequality).
 """
 
 from dataclasses import dataclass

@@ -215,18 +215,32 @@ def _ledger_options(p):
 
 
 BUDGET = """\
-Print the spends of a privacy ledger file (BudgetAccountant(..., ledger=FILE)):
-one row per spend, with its status (reserved: a fit running, or one whose process
-died, counted; charged: counted; released: a fit that failed before releasing
+Print the spends of a privacy ledger (BudgetAccountant(..., ledger=FILE or a
+postgresql:// URL)): one row per spend, with who spent it, its status
+(reserved: a fit running, or one whose process died, counted; charged: counted; released: a fit that failed before releasing
 anything, not counted), then each dataset's composed total, the rule that gave
 it, and what is left of its budget."""
 
 
+BUDGET_SETUP = """\
+Print the SQL that makes a PostgreSQL database a privacy ledger shared by a team
+(BudgetAccountant(..., ledger=URL)): the schema skdp, its tables, the roles
+skdp_curator (sets caps), skdp_analyst (reserves, charges, cancels its own
+reservations) and skdp_auditor (reads), their privileges, and the triggers that
+keep the spends append-only. --apply runs it (as the database's owner)."""
+
+
 def _add_budget(sub):
-    p = sub.add_parser("budget", help="show the spends and totals of a ledger file",
+    p = sub.add_parser("budget", help="show the spends and totals of a ledger file or server",
                        description=BUDGET, formatter_class=_Formatter)
-    p.add_argument("ledger", metavar="FILE", help="the SQLite ledger file")
+    p.add_argument("ledger", metavar="FILE|URL",
+                   help="the SQLite ledger file, or a postgresql:// URL")
     p.add_argument("--dataset", metavar="NAME", help="only this dataset (default: all)")
+    p = sub.add_parser("budget-setup", help="print or apply a PostgreSQL ledger's schema and "
+                       "roles", description=BUDGET_SETUP, formatter_class=_Formatter)
+    p.add_argument("url", metavar="URL", help="postgresql://[user@]host[:port]/database "
+                   "(a password comes from PGPASSWORD, ~/.pgpass or a service file)")
+    p.add_argument("--apply", action="store_true", help="run the SQL instead of printing it")
 
 
 def _add_domain(sub):

@@ -217,9 +217,10 @@ def _ledger_options(p):
 BUDGET = """\
 Print the spends of a privacy ledger (BudgetAccountant(..., ledger=FILE or a
 postgresql:// URL)): one row per spend, with who spent it, its status
-(reserved: a fit running, or one whose process died, counted; charged: counted; released: a fit that failed before releasing
-anything, not counted), then each dataset's composed total, the rule that gave
-it, and what is left of its budget."""
+(reserved: a fit running, or one whose process died, counted; charged:
+counted; released: a fit that failed before releasing anything, not counted),
+then each dataset's composed total, the rule that gave it, and what is left of
+its budget."""
 
 
 BUDGET_SETUP = """\

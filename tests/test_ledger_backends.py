@@ -54,15 +54,20 @@ def _database_url(admin, name):
     return admin.replace("/postgres?", f"/{name}?", 1)
 
 
-@pytest.fixture
-def pg_url(pg_admin):
-    """A fresh, empty database on the session's server."""
-    import psycopg
+@pytest.fixture(scope="session")
+def pg_database(pg_admin):
+    """The session's test database (one: creating one per test makes stopping the server
+    slow, its checkpoint writing each copy)."""
+    _admin(pg_admin, "CREATE DATABASE skdp_test")
+    return _database_url(pg_admin, "skdp_test")
 
-    name = f"skdp_{os.getpid()}_{next(_DATABASES)}"
-    with psycopg.connect(pg_admin, autocommit=True) as con:
-        con.execute(f"CREATE DATABASE {name}")
-    return _database_url(pg_admin, name)
+
+@pytest.fixture
+def pg_url(pg_database):
+    """The test database without a ledger: its owner drops the schema (which nobody else may:
+    the triggers refuse every role a DELETE)."""
+    _admin(pg_database, "DROP SCHEMA IF EXISTS skdp CASCADE")
+    return pg_database
 
 
 def _admin(url, sql, params=None):
@@ -282,8 +287,9 @@ def test_a_pickled_accountant_carries_the_url_but_never_the_password(pg_url, mon
 
 
 def _new_database(url):
-    name = f"skdp_{os.getpid()}_{next(_DATABASES)}"
-    admin = url.split("/skdp_", 1)[0] + "/postgres?" + url.split("?", 1)[1]
+    name = f"skdp_other_{next(_DATABASES)}"
+    admin = url.replace("/skdp_test?", "/postgres?", 1)
+    _admin(admin, f"DROP DATABASE IF EXISTS {name}")
     _admin(admin, f"CREATE DATABASE {name}")
     return _database_url(admin, name)
 

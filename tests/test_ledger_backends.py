@@ -375,3 +375,28 @@ def test_cli_budget_shows_the_server_and_budget_setup_prints_the_schema(pg_url, 
     assert _admin(fresh, "SELECT count(*) FROM skdp.spends") == [(0,)]
     assert main(["budget", UNREACHABLE]) == 2
     assert "cannot reach" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# Model selection on a Dask cluster whose workers charge the server directly
+# ---------------------------------------------------------------------------------------------
+def test_grid_search_on_dask_workers_admits_exactly_the_cap(dask_client, pg_url):
+    import joblib
+    from sklearn.model_selection import GridSearchCV
+
+    from skdp import KLAdaptiveRegressor
+
+    acc = BudgetAccountant(100.0, 20.5e-6, ledger=pg_url, dataset="t")  # 20 fits by delta
+    grid = {"epsilon": list(np.linspace(0.5, 2.0, 16))}  # 16 candidates x 2 folds: 32 fits
+    search = GridSearchCV(KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, accountant=acc), grid,
+                          cv=2, n_jobs=-1, refit=False)
+    with warnings.catch_warnings(), joblib.parallel_config(backend="dask"):
+        warnings.simplefilter("ignore")  # sklearn's FitFailedWarning for the refused fits
+        search.fit(X, y)
+    spends = acc.spends
+    assert [s["status"] for s in spends] == ["charged"] * 20  # exactly the cap, no row refused
+    assert acc.total()[1] == pytest.approx(20e-6) and acc.total()[1] <= 20.5e-6
+    workers = set(dask_client.run(os.getpid).values())
+    assert {s["pid"] for s in spends} <= workers and len({s["pid"] for s in spends}) >= 2
+    assert int(np.isnan(search.cv_results_["split0_test_score"]).sum()
+               + np.isnan(search.cv_results_["split1_test_score"]).sum()) == 12

@@ -9,7 +9,7 @@ transaction: what a fit waits for before it reads its data). The cap admits
 every attempt (it is not what is measured; tests/test_ledger_backends.py checks
 that it holds). The server is a local one started from pgserver's wheel (Unix
 socket, default settings, fsync on): a server on another machine adds its
-round trips (about 3 per reserve, 4 per charge).
+round trips (5 to 7 per reserve, one or two more per charge).
 
 Run: OMP_NUM_THREADS=1 nice -n 10 python benchmarks/ledger_postgres.py [--seconds 3]
      [--processes 1 8 32]  (needs psycopg[binary] and pgserver for the server's rows)

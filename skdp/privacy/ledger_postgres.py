@@ -249,8 +249,8 @@ class PostgresLedgerStore(LedgerStore):
         ``postgresql://[user[:password]@]host[:port]/database[?...]`` (any
         libpq URL; a password in it is used, never shown nor pickled).
     timeout : float, default=30.0
-        Seconds to connect, and to wait for a lock before
-        :class:`~.ledger_store.LedgerLockedError`.
+        Seconds to wait for a lock before :class:`~.ledger_store.LedgerLockedError`,
+        and to connect (at least 5).
 
     Raises
     ------
@@ -285,7 +285,7 @@ class PostgresLedgerStore(LedgerStore):
             _INHERITED.append(con)  # the parent's session: never used nor closed here
         try:
             con = psycopg.connect(self._url, autocommit=True, application_name="skdp ledger",
-                                  connect_timeout=max(1, round(self.timeout)))
+                                  connect_timeout=max(5, round(self.timeout)))
             con.execute("SET search_path = skdp")
             con.execute(f"SET lock_timeout = {max(1, round(self.timeout * 1000))}")
         except psycopg.Error as exc:

@@ -326,8 +326,10 @@ class PostgresLedgerStore(LedgerStore):
         return LedgerError(f"the privacy ledger {self.path} failed: {text}; nothing was "
                            "charged by this operation.")
 
-    def _check(self):
-        """The seed salt; create the schema where it is missing (and this role can)."""
+    def _check(self, quick_check=False):
+        """The seed salt; create the schema where it is missing (and this role can).
+
+        ``quick_check`` is the file's (a server checks its own pages)."""
         import psycopg
 
         con = self._connect()

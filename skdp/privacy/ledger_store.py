@@ -468,7 +468,7 @@ class LedgerStore:
                 _rollback(con)
 
     # rows ---------------------------------------------------------------------------
-    COLUMNS = _COLUMNS
+    COLUMNS: tuple[str, ...] = _COLUMNS
     """The columns of a spend row that :meth:`select` returns."""
 
     @classmethod

@@ -5,7 +5,8 @@
 * ``csvio``: CSV headers, missing cells, streamed writing;
 * ``domain``: domain files, reading and writing cells by domain, drafts;
 * ``commands``: the ``synthesize`` and ``domain`` jobs;
-* ``budget``: the ``budget`` job (a budget store's spends and totals);
+* ``budget``: the ``budget`` job (a budget store's spends and totals) and ``budget-setup``
+  (a PostgreSQL store's schema and roles);
 * ``interrupt``: Ctrl-C and SIGTERM (one line, no traceback, no partial file).
 
 Only the parser is imported before the arguments are parsed: ``--help`` loads
@@ -26,10 +27,10 @@ def _show(message, category, filename, lineno, file=None, line=None):
 
 
 def _job(command):
-    if command == "budget":
-        from .budget import show_budget
+    if command in ("budget", "budget-setup"):
+        from .budget import setup_ledger, show_budget
 
-        return show_budget
+        return show_budget if command == "budget" else setup_ledger
     from .commands import draft_domain, synthesize
 
     return dict(synthesize=synthesize, domain=draft_domain)[command]

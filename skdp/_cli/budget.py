@@ -1,4 +1,5 @@
-"""``python -m skdp budget FILE``: a budget store's spends and each dataset's composed total.
+"""``python -m skdp budget FILE|URL``: a budget store's spends, who spent them and each dataset's
+composed total; ``python -m skdp budget-setup URL``: a PostgreSQL store's schema and roles.
 
 Also the accountant that ``synthesize --store`` charges.
 """
@@ -9,12 +10,12 @@ import time
 
 from ..privacy.accountant import BudgetAccountant
 from ..privacy.ledger import describe_composition
-from ..privacy.ledger_store import STATUSES, LedgerStore
+from ..privacy.ledger_store import STATUSES, is_url, ledger_name, open_store
 
-__all__ = ["explain_total", "show_budget", "store_accountant"]
+__all__ = ["explain_total", "store_accountant", "setup_ledger", "show_budget"]
 
 COLUMNS = ("id", "time (UTC)", "status", "label", "solver", "epsilon", "delta", "relation",
-           "seed", "purpose")
+           "seed", "by", "purpose")
 
 
 def store_accountant(args):
@@ -31,7 +32,7 @@ def store_accountant(args):
         raise ValueError("--store needs --dataset NAME: a store holds one budget per dataset.")
     given = (args.budget_epsilon, args.budget_delta)
     if given == (None, None):
-        if not os.path.exists(args.store):
+        if not is_url(args.store) and not os.path.exists(args.store):
             raise ValueError(f"no budget store {args.store}: create it by giving the dataset's "
                              "budget (--budget-epsilon, --budget-delta).")
         return BudgetAccountant.open(args.store, args.dataset, purpose=args.purpose)
@@ -45,8 +46,15 @@ def _cells(row):
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["created"]))
     return [str(row["id"]), when, row["status"], row["label"], row["solver"] or "",
             f"{row['epsilon']:.6g}", f"{row['delta']:.3g}",
-            row.get("neighbouring") or "replace_one", _seed(row["seed"]),
+            row.get("neighbouring") or "replace_one", _seed(row["seed"]), _by(row),
             row["purpose"] or ""]
+
+
+def _by(row):
+    """Who spent it: the server's role (``spent_by``), or a file's host and process."""
+    if row.get("spent_by"):
+        return row["spent_by"]
+    return f"{row['host'] or '?'}:{row['pid'] or '?'}"
 
 
 def _seed(stored):
@@ -65,13 +73,13 @@ def _table(rows):
 
 def show_budget(args):
     """Run ``python -m skdp budget``: print the spends and totals; return the exit status."""
-    if not os.path.isfile(args.store):
+    if not is_url(args.store) and not os.path.isfile(args.store):
         raise ValueError(f"no budget store {args.store}.")
-    store = LedgerStore(args.store)
+    store = open_store(args.store)
     names = store.datasets() if args.dataset is None else [args.dataset]
     if args.dataset is not None and args.dataset not in store.datasets():
-        raise ValueError(f"the budget store {args.store} has no dataset {args.dataset!r}; it has "
-                         f"{store.datasets()}.")
+        raise ValueError(f"the budget store {ledger_name(args.store)} has no dataset "
+                         f"{args.dataset!r}; it has {store.datasets()}.")
     for name in names:
         cap = store.budget(name) or (float("inf"), 1.0)
         acc = BudgetAccountant(*cap, store=args.store, dataset=name,
@@ -95,6 +103,24 @@ def show_budget(args):
                      "add-remove sensitivity ratio (the epsilon column is as charged, the "
                      "total converted).")
         print("  " + text + "\n")
+    return 0
+
+
+def setup_ledger(args):
+    """Run ``python -m skdp budget-setup URL``: print the schema and roles, or apply them."""
+    if not is_url(args.url):
+        raise ValueError(f"budget-setup takes a postgresql:// URL, not {args.url!r} (a SQLite "
+                         "file store needs no setup).")
+    from ..privacy.ledger_postgres import PostgresLedgerStore, schema_sql
+
+    if not args.apply:
+        print(schema_sql(), end="")
+        return 0
+    store = PostgresLedgerStore(args.url)  # creates what is missing, then checks it
+    con = store._connect()
+    con.execute(schema_sql())  # roles, privileges and triggers brought up to date
+    print(f"the budget store {store.path} is ready: grant skdp_curator, skdp_analyst or "
+          "skdp_auditor to login roles (GRANT skdp_analyst TO alice).")
     return 0
 
 

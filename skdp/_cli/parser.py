@@ -227,18 +227,34 @@ def _store_options(p):
 
 
 BUDGET = """\
-Print the spends of a budget store (BudgetAccountant(..., store=FILE)):
-one row per spend, with its status (reserved: a fit running, or one whose process
-died, counted; charged: counted; released: a reservation cancelled because its
-fit failed before reading the data, not counted), then each dataset's composed
-total, the rule that gave it, and what is left of its budget."""
+Print the spends of a budget store (BudgetAccountant(..., store=FILE or a
+postgresql:// URL)): one row per spend, with who spent it, its status
+(reserved: a fit running, or one whose process died, counted; charged:
+counted; released: a reservation cancelled because its fit failed before
+reading the data, not counted),
+then each dataset's composed total, the rule that gave it, and what is left of
+its budget."""
+
+
+BUDGET_SETUP = """\
+Print the SQL that makes a PostgreSQL database a budget store shared by a team
+(BudgetAccountant(..., store=URL)): the schema skdp, its tables, the roles
+skdp_curator (sets caps), skdp_analyst (reserves, charges, cancels its own
+reservations) and skdp_auditor (reads), their privileges, and the triggers that
+keep the spends append-only. --apply runs it (as the database's owner)."""
 
 
 def _add_budget(sub):
-    p = sub.add_parser("budget", help="show the spends and totals of a budget store",
-                       description=BUDGET, formatter_class=_Formatter)
-    p.add_argument("store", metavar="FILE", help="the budget store (a SQLite file)")
+    p = sub.add_parser("budget", help="show the spends and totals of a budget store (file or "
+                       "server)", description=BUDGET, formatter_class=_Formatter)
+    p.add_argument("store", metavar="FILE|URL",
+                   help="the budget store: a SQLite file, or a postgresql:// URL")
     p.add_argument("--dataset", metavar="NAME", help="only this dataset (default: all)")
+    p = sub.add_parser("budget-setup", help="print or apply a PostgreSQL store's schema and "
+                       "roles", description=BUDGET_SETUP, formatter_class=_Formatter)
+    p.add_argument("url", metavar="URL", help="postgresql://[user@]host[:port]/database "
+                   "(a password comes from PGPASSWORD, ~/.pgpass or a service file)")
+    p.add_argument("--apply", action="store_true", help="run the SQL instead of printing it")
 
 
 def _add_domain(sub):

@@ -61,8 +61,8 @@ import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .ledger import PrivacyLedger, LedgerEntry
-from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
-                           encode_parts, scrub_params)
+from .ledger_store import (LedgerError, LedgerLockedError, decode_parts, encode_parts, is_url,
+                           ledger_name, open_store, scrub_params)
 
 __all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError", "DEFAULT_DELTA",
            "DELTA_SHARE_WITHOUT_EPSILON_CAP", "NEIGHBOURING", "add_remove_as_replace_one",
@@ -98,7 +98,11 @@ class BudgetAccountant:
     store : str or path-like, default=None
         The budget store: a SQLite file that keeps the spends (created if
         absent): every process that opens it charges and sees the same budget,
-        across restarts. None: the spends live in this process's memory.
+        across restarts. Or a ``postgresql://`` URL: the same store in a
+        PostgreSQL database, shared by every machine that reaches it
+        (:mod:`skdp.privacy.ledger_postgres`, the ``skdp[postgres]`` extra; a
+        password in the URL is used here, never kept in ``store`` nor pickled).
+        None: the spends live in this process's memory.
     dataset : str, default=None
         The dataset whose budget this is (required with ``store``): a file
         holds one budget per dataset. Its cap (epsilon, delta) is stored by
@@ -110,7 +114,8 @@ class BudgetAccountant:
     purpose : str, default=None
         Free text stored with every spend of a store (who, why).
     timeout : float, default=30.0
-        Seconds to wait for another process's lock on the store before
+        Seconds to wait for another process's lock on the store (and to
+        connect to a server) before
         :class:`~skdp.privacy.ledger_store.LedgerLockedError`.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         The neighbouring relation the budget is stated under (the privacy
@@ -189,7 +194,8 @@ class BudgetAccountant:
         self.epsilon = float(epsilon)
         self.delta = float(delta)
         self.neighbouring = neighbouring
-        self.store = None if store is None else os.path.abspath(os.fspath(store))
+        self.store = None if store is None else ledger_name(store)
+        self._url = store if is_url(store) else None  # with its password: never pickled
         self.dataset = dataset
         self.purpose = purpose
         self.timeout = float(timeout)
@@ -209,15 +215,15 @@ class BudgetAccountant:
         return self.store
 
     def _open_store(self, identity=None):
-        """Open the budget store; ``identity``: the stamp of the file it must be (unpickling)."""
-        if identity is not None and not os.path.exists(self.store):
+        """Open the budget store; ``identity``: the stamp of the store it must be (unpickling)."""
+        if identity is not None and not is_url(self.store) and not os.path.exists(self.store):
             raise LedgerError(
                 f"the budget store {self.store} is not on this machine ({socket.gethostname()})"
                 ": an accountant unpickled here (on a worker of another machine, or after the "
                 "file was moved) would charge a new, empty store; nothing was charged. Keep "
                 "the file on a disk that every worker reaches as a local disk, or run the "
                 "fits where it is.")
-        self._store = LedgerStore(self.store, self.timeout)
+        self._store = open_store(self.__dict__.get("_url") or self.store, self.timeout)
         self._identity = self._store.identity()
         if identity is not None and self._identity != identity:
             raise LedgerError(
@@ -248,7 +254,7 @@ class BudgetAccountant:
         Parameters
         ----------
         store : str or path-like
-            The budget store (a SQLite file).
+            The budget store: a SQLite file, or a ``postgresql://`` URL.
         dataset : str
             A dataset whose budget was set in it.
         purpose : str, default=None
@@ -282,17 +288,18 @@ class BudgetAccountant:
         if store is None or dataset is None:
             raise TypeError("BudgetAccountant.open needs the budget store and the dataset: "
                             "BudgetAccountant.open(store, dataset).")
-        path = os.fspath(store)
-        if not os.path.exists(path):
+        path = store if is_url(store) else os.fspath(store)
+        if not is_url(path) and not os.path.exists(path):
             raise ValueError(f"no budget store {path}: create it with "
                              "BudgetAccountant(epsilon, delta, store=..., dataset=...).")
-        cap = LedgerStore(path, timeout).budget(dataset)
+        opened = open_store(path, timeout)
+        cap = opened.budget(dataset)
         if cap is None:
-            raise ValueError(f"the budget store {path} has no budget for dataset {dataset!r}: "
-                             "set it with BudgetAccountant(epsilon, delta, store=..., "
-                             "dataset=...).")
+            raise ValueError(f"the budget store {ledger_name(path)} has no budget for dataset "
+                             f"{dataset!r}: set it with BudgetAccountant(epsilon, delta, "
+                             "store=..., dataset=...).")
         return cls(*cap, store=path, dataset=dataset, purpose=purpose, timeout=timeout,
-                   neighbouring=LedgerStore(path, timeout).relation(dataset))
+                   neighbouring=opened.relation(dataset))
 
     def default_delta(self, epsilon):
         """A fit's delta at ``epsilon`` when its ``delta`` is ``'auto'`` (the estimators' default).
@@ -468,8 +475,7 @@ class BudgetAccountant:
         process folds them once (cached by row id) and reads only the new
         ones; the reservations (but ``exclude``) are folded on top each time.
         """
-        ids = con.execute("SELECT id, status FROM spends WHERE dataset = ? AND status != "
-                          "'released'", (self.dataset,)).fetchall()
+        ids = self._store.counted(con, self.dataset)
         charged = {i for i, status in ids if status == "charged"}
         cache = self.__dict__.get("_file_cache")
         if cache is None or cache[0] != os.getpid() or not cache[1] <= charged:
@@ -688,7 +694,7 @@ class BudgetAccountant:
                 row_id = self._store.add(con, self.dataset, self._row(
                     "charged", epsilon, delta, ledger, label, stored, record))
                 return self._earlier_seed(con, stored, epsilon, row_id)
-            earlier = self._store.transaction(work)
+            earlier = self._store.transaction(work, lock=self.dataset)
         else:
             earlier = self._spend_in_memory(epsilon, delta, ledger, label, seed, record)
         if earlier is not None:
@@ -824,7 +830,7 @@ class BudgetAccountant:
             self._admit(self._file_folded(con), epsilon, delta, None, record["neighbouring"])
             return self._store.add(con, self.dataset, self._row(
                 "reserved", epsilon, delta, None, label, stored, record))
-        return self._store.transaction(work)
+        return self._store.transaction(work, lock=self.dataset)
 
     def charge(self, token, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Turn a reservation into the fit's spend, with the mechanisms it ran.
@@ -875,7 +881,7 @@ class BudgetAccountant:
                 raise RuntimeError(f"internal error: reservation {token} of {self.store} "
                                    "was not reserved.")
             return self._earlier_seed(con, stored, epsilon, token)
-        earlier = self._store.transaction(work)
+        earlier = self._store.transaction(work, lock=self.dataset)
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 

@@ -46,6 +46,20 @@ The file is recognised by ``PRAGMA application_id`` and a ``meta`` table with
 its schema version; a foreign, newer, truncated or corrupt file raises
 :class:`LedgerError` and is never reset. A file locked by another process for
 longer than ``timeout`` seconds raises :class:`LedgerLockedError`.
+
+One storage interface, two stores. :func:`open_store` opens the store a ledger
+names: a path is this SQLite file (the default; it needs nothing), a
+``postgresql://`` URL a database on a PostgreSQL server
+(:class:`~.ledger_postgres.PostgresLedgerStore`, with the optional
+``skdp[postgres]`` extra), shared by machines. Both hold the same tables and
+columns (the server's ``spends`` adds ``spent_by``, the role that inserted the
+row, set by the server) and answer the same methods: ``transaction(work,
+lock=dataset)`` and ``read(work)`` run ``work(con)`` on a connection whose
+``execute(sql, params)`` takes this module's SQL (``?`` placeholders), and
+``select``, ``select_ids``, ``select_seed``, ``counted``, ``add``, ``update``,
+``budget_of`` work inside one; ``rows``, ``insert``, ``budget``,
+``set_budget``, ``relation``, ``datasets``, ``fingerprint`` and ``identity``
+run their own.
 """
 
 import dataclasses
@@ -62,7 +76,7 @@ import time
 from .ledger import LedgerEntry
 
 __all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
-           "scrub_params"]
+           "is_url", "ledger_name", "open_store", "scrub_params"]
 
 APPLICATION_ID = 0x736B6470  # 'skdp'
 SCHEMA_VERSION = 2
@@ -427,11 +441,13 @@ class LedgerStore:
         return salt
 
     # transactions -------------------------------------------------------------------
-    def transaction(self, work):
+    def transaction(self, work, lock=None):
         """Run ``work(con)`` in one ``BEGIN IMMEDIATE`` transaction; return its result.
 
         The write lock is taken first, so the rows ``work`` reads cannot change
-        before it commits. An exception rolls everything back.
+        before it commits. An exception rolls everything back. ``lock`` (a
+        dataset name) is what a server locks (:class:`~.ledger_postgres.PostgresLedgerStore`
+        locks that dataset's cap row); the file's write lock already covers every dataset.
         """
         return self._run("BEGIN IMMEDIATE", work)
 
@@ -453,28 +469,37 @@ class LedgerStore:
                 _rollback(con)
 
     # rows ---------------------------------------------------------------------------
-    @staticmethod
-    def select(con, dataset, statuses=("reserved", "charged")):
+    COLUMNS: tuple[str, ...] = _COLUMNS
+    """The columns of a spend row that :meth:`select` returns."""
+
+    @classmethod
+    def select(cls, con, dataset, statuses=("reserved", "charged")):
         """The rows of ``dataset`` with these statuses, oldest first, as dicts."""
         marks = ",".join("?" * len(statuses))
-        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE dataset = ? "
+        cur = con.execute(f"SELECT {', '.join(cls.COLUMNS)} FROM spends WHERE dataset = ? "
                           f"AND status IN ({marks}) ORDER BY id", (dataset, *statuses))
-        return [dict(zip(_COLUMNS, row)) for row in cur]
+        return [dict(zip(cls.COLUMNS, row)) for row in cur]
 
-    @staticmethod
-    def select_ids(con, ids):
+    @classmethod
+    def select_ids(cls, con, ids):
         """The rows with these ids, as dicts."""
-        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE id IN "
+        cur = con.execute(f"SELECT {', '.join(cls.COLUMNS)} FROM spends WHERE id IN "
                           f"({','.join('?' * len(ids))}) ORDER BY id", list(ids))
-        return [dict(zip(_COLUMNS, row)) for row in cur]
+        return [dict(zip(cls.COLUMNS, row)) for row in cur]
 
-    @staticmethod
-    def select_seed(con, dataset, seed, other_than):
+    @classmethod
+    def select_seed(cls, con, dataset, seed, other_than):
         """The counted rows of ``dataset`` with this seed, but the row ``other_than``."""
-        cur = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM spends WHERE dataset = ? AND "
+        cur = con.execute(f"SELECT {', '.join(cls.COLUMNS)} FROM spends WHERE dataset = ? AND "
                           "seed = ? AND status != 'released' AND id != ? ORDER BY id",
                           (dataset, seed, other_than))
-        return [dict(zip(_COLUMNS, row)) for row in cur]
+        return [dict(zip(cls.COLUMNS, row)) for row in cur]
+
+    @staticmethod
+    def counted(con, dataset):
+        """``(id, status)`` of the counted rows of ``dataset`` (reserved or charged)."""
+        return con.execute("SELECT id, status FROM spends WHERE dataset = ? AND status != "
+                           "'released'", (dataset,)).fetchall()
 
     def rows(self, dataset, statuses=("reserved", "charged")):
         """:meth:`select` in its own read transaction."""
@@ -561,6 +586,68 @@ class LedgerStore:
                               (dataset,)).fetchone()
             return None if row is None else (row[0] or "replace_one")
         return self.read(work)
+
+
+def is_url(ledger):
+    """Whether ``ledger`` names a PostgreSQL database (``postgresql://`` or ``postgres://``).
+
+    Examples
+    --------
+    >>> is_url("postgresql://db.example.org/budgets"), is_url("budget.sqlite")
+    (True, False)
+    """
+    return isinstance(ledger, str) and ledger.startswith(("postgresql://", "postgres://"))
+
+
+def ledger_name(ledger):
+    """How an accountant names (and pickles) its ledger: a file's absolute path, or the URL
+    without its password (credentials come from the environment: ``PGPASSWORD``, a
+    ``.pgpass`` or service file).
+
+    Examples
+    --------
+    >>> ledger_name("postgresql://alice:secret@db.example.org:5432/budgets?sslmode=require")
+    'postgresql://alice@db.example.org:5432/budgets?sslmode=require'
+    """
+    if not is_url(ledger):
+        return os.path.abspath(os.fspath(ledger))
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(ledger)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, host = netloc.rsplit("@", 1)
+        netloc = user.split(":", 1)[0] + "@" + host
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if k != "password"], safe="/")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def open_store(ledger, timeout=30.0):
+    """The store a ledger names: :class:`LedgerStore` (a file) or a PostgreSQL one (a URL).
+
+    Parameters
+    ----------
+    ledger : str or path-like
+        A path, or a ``postgresql://`` URL.
+    timeout : float, default=30.0
+        Seconds to wait for a lock (and, for a server, to connect).
+
+    Returns
+    -------
+    store : LedgerStore or PostgresLedgerStore
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> type(open_store(os.path.join(tempfile.mkdtemp(), "b.sqlite"))).__name__
+    'LedgerStore'
+    """
+    if is_url(ledger):
+        from .ledger_postgres import PostgresLedgerStore
+
+        return PostgresLedgerStore(ledger, timeout)
+    return LedgerStore(ledger, timeout)
 
 
 def scrub_params(text):

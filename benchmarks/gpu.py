@@ -190,9 +190,13 @@ def make_table(n, d, dtype):
     return X.astype(dtype), y_class, y_reg.astype(dtype), table.astype(dtype)
 
 
-# what a solver needs beyond the defaults: srgd minimises the average risk (one group);
+# what a solver needs beyond the defaults: the streaming solvers minimise the average risk
+# (one group); the paper-001 solvers fit the classifier's ramp loss only;
 # spider needs the KL constants (alpha > 0 makes them public)
-SOLVER_PARAMS = {("minimax", "srgd"): dict(group_by=None),
+SOLVER_PARAMS = {**{("minimax", name): dict(group_by=None)
+                    for name in ("srgd", "srg_memf", "memf", "dpsgd")},
+                 **{("minimax", name): dict(loss="ramp")
+                    for name in ("fo_single_pass", "zo_single_pass", "zo_multi_pass")},
                  ("regression", "spider"): dict(alpha=0.01)}
 
 

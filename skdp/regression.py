@@ -150,7 +150,6 @@ _STREAM_BUDGET = {"srgd": "the whole stream: one binary-tree Gaussian mechanism,
                            "mu = sqrt(2 rho)-GDP in all"}
 _MF_BUDGET = ("the whole stream: one matrix-factorisation Gaussian mechanism, "
               "mu = sqrt(2 rho)-GDP (Denisov et al. 2022, Thm 2.1)")
-_STREAM_BACKENDS = {"srgd": ("numpy", "array_api")}  # the MF noise runs in NumPy only
 _CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_", "config"))
 _RADIUS = Option("radius", "float", None, low=0, low_open=True,
                  doc="srgd: radius R of the l2 ball (None: 10)")
@@ -187,10 +186,10 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                dask=True, auto=True, gaussian=True),
     *(SolverSpec(name, stream_solver(name), "streaming", paper,
                  _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS,),
-                 streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)), dask=True)
+                 streaming=True, dask=True)
       for name, paper in _STREAM_PAPER.items()),
     *(SolverSpec(name, _goldstein_solver(name), "goldstein", paper,
-                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS, backends=("numpy",),
+                 _GOLDSTEIN_BUDGET[name], GOLDSTEIN_OPTIONS,
                  auto=name == "fo_single_pass", models=("linear",),
                  info_attributes=_CERTIFICATE)
       for name, paper in _GOLDSTEIN_PAPER.items()),

@@ -269,7 +269,8 @@ def equality(name, solver, arrays, ns, dtype):
     dev = timed_fit(make_estimator(name, solver, np.inf), name, arrays, ns)[0]
     a, b = released(host), released(dev)
     err = float(np.linalg.norm(a - b) / max(np.linalg.norm(a), 1e-12))
-    return {"rel_error": err, "equal": bool(err <= TOLERANCE[dtype])}
+    return {"rel_error": err, "max_abs_diff": float(np.max(np.abs(a - b), initial=0.0)),
+            "equal": bool(err <= TOLERANCE[dtype])}
 
 
 def private(name, solver, arrays, ns, n, cpu_cap, last_cpu):

@@ -79,3 +79,21 @@ def test_torch_backend_draws_the_numpy_generators_numbers_on_the_inputs_device()
         b = getattr(tb, draw)((4, 2), dtype=tb.xp.float32)
         assert isinstance(b, torch.Tensor) and b.dtype == torch.float32
         np.testing.assert_allclose(to_numpy(b), a.astype(np.float32), rtol=0, atol=0)
+
+
+def test_torch_on_an_accelerator_draws_with_a_torch_generator_on_its_device(monkeypatch):
+    # no accelerator here: the CPU stands in for CUDA (the same torch.Generator code path)
+    from skdp import _backend
+
+    monkeypatch.setattr(_backend, "_is_torch_accelerator", lambda xp, device: True)
+    with sklearn.config_context(array_api_dispatch=True):
+        b1 = Backend.from_arrays(torch.zeros(3), random_state=0)
+        b2 = Backend.from_arrays(torch.zeros(3), random_state=0)
+    a = b1.normal((2000,), scale=2.0, dtype=torch.float32)
+    assert isinstance(a, torch.Tensor) and a.dtype == torch.float32 and a.device == b1.device
+    assert torch.equal(a, b2.normal((2000,), scale=2.0, dtype=torch.float32))
+    assert abs(float(a.std()) - 2.0) < 0.2
+    g = b1.gumbel((2000,))
+    assert g.dtype == torch.float64 and abs(float(g.mean()) - 0.5772) < 0.1
+    u = b1.public_uniform((2000,))
+    assert 0 <= float(u.min()) and float(u.max()) < 1

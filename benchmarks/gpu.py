@@ -129,6 +129,10 @@ class Namespace:
             props = self.xp.cuda.runtime.getDeviceProperties(0)
             return f"cupy {self.xp.__version__} on {props['name'].decode()}"
         version = getattr(self.xp, "__version__", "")
+        if self.name == "torch":  # array-api-compat's wrapper has no version of its own
+            import torch
+
+            version = torch.__version__
         return f"{self.name} {version} on {self.device or 'its default device'}".strip()
 
 

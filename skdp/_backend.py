@@ -201,6 +201,20 @@ class Backend:
             self._gpu_rng = cupy.random.default_rng(int(self.rng.integers(2**63)))
         return self._gpu_rng
 
+    def move(self, x):
+        """An array of any namespace (``y`` beside ``X``) in this backend's namespace and device.
+
+        scikit-learn's ``move_to`` where it has one (DLPack, no host copy when the
+        devices allow), else through the host.
+        """
+        if self.is_numpy:
+            return np.asarray(to_numpy(x))
+        try:
+            from sklearn.utils._array_api import move_to
+        except ImportError:  # pragma: no cover - scikit-learn < 1.8
+            return self.asarray(to_numpy(x))
+        return move_to(x, xp=self.xp, device=self.device)
+
     def _torch(self):
         if self._gpu_rng is None:
             import torch

@@ -930,7 +930,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivacyMixin, RegressorMixin, BaseEsti
         warn_large_delta(self.delta_, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
         xp = backend.xp
-        y = xp.astype(y, X.dtype)
+        y = xp.astype(backend.move(y), X.dtype)  # y of another namespace or device follows X
         self.feature_bound_, self.target_bound_ = self._bounds(
             lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_

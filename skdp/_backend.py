@@ -11,7 +11,10 @@ derived from the estimator's ``random_state``:
   numbers whatever the namespace;
 * for CuPy, a ``cupy.random`` generator seeded from it draws the noise on the
   GPU (large draws never cross the bus). Same seed, same result on the same
-  GPU, but not bit-identical to the CPU draws.
+  GPU, but not bit-identical to the CPU draws;
+* for torch on an accelerator (CUDA, MPS), a ``torch.Generator`` on that
+  device seeded from it does the same (torch on the CPU is a CPU namespace:
+  the NumPy generator's numbers, as above).
 
 Note: NumPy's and CuPy's generators are not cryptographically secure, and the
 noise is floating point (Mironov 2012's attack on textbook floating-point
@@ -118,6 +121,32 @@ def _is_cupy_namespace(xp):
     return "cupy" in getattr(xp, "__name__", "")
 
 
+def _is_torch_accelerator(xp, device):
+    """torch on a device other than the CPU (CUDA, MPS...): its noise is drawn there."""
+    return array_api_compat.is_torch_namespace(xp) and getattr(device, "type", "cpu") != "cpu"
+
+
+class _TorchDraws:
+    """The draws :class:`Backend` makes, by a ``torch.Generator`` on the input's device.
+
+    Seeded from the fit's NumPy generator (like CuPy's): the same seed gives the
+    same numbers on the same device, not the CPU's numbers. Draws are float64.
+    """
+
+    def __init__(self, torch, device, seed):
+        self.torch, self.device = torch, device
+        self.generator = torch.Generator(device=device)
+        self.generator.manual_seed(seed)
+
+    def standard_normal(self, shape):
+        return self.torch.randn(shape, generator=self.generator, device=self.device,
+                                dtype=self.torch.float64)
+
+    def random(self, shape):
+        return self.torch.rand(shape, generator=self.generator, device=self.device,
+                               dtype=self.torch.float64)
+
+
 class Backend:
     """Namespace, device and noise generator of one fit.
 
@@ -172,9 +201,32 @@ class Backend:
             self._gpu_rng = cupy.random.default_rng(int(self.rng.integers(2**63)))
         return self._gpu_rng
 
+    def move(self, x):
+        """An array of any namespace (``y`` beside ``X``) in this backend's namespace and device.
+
+        scikit-learn's ``move_to`` where it has one (DLPack, no host copy when the
+        devices allow), else through the host.
+        """
+        if self.is_numpy:
+            return np.asarray(to_numpy(x))
+        try:
+            from sklearn.utils._array_api import move_to
+        except ImportError:  # pragma: no cover - scikit-learn < 1.8
+            return self.asarray(to_numpy(x))
+        return move_to(x, xp=self.xp, device=self.device)
+
+    def _torch(self):
+        if self._gpu_rng is None:
+            import torch
+
+            self._gpu_rng = _TorchDraws(torch, self.device, int(self.rng.integers(2**63)))
+        return self._gpu_rng
+
     def _draw(self, host_draw, gpu_draw, dtype):
         if _is_cupy_namespace(self.xp):
             return gpu_draw(self._gpu()).astype(dtype or "float64", copy=False)
+        if _is_torch_accelerator(self.xp, self.device):
+            return self.xp.astype(gpu_draw(self._torch()), dtype or self.xp.float64)
         return self.asarray(host_draw(self.rng), dtype=dtype)
 
     # -- privacy noise: drawn only by skdp.privacy (its Release records every draw) --

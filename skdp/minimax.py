@@ -98,24 +98,23 @@ SOLVER_SPECS = {
         losses=_LOGISTIC),
     **{name: SolverSpec(name, STREAM_CLASSIFIERS[name], "streaming", paper,
                         _STREAM + ("; tree: 003 Lemma 4.3)" if name == "srgd" else ")"),
-                        options=STREAM_OPTIONS, streaming=True, dask=True, losses=_LOGISTIC,
-                        backends=("numpy", "array_api") if name == "srgd" else ("numpy",))
+                        options=STREAM_OPTIONS, streaming=True, dask=True, losses=_LOGISTIC)
        for name, paper in _STREAM_PAPERS.items()},
     "fo_single_pass": SolverSpec(
         "fo_single_pass", GOLDSTEIN_CLASSIFIERS["fo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 5, Thm 6.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), auto=True, losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, auto=True, losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
     "zo_single_pass": SolverSpec(
         "zo_single_pass", GOLDSTEIN_CLASSIFIERS["zo_single_pass"], "goldstein",
         "paper 001 Alg. 2 + 3, Thm 3.1", _RAMP + "one tree mechanism (001 Prop. 2.5)",
-        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
     "zo_multi_pass": SolverSpec(
         "zo_multi_pass", GOLDSTEIN_CLASSIFIERS["zo_multi_pass"], "goldstein",
         "paper 001 Alg. 2 + 4, Thm 4.1",
         _RAMP + "K_a anchor and K_d difference Gaussian releases (001 Lemma 4.3)",
-        options=_GOLDSTEIN_OPTIONS, backends=("numpy",), losses=_RAMP_LOSS,
+        options=_GOLDSTEIN_OPTIONS, losses=_RAMP_LOSS,
         info_attributes=_CERTIFICATE),
 }
 """Every solver of :class:`PrivateMinimaxClassifier`: ``{name: SolverSpec}``.

@@ -131,7 +131,6 @@ _STREAM_BUDGET = {"srgd": "the whole stream: one binary-tree Gaussian mechanism,
                            "mu = sqrt(2 rho)-GDP in all"}
 _MF_BUDGET = ("the whole stream: one matrix-factorisation Gaussian mechanism, "
               "mu = sqrt(2 rho)-GDP (Denisov et al. 2022, Thm 2.1)")
-_STREAM_BACKENDS = {"srgd": ("numpy", "array_api")}  # the MF noise runs in NumPy only
 _CERTIFICATE = (("goldstein_certificate_", "certificate"), ("goldstein_config_", "config"))
 _RADIUS = Option("radius", "float", None, low=0, low_open=True,
                  doc="srgd: radius R of the l2 ball (None: 10)")
@@ -184,11 +183,11 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                dask=True, auto=True, gaussian=True),
     *(SolverSpec(name, stream_solver(name), "streaming", paper,
                  _STREAM_BUDGET.get(name, _MF_BUDGET), STREAM_OPTIONS + (_RADIUS, _SMOOTHNESS),
-                 streaming=True, backends=_STREAM_BACKENDS.get(name, ("numpy",)), dask=True)
+                 streaming=True, dask=True)
       for name, paper in _STREAM_PAPER.items()),
     *(SolverSpec(name, goldstein_solver(name), "goldstein", paper,
                  _GOLDSTEIN_BUDGET[name],
-                 GOLDSTEIN_OPTIONS + (RADIUS_OPTION, _PRECONDITION), backends=("numpy",),
+                 GOLDSTEIN_OPTIONS + (RADIUS_OPTION, _PRECONDITION),
                  auto=name == "fo_single_pass", models=("linear",),
                  info_attributes=_CERTIFICATE)
       for name, paper in _GOLDSTEIN_PAPER.items()),
@@ -986,7 +985,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         warn_large_delta(self.delta_, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
         xp = backend.xp
-        y = xp.astype(y, X.dtype)
+        y = xp.astype(backend.move(y), X.dtype)  # y of another namespace or device follows X
         self.feature_bound_, self.target_bound_ = self._bounds(
             lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_

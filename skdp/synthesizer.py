@@ -45,6 +45,15 @@ from .solvers.synth.registry import SOLVER_SPECS
 
 __all__ = ["SaddlePointSynthesizer", "SOLVER_SPECS"]
 
+def _is_namespace_array(X):
+    """An in-memory array of an array-API namespace (NumPy, CuPy, torch, array-api-strict).
+
+    Not ``hasattr(X, '__array_namespace__')``: a torch tensor has no such method
+    (array-api-compat wraps its namespace). Dask arrays are read by ``_read_dask``.
+    """
+    return array_api_compat.is_array_api_obj(X) and not array_api_compat.is_dask_array(X)
+
+
 def _object_array(X):
     """An untyped table (nested lists) as an object array: no dtype inferred from its values."""
     try:
@@ -518,7 +527,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
 
     def _read_arrays(self, X, feature_names):
         """An in-memory table: its backend, columns, how their domains are found, values."""
-        backend = Backend.from_arrays(*([X] if hasattr(X, "__array_namespace__") else []),
+        backend = Backend.from_arrays(*([X] if _is_namespace_array(X) else []),
                                       random_state=self.random_state)
         columns, values = self._read(X, reset=True, feature_names=feature_names)
         how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
@@ -657,8 +666,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         if frame is not None:
             names = encoding.frame_names(frame, feature_names)
             X = X.astype(object)
-        elif (hasattr(X, "__array_namespace__") or array_api_compat.is_cupy_array(X)) \
-                and not isinstance(X, np.ndarray):
+        elif _is_namespace_array(X) and not isinstance(X, np.ndarray):
             X = to_numpy(X)  # any array-API input, CuPy included: binned on the host
         elif not hasattr(X, "dtype"):
             # a list (or other untyped container): NumPy would infer one dtype for every

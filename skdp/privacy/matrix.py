@@ -294,10 +294,10 @@ class BandedToeplitzNoise:
     def next(self, dtype=None):
         """Draw the next noise ``w_t``."""
         w = self.backend.normal(self.shape, scale=self.sigma, dtype=dtype)
-        for c, past in zip(self.coef[1:], self.past):
+        for c, past in zip(self.coef[1:].tolist(), self.past):  # Python floats: any namespace
             if c != 0:
                 w = w - c * past
-        w = w / self.coef[0]
+        w = w / float(self.coef[0])
         if self.past.maxlen:
             self.past.appendleft(w)
         self.t += 1

@@ -120,6 +120,12 @@ def tree_sigma(sensitivity, rho, horizon):
     return sensitivity * math.sqrt(max_nodes_per_leaf(horizon) / (2.0 * rho))
 
 
+def _float_dtype(value):
+    """The float dtype of an array element (None: the backend's float64)."""
+    dtype = getattr(value, "dtype", None)
+    return dtype if dtype is not None and "float" in str(dtype) else None
+
+
 class TreeAggregator:
     """Streaming noisy prefix sums by the binary-tree mechanism.
 
@@ -158,32 +164,37 @@ class TreeAggregator:
         self._sum = None
         self._nodes = {}  # level -> (index, noise): the open node of each level
 
-    def _node_noise(self, level, index):
+    def _node_noise(self, level, index, dtype=None):
         cached = self._nodes.get(level)
         if cached is None or cached[0] != index:
-            cached = (index, self.backend.normal(self.shape, scale=self.sigma))
+            cached = (index, self.backend.normal(self.shape, scale=self.sigma, dtype=dtype))
             self._nodes[level] = cached
         return cached[1]
 
-    def noise(self):
-        """Noise of the current prefix: the sum of its nodes' noises."""
+    def noise(self, dtype=None):
+        """Noise of the current prefix: the sum of its nodes' noises (in ``dtype``, default
+        float64; a node drawn earlier keeps the dtype it was drawn in)."""
         if self.t == 0:
             raise ValueError("no element added yet.")
         total = None
         for level, index in node_decomposition(self.t):
-            z = self._node_noise(level, index)
+            z = self._node_noise(level, index, dtype)
             total = z if total is None else total + z
         return total
 
     def add(self, value):
-        """Add the next element; return the noisy prefix sum up to it."""
+        """Add the next element; return the noisy prefix sum up to it.
+
+        The noise is drawn in the element's float dtype (a float32 stream stays
+        float32), or float64 for an element without one (a Python float).
+        """
         if self.t >= self.horizon:
             raise ValueError(f"the tree was built for {self.horizon} elements.")
         self.t += 1
         self._sum = value if self._sum is None else self._sum + value
         if self.sigma == 0:
             return self._sum
-        return self._sum + self.noise()
+        return self._sum + self.noise(dtype=_float_dtype(value))
 
 
 class TreeMechanism:

@@ -8,6 +8,14 @@ zero- and first-order gradient estimators, tree and multi-pass mechanisms).
 releases; :mod:`~skdp.solvers.goldstein.certificate` the non-private Goldstein-gap bound;
 :mod:`~skdp.solvers.goldstein.regressor` and :mod:`~skdp.solvers.goldstein.classifier` the
 adapters from the two estimators' problems.
+
+Array API: the solvers compute in the namespace and on the device of the design
+(CuPy, torch, array-api-strict; ``tests/test_torch.py``); the random directions and
+the tree's noise come from the fit's backend. Only scalars cross to the host: one
+norm per O2NC step (the clip of the update, ``o2nc.py``) and the final certificate;
+the loop over steps is sequential (each step reads the last iterate). The
+non-private :func:`~skdp.solvers.goldstein.certificate.goldstein_gap` solves its
+small min-norm problem (``n_points x d`` gradients) on the host.
 """
 
 from .certificate import goldstein_gap, min_norm_in_hull

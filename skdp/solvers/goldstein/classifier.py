@@ -21,6 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..._backend import array_api_compat
 from .config import GOLDSTEIN_OPTIONS, goldstein_config
 from .o2nc import GOLDSTEIN_SOLVERS
 from .oracles import GLMProblem
@@ -57,7 +58,8 @@ def _design(data):
     xp = data.xp
     A = data.scale[:, None] * data.X
     if data.intercept_scale > 0:
-        A = xp.concat([A, xp.full((data.n, 1), data.intercept_scale, dtype=A.dtype)], axis=1)
+        A = xp.concat([A, xp.full((data.n, 1), data.intercept_scale, dtype=A.dtype,
+                                  device=array_api_compat.device(A))], axis=1)
     return A
 
 
@@ -88,12 +90,12 @@ def _classifier(solver):
             theory=problem.theory,
             options={**({} if problem.theory else CLASSIFIER_OPTIONS), **given},
             dtype=A.dtype, verbose=problem.verbose)
-        w0 = xp.zeros(glm.d, dtype=A.dtype)
+        w0 = xp.zeros(glm.d, dtype=A.dtype, device=budget.backend.device)
         result = GOLDSTEIN_SOLVERS[solver](glm, w0, cfg, budget, label=solver)
         W = xp.reshape(result.solution, (k, glm.p))
         coef = W[:, :data.p]
         intercept = (data.intercept_scale * W[:, data.p] if data.intercept_scale > 0
-                     else xp.zeros(k, dtype=A.dtype))
+                     else xp.zeros(k, dtype=A.dtype, device=budget.backend.device))
         config = {key: value for key, value in vars(cfg).items() if key != "dtype"}
         return SolverResult(solution=(coef, intercept), n_iter=result.n_iter,
                             history=result.history,

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from ..._backend import array_api_compat
 from ...privacy.clipping import clip_factors
 from ..losses.classification import curvature_at_zero, lipschitz, loss_and_residual
 from ..spec import SolverResult
@@ -93,7 +94,7 @@ class _Phase:
     def __init__(self, data, idx, weights_per_group, clip):
         from ..._backend import to_numpy
 
-        take = data.subset(data.xp.asarray(idx) if not isinstance(data.X, np.ndarray) else idx)
+        take = data.subset(idx if isinstance(data.X, np.ndarray) else _on_device(data, idx))
         scale = np.asarray(to_numpy(take.scale), dtype=float)
         self.A = np.asarray(to_numpy(take.X), dtype=float) * scale[:, None]
         if data.center is not None:  # rows centred on the private feature mean
@@ -265,17 +266,25 @@ def mlmc(problem, budget, options):
                         n_iter=phases, info=dict(group_weights=weights_sum / phases))
 
 
+def _on_device(data, host, dtype=None):
+    """A host array (indices, the phase's model) in the data's namespace, device and dtype."""
+    if isinstance(data.X, np.ndarray):  # NumPy as before (float64 models on float32 rows)
+        return np.asarray(host)
+    return data.xp.asarray(host, dtype=dtype, device=array_api_compat.device(data.X))
+
+
 def _phase_weights(data, idx, theta, loss_clip, loss_sens, losses, batch_sizes, theory, prior):
     """Group weights of a phase: softmax of its noisy clipped group losses at ``theta``."""
     if data.n_groups == 1:
         return np.ones(1)
     from ..._backend import to_numpy
 
-    take = data.subset(idx if isinstance(data.X, np.ndarray) else data.xp.asarray(idx))
+    take = data.subset(idx if isinstance(data.X, np.ndarray) else _on_device(data, idx))
     Wt = theta[:, :-1] if data.intercept_scale > 0 else theta
     bt = theta[:, -1] if data.intercept_scale > 0 else np.zeros(theta.shape[0])
     xp = data.xp
-    loss, _ = loss_and_residual(take.margins(xp.asarray(Wt), xp.asarray(bt)), take.targets, xp)
+    Wt, bt = _on_device(data, Wt, data.X.dtype), _on_device(data, bt, data.X.dtype)
+    loss, _ = loss_and_residual(take.margins(Wt, bt), take.targets, xp)
     clipped = np.minimum(np.asarray(to_numpy(loss), dtype=float), loss_clip)
     onehot = np.asarray(to_numpy(take.onehot), dtype=float)
     values = losses(onehot.T @ clipped / batch_sizes, loss_sens)

@@ -736,6 +736,8 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         are summed in one pass over its partitions."""
         if not index:
             return
+        if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
+            fit = fit.on_host(get_namespace(np.zeros(1)))
         cols = [columns[j] for j in index]
         if isinstance(values, list):
             measure_domains(cols, [values[j] for j in index], rho, measure, fit,

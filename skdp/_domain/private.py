@@ -26,8 +26,9 @@ from .fine import fine_grid, has_fine_grid
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
 __all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
-           "fine_counts", "fine_grids", "gaussian_share", "to_fine", "measure_domains", "private_domains", "quantile_bins",
-           "quantile_counts", "quantile_grid", "to_compress", "to_quantile"]
+           "fine_counts", "fine_grids", "gaussian_share", "measure_domains", "private_domains",
+           "quantile_bins", "quantile_counts", "quantile_grid", "to_compress", "to_fine",
+           "to_quantile"]
 
 
 def gaussian_share(fit, rho):

@@ -651,9 +651,12 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         # which columns get a fine grid is public (kinds, bounds); those found privately
         # are known after their release, which already makes the budget a shared one
         fine = [] if find else to_fine(columns, self.resolution)
+        mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
         if not n_measured and not fine:
-            mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
             return Budget.for_fit(backend, epsilon, delta, rho, mu=mu, exclusive=True)
+        if not n_measured:  # the fine grids' Gaussian release and the solver's only
+            return self._fine_and_solver(columns, values, fine, epsilon, delta, rho, mu,
+                                         backend)
         fit = Budget.for_fit(backend, epsilon, delta, rho, exclusive=False)
         rho_domain = self.domain_share * rho if n_measured else 0.0
         if find:  # each release's share in proportion to its columns: one noise scale
@@ -673,6 +676,21 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         rest = rho if math.isinf(rho) else rho - rho_domain - rho_fine
         # not private: mu = inf, so the solver's Gaussian release is recorded (without noise)
         return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False)
+
+    def _fine_and_solver(self, columns, values, fine, epsilon, delta, rho, mu, backend):
+        """The fine grids' release on ``resolution_share`` of ``rho`` (``rho_f``-zCDP, i.e.
+        ``sqrt(2 rho_f)``-GDP), and the solver's budget: ``rho - rho_f``-zCDP and
+        ``sqrt(mu**2 - 2 rho_f)``-GDP. Both splits are exact: a solver of Gaussian releases
+        only composes with the fine release to ``mu``-GDP (Dong–Roth–Su 2022 Cor. 3.3), which
+        is the fit's (epsilon, delta) exactly (Cor. 2.13); any other composes in zCDP to
+        ``rho`` (Bun–Steinke 2016 Lemma 2.3)."""
+        fit = Budget.for_fit(backend, epsilon, delta, rho, mu=mu, exclusive=False)
+        rho_fine = self.resolution_share * rho
+        self._measure_domain(columns, values, fine, rho_fine, fine_grids, fit)
+        if math.isinf(rho):
+            return fit.share(rho, mu=math.inf, exclusive=False)
+        rest_mu = math.sqrt(max(mu * mu - 2.0 * rho_fine, 0.0))
+        return fit.share(rho - rho_fine, mu=rest_mu, exclusive=False)
 
     def _progress(self, t, total, gap):
         msg = f"[{self.solver_}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")

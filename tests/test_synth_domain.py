@@ -13,7 +13,7 @@ from scipy import stats
 
 from skdp import audit
 from skdp._domain import Column
-from skdp.privacy.accounting import approx_dp_to_zcdp, gaussian_sigma
+from skdp.privacy.accounting import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
 from skdp.privacy.release import Release
 from skdp.synthesizer import SaddlePointSynthesizer
 
@@ -271,9 +271,14 @@ def test_fine_grid_release_sensitivity_and_ledger(releases, neighbouring, factor
     assert entry.label == label and entry.rho == pytest.approx(rho)
     if neighbouring == "add_remove":  # the replace-one sensitivity is recorded with it
         assert entry.replace_ratio == pytest.approx(math.sqrt(2))
-    total = sum(e.rho for e in synth.privacy_ledger_.entries)
-    assert total == pytest.approx(approx_dp_to_zcdp(1.0, 1e-6))
+    assert synth.solver_ == "smd"  # the rest of the GDP mu: the fit spends epsilon exactly
+    assert synth.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)
     assert synth.privacy_spent_[0] <= 1.0 + 1e-9
+    aim = _fit(_spiky(500), domain=SPIKY, solver="aim", n_iter=5, resolution=64,
+               solver_options=dict(max_rounds=2, round_iter=2))
+    total = sum(e.rho for e in aim.privacy_ledger_.entries)  # zCDP: the shares add up
+    assert total == pytest.approx(approx_dp_to_zcdp(1.0, 1e-6))
+    assert aim.privacy_ledger_.entries[0].rho == pytest.approx(0.1 * total)
     # the grids: per integer for months (73 integers <= 64? no: 73 > 64, so equal cells);
     # bound cells and 64 equal cells for the others
     assert synth.resolution_["months"]["cells"] == 64
@@ -355,3 +360,18 @@ def test_fine_grid_conditional_on_the_coarse_bin():
     assert 0.55 < np.mean(low == 0.0) < 0.68 and np.all((low == 0) | (low >= 4))
     high = col.decode(np.ones(20000, dtype=np.int64), rng)
     assert np.all((high >= 5) & (high <= 10)) and np.all((high >= 9) | (high == 10))
+
+
+def test_fine_grid_and_smd_compose_exactly_in_gdp(releases):
+    """Two Gaussian releases, the fine grids' on resolution_share of rho, smd's on the rest of
+    the GDP mu: the fit spends its epsilon exactly (Dong-Roth-Su Cor. 2.13, 3.3)."""
+    X = _spiky(1000)[["months", "c"]]
+    synth = _fit(X, domain={"months": (0, 72), "c": ["a", "b"]}, solver="smd", epsilon=0.7)
+    (l1, s1, sig1), (l2, s2, sig2) = releases[:2]
+    rho, mu = approx_dp_to_zcdp(0.7, 1e-6), approx_dp_to_gdp(0.7, 1e-6)
+    assert l1 == "fine grid counts of 1 columns" and l2.endswith("workload marginals")
+    assert sig1 == pytest.approx(gaussian_sigma(math.sqrt(2), 0.1 * rho))
+    assert s2 / sig2 == pytest.approx(math.sqrt(mu ** 2 - 2 * 0.1 * rho))
+    assert synth.privacy_method_ == "gdp"
+    assert synth.privacy_spent_[0] == pytest.approx(0.7, rel=1e-6)
+    assert synth.privacy_spent_[0] <= 0.7 * (1 + 1e-9)

@@ -283,6 +283,11 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
     resolution_share : float, default=0.1
         Share of the zCDP budget spent on the fine grids when some column
         has one (the rest, after ``domain_share`` if any, goes to the solver).
+        Without other domain releases the solver also gets the rest of the
+        Gaussian-DP budget, ``sqrt(mu**2 - 2 rho_f)``: ``'smd'``'s single
+        Gaussian release then composes with the fine grids' exactly to the
+        fit's ``mu`` (Dong–Roth–Su 2022 Cor. 3.3, 2.13), the other solvers
+        in zCDP to ``rho`` (Bun–Steinke 2016 Lemma 2.3).
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the

@@ -27,8 +27,9 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted, vali
 
 from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to_numpy
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
-from ._domain.private import (compress_columns, compress_counts, find_domains, measure_domains,
-                              quantile_bins, quantile_counts, to_compress, to_quantile)
+from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
+                              fine_grids, measure_domains, quantile_bins, quantile_counts,
+                              to_compress, to_fine, to_quantile)
 from ._base import PrivateEstimator
 from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
@@ -80,6 +81,12 @@ __getattr__ = deprecated_names(__name__, {
     "DASK_SOLVERS": (lambda: frozenset(choices_with(SOLVER_SPECS, dask=True)),
                      "choices_with(SOLVER_SPECS, dask=True)"),
 })
+
+RESOLUTION = 256
+"""Fine cells per numeric column by default (``resolution``; measured in
+``benchmarks/RESULTS.md``, "Numeric columns at the resolution of the data")."""
+RESOLUTION_SHARE = 0.1
+"""Share of the zCDP budget spent on the fine grids by default (``resolution_share``)."""
 
 SAMPLE_PARTITION = 1_000_000
 """Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
@@ -261,6 +268,35 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (``max_categories``) or binned at quantiles (``bin_strategy``). The
         share is split between these releases in proportion to their numbers
         of columns, so that all domain counts get the same noise.
+    resolution : int or None, default=256
+        Fine cells per numeric column (issue 30): the model sees a numeric
+        column through its ``n_bins`` bins, and its values are placed within
+        a bin from a finer release of the column's 1-way distribution. Every
+        numeric column with finite public bounds ``low < high`` gets a public
+        fine grid: one cell per integer for an integer column whose bounds
+        hold at most ``resolution`` integers; otherwise a point cell at each
+        bound (the values equal to it or clipped to it: point masses at the
+        bounds survive) and ``resolution`` equal cells between them. The
+        counts of all these columns on their grids are released by one
+        Gaussian mechanism from ``resolution_share`` of the zCDP budget
+        (a row falls in one cell per column: l2-sensitivity ``sqrt(d)`` for
+        ``d`` columns under add/remove, ``sqrt(2 d)`` under replace-one;
+        Bun–Steinke 2016 Prop. 1.6: ``rho = sensitivity**2 / (2 sigma**2)``).
+        Sampling then draws a fine cell within the value's bin in proportion
+        to the noisy counts projected onto the non-negative vectors of their
+        total (post-processing), and a value within the cell: the integer
+        itself, the bound itself, or a uniform draw (an integer for integer
+        columns). The 2-way structure stays that of the model's bins.
+        ``None``: no fine release, values drawn uniformly within their bin.
+        The default was chosen on validation tables (``benchmarks/RESULTS.md``).
+    resolution_share : float, default=0.1
+        Share of the zCDP budget spent on the fine grids when some column
+        has one (the rest, after ``domain_share`` if any, goes to the solver).
+        Without other domain releases the solver also gets the rest of the
+        Gaussian-DP budget, ``sqrt(mu**2 - 2 rho_f)``: ``'smd'``'s single
+        Gaussian release then composes with the fine grids' exactly to the
+        fit's ``mu`` (Dong–Roth–Su 2022 Cor. 3.3, 2.13), the other solvers
+        in zCDP to ``rho`` (Bun–Steinke 2016 Lemma 2.3).
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -312,6 +348,12 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     bin_edges_ : dict
         Column name -> its ``n_bins + 1`` bin edges (ndarray), for the columns
         binned at quantiles (``bin_strategy='quantile'``); empty otherwise.
+    resolution_ : dict
+        Column name -> its fine grid (``resolution``): ``{"low", "high",
+        "integer", "values"}`` (one cell per integer) or ``{"low", "high",
+        "integer", "cells"}`` (the bound cells and ``cells`` equal cells),
+        with ``"counts"``, the released noisy counts (the order of the cells).
+        Empty when no column has one.
     marginals_ : list of tuple
         The workload marginals (column names).
     n_records_ : int
@@ -377,6 +419,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "domain_shape_": "post",
         "compression_": "post",       # the released counts of the compressed columns
         "bin_edges_": "post",         # public bounds, or the released quantiles
+        "resolution_": "release",     # each numeric column's fine grid and its noisy counts
         "marginals_": "public",       # the workload on the column names
         "n_records_": "post",         # n (public, replace-one) or its noisy estimate
         "n_iter_": "post",
@@ -398,6 +441,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
+        "resolution": [Interval(Integral, 1, None, closed="left"), None],
+        "resolution_share": [Interval(Real, 0, 1, closed="neither")],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
         "solver_options": [dict, None],
         "accountant": ACCOUNTANT_CONSTRAINT,
@@ -407,7 +452,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
 
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", workload=2, domain=None,
                  missing="keep", n_bins=10, bin_strategy="uniform", max_categories=100,
-                 n_iter="auto", tol="auto", domain_share=0.1, neighbouring="replace_one",
+                 n_iter="auto", tol="auto", domain_share=0.1, resolution=RESOLUTION,
+                 resolution_share=RESOLUTION_SHARE, neighbouring="replace_one",
                  solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -421,6 +467,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         self.n_iter = n_iter
         self.tol = tol
         self.domain_share = domain_share
+        self.resolution = resolution
+        self.resolution_share = resolution_share
         self.neighbouring = neighbouring
         self.solver_options = solver_options
         self.accountant = accountant
@@ -497,6 +545,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             domain_={c.name: c.describe() for c in columns}, domain_shape_=shape,
             compression_={c.name: c.compression() for c in columns if c.cells is not None},
             bin_edges_={c.name: c.edges.copy() for c in columns if c.edges is not None},
+            resolution_={c.name: c.fine.describe() for c in columns
+                         if c.fine is not None and c.fine.counts is not None},
             marginals_=[tuple(columns[i].name for i in m) for m in marginals],
             n_records_=n_records, duality_gap_=float(gap), step_rule_=info.get("step_rule"),
             solver_info_=info)
@@ -627,22 +677,49 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         delta_main = delta / 2.0 if any(columns[j].categorical for j in find) else delta
         rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
         n_measured = len(find) + len(compress) + len(quantile)
-        if not n_measured:
-            mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
+        # which columns get a fine grid is public (kinds, bounds); those found privately
+        # are known after their release, which already makes the budget a shared one
+        fine = [] if find else to_fine(columns, self.resolution)
+        mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
+        if not n_measured and not fine:
             return Budget.for_fit(backend, epsilon, delta, rho, mu=mu, exclusive=True)
+        if not n_measured:  # the fine grids' Gaussian release and the solver's only
+            return self._fine_and_solver(columns, values, fine, epsilon, delta, rho, mu,
+                                         backend)
         fit = Budget.for_fit(backend, epsilon, delta, rho, exclusive=False)
-        rho_domain = self.domain_share * rho
+        rho_domain = self.domain_share * rho if n_measured else 0.0
         if find:  # each release's share in proportion to its columns: one noise scale
             self._private_domain([columns[j] for j in find], [values[j] for j in find],
                                  rho_domain * (len(find) / n_measured), delta - delta_main,
                                  fit)
-        self._measure_domain(columns, values, compress, rho_domain * (len(compress) / n_measured),
-                             compress_columns, fit, self.max_categories)
-        self._measure_domain(columns, values, quantile, rho_domain * (len(quantile) / n_measured),
-                             quantile_bins, fit)
-        rest = rho if math.isinf(rho) else rho - rho_domain
+            fine = to_fine(columns, self.resolution)
+        if n_measured:
+            self._measure_domain(columns, values, compress,
+                                 rho_domain * (len(compress) / n_measured),
+                                 compress_columns, fit, self.max_categories)
+            self._measure_domain(columns, values, quantile,
+                                 rho_domain * (len(quantile) / n_measured),
+                                 quantile_bins, fit)
+        rho_fine = self.resolution_share * rho if fine else 0.0
+        self._measure_domain(columns, values, fine, rho_fine, fine_grids, fit)
+        rest = rho if math.isinf(rho) else rho - rho_domain - rho_fine
         # not private: mu = inf, so the solver's Gaussian release is recorded (without noise)
         return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False)
+
+    def _fine_and_solver(self, columns, values, fine, epsilon, delta, rho, mu, backend):
+        """The fine grids' release on ``resolution_share`` of ``rho`` (``rho_f``-zCDP, i.e.
+        ``sqrt(2 rho_f)``-GDP), and the solver's budget: ``rho - rho_f``-zCDP and
+        ``sqrt(mu**2 - 2 rho_f)``-GDP. Both splits are exact: a solver of Gaussian releases
+        only composes with the fine release to ``mu``-GDP (Dong–Roth–Su 2022 Cor. 3.3), which
+        is the fit's (epsilon, delta) exactly (Cor. 2.13); any other composes in zCDP to
+        ``rho`` (Bun–Steinke 2016 Lemma 2.3)."""
+        fit = Budget.for_fit(backend, epsilon, delta, rho, mu=mu, exclusive=False)
+        rho_fine = self.resolution_share * rho
+        self._measure_domain(columns, values, fine, rho_fine, fine_grids, fit)
+        if math.isinf(rho):
+            return fit.share(rho, mu=math.inf, exclusive=False)
+        rest_mu = math.sqrt(max(mu * mu - 2.0 * rho_fine, 0.0))
+        return fit.share(rho - rho_fine, mu=rest_mu, exclusive=False)
 
     def _progress(self, t, total, gap):
         msg = f"[{self.solver_}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
@@ -705,12 +782,15 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         are summed in one pass over its partitions."""
         if not index:
             return
+        if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
+            fit = fit.on_host(get_namespace(np.zeros(1)))
         cols = [columns[j] for j in index]
         if isinstance(values, list):
             measure_domains(cols, [values[j] for j in index], rho, measure, fit,
                             self.neighbouring, *args)
             return
-        counter = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
+        counter = {compress_columns: compress_counts, quantile_bins: quantile_counts,
+                   fine_grids: fine_counts}[measure]
         measure_domains(cols, None, rho, measure, fit, self.neighbouring, *args,
                         counts=dask_io.domain_counts(values, counter, cols, index))
 
@@ -724,8 +804,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         ``'mst'`` and ``'aim'``: records drawn from ``model_`` by forward
         sampling on its junction tree, each clique's counts within a group of
         rows rounded the same way (private-pgm's ``synthetic_data``), so that
-        the sample's marginals stay within a few rows of the model's. Numeric values are drawn
-        uniformly within their bin (integers within it for integer columns).
+        the sample's marginals stay within a few rows of the model's. Numeric values are placed
+        within their bin from the released fine grid (``resolution``), or drawn uniformly
+        within it (integers within it for integer columns) without one.
         The table is built in batches
         (:meth:`iter_sample`), and a request whose output cannot fit in the
         available memory is refused before anything is drawn. Post-processing:

@@ -219,3 +219,30 @@ SYNTH_KIND_CANARIES = {
     "string_in_numbers": lambda: (SaddlePointSynthesizer(domain="private", n_iter=50),
                                   _one_row_changed("a string"), _cells),
 }
+
+
+# Issue 30, item 1: the synthesizer's fine-grid release (``resolution``) of a numeric
+# column, audited on its own released counts. D0 and D1 differ in one row whose value moves
+# from the column's common value (10) to a value no other row holds (90): a replace-one
+# change of two fine counts. The statistic reads the released counts of those two cells
+# (their difference: the whole GDP of the release). resolution_share=0.5 (a public knob)
+# so that the broken variant is caught with 200 fits per side.
+FINE_X = np.column_stack([np.full(40, 10), _rng.integers(0, 3, 40)])
+
+
+def fine_grid_case(epsilon):
+    """(estimator, canary, statistic) of the fine-grid audit at ``epsilon``."""
+    est = SaddlePointSynthesizer(epsilon=epsilon, delta=1e-5, solver="smd", n_iter=20,
+                                 n_bins=2, domain={0: {"low": 0, "high": 100, "integer": True},
+                                                   1: [0, 1, 2]},
+                                 resolution=128, resolution_share=0.5)
+    X_in = FINE_X.copy()
+    X_in[0, 0] = 90
+    canary = Canary(X_out=FINE_X, y_out=None, X_in=X_in, y_in=None,
+                    record_out=(FINE_X[:1], None), record_in=(X_in[:1], None), index=0)
+
+    def statistic(fitted, canary):
+        counts = fitted.resolution_[0]["counts"]  # one cell per integer 0 .. 100
+        return counts[90] - counts[10]
+
+    return est, canary, statistic

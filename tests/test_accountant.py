@@ -257,9 +257,9 @@ def test_deprecated_names_of_the_store_and_of_cancel_warn_and_still_work(tmp_pat
 
 def test_spend_is_the_deprecated_name_of_ledger_entry():
     import skdp.privacy
-    from skdp.privacy import accounting
-    from skdp.privacy.accounting import LedgerEntry
-    for module in (skdp.privacy, accounting):
+    from skdp.privacy import ledger
+    from skdp.privacy.ledger import LedgerEntry
+    for module in (skdp.privacy, ledger):
         with pytest.warns(FutureWarning, match="LedgerEntry"):
             assert module.Spend is LedgerEntry
     ledger = PrivacyLedger()

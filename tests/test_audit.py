@@ -316,3 +316,21 @@ def test_synthesizer_kind_canaries_stay_below_the_claim(name):
         res = audit_estimator(est, canary.X_out, canary=canary, statistic=statistic,
                               n_trials=100, random_state=0)
     assert res.epsilon_lower_bound <= est.epsilon, res.summary()
+
+
+# ---------------------------------------------------------------------------
+# The synthesizer's fine-grid release (issue 30, item 1)
+# ---------------------------------------------------------------------------
+def test_synth_fine_grid_release_audit():
+    """Its claim holds at the canary, and a noise divided by 10 is caught."""
+    from _audit_cases import fine_grid_case
+
+    est, canary, statistic = fine_grid_case(2.0)
+    kw = dict(n_trials=200, canary=canary, statistic=statistic, split=0.3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = audit_estimator(est, canary.X_out, **kw)
+        assert res.epsilon_lower_bound <= 2.0, res.summary()
+        with weakened_noise(10.0):
+            broken = audit_estimator(est, canary.X_out, **kw)
+    assert broken.epsilon_lower_bound > 2.0, broken.summary()

@@ -23,7 +23,7 @@ import pytest
 
 from skdp import BudgetAccountant, BudgetExceededError
 from skdp.privacy.accountant import LedgerError, LedgerLockedError
-from skdp.privacy.accounting import PrivacyLedger
+from skdp.privacy.ledger import PrivacyLedger
 from _toy import NoisyMeanRegressor
 from test_ledger_store import Stalling, run_all
 

@@ -13,7 +13,7 @@ from scipy import stats
 
 from skdp import audit
 from skdp._domain import Column
-from skdp.privacy.ledger import approx_dp_to_zcdp, gaussian_sigma
+from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
 from skdp.privacy.release import Release
 from skdp.synthesizer import SaddlePointSynthesizer
 
@@ -238,3 +238,140 @@ def test_the_cli_and_the_estimator_share_one_parser(entry):
         check_domain({"x": entry}, ["x"])
     assert "'x'" in str(estimator.value)
     assert str(cli.value).startswith(str(estimator.value))
+
+
+# --------------------------------------------------------------------------- fine grids
+def _spiky(n=6000, seed=0):
+    """Durations on a few spikes, a float column with 85% zeros (its lower bound) and 5% at
+    its upper bound, a large-range integer column, a categorical column."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "months": rng.choice([12, 24, 36, 48, 60], n, p=[.1, .15, .3, .2, .25]).astype(np.int64),
+        "gain": np.where(rng.random(n) < .85, 0.0,
+                         np.where(rng.random(n) < 1 / 3, 1000.0, rng.uniform(0, 1000, n))),
+        "big": rng.integers(0, 100_000, n),
+        "c": rng.choice(["a", "b"], n)})
+
+
+SPIKY = {"months": (0, 72), "gain": (0.0, 1000.0), "big": (0, 100_000), "c": ["a", "b"]}
+
+
+@pytest.mark.parametrize("neighbouring, factor", [("replace_one", 2.0), ("add_remove", 1.0)])
+def test_fine_grid_release_sensitivity_and_ledger(releases, neighbouring, factor):
+    """One Gaussian release of the fine counts of every numeric column: l2-sensitivity
+    sqrt(d) (add/remove) or sqrt(2 d) (replace-one), resolution_share of the zCDP budget."""
+    synth = _fit(_spiky(2000), domain=SPIKY, neighbouring=neighbouring, resolution=64,
+                 resolution_share=0.2)
+    label, sens, sigma = releases[0]
+    assert label == "fine grid counts of 3 columns"
+    assert sens == pytest.approx(math.sqrt(factor * 3))
+    rho = 0.2 * approx_dp_to_zcdp(1.0, 1e-6)
+    assert sigma == pytest.approx(gaussian_sigma(sens, rho))
+    entry = synth.privacy_ledger_.entries[0]
+    assert entry.label == label and entry.rho == pytest.approx(rho)
+    if neighbouring == "add_remove":  # the replace-one sensitivity is recorded with it
+        assert entry.replace_ratio == pytest.approx(math.sqrt(2))
+    assert synth.solver_ == "smd"  # the rest of the GDP mu: the fit spends epsilon exactly
+    assert synth.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)
+    assert synth.privacy_spent_[0] <= 1.0 + 1e-9
+    aim = _fit(_spiky(500), domain=SPIKY, solver="aim", n_iter=5, resolution=64,
+               solver_options=dict(max_rounds=2, round_iter=2))
+    total = sum(e.rho for e in aim.privacy_ledger_.entries)  # zCDP: the shares add up
+    assert total == pytest.approx(approx_dp_to_zcdp(1.0, 1e-6))
+    assert aim.privacy_ledger_.entries[0].rho == pytest.approx(0.1 * total)
+    # the grids: per integer for months (73 integers <= 64? no: 73 > 64, so equal cells);
+    # bound cells and 64 equal cells for the others
+    assert synth.resolution_["months"]["cells"] == 64
+    assert len(synth.resolution_["gain"]["counts"]) == 66
+    assert "values" in _fit(_spiky(500), domain=SPIKY, resolution=80).resolution_["months"]
+
+
+def test_no_fine_grid_without_numeric_columns_or_with_resolution_none(releases):
+    X = _spiky(500)
+    synth = _fit(X, domain=SPIKY, resolution=None)
+    assert synth.resolution_ == {}
+    assert not any(label.startswith("fine") for label, _, _ in releases)
+    coded = _fit(X[["c"]].assign(z=X["months"] % 3), domain={"c": ["a", "b"], "z": 3})
+    assert coded.resolution_ == {}
+
+
+def _fine_noise_ratio(synth, X):
+    """The released fine counts of 'big' against its true counts: the residuals' standard
+    deviation over the recorded sigma."""
+    col = next(c for c in synth._columns if c.name == "big")
+    true = col.fine.counts_of(col.prepare(X["big"].to_numpy()))
+    noisy = np.asarray(synth.resolution_["big"]["counts"])
+    sens = math.sqrt(2 * 3)
+    sigma = gaussian_sigma(sens, 0.1 * approx_dp_to_zcdp(1.0, 1e-6))
+    return np.std(noisy - true) / sigma
+
+
+def test_fine_grid_noise_is_the_recorded_noise_and_a_halved_noise_is_caught():
+    X = _spiky(3000)
+    ratio = _fine_noise_ratio(_fit(X, domain=SPIKY, resolution=1024), X)
+    assert abs(ratio - 1) < 0.1  # 1026 cells: the sd is estimated within ~5%
+    with audit.weakened_noise(2.0):
+        assert abs(_fine_noise_ratio(_fit(X, domain=SPIKY, resolution=1024), X) - 1) > 0.3
+
+
+def test_spikes_and_point_masses_at_the_bounds_survive():
+    X = _spiky(6000)
+    synth = _fit(X, domain=SPIKY, epsilon=50.0, n_bins=6, resolution=128)
+    out = synth.sample(20000, random_state=1)
+    real = X["months"].value_counts(normalize=True)
+    fake = out["months"].value_counts(normalize=True)
+    for v in (12, 24, 36, 48, 60):  # per-integer grid (73 integers <= 128)
+        assert abs(fake.get(v, 0.0) - real[v]) < 0.03, (v, fake.get(v), real[v])
+    assert fake[[12, 24, 36, 48, 60]].sum() > 0.97
+    # without the fine grid, the months spread over their bins of width 12
+    smeared = _fit(X, domain=SPIKY, epsilon=50.0, n_bins=6, resolution=None).sample(
+        20000, random_state=1)["months"].value_counts(normalize=True)
+    assert smeared.get(36, 0.0) < 0.1
+    # point masses at the bounds of a float column
+    assert abs((out["gain"] == 0.0).mean() - (X["gain"] == 0.0).mean()) < 0.03
+    assert abs((out["gain"] == 1000.0).mean() - (X["gain"] == 1000.0).mean()) < 0.02
+
+
+def test_fine_grid_values_are_integers_within_the_public_bounds():
+    X = _spiky(3000)
+    X.loc[:10, "gain"] = 5000.0  # clipped to the bound 1000 (its point cell)
+    synth = _fit(X, domain=SPIKY, resolution=256)
+    out = synth.sample(20000, random_state=0)
+    for name in ("months", "big"):
+        assert out[name].dtype == np.int64
+        assert out[name].between(SPIKY[name][0], SPIKY[name][1]).all()
+    assert out["gain"].dropna().between(0.0, 1000.0).all()
+    # the 'big' column (100001 integers > 256: equal cells) keeps its bin of the model
+    codes = [c for c in synth._columns if c.name == "big"][0].encode(out["big"].to_numpy())
+    assert set(np.unique(codes)) <= set(range(10))
+
+
+def test_fine_grid_conditional_on_the_coarse_bin():
+    """Decoding draws within the given coarse bin only, in proportion to the projected fine
+    counts (post-processing of the release)."""
+    col = Column("x", np.dtype(float), kind="numeric", low=0.0, high=10.0, n_bins=2)
+    from skdp._domain.private import to_fine
+    to_fine([col], 10)
+    col.fine.counts = np.array([50.0, 0, 0, 0, 0, 30.0, 0, 0, 0, 0, 20.0, -4.0])
+    rng = np.random.default_rng(0)
+    low = col.decode(np.zeros(20000, dtype=np.int64), rng)
+    assert np.all((low >= 0) & (low < 5))
+    # bin 0: the point at 0 (mass 50 - shift) and cell [4, 5) (mass 30 - shift)
+    assert 0.55 < np.mean(low == 0.0) < 0.68 and np.all((low == 0) | (low >= 4))
+    high = col.decode(np.ones(20000, dtype=np.int64), rng)
+    assert np.all((high >= 5) & (high <= 10)) and np.all((high >= 9) | (high == 10))
+
+
+def test_fine_grid_and_smd_compose_exactly_in_gdp(releases):
+    """Two Gaussian releases, the fine grids' on resolution_share of rho, smd's on the rest of
+    the GDP mu: the fit spends its epsilon exactly (Dong-Roth-Su Cor. 2.13, 3.3)."""
+    X = _spiky(1000)[["months", "c"]]
+    synth = _fit(X, domain={"months": (0, 72), "c": ["a", "b"]}, solver="smd", epsilon=0.7)
+    (l1, s1, sig1), (l2, s2, sig2) = releases[:2]
+    rho, mu = approx_dp_to_zcdp(0.7, 1e-6), approx_dp_to_gdp(0.7, 1e-6)
+    assert l1 == "fine grid counts of 1 columns" and l2.endswith("workload marginals")
+    assert sig1 == pytest.approx(gaussian_sigma(math.sqrt(2), 0.1 * rho))
+    assert s2 / sig2 == pytest.approx(math.sqrt(mu ** 2 - 2 * 0.1 * rho))
+    assert synth.privacy_method_ == "gdp"
+    assert synth.privacy_spent_[0] == pytest.approx(0.7, rel=1e-6)
+    assert synth.privacy_spent_[0] <= 0.7 * (1 + 1e-9)

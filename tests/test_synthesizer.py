@@ -114,7 +114,10 @@ def test_measurement_noise_is_calibrated():
 
 def test_fit_spends_exactly_the_closed_form():
     X = _table()
-    est = SaddlePointSynthesizer(epsilon=0.7, delta=1e-6, domain=DOMAIN, random_state=0)
+    # resolution=None: the fine grid of column c would be a second release (composed exactly
+    # in GDP with smd's: tests/test_synth_domain.py)
+    est = SaddlePointSynthesizer(epsilon=0.7, delta=1e-6, domain=DOMAIN, random_state=0,
+                                 resolution=None)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         est.fit(X)
@@ -135,7 +138,8 @@ def test_gaussian_measurement_checked_by_dp_accounting():
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant
 
-    est = SaddlePointSynthesizer(epsilon=1.0, delta=1e-6, domain=DOMAIN, random_state=0)
+    est = SaddlePointSynthesizer(epsilon=1.0, delta=1e-6, domain=DOMAIN, random_state=0,
+                                 resolution=None)  # the solver's release alone
     est.fit(_table())
     ratio = est.solver_info_["noise_std_counts"] / math.sqrt(2 * len(est.marginals_))
     acc = pld_privacy_accountant.PLDAccountant()
@@ -185,7 +189,7 @@ def test_private_game_score_sensitivity_replay():
 def test_other_solvers_account_within_budget(solver):
     X = _table(n=300)
     est = SaddlePointSynthesizer(epsilon=1.0, solver=solver, domain=DOMAIN, n_bins=4,
-                                 random_state=0).fit(X)
+                                 random_state=0, resolution=None).fit(X)
     assert est.privacy_spent_[0] <= 1.0 * (1 + 1e-9)
     assert est.n_iter_ >= 1
     assert np.isclose(float(np.sum(est.histogram_)), 1.0)
@@ -287,7 +291,8 @@ def test_missing_domain_warns_and_private_domain_does_not():
 
 def test_add_remove_relation():
     X = _table()
-    est = SaddlePointSynthesizer(domain=DOMAIN, neighbouring="add_remove", random_state=0).fit(X)
+    est = SaddlePointSynthesizer(domain=DOMAIN, neighbouring="add_remove", random_state=0,
+                                 resolution=None).fit(X)  # the solver's release alone
     assert est.solver_info_["noise_std_counts"] == pytest.approx(
         math.sqrt(10) / approx_dp_to_gdp(1.0, 1e-6))
     assert abs(est.n_records_ - len(X)) < 0.2 * len(X)

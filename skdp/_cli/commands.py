@@ -432,6 +432,7 @@ def _estimator(args, entries, n_bins):
         epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
         domain=entries, n_bins=n_bins, bin_strategy=args.bin_strategy,
         max_categories=args.max_categories, missing=args.missing,
+        resolution=args.resolution, resolution_share=args.resolution_share,
         neighbouring=args.neighbouring, solver_options=args.solver_options,
         random_state=args.seed, verbose=verbose, **charged)
 

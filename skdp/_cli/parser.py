@@ -103,6 +103,28 @@ def _max_categories(text):
 _max_categories.__name__ = "integer or none"
 
 
+def _resolution(text):
+    if text.strip().lower() == "none":
+        return None
+    return _int_at_least(1)(text)
+
+
+_resolution.__name__ = "integer or none"
+
+
+def _share(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {value}")
+    return value
+
+
+_share.__name__ = "number in (0, 1)"
+
+
 def _json_object(text):
     try:
         value = json.loads(text)
@@ -176,6 +198,14 @@ def _add_synthesize(sub):
                    help="how a numeric column's public bounds are cut into bins: equal widths, "
                         "or at the quantiles of noisy counts on a fine grid (a private release "
                         "that spends part of the budget)")
+    p.add_argument("--resolution", type=_resolution, default=256, metavar="R|none",
+                   help="fine grid of a numeric column (one cell per integer for integer "
+                        "columns with at most R integers in their bounds, else a cell per bound "
+                        "and R equal cells): its noisy counts (a private release that spends "
+                        "--resolution-share of the budget) place the values within their bins; "
+                        "none: values uniform within their bins")
+    p.add_argument("--resolution-share", type=_share, default=0.1, metavar="S",
+                   help="share of the budget spent on the fine grids (default 0.1)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
                    help="a column with more than K public categories is compressed: its "
                         "categories with small noisy counts (a private release that spends "

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .fine import FineGrid
 from .values import (OTHER, _as_float, _canonical, _counts, _is_category, _is_missing, _plain,
                      dtype_categories, holds_missing, is_integer, is_numeric, missing_mask,
                      value_key)
@@ -43,6 +44,7 @@ class Column:
     cells: np.ndarray | None = field(default=None, repr=False)
     weights: np.ndarray | None = field(default=None, repr=False)
     edges: np.ndarray | None = field(default=None, repr=False)
+    fine: FineGrid | None = field(default=None, repr=False)
 
     @property
     def categorical(self):
@@ -174,12 +176,17 @@ class Column:
         return np.clip(pos, 0, self.n_bins - 1).astype(np.int64)
 
     def decode(self, codes, rng):
-        """Values of cell indices: the category or a uniform draw in the bin; the missing
-        cell gives None (categories) or NaN (numeric)."""
+        """Values of cell indices: the category, or a value in the bin (drawn from the
+        released fine grid within the bin when the column has one, :mod:`.fine`; else
+        uniformly); the missing cell gives None (categories) or NaN (numeric)."""
         if self.categorical:
             return self._decode_categories(codes, rng)
         na = codes == self.n_bins if self.missing else None
-        values = self._decode_bins(np.minimum(codes, self.n_bins - 1), rng)
+        bins = np.minimum(codes, self.n_bins - 1)
+        if self.fine is not None and self.fine.counts is not None:
+            values = self.fine.decode(self, bins, rng, self._decode_bins)
+        else:
+            values = self._decode_bins(bins, rng)
         if na is not None:
             values[na] = np.nan
         return values

@@ -9,7 +9,10 @@
   public categories into one cell (MST, McKenna, Miklau, Sheldon 2021, §4),
   :func:`quantile_bins` puts a numeric column's bin edges at the quantiles of
   noisy counts on a fine public grid. Which columns are treated
-  (:func:`to_compress`, :func:`to_quantile`) is public.
+  (:func:`to_compress`, :func:`to_quantile`) is public;
+- :func:`fine_grids`: every numeric column's counts on its fine public grid
+  (:mod:`skdp._domain.fine`), which place the decoded values within the
+  model's coarse bins (:func:`to_fine`: which columns, public).
 """
 
 import math
@@ -19,11 +22,13 @@ from scipy import special
 
 from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
+from .fine import fine_grid, has_fine_grid
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
 __all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
-           "gaussian_share", "measure_domains", "private_domains", "quantile_bins",
-           "quantile_counts", "quantile_grid", "to_compress", "to_quantile"]
+           "fine_counts", "fine_grids", "gaussian_share", "measure_domains", "private_domains",
+           "quantile_bins", "quantile_counts", "quantile_grid", "to_compress", "to_fine",
+           "to_quantile"]
 
 
 def gaussian_share(fit, rho):
@@ -351,3 +356,71 @@ def _quantile_edges(grid, mass, n_bins):
     inner = grid[cell] + np.clip(frac, 0.0, 1.0) * (grid[cell + 1] - grid[cell])
     return np.concatenate([[grid[0]], inner, [grid[-1]]])
 
+
+
+# ---------------------------------------------------------------------------
+# Fine grids: numeric columns at the resolution of the data (issue 30, item 1)
+# ---------------------------------------------------------------------------
+def to_fine(columns, resolution):
+    """Indices of the columns that get a fine grid (:func:`skdp._domain.fine.has_fine_grid`:
+    numeric, finite bounds ``low < high``; public), their grids set on them."""
+    index = [j for j, c in enumerate(columns) if has_fine_grid(c, resolution)]
+    for j in index:
+        columns[j].fine = fine_grid(columns[j], resolution)
+    return index
+
+
+def fine_grids(columns, values, budget, sensitivity, sigma, counts=None,
+               replace_sensitivity=None):
+    """The counts of ``columns`` on their fine public grids (``Column.fine``, set by
+    :func:`to_fine`), released by one Gaussian mechanism.
+
+    Each column's non-missing values, clipped to its public bounds, fall in
+    exactly one cell of its grid, so one row moves one count per column: the
+    stacked counts of ``d`` columns have l2-sensitivity ``sqrt(d)`` under
+    add/remove and ``sqrt(2 d)`` under replace-one (``sensitivity``; the
+    replace-one value is recorded as ``replace_sensitivity`` under add/remove).
+    Released once through ``budget``, ``counts + N(0, sigma**2 I)``
+    (Bun–Steinke 2016 Prop. 1.6: ``sensitivity**2 / (2 sigma**2)``-zCDP, i.e.
+    ``sensitivity / sigma``-GDP, Dong–Roth–Su 2022 Thm 2.7). The noisy counts
+    are kept on each grid (``fine.counts``); decoding projects them onto the
+    non-negative vectors of their total and samples within the coarse bins
+    (post-processing, :class:`skdp._domain.fine.FineGrid`).
+
+    Parameters
+    ----------
+    columns : list of Column
+        Numeric columns with a fine grid (``Column.fine``).
+    values : list of arrays
+        Each column's values (missing ones included).
+    budget : Budget
+        The share of the fit's budget this release spends (its GDP filter).
+    sensitivity, sigma : float
+        l2-sensitivity of the stacked counts and the noise.
+    counts : list of arrays, default=None
+        The counts, when already summed (by :func:`fine_counts`).
+    replace_sensitivity : float, default=None
+        Under add/remove: the counts' replace-one l2-sensitivity, recorded
+        with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
+    """
+    counts = fine_counts(columns, [c.prepare(v) for c, v in zip(columns, values)]) \
+        if counts is None else counts
+    parts = _stacked_release(counts, budget, sensitivity, sigma, replace_sensitivity,
+                             label=f"fine grid counts of {len(columns)} columns")
+    for col, part in zip(columns, parts):
+        col.fine.counts = np.asarray(part, dtype=np.float64)
+
+
+def fine_counts(columns, prepared):
+    """Per column, the counts of its non-missing values on its fine grid, given as
+    :meth:`Column.prepare` returns them: additive over row blocks.
+
+    Examples
+    --------
+    >>> from skdp._domain import Column
+    >>> col = Column("k", int, kind="numeric", low=0, high=3, n_bins=2, integer=True)
+    >>> _ = to_fine([col], 100)
+    >>> fine_counts([col], [np.array([0.0, 3.0, 3.0, np.nan])])[0].tolist()
+    [1.0, 0.0, 0.0, 2.0]
+    """
+    return [c.fine.counts_of(p) for c, p in zip(columns, prepared)]

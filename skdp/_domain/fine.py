@@ -1,0 +1,179 @@
+"""Numeric columns at the resolution of the data: a fine public grid per numeric column
+(issue 30, item 1).
+
+The synthesizer's model sees a numeric column through its ``n_bins`` coarse
+bins. A :class:`FineGrid` is a finer public partition of the same bounds,
+whose counts are released once (one Gaussian mechanism for all the columns:
+:func:`skdp._domain.private.fine_grids`); decoding then places each value
+within its coarse bin by drawing a fine cell from the noisy fine counts
+(projected onto the non-negative vectors of their total) restricted to that
+bin. Post-processing: the joint structure stays where the model measured it
+(the coarse bins), the 1-way shape within a bin comes from the fine release.
+
+The grid is public, from the column's bounds, its integer flag and the
+``resolution`` parameter only:
+
+- an integer column whose public range holds at most ``resolution``
+  integers: one cell per integer (a value decoded from it is that integer);
+- any other numeric column: a point cell at each bound (the values equal to
+  the bound or clipped to it; decoded as the bound itself, so point masses at
+  the bounds survive) and ``resolution`` equal cells between them (decoded
+  uniformly within the part of the cell inside the coarse bin; integer
+  columns draw an integer there).
+"""
+
+from dataclasses import dataclass, field
+import math
+
+import numpy as np
+
+__all__ = ["FineGrid", "fine_grid", "has_fine_grid"]
+
+
+def has_fine_grid(col, resolution):
+    """Whether ``col`` gets a fine grid: a numeric column with finite public bounds
+    ``low < high`` (public: its entry, its dtype, or a released range), ``resolution``
+    not None."""
+    return (resolution is not None and not col.categorical and col.high > col.low
+            and math.isfinite(col.high - col.low)
+            and (not col.integer or math.floor(col.high) > math.ceil(col.low)))
+
+
+def fine_grid(col, resolution):
+    """The public fine grid of ``col`` (see the module docstring)."""
+    low, high = float(col.low), float(col.high)
+    if col.integer:
+        first, last = math.ceil(low), math.floor(high)
+        if last - first + 1 <= resolution:
+            return FineGrid(low, high, integer=True,
+                            points=np.arange(first, last + 1, dtype=np.float64))
+    return FineGrid(low, high, integer=col.integer, points=np.array([low, high]),
+                    edges=np.linspace(low, high, int(resolution) + 1))
+
+
+@dataclass
+class FineGrid:
+    """A fine public partition of ``[low, high]``: ``points`` (point cells) and, when
+    ``edges`` is set, the equal cells between them; the released counts (``counts``,
+    noisy) once measured.
+
+    Cells are ordered: per-integer grids, one cell per value of ``points``;
+    otherwise the point cell at ``low``, the ``len(edges) - 1`` equal cells, the
+    point cell at ``high``.
+
+    Examples
+    --------
+    >>> g = FineGrid(0.0, 10.0, integer=False, points=np.array([0.0, 10.0]),
+    ...              edges=np.linspace(0, 10, 5))
+    >>> g.cell(np.array([0.0, 0.1, 2.5, 9.99, 10.0, 12.0])).tolist()
+    [0, 1, 2, 4, 5, 5]
+    """
+
+    low: float
+    high: float
+    integer: bool
+    points: np.ndarray
+    edges: np.ndarray | None = None
+    counts: np.ndarray | None = None
+    _pieces: tuple | None = field(default=None, repr=False)
+
+    @property
+    def n_cells(self):
+        return len(self.points) + (0 if self.edges is None else len(self.edges) - 1)
+
+    def describe(self):
+        """The grid and its released counts, JSON-serialisable."""
+        out = {"low": self.low, "high": self.high, "integer": self.integer}
+        if self.edges is None:
+            out["values"] = self.points.tolist()
+        else:
+            out["cells"] = len(self.edges) - 1
+        out["counts"] = None if self.counts is None else self.counts.tolist()
+        return out
+
+    def cell(self, v):
+        """The cell of every (non-missing) value, clipped to the bounds."""
+        v = np.clip(np.asarray(v, dtype=np.float64), self.low, self.high)
+        if self.edges is None:  # one cell per integer
+            first = self.points[0]
+            return np.clip(np.round(v) - first, 0, len(self.points) - 1).astype(np.int64)
+        n = len(self.edges) - 1
+        pos = np.floor((v / 2 - self.low / 2) / (self.high / 2 - self.low / 2) * n)
+        inner = 1 + np.clip(pos, 0, n - 1).astype(np.int64)
+        return np.where(v <= self.low, 0, np.where(v >= self.high, n + 1, inner))
+
+    def counts_of(self, prepared):
+        """Counts of the non-missing values (float64 NaN = missing) on the cells."""
+        p = prepared[~np.isnan(prepared)]
+        return np.bincount(self.cell(p), minlength=self.n_cells).astype(np.float64)
+
+    # ------------------------------------------------------------------ decoding
+    def pieces(self, col):
+        """Per coarse bin of ``col``: the pieces (fine cell within the bin) and their
+        weights, from the released counts (post-processing), cached."""
+        if self._pieces is None:
+            self._pieces = self._build(col)
+        return self._pieces
+
+    def _build(self, col):
+        from .private import _project
+
+        mass = _project(np.asarray(self.counts, dtype=np.float64))
+        if self.edges is None:
+            lo = hi = self.points
+            weight = mass
+        else:
+            n = len(self.edges) - 1
+            coarse = col.edges if col.edges is not None \
+                else np.linspace(col.low, col.high, col.n_bins + 1)
+            cuts = np.unique(np.concatenate([self.edges, np.clip(coarse, self.low,
+                                                                 self.high)]))
+            left, right = cuts[:-1], cuts[1:]
+            ok = right > left
+            left, right = left[ok], right[ok]
+            cell = np.clip(np.searchsorted(self.edges, (left + right) / 2, side="right") - 1,
+                           0, n - 1)
+            width = self.edges[cell + 1] - self.edges[cell]
+            lo = np.concatenate([[self.low], left, [self.high]])
+            hi = np.concatenate([[self.low], right, [self.high]])
+            weight = np.concatenate([[mass[0]], mass[1 + cell] * (right - left) / width,
+                                     [mass[-1]]])
+        bins = col._encode_bins((lo + hi) / 2)
+        order = np.argsort(bins, kind="stable")
+        bins, lo, hi, weight = bins[order], lo[order], hi[order], weight[order]
+        starts = np.searchsorted(bins, np.arange(col.n_bins + 1))
+        return starts, lo, hi, weight
+
+    def decode(self, col, codes, rng, fallback):
+        """Values of the coarse bin ``codes`` (no missing cell): a fine piece drawn in
+        proportion to its weight within the bin, then a value within it; ``fallback(codes,
+        rng)`` (a uniform draw within the bin) where the bin holds no fine mass."""
+        starts, lo, hi, weight = self.pieces(col)
+        out = np.empty(len(codes), dtype=np.float64)
+        u = rng.uniform(size=len(codes))
+        v = rng.uniform(size=len(codes))
+        for b in np.unique(codes):
+            rows = np.flatnonzero(codes == b)
+            s, e = starts[b], starts[b + 1]
+            w = weight[s:e]
+            total = w.sum()
+            if not total > 0:
+                out[rows] = fallback(codes[rows], rng)
+                continue
+            cum = np.cumsum(w)
+            k = s + np.minimum(np.searchsorted(cum, u[rows] * total, side="right"), e - s - 1)
+            out[rows] = self._within(lo[k], hi[k], v[rows])
+        return out
+
+    def _within(self, lo, hi, v):
+        """A value in each piece ``[lo, hi)`` (a point when ``lo == hi``): uniform, an
+        integer for integer columns."""
+        if not self.integer:
+            return np.where(hi > lo, lo + v * (hi - lo), lo)
+        first, last = math.ceil(self.low), math.floor(self.high)
+        a = np.ceil(lo)
+        b = np.where(hi >= self.high, np.floor(hi), np.ceil(hi) - 1)
+        draw = a + np.floor(v * np.maximum(b - a + 1, 1))
+        point = np.clip(np.round(lo), first, last)
+        mid = np.clip(np.round((lo + hi) / 2), first, last)
+        return np.where(hi <= lo, point, np.where(b >= a, np.minimum(draw, b), mid))

@@ -165,6 +165,7 @@ def _load_domain(path, header):
     except json.JSONDecodeError as exc:
         raise ValueError(f"the domain file {path} is not valid JSON: {exc}.") from None
     check_domain(domain, header)
+    _warn_draft(path, domain)
     return domain
 
 
@@ -259,6 +260,19 @@ def check_synthesize(args):
     _check_disk(args, header, domain if isinstance(domain, dict) else {})
     _note_clipping(domain, header)
     return header, domain
+
+
+def _warn_draft(path, domain):
+    """Warn while a domain file still holds notes of ``skdp domain``'s draft (their column
+    names only): entries read from the data make the release not private."""
+    from .draft import draft_notes
+
+    left = draft_notes(domain)
+    if left:
+        warn_privacy_leak(
+            f"The domain of column(s) {left} in {path} (still marked a draft by their notes)",
+            "Review each entry, replace what was read from the data by public knowledge, "
+            "and delete its note.")
 
 
 def _note_clipping(domain, header):
@@ -509,24 +523,36 @@ def _progress(args, chunks, n):
 
 
 def draft_domain(args):
-    """Run ``python -m skdp domain``: write a draft domain file; return the exit status."""
+    """Run ``python -m skdp domain``: write a draft domain file; return the exit status.
+
+    The draft reads the data without privacy (:mod:`.draft`): a proposal for the curator,
+    said on stderr and in every entry's ``"note"``; no fit reads it unless a person
+    passes the file to ``synthesize``, which warns while a draft note is left.
+    """
+    from .draft import propose_entry
+
     header = read_header(args.input)
     _check_output(args.output, args.input)
     _stage(args, "reading")
     cells, _ = read_cells(args.input, header, args.na_values)
     columns = [[row[j] for row in cells] for j in range(len(header))]
-    draft = {name: draft_entry(column, args.n_bins or 10)
-             for name, column in zip(header, columns)}
+    draft = {name: propose_entry(column) for name, column in zip(header, columns)}
     numeric_like = [name for name, column in zip(header, columns) if mostly_numbers(column)]
-    if args.n_bins is None:  # leave the bins to `synthesize --n-bins`
+    if args.n_bins is not None:  # else left to `synthesize --n-bins`
         for entry in draft.values():
-            if entry.get("n_bins", 1) > 1:
-                del entry["n_bins"]
+            if "low" in entry:
+                n_bins = args.n_bins if entry["high"] > entry["low"] else 1
+                entry.update(n_bins=n_bins, note=entry.pop("note"))
+    flagged = [name for name, entry in draft.items()
+               if "spiky" in entry["note"] or "heavy-tailed" in entry["note"]]
     warnings.warn(
-        f"the draft domain {args.output} is derived from the private data in {args.input}: "
-        "review every entry and replace it by public knowledge (the categories a column can "
-        "take, bounds known without the data) before a release; a release that uses it "
-        "unchanged is not differentially private." + numeric_hint(numeric_like, draft=True),
+        f"the draft domain {args.output} is derived from the private data in {args.input} "
+        "without privacy: review every entry (its \"note\" says what was read from the data) "
+        "and replace it by public knowledge (the categories a column can take, bounds known "
+        "without the data) before a release; a release that uses it unchanged is not "
+        "differentially private."
+        + (f" Column(s) {flagged} are spiky or heavy-tailed (see their notes)." if flagged
+           else "") + numeric_hint(numeric_like, draft=True),
         PrivacyLeakWarning, stacklevel=2)
     text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                       for name, entry in draft.items())
@@ -536,4 +562,3 @@ def draft_domain(args):
             fh.write("{\n" + text + "\n}\n")
     print(f"wrote the draft domain of {len(header)} columns to {args.output}")
     return 0
-

@@ -18,6 +18,7 @@ import math
 from numbers import Integral, Real
 import os
 import sys
+import time
 
 import numpy as np
 from scipy.sparse import issparse
@@ -74,6 +75,10 @@ __getattr__ = deprecated_names(__name__, {
 
 SAMPLE_PARTITION = 1_000_000
 """Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
+
+PROGRESS_SECONDS = 5.0
+"""With ``verbose`` and stderr not a terminal, the dense solvers' progress lines come at
+most this often (plus the last one)."""
 
 
 # ---------------------------------------------------------------------------
@@ -457,6 +462,7 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         marginals = encoding.workload_marginals(columns, self.workload)
         self.solver_ = name
         problem = self._problem(name, options, columns, values, shape, marginals)
+        self._progress_at = None
         result = spec.fn(problem, budget, options)
         if self.verbose and not spec.graphical_model and sys.stderr.isatty():
             print(file=sys.stderr)
@@ -622,10 +628,17 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False)
 
     def _progress(self, t, total, gap):
+        """The dense solvers' progress: an updating line on a terminal; in a log or a pipe
+        one line at most every :data:`PROGRESS_SECONDS` (the first, then the last too), so
+        that a long fit is never silent (issue 30: ``smd`` printed nothing for minutes)."""
         msg = f"[{self.solver_}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
         if sys.stderr.isatty():
             print("\r" + msg, end="", file=sys.stderr, flush=True)
-        elif t == total:  # a log or a pipe: the last state only
+            return
+        now = time.monotonic()
+        last = getattr(self, "_progress_at", None)
+        if last is None or now - last >= PROGRESS_SECONDS or t == total:
+            self._progress_at = now
             print(msg, file=sys.stderr, flush=True)
 
     def _round_progress(self, labels, template, *cliques):

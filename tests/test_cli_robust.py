@@ -423,3 +423,23 @@ def test_progress_lines_name_columns(capsys):
     err = capsys.readouterr().err
     assert "[aim] round 1: measured ('" in err
     assert any(f"'{n}'" in err for n in names) and "(0" not in err
+
+
+def test_dense_solvers_print_progress_when_stderr_is_not_a_terminal(capsys, monkeypatch):
+    """issue 30: smd printed its last line only when stderr was a log or a pipe (silent for
+    minutes); now a line at most every PROGRESS_SECONDS, the first and the last."""
+    from skdp import synthesizer
+
+    X = np.random.default_rng(0).integers(0, 3, size=(200, 3))
+    est = skdp.SaddlePointSynthesizer(solver="smd", domain={0: 3, 1: 3, 2: 3}, verbose=1,
+                                      random_state=0, epsilon=1.0, n_iter=200, tol=0.0)
+    monkeypatch.setattr(synthesizer, "PROGRESS_SECONDS", 0.0)
+    est.fit(X)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("[smd]")]
+    assert len(lines) >= 10 and lines[-1].startswith("[smd] 200/200")  # pytest: not a tty
+    monkeypatch.setattr(synthesizer, "PROGRESS_SECONDS", 3600.0)
+    est.fit(X)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("[smd]")]
+    assert len(lines) == 2 and lines[0].startswith("[smd] 10/200")  # the first, the last
+    est.set_params(verbose=0).fit(X)
+    assert "[smd]" not in capsys.readouterr().err

@@ -431,6 +431,11 @@ def test_csv_with_domain_holdout_and_plot(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     text = capsys.readouterr().out
     assert "holdout marginal error" in text and png.exists()
+    # at the user's bins (equal and quantile bins of the holdout), 1-, 2- and 3-way, and at
+    # the synthesizer's own bins
+    for label in ("5 equal bins", "10 equal bins", "20 quantile bins", "1-way", "2-way",
+                  "3-way", "indep.", "at the synthesizer's own bins"):
+        assert label in text
     got = _rows(out)
     assert got[0] == header and len(got) == 201
     assert all(18 <= int(r[0]) <= 90 and r[1] in ("a", "b", "c") for r in got[1:])
@@ -556,3 +561,39 @@ def test_the_codes_entry_as_an_object_reads_and_writes_codes():
     check_domain({"k": {"codes": 12, "missing": False}}, ["k"])
     with pytest.raises(ValueError, match="column 'k'"):
         check_domain({"k": {"codes": 12, "high": 3}}, ["k"])
+
+
+def test_holdout_errors_at_the_users_bins():
+    """The report's figures: zero against itself, the independent-columns reference exact,
+    and a synthetic column spread evenly over a spike's bin scored at quantile bins."""
+    from skdp._cli.holdout import RESOLUTIONS, binned_errors
+
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random(2000) < 0.6, 48.0, rng.uniform(0, 100, 2000))  # a spike at 48
+    c = np.where(x > 50, "hi", "lo")
+    hold = np.array(list(zip(x.tolist(), c.tolist())), dtype=object)
+    domain = {"x": {"low": 0.0, "high": 100.0}, "c": {"categories": ["hi", "lo"]}}
+    same = binned_errors(hold, hold, domain, ["x", "c"])
+    assert set(same) == set(RESOLUTIONS)
+    assert all(res[w][0] == 0.0 for res in same.values() for w in (1, 2))
+    assert same[("equal", 10)][2][2] > 0.1  # x and c are dependent
+    # the spike spread uniformly over its bin of 10 [40, 50): fine at the synthesizer's
+    # 10 equal bins, wrong at the holdout's quantile bins
+    spread = hold.copy()
+    spread[:, 0] = np.where(x == 48.0, rng.uniform(40, 50, 2000), x)
+    err = binned_errors(spread, hold, domain, ["x", "c"])
+    assert err[("equal", 10)][1][0] < 0.01 and err[("quantile", 10)][1][0] > 0.2
+    # missing cells are a cell of their own
+    hold[:100, 0] = None
+    assert binned_errors(spread, hold, domain, ["x", "c"])[("equal", 5)][1][1] >= 0.05
+
+
+def test_the_holdout_report_reads_no_training_rows():
+    import inspect
+
+    from skdp._cli import holdout
+
+    assert list(inspect.signature(holdout.binned_errors).parameters) == \
+        ["synthetic", "holdout", "domain", "header"]
+    assert list(inspect.signature(commands._holdout_report).parameters) == \
+        ["est", "header", "kept", "holdout"]

@@ -30,6 +30,7 @@ from ..privacy.accounting import describe_composition
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import ledger_accountant
+from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
 from .domain import CsvCells, check_domain, draft_entry, kind_entry, mostly_numbers
 from .texts import CLIPPING_NOTE
@@ -458,15 +459,16 @@ def _write(args, est, header, columns, holdout, n_bins):
     chunks = _chunks(est, n)
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
+    kept = []  # the first synthetic rows, for the holdout report
+    if holdout is not None:
+        chunks = _keep(chunks, kept, columns)
     say(args, f"writing {n} synthetic rows to {args.output}")
     _stage(args, "writing")
     written = write_rows(args.output, header, columns, _progress(args, chunks, n),
                          done=lambda: _stage(args, "written"))
     _report(args, est, written)
     if holdout is not None:
-        values = np.array(list(est.workload_error(holdout).values()))
-        print(f"holdout marginal error (total variation): mean={values.mean():.4f}, "
-              f"max={values.max():.4f} over {len(values)} marginals")
+        _holdout_report(est, header, kept, holdout)
     if plot is not None:
         reference = Marginals(est.domain_, header, n_bins)
         if holdout is None:
@@ -482,6 +484,40 @@ def _write(args, est, header, columns, holdout, n_bins):
             plot_marginals(tmp, header, reference, plot, label,
                            fmt=os.path.splitext(args.plot)[1][1:].lower())
         print(f"plot: {args.plot}")
+
+
+def _keep(chunks, kept, columns):
+    """Pass the chunks through, keeping their first :data:`.holdout.MAX_ROWS` rows as they
+    are written (integer columns rounded) in ``kept``."""
+    from .holdout import MAX_ROWS
+
+    rounded = [j for j, col in enumerate(columns) if col.integer or col.form == "codes"]
+    held = 0
+    for chunk in chunks:
+        if held < MAX_ROWS:
+            rows = np.array(list(csvio_rows(chunk)), dtype=object)[: MAX_ROWS - held]
+            for j in rounded:
+                rows[:, j] = [v if v is None or isinstance(v, str) or v != v
+                              else int(round(float(v))) for v in rows[:, j]]
+            kept.append(rows)
+            held += len(rows)
+        yield chunk
+
+
+def _holdout_report(est, header, kept, holdout):
+    """The synthetic rows' error against the holdout on the holdout's bins (:mod:`.holdout`),
+    then at the synthesizer's own bins (its workload)."""
+    from .holdout import binned_errors, report_lines
+
+    synthetic = np.concatenate(kept) if kept else np.empty((0, len(header)), dtype=object)
+    if len(synthetic) and len(holdout):
+        errors = binned_errors(synthetic, holdout, est.domain_, header)
+        numeric = any("categories" not in est.domain_[name] for name in header)
+        for line in report_lines(errors, len(synthetic), len(holdout), numeric):
+            print(line)
+    values = np.array(list(est.workload_error(holdout).values()))
+    print(f"holdout marginal error at the synthesizer's own bins (its workload): "
+          f"mean={values.mean():.4f}, max={values.max():.4f} over {len(values)} marginals")
 
 
 def _report(args, est, written):

@@ -505,8 +505,32 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         else:
             return
         encoding.check_domain_names(self.domain, names)
-        encoding.workload_marginals([_Column(name=n, dtype=None) for n in names],
-                                    self.workload)
+        self.check_width(len(names))  # an int workload: before its marginals are listed
+        marginals = encoding.workload_marginals([_Column(name=n, dtype=None) for n in names],
+                                                self.workload)
+        if not isinstance(self.workload, Integral):
+            self.check_width(len(names), marginals)
+
+    def check_width(self, n_columns, marginals=None):
+        """Refuse up front a workload too wide for ``aim`` (also run by ``auto``, which
+        picks ``aim`` on any domain this wide), naming the estimate of a round's time and
+        the parameters to change (:func:`~skdp.solvers.synth.select.check_candidates`).
+
+        From the number of columns and the workload alone (public): run before the
+        budget is reserved. ``marginals``: the workload as column-index tuples, needed
+        when it is a list.
+        """
+        if self.solver not in ("aim", "auto"):
+            return
+        options = SOLVER_SPECS["aim"].resolve_options(
+            self.solver_options if self.solver == "aim" else None)
+        if isinstance(self.workload, Integral):
+            workload = int(self.workload)
+        elif marginals is not None:
+            workload = marginals
+        else:
+            return
+        select.check_candidates(n_columns, workload, options["max_candidates"])
 
     def _read_table(self, X, feature_names):
         """An in-memory table: its backend, columns, how their domains are found, values."""

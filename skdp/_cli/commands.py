@@ -380,6 +380,7 @@ def synthesize(args):
     # reading or parsing the rows (a cell outside the domain names its line) may depend on
     # the data, so it is charged like a fit that failed; the fit takes the reservation over
     est = _estimator(args, domain if isinstance(domain, dict) else "private", n_bins)
+    _check_width(est, len(header))
     with reserve_fit(est) as held:
         _stage(args, "reading")
         say(args, f"reading {args.input or 'the bundled table'}")
@@ -415,6 +416,7 @@ def synthesize_dask(args):
     domain = _load_domain(args.domain, header)
     _note_clipping(domain, header)
     est = _estimator(args, domain, args.n_bins or 10)
+    _check_width(est, len(header))
     client = dask_job.scheduler(args.scheduler)
     try:
         with reserve_fit(est) as held:
@@ -437,6 +439,23 @@ def synthesize_dask(args):
         if client is not None:
             client.close()
     return 0
+
+
+def _check_width(est, n_columns):
+    """Refuse a table too wide for the solver before the budget is reserved (its width
+    and the workload are public), the estimate and the flags to change in the message."""
+    check = getattr(est, "check_width", None)  # (a stand-in estimator may lack it)
+    try:
+        if check is not None:
+            check(n_columns)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace(
+            "solver_options['max_candidates']=", "max_candidates=").replace(
+            "raise solver_options['max_candidates']",
+            "raise it with --solver-options '{\"max_candidates\": N}'").replace(
+            "solver='mst'", "--solver mst").replace(
+            "a smaller workload (fewer columns, or a list of the marginals that matter)",
+            "fewer columns, or --workload 1")) from None
 
 
 def _estimator(args, entries, n_bins):

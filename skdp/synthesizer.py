@@ -505,13 +505,13 @@ class SaddlePointSynthesizer(PrivacyMixin, DensityMixin, BaseEstimator):
         else:
             return
         encoding.check_domain_names(self.domain, names)
-        self.check_width(len(names))  # an int workload: before its marginals are listed
+        self._check_width(len(names))  # an int workload: before its marginals are listed
         marginals = encoding.workload_marginals([_Column(name=n, dtype=None) for n in names],
                                                 self.workload)
         if not isinstance(self.workload, Integral):
-            self.check_width(len(names), marginals)
+            self._check_width(len(names), marginals)
 
-    def check_width(self, n_columns, marginals=None):
+    def _check_width(self, n_columns, marginals=None):
         """Refuse up front a workload too wide for ``aim`` (also run by ``auto``, which
         picks ``aim`` on any domain this wide), naming the estimate of a round's time and
         the parameters to change (:func:`~skdp.solvers.synth.select.check_candidates`).

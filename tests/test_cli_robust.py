@@ -463,7 +463,7 @@ def test_a_table_too_wide_for_aim_is_refused_up_front_with_the_estimate(tmp_path
                    solver_options={"max_candidates": 4})
     with pytest.raises(ValueError, match="has 5 of them"):
         est.fit(X)
-    skdp.SaddlePointSynthesizer(solver="mst").check_width(400)  # not aim: not refused
+    skdp.SaddlePointSynthesizer(solver="mst")._check_width(400)  # not aim: not refused
     # the command line: refused before a row is read, in its own flags
     src = _write(tmp_path / "wide.csv", [f"c{j}" for j in range(400)], [[1] * 400] * 3)
     assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet"]) == 2

@@ -444,7 +444,7 @@ def synthesize_dask(args):
 def _check_width(est, n_columns):
     """Refuse a table too wide for the solver before the budget is reserved (its width
     and the workload are public), the estimate and the flags to change in the message."""
-    check = getattr(est, "check_width", None)  # (a stand-in estimator may lack it)
+    check = getattr(est, "_check_width", None)  # (a stand-in estimator may lack it)
     try:
         if check is not None:
             check(n_columns)

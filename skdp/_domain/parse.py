@@ -36,7 +36,8 @@ _FORM_KEYS = {"categories": {"categories", "missing", "note"},
 
 def entry_form(name, spec, parsed=None):
     """The form of a domain entry, checked by :func:`parse_entry`: ``'codes'`` (an int or
-    ``{"codes": k}``), ``'categories'``, ``'bounds'``, or ``'numeric'`` / ``'categorical'`` (kind only).
+    ``{"codes": k}``), ``'categories'``, ``'bounds'``, or ``'numeric'`` /
+    ``'categorical'`` (kind only).
     ``parsed``: the entry as :func:`parse_entry` returned it (not parsed again).
 
     Examples

@@ -72,7 +72,7 @@ def main(argv=None):
         for cmd in (["domain", src, "-o", dom],
                     ["synthesize", src, "-o", out, "--domain", dom, "--epsilon",
                      str(args.epsilon), "--delta", "1e-6", "--seed", str(args.seed), "--quiet"]):
-            proc = subprocess.run([sys.executable, "-m", "skdp", *cmd], env=env,
+            proc = subprocess.run([sys.executable, "-m", "skdp", *cmd], env=env, cwd=args.out,
                                   capture_output=True, text=True)
             if proc.returncode:
                 raise SystemExit(proc.stderr[-2000:])

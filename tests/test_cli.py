@@ -365,6 +365,8 @@ def test_the_draft_keeps_coded_columns_as_codes_or_categories():
 def test_the_draft_flags_identifiers_and_empty_columns():
     entry = _proposed([f"id{i}" for i in range(100)])
     assert "identifier" in entry["note"]
+    entry = _proposed([str(1000 + 7 * i) for i in range(300)])  # integer ids: bounds, flagged
+    assert "low" in entry and "identifier" in entry["note"]
     assert "identifier" not in _proposed(["a", "b"] * 50)["note"]
     entry = _proposed([None, None])
     assert entry["missing"] is True and "every cell is missing" in entry["note"]

@@ -46,8 +46,8 @@ TAIL_SHARE = 0.5
 at least this share of its range."""
 
 IDENTIFIER_SHARE = 0.5
-"""A categorical column with more than :data:`MAX_CATEGORIES` distinct cells, more than
-this share of its cells distinct, is flagged as a likely identifier."""
+"""A categorical or integer column with more than :data:`MAX_CATEGORIES` distinct cells,
+more than this share of its cells distinct, is flagged as a likely identifier."""
 
 _REVIEW = "delete this note once the entry is reviewed"
 
@@ -127,6 +127,10 @@ def propose_entry(cells):
 def _numeric_entry(numbers, integer, missing):
     distinct = sorted(set(numbers))
     flags = _numeric_flags(numbers)
+    if integer and len(distinct) > MAX_CATEGORIES and \
+            len(distinct) > IDENTIFIER_SHARE * len(numbers):
+        flags.append(f"{_pct(len(distinct) / len(numbers))} of the cells are distinct "
+                     "integers: an identifier? drop the column before a release")
     if integer:
         ints = [int(v) for v in distinct]
         if len(ints) <= MAX_CATEGORIES:

@@ -18,6 +18,7 @@ import math
 from numbers import Integral, Real
 import os
 import sys
+import time
 
 import numpy as np
 from scipy.sparse import issparse
@@ -90,6 +91,10 @@ RESOLUTION_SHARE = 0.1
 
 SAMPLE_PARTITION = 1_000_000
 """Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
+
+PROGRESS_SECONDS = 5.0
+"""With ``verbose`` and stderr not a terminal, the dense solvers' progress lines come at
+most this often (plus the last one)."""
 
 
 # ---------------------------------------------------------------------------
@@ -530,6 +535,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         marginals = encoding.workload_marginals(columns, self.workload)
         self.solver_ = name  # read by the progress lines while the solver runs
         problem = self._problem(name, options, columns, values, shape, marginals)
+        self._progress_at = None
         result = self._dispatch(name, spec, problem, budget, options)  # 5. dispatch
         if self.verbose and not spec.graphical_model and sys.stderr.isatty():
             print(file=sys.stderr)
@@ -572,8 +578,32 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         else:
             return
         encoding.check_domain_names(self.domain, names)
-        encoding.workload_marginals([_Column(name=n, dtype=None) for n in names],
-                                    self.workload)
+        self._check_width(len(names))  # an int workload: before its marginals are listed
+        marginals = encoding.workload_marginals([_Column(name=n, dtype=None) for n in names],
+                                                self.workload)
+        if not isinstance(self.workload, Integral):
+            self._check_width(len(names), marginals)
+
+    def _check_width(self, n_columns, marginals=None):
+        """Refuse up front a workload too wide for ``aim`` (also run by ``auto``, which
+        picks ``aim`` on any domain this wide), naming the estimate of a round's time and
+        the parameters to change (:func:`~skdp.solvers.synth.select.check_candidates`).
+
+        From the number of columns and the workload alone (public): run before the
+        budget is reserved. ``marginals``: the workload as column-index tuples, needed
+        when it is a list.
+        """
+        if self.solver not in ("aim", "auto"):
+            return
+        options = SOLVER_SPECS["aim"].resolve_options(
+            self.solver_options if self.solver == "aim" else None)
+        if isinstance(self.workload, Integral):
+            workload = int(self.workload)
+        elif marginals is not None:
+            workload = marginals
+        else:
+            return
+        select.check_candidates(n_columns, workload, options["max_candidates"])
 
     def _read_arrays(self, X, feature_names):
         """An in-memory table: its backend, columns, how their domains are found, values."""
@@ -722,10 +752,17 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         return fit.share(rho - rho_fine, mu=rest_mu, exclusive=False)
 
     def _progress(self, t, total, gap):
+        """The dense solvers' progress: an updating line on a terminal; in a log or a pipe
+        one line at most every :data:`PROGRESS_SECONDS` (the first, then the last too), so
+        that a long fit is never silent (issue 30: ``smd`` printed nothing for minutes)."""
         msg = f"[{self.solver_}] {t}/{total}" + ("" if math.isnan(gap) else f" gap={gap:.4g}")
         if sys.stderr.isatty():
             print("\r" + msg, end="", file=sys.stderr, flush=True)
-        elif t == total:  # a log or a pipe: the last state only
+            return
+        now = time.monotonic()
+        last = getattr(self, "_progress_at", None)
+        if last is None or now - last >= PROGRESS_SECONDS or t == total:
+            self._progress_at = now
             print(msg, file=sys.stderr, flush=True)
 
     def _round_progress(self, labels, template, *cliques):

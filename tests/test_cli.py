@@ -16,6 +16,7 @@ import pytest
 import skdp
 from skdp._cli import commands
 from skdp._cli.domain import CsvCells, check_domain, draft_entry
+from skdp._cli.draft import propose_entry
 from skdp.__main__ import main
 
 
@@ -283,25 +284,39 @@ def test_a_failure_while_writing_leaves_no_output(tmp_path, fake, monkeypatch, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
 
 
+def _no_notes(draft):
+    return {name: {k: v for k, v in entry.items() if k != "note"} for name, entry in draft.items()}
+
+
 def test_domain_command_drafts_a_reusable_file(tmp_path, fake, capsys):
     src = _write(tmp_path / "in.csv", HEADER, ROWS)
     out = tmp_path / "d.json"
     assert main(["domain", src, "-o", str(out), "--n-bins", "4"]) == 0
     err = capsys.readouterr().err
     assert "PrivacyLeakWarning" in err and "review every entry" in err
+    assert "without privacy" in err
     draft = json.loads(out.read_text())
-    assert draft == {
-        "age": {"low": 30, "high": 69, "n_bins": 4, "integer": True, "missing": False},
+    assert _no_notes(draft) == {
+        "age": {"categories": list(range(30, 70)), "missing": False},  # 40 integers
         "smoker": {"categories": [False, True], "missing": False},
         "city": {"categories": ["Lyon", "Paris"], "missing": True},
-        "score": {"low": 1.5, "high": 2.0, "n_bins": 4, "integer": False, "missing": True}}
+        "score": {"low": 1.5, "high": 2.0, "integer": False, "missing": True, "n_bins": 4}}
+    assert all(e["note"].startswith("DRAFT read from the data") for e in draft.values())
     check_domain(draft, HEADER)
     assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
                  "--domain", str(out)]) == 0
-    assert "PrivacyLeakWarning" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # the draft's notes left: warned, naming the columns only
+    assert "PrivacyLeakWarning" in err and "still marked a draft" in err
+    assert "['age', 'smoker', 'city', 'score']" in err
     got = _rows(tmp_path / "o.csv")
     assert {r[1] for r in got[1:]} == {"True", "False"}
     assert all(r[0].isdigit() for r in got[1:])
+    # reviewed: the notes deleted, no warning
+    out.write_text(json.dumps(_no_notes(draft)))
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--domain", str(out)]) == 0
+    assert "PrivacyLeakWarning" not in capsys.readouterr().err
 
 
 def test_domain_command_without_n_bins_leaves_the_bins_to_synthesize(tmp_path, fake, capsys):
@@ -317,6 +332,55 @@ def test_draft_entries():
     assert draft_entry(["1", "2", "2"], 10) == {"categories": [1, 2], "missing": False}
     assert draft_entry([None, None], 10)["missing"]
     assert draft_entry(["b", "a", None], 10) == {"categories": ["a", "b"], "missing": True}
+
+
+def _proposed(cells):
+    entry = propose_entry(cells)
+    check_domain({"x": entry}, ["x"])  # every proposal is a valid entry
+    return entry
+
+
+def test_the_draft_keeps_coded_columns_as_codes_or_categories():
+    # a coded column with more than 10 codes (adult's occupation: 15, native-country: 41)
+    # keeps every code: no numeric bounds that spread a 90% point mass over a bin
+    cells = ["39"] * 90 + [str(v) for v in range(41)]
+    entry = _proposed(cells)
+    assert entry["categories"] == list(range(41)) and entry["missing"] is False
+    # more than 50 codes, values in 0..k-1: the codes form, which can say "missing": false
+    entry = _proposed([str(v) for v in range(0, 120, 2)] + ["0"] * 30)
+    assert entry["codes"] == 119 and entry["missing"] is False
+    assert "codes" in entry["note"]
+    # a wide integer quantity: bounds, flagged as spiky (82% zeros) and heavy-tailed
+    cells = ["0"] * 400 + [str(100 * v) for v in range(1, 88)] + ["99999"] + [None]
+    entry = _proposed(cells)
+    assert (entry["low"], entry["high"], entry["integer"], entry["missing"]) == \
+        (0, 99999, True, True)
+    assert "spiky: the value 0 holds 82%" in entry["note"]  # 400 of 488
+    assert "heavy-tailed" in entry["note"] and "bounds at the data's min and max" in entry["note"]
+    # a smooth float column: bounds, not flagged
+    entry = _proposed([str(v / 7) for v in range(200)])
+    assert "spiky" not in entry["note"] and "heavy-tailed" not in entry["note"]
+
+
+def test_the_draft_flags_identifiers_and_empty_columns():
+    entry = _proposed([f"id{i}" for i in range(100)])
+    assert "identifier" in entry["note"]
+    entry = _proposed([str(1000 + 7 * i) for i in range(300)])  # integer ids: bounds, flagged
+    assert "low" in entry and "identifier" in entry["note"]
+    assert "identifier" not in _proposed(["a", "b"] * 50)["note"]
+    entry = _proposed([None, None])
+    assert entry["missing"] is True and "every cell is missing" in entry["note"]
+    assert _proposed(["True", "false"])["categories"] == [False, True]
+
+
+def test_the_draft_command_is_not_reachable_from_a_fit():
+    """The draft reads data without privacy: neither the estimator nor `synthesize`'s
+    reading of the rows imports it (only its note marker is checked on a domain file)."""
+    src = open(skdp.synthesizer.__file__).read() + open(commands.__file__).read()
+    assert "propose_entry" not in open(skdp.synthesizer.__file__).read()
+    assert src.count("propose_entry") == 2  # the import and the call in draft_domain
+    body = commands.synthesize.__code__.co_names + commands.resolve_domain.__code__.co_names
+    assert "propose_entry" not in body and "draft_domain" not in body
 
 
 def test_plot_marginals_bin_on_the_fitted_domain():
@@ -369,6 +433,11 @@ def test_csv_with_domain_holdout_and_plot(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     text = capsys.readouterr().out
     assert "holdout marginal error" in text and png.exists()
+    # at the user's bins (equal and quantile bins of the holdout), 1-, 2- and 3-way, and at
+    # the synthesizer's own bins
+    for label in ("5 equal bins", "10 equal bins", "20 quantile bins", "1-way", "2-way",
+                  "3-way", "indep.", "at the synthesizer's own bins"):
+        assert label in text
     got = _rows(out)
     assert got[0] == header and len(got) == 201
     assert all(18 <= int(r[0]) <= 90 and r[1] in ("a", "b", "c") for r in got[1:])
@@ -483,3 +552,50 @@ def test_scheduler_is_documented_in_the_help(capsys):
         main(["synthesize", "--help"])
     out = capsys.readouterr().out
     assert "--scheduler ADDRESS" in out and "On Dask" in out
+
+
+def test_the_codes_entry_as_an_object_reads_and_writes_codes():
+    col = CsvCells("k", {"codes": 12, "missing": False, "note": "reviewed"})
+    assert col.form == "codes" and col.width == 2
+    assert col.parse("11") == 11 and col.format(np.int64(3)) == "3"
+    with pytest.raises(ValueError, match="column 'k' holds the codes 0..11"):
+        col.parse("12")
+    check_domain({"k": {"codes": 12, "missing": False}}, ["k"])
+    with pytest.raises(ValueError, match="column 'k'"):
+        check_domain({"k": {"codes": 12, "high": 3}}, ["k"])
+
+
+def test_holdout_errors_at_the_users_bins():
+    """The report's figures: zero against itself, the independent-columns reference exact,
+    and a synthetic column spread evenly over a spike's bin scored at quantile bins."""
+    from skdp._cli.holdout import RESOLUTIONS, binned_errors
+
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random(2000) < 0.6, 48.0, rng.uniform(0, 100, 2000))  # a spike at 48
+    c = np.where(x > 50, "hi", "lo")
+    hold = np.array(list(zip(x.tolist(), c.tolist())), dtype=object)
+    domain = {"x": {"low": 0.0, "high": 100.0}, "c": {"categories": ["hi", "lo"]}}
+    same = binned_errors(hold, hold, domain, ["x", "c"])
+    assert set(same) == set(RESOLUTIONS)
+    assert all(res[w][0] == 0.0 for res in same.values() for w in (1, 2))
+    assert same[("equal", 10)][2][2] > 0.1  # x and c are dependent
+    # the spike spread uniformly over its bin of 10 [40, 50): fine at the synthesizer's
+    # 10 equal bins, wrong at the holdout's quantile bins
+    spread = hold.copy()
+    spread[:, 0] = np.where(x == 48.0, rng.uniform(40, 50, 2000), x)
+    err = binned_errors(spread, hold, domain, ["x", "c"])
+    assert err[("equal", 10)][1][0] < 0.01 and err[("quantile", 10)][1][0] > 0.2
+    # missing cells are a cell of their own
+    hold[:100, 0] = None
+    assert binned_errors(spread, hold, domain, ["x", "c"])[("equal", 5)][1][1] >= 0.05
+
+
+def test_the_holdout_report_reads_no_training_rows():
+    import inspect
+
+    from skdp._cli import holdout
+
+    assert list(inspect.signature(holdout.binned_errors).parameters) == \
+        ["synthetic", "holdout", "domain", "header"]
+    assert list(inspect.signature(commands._holdout_report).parameters) == \
+        ["est", "header", "kept", "holdout"]

@@ -423,3 +423,50 @@ def test_progress_lines_name_columns(capsys):
     err = capsys.readouterr().err
     assert "[aim] round 1: measured ('" in err
     assert any(f"'{n}'" in err for n in names) and "(0" not in err
+
+
+def test_dense_solvers_print_progress_when_stderr_is_not_a_terminal(capsys, monkeypatch):
+    """issue 30: smd printed its last line only when stderr was a log or a pipe (silent for
+    minutes); now a line at most every PROGRESS_SECONDS, the first and the last."""
+    from skdp import synthesizer
+
+    X = np.random.default_rng(0).integers(0, 3, size=(200, 3))
+    est = skdp.SaddlePointSynthesizer(solver="smd", domain={0: 3, 1: 3, 2: 3}, verbose=1,
+                                      random_state=0, epsilon=1.0, n_iter=200, tol=0.0)
+    monkeypatch.setattr(synthesizer, "PROGRESS_SECONDS", 0.0)
+    est.fit(X)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("[smd]")]
+    assert len(lines) >= 10 and lines[-1].startswith("[smd] 200/200")  # pytest: not a tty
+    monkeypatch.setattr(synthesizer, "PROGRESS_SECONDS", 3600.0)
+    est.fit(X)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("[smd]")]
+    assert len(lines) == 2 and lines[0].startswith("[smd] 10/200")  # the first, the last
+    est.set_params(verbose=0).fit(X)
+    assert "[smd]" not in capsys.readouterr().err
+
+
+def test_a_table_too_wide_for_aim_is_refused_up_front_with_the_estimate(tmp_path, capsys):
+    """issue 30: 2,000 columns ran for 15 minutes; refused before the budget is reserved,
+    the message naming the estimate and the parameters to change."""
+    acc = skdp.BudgetAccountant()
+    X = np.zeros((5, 400), dtype=np.int64)
+    est = skdp.SaddlePointSynthesizer(solver="aim", accountant=acc, domain={0: 2})
+    with pytest.raises(ValueError, match=r"80200 of them, more than "
+                       r"solver_options\['max_candidates'\]=50000.*minutes"):
+        est.fit(X)
+    assert acc.total() == (0.0, 0.0)  # nothing reserved nor charged
+    est.set_params(solver="auto")
+    with pytest.raises(ValueError, match="max_candidates"):
+        est.fit(X)
+    # a list workload counts its downward closure; the cap is an option
+    est.set_params(solver="aim", workload=[(0, 1), (1, 2)],
+                   solver_options={"max_candidates": 4})
+    with pytest.raises(ValueError, match="has 5 of them"):
+        est.fit(X)
+    skdp.SaddlePointSynthesizer(solver="mst")._check_width(400)  # not aim: not refused
+    # the command line: refused before a row is read, in its own flags
+    src = _write(tmp_path / "wide.csv", [f"c{j}" for j in range(400)], [[1] * 400] * 3)
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "80200" in err and "--workload 1" in err and "--solver mst" in err
+    assert "--solver-options '{\"max_candidates\": N}'" in err and "reading" not in err

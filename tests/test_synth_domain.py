@@ -375,3 +375,34 @@ def test_fine_grid_and_smd_compose_exactly_in_gdp(releases):
     assert synth.privacy_method_ == "gdp"
     assert synth.privacy_spent_[0] == pytest.approx(0.7, rel=1e-6)
     assert synth.privacy_spent_[0] <= 0.7 * (1 + 1e-9)
+
+
+# ------------------------------------------------------------- the codes entry's missing cell
+def test_a_codes_entry_can_say_missing_false():
+    """private-pgm's "k codes" entry as a dict can drop the missing cell (issue 30): an
+    object column of codes no longer gets an empty cell the table never has."""
+    X = pd.DataFrame({"a": np.arange(300) % 3, "b": np.arange(300) % 4}).astype(object)
+    plain = _fit(X, domain={"a": 3, "b": 4}, solver="aim")
+    assert plain.domain_shape_ == (4, 5)  # an object column keeps a missing cell by default
+    synth = _fit(X, domain={"a": {"codes": 3, "missing": False, "note": "reviewed"},
+                            "b": {"codes": 4, "missing": False}}, solver="aim")
+    assert synth.domain_shape_ == (3, 4)
+    assert synth.domain_["a"] == {"categories": [0, 1, 2], "missing": False}
+    assert not pd.isna(synth.sample(500)).any().any()
+    # and with missing values, "missing": true keeps them
+    X.loc[:9, "a"] = None
+    assert _fit(X, domain={"a": {"codes": 3, "missing": True}, "b": 4},
+                solver="aim").domain_shape_ == (4, 5)
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"codes": 0}, "must be >= 1"), ({"codes": "3"}, "must be >= 1"),
+    ({"codes": 3, "low": 0}, "unknown keys ['low']"), ({"codes": 3, "missing": "no"},
+                                                        "'missing' must be true or false"),
+    ({"categories": ["x"], "note": 3}, "'note' must be a string")])
+def test_bad_codes_and_note_entries_name_the_column(entry, message):
+    from skdp._domain import parse_entry
+
+    with pytest.raises((TypeError, ValueError), match="column 'a'") as info:
+        parse_entry("a", entry)
+    assert message in str(info.value)

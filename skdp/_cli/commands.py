@@ -30,6 +30,7 @@ from ..privacy.ledger import describe_composition
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import store_accountant
+from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
 from .domain import CsvCells, check_domain, draft_entry, kind_entry, mostly_numbers
 from .texts import CLIPPING_NOTE
@@ -165,6 +166,7 @@ def _load_domain(path, header):
     except json.JSONDecodeError as exc:
         raise ValueError(f"the domain file {path} is not valid JSON: {exc}.") from None
     check_domain(domain, header)
+    _warn_draft(path, domain)
     return domain
 
 
@@ -259,6 +261,19 @@ def check_synthesize(args):
     _check_disk(args, header, domain if isinstance(domain, dict) else {})
     _note_clipping(domain, header)
     return header, domain
+
+
+def _warn_draft(path, domain):
+    """Warn while a domain file still holds notes of ``skdp domain``'s draft (their column
+    names only): entries read from the data make the release not private."""
+    from .draft import draft_notes
+
+    left = draft_notes(domain)
+    if left:
+        warn_privacy_leak(
+            f"The domain of column(s) {left} in {path} (still marked a draft by their notes)",
+            "Review each entry, replace what was read from the data by public knowledge, "
+            "and delete its note.")
 
 
 def _note_clipping(domain, header):
@@ -365,6 +380,7 @@ def synthesize(args):
     # reading or parsing the rows (a cell outside the domain names its line) may depend on
     # the data, so it is charged like a fit that failed; the fit takes the reservation over
     est = _estimator(args, domain if isinstance(domain, dict) else "private", n_bins)
+    _check_width(est, len(header))
     with reserve_fit(est) as held:
         _stage(args, "reading")
         say(args, f"reading {args.input or 'the bundled table'}")
@@ -400,6 +416,7 @@ def synthesize_dask(args):
     domain = _load_domain(args.domain, header)
     _note_clipping(domain, header)
     est = _estimator(args, domain, args.n_bins or 10)
+    _check_width(est, len(header))
     client = dask_job.scheduler(args.scheduler)
     try:
         with reserve_fit(est) as held:
@@ -424,6 +441,23 @@ def synthesize_dask(args):
     return 0
 
 
+def _check_width(est, n_columns):
+    """Refuse a table too wide for the solver before the budget is reserved (its width
+    and the workload are public), the estimate and the flags to change in the message."""
+    check = getattr(est, "_check_width", None)  # (a stand-in estimator may lack it)
+    try:
+        if check is not None:
+            check(n_columns)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace(
+            "solver_options['max_candidates']=", "max_candidates=").replace(
+            "raise solver_options['max_candidates']",
+            "raise it with --solver-options '{\"max_candidates\": N}'").replace(
+            "solver='mst'", "--solver mst").replace(
+            "a smaller workload (fewer columns, or a list of the marginals that matter)",
+            "fewer columns, or --workload 1")) from None
+
+
 def _estimator(args, entries, n_bins):
     # progress unless --quiet: an updating line on a terminal, one line per round (mst, aim)
     verbose = 0 if args.quiet else 1
@@ -445,15 +479,16 @@ def _write(args, est, header, columns, holdout, n_bins):
     chunks = _chunks(est, n)
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
+    kept = []  # the first synthetic rows, for the holdout report
+    if holdout is not None:
+        chunks = _keep(chunks, kept, columns)
     say(args, f"writing {n} synthetic rows to {args.output}")
     _stage(args, "writing")
     written = write_rows(args.output, header, columns, _progress(args, chunks, n),
                          done=lambda: _stage(args, "written"))
     _report(args, est, written)
     if holdout is not None:
-        values = np.array(list(est.workload_error(holdout).values()))
-        print(f"holdout marginal error (total variation): mean={values.mean():.4f}, "
-              f"max={values.max():.4f} over {len(values)} marginals")
+        _holdout_report(est, header, kept, holdout)
     if plot is not None:
         reference = Marginals(est.domain_, header, n_bins)
         if holdout is None:
@@ -469,6 +504,40 @@ def _write(args, est, header, columns, holdout, n_bins):
             plot_marginals(tmp, header, reference, plot, label,
                            fmt=os.path.splitext(args.plot)[1][1:].lower())
         print(f"plot: {args.plot}")
+
+
+def _keep(chunks, kept, columns):
+    """Pass the chunks through, keeping their first :data:`.holdout.MAX_ROWS` rows as they
+    are written (integer columns rounded) in ``kept``."""
+    from .holdout import MAX_ROWS
+
+    rounded = [j for j, col in enumerate(columns) if col.integer or col.form == "codes"]
+    held = 0
+    for chunk in chunks:
+        if held < MAX_ROWS:
+            rows = np.array(list(csvio_rows(chunk)), dtype=object)[: MAX_ROWS - held]
+            for j in rounded:
+                rows[:, j] = [v if v is None or isinstance(v, str) or v != v
+                              else int(round(float(v))) for v in rows[:, j]]
+            kept.append(rows)
+            held += len(rows)
+        yield chunk
+
+
+def _holdout_report(est, header, kept, holdout):
+    """The synthetic rows' error against the holdout on the holdout's bins (:mod:`.holdout`),
+    then at the synthesizer's own bins (its workload)."""
+    from .holdout import binned_errors, report_lines
+
+    synthetic = np.concatenate(kept) if kept else np.empty((0, len(header)), dtype=object)
+    if len(synthetic) and len(holdout):
+        errors = binned_errors(synthetic, holdout, est.domain_, header)
+        numeric = any("categories" not in est.domain_[name] for name in header)
+        for line in report_lines(errors, len(synthetic), len(holdout), numeric):
+            print(line)
+    values = np.array(list(est.workload_error(holdout).values()))
+    print(f"holdout marginal error at the synthesizer's own bins (its workload): "
+          f"mean={values.mean():.4f}, max={values.max():.4f} over {len(values)} marginals")
 
 
 def _report(args, est, written):
@@ -510,24 +579,36 @@ def _progress(args, chunks, n):
 
 
 def draft_domain(args):
-    """Run ``python -m skdp domain``: write a draft domain file; return the exit status."""
+    """Run ``python -m skdp domain``: write a draft domain file; return the exit status.
+
+    The draft reads the data without privacy (:mod:`.draft`): a proposal for the curator,
+    said on stderr and in every entry's ``"note"``; no fit reads it unless a person
+    passes the file to ``synthesize``, which warns while a draft note is left.
+    """
+    from .draft import propose_entry
+
     header = read_header(args.input)
     _check_output(args.output, args.input)
     _stage(args, "reading")
     cells, _ = read_cells(args.input, header, args.na_values)
     columns = [[row[j] for row in cells] for j in range(len(header))]
-    draft = {name: draft_entry(column, args.n_bins or 10)
-             for name, column in zip(header, columns)}
+    draft = {name: propose_entry(column) for name, column in zip(header, columns)}
     numeric_like = [name for name, column in zip(header, columns) if mostly_numbers(column)]
-    if args.n_bins is None:  # leave the bins to `synthesize --n-bins`
+    if args.n_bins is not None:  # else left to `synthesize --n-bins`
         for entry in draft.values():
-            if entry.get("n_bins", 1) > 1:
-                del entry["n_bins"]
+            if "low" in entry:
+                n_bins = args.n_bins if entry["high"] > entry["low"] else 1
+                entry.update(n_bins=n_bins, note=entry.pop("note"))
+    flagged = [name for name, entry in draft.items()
+               if "spiky" in entry["note"] or "heavy-tailed" in entry["note"]]
     warnings.warn(
-        f"the draft domain {args.output} is derived from the private data in {args.input}: "
-        "review every entry and replace it by public knowledge (the categories a column can "
-        "take, bounds known without the data) before a release; a release that uses it "
-        "unchanged is not differentially private." + numeric_hint(numeric_like, draft=True),
+        f"the draft domain {args.output} is derived from the private data in {args.input} "
+        "without privacy: review every entry (its \"note\" says what was read from the data) "
+        "and replace it by public knowledge (the categories a column can take, bounds known "
+        "without the data) before a release; a release that uses it unchanged is not "
+        "differentially private."
+        + (f" Column(s) {flagged} are spiky or heavy-tailed (see their notes)." if flagged
+           else "") + numeric_hint(numeric_like, draft=True),
         PrivacyLeakWarning, stacklevel=2)
     text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                       for name, entry in draft.items())
@@ -537,4 +618,3 @@ def draft_domain(args):
             fh.write("{\n" + text + "\n}\n")
     print(f"wrote the draft domain of {len(header)} columns to {args.output}")
     return 0
-

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._domain import entry_form, parse_entry
+from .._domain.parse import code_count
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "kind_entry",
@@ -96,7 +97,8 @@ class CsvCells:
             self._numbers = {c: c for c in cats if _is_number(c)}  # 1 and 1.0: one key
             self.width = max(len(self.format(c)) for c in cats)
         elif self.form == "codes":
-            self.width = len(str(entry - 1))
+            self.codes = code_count(entry)
+            self.width = len(str(self.codes - 1))
         elif self.form == "bounds" and self.integer:
             self.width = max(len(str(round(entry["low"]))), len(str(round(entry["high"]))))
         else:  # a float, or categories found privately: a typical width
@@ -114,9 +116,9 @@ class CsvCells:
                              "cell is not a finite number ('inf' is not; list such spellings "
                              "in --na-values to read them as missing).")
         if self.form == "codes":
-            if not (float(v).is_integer() and 0 <= v < self.entry):
+            if not (float(v).is_integer() and 0 <= v < self.codes):
                 raise ValueError(f"{where}: column {self.name!r} holds the codes "
-                                 f"0..{self.entry - 1} but the cell is not one of them.")
+                                 f"0..{self.codes - 1} but the cell is not one of them.")
             return int(v)
         return float(v)
 

@@ -56,10 +56,17 @@ columns of bool or category dtype may be left out), and takes no --holdout or
 
 DOMAIN = """\
 Write a draft domain file for INPUT.csv: every column in the domain file's object
-form (categories, or bounds cut into --n-bins bins, with "integer" and "missing").
-The draft is derived from the private data: review every entry and replace it by
-public knowledge (the categories a column can take, bounds known without looking
-at the data) before a release; a release that uses it unchanged is not private."""
+form, as a careful curator would write it: integer columns with at most 50
+distinct values as categories, integer columns that look like codes (values in
+0..k-1, k <= 256) as {"codes": k}, other numeric columns as bounds (with
+"integer"), true/false columns as booleans, the rest as categories; each entry
+with "missing" and a "note" saying what was read from the data and flagging
+spiky (one value holds >= 10% of the cells) or heavy-tailed numeric columns and
+likely identifiers. The draft is read from the private data WITHOUT privacy:
+review every entry and replace it by public knowledge (the categories a column
+can take, bounds known without looking at the data), then delete its note;
+`synthesize` warns while a draft note is left, and a release that uses the
+draft unchanged is not private."""
 
 
 def _int_at_least(low):
@@ -294,8 +301,7 @@ def _add_domain(sub):
     p.add_argument("-o", "--output", required=True, metavar="DOMAIN.json",
                    help="domain file to write")
     _common(p, "bins of each numeric column of the draft, written as its n_bins (default: "
-               "none written, so `synthesize --n-bins` decides; integer columns with at most "
-               "10 distinct values become categories)")
+               "none written, so `synthesize --n-bins` decides)")
 
 
 def build_parser():

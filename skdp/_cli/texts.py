@@ -11,6 +11,8 @@ domain file (JSON): an object, column name -> entry, one of
                           a cell "true"/"True" matches true, "1" or "1.0" matches 1)
   {"categories": [...]}   the same as a list
   85                      an integer k: the codes 0..k-1 (private-pgm domain files)
+  {"codes": 85, "missing": false}
+                          the same, as an object (so that it can say "missing")
   {"low": 0, "high": 90, "n_bins": 9, "integer": true}
                           a numeric column cut into n_bins equal bins on public
                           bounds (n_bins defaults to --n-bins, integer to false:
@@ -23,7 +25,9 @@ domain file (JSON): an object, column name -> entry, one of
                           does for every column (cells outside the bounds found are
                           clipped to them, as above)
 Any object entry may add "missing": true|false: whether the column keeps a
-missing-value cell (default true). Columns the file does not name are described
+missing-value cell (default true), and "note": "..." (free text for the reader;
+a note of `python -m skdp domain`'s draft, which begins "DRAFT read from the
+data", makes `synthesize` warn until it is deleted). Columns the file does not name are described
 from the data, with a PrivacyLeakWarning.
 
 numbers: a cell of a numeric column must be a finite number. 'inf', '-inf',

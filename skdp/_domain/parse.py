@@ -4,10 +4,13 @@ Entry forms (errors name the column, never a data value):
 
 - a list: categories; an int ``k``: the codes ``0 .. k-1``; a tuple
   ``(low, high)``: numeric bounds;
-- ``{"categories": [...]}``; ``{"low": l, "high": h}`` with optional
+- ``{"categories": [...]}``; ``{"codes": k}`` (the int form as a dict, so that
+  it can say ``"missing": false``); ``{"low": l, "high": h}`` with optional
   ``"n_bins"`` and ``"integer"``; ``{"kind": "numeric"}`` (optional
   ``"integer"``, ``"n_bins"``) or ``{"kind": "categorical"}``: kind public,
-  categories or bounds found privately; any dict may add ``"missing"``.
+  categories or bounds found privately; any dict may add ``"missing"`` and a
+  ``"note"`` (a string for the reader of the file, e.g. a draft's remark on the
+  column; it changes nothing).
 """
 
 import math
@@ -17,45 +20,74 @@ import numpy as np
 
 from .values import _is_missing, value_key
 
-__all__ = ["entry_form", "parse_entry"]
+__all__ = ["code_count", "entry_form", "parse_entry"]
 
 _KINDS = ("numeric", "categorical")
 _FORMS = ("a list of categories, an int k (codes 0..k-1), (low, high) bounds, or a dict "
-          "{'categories': [...]}, {'low': l, 'high': h[, 'n_bins': k][, 'integer': bool]} or "
-          "{'kind': 'numeric'|'categorical'}, each with an optional 'missing': bool")
-_FORM_KEYS = {"categories": {"categories", "missing"},
-              "bounds": {"low", "high", "n_bins", "integer", "missing"},
-              "numeric": {"kind", "integer", "n_bins", "missing"},
-              "categorical": {"kind", "missing"}}
+          "{'categories': [...]}, {'codes': k}, {'low': l, 'high': h[, 'n_bins': k][, "
+          "'integer': bool]} or {'kind': 'numeric'|'categorical'}, each with an optional "
+          "'missing': bool and 'note': str")
+_FORM_KEYS = {"categories": {"categories", "missing", "note"},
+              "codes": {"codes", "missing", "note"},
+              "bounds": {"low", "high", "n_bins", "integer", "missing", "note"},
+              "numeric": {"kind", "integer", "n_bins", "missing", "note"},
+              "categorical": {"kind", "missing", "note"}}
 
 
 def entry_form(name, spec, parsed=None):
-    """The form of a domain entry, checked by :func:`parse_entry`: ``'codes'`` (an int),
-    ``'categories'``, ``'bounds'``, or ``'numeric'`` / ``'categorical'`` (kind only).
+    """The form of a domain entry, checked by :func:`parse_entry`: ``'codes'`` (an int or
+    ``{"codes": k}``), ``'categories'``, ``'bounds'``, or ``'numeric'`` /
+    ``'categorical'`` (kind only).
     ``parsed``: the entry as :func:`parse_entry` returned it (not parsed again).
 
     Examples
     --------
     >>> entry_form("k", 5), entry_form("c", ["a"]), entry_form("x", {"kind": "numeric"})
     ('codes', 'categories', 'numeric')
+    >>> entry_form("k", {"codes": 5, "missing": False})
+    'codes'
     """
     entry = parse_entry(name, spec) if parsed is None else parsed
-    if isinstance(spec, Integral) and not isinstance(spec, (bool, np.bool_)):
+    if code_count(spec) is not None:
         return "codes"
     if "categories" in entry:
         return "categories"
     return "bounds" if "low" in entry else entry["kind"]
 
 
+def _is_int(value):
+    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def code_count(spec):
+    """``k`` of a codes entry (``k`` or ``{"codes": k}``), else None (not checked: see
+    :func:`parse_entry`).
+
+    Examples
+    --------
+    >>> code_count(3), code_count({"codes": 3, "missing": False}), code_count(["a"])
+    (3, 3, None)
+    """
+    if _is_int(spec):
+        return int(spec)
+    if isinstance(spec, dict) and "codes" in spec and _is_int(spec["codes"]):
+        return int(spec["codes"])
+    return None
+
+
+def _codes(name, k):
+    if not _is_int(k) or k < 1:
+        raise ValueError(f"domain of column {name!r}: an int entry is a number of integer "
+                         f"codes and must be >= 1, got {k!r}.")
+    return {"categories": list(range(int(k)))}
+
+
 def parse_entry(name, spec):
     """A domain entry in its dict form, checked; ValueError/TypeError naming the column."""
     if isinstance(spec, (list, np.ndarray)):
         return {"categories": _categories(name, list(spec))}
-    if isinstance(spec, Integral) and not isinstance(spec, (bool, np.bool_)):
-        if spec < 1:
-            raise ValueError(f"domain of column {name!r}: an int entry is a number of integer "
-                             f"codes and must be >= 1, got {spec!r}.")
-        return {"categories": list(range(int(spec)))}
+    if _is_int(spec):
+        return _codes(name, spec)
     if isinstance(spec, tuple):
         if len(spec) != 2:
             raise ValueError(f"bounds of column {name!r} must be a (low, high) pair, got {spec!r}.")
@@ -70,6 +102,8 @@ def _parse_dict(name, spec):
     keys = set(spec)
     if "categories" in keys:
         form = "categories"
+    elif "codes" in keys:
+        form = "codes"
     elif keys & {"low", "high"}:
         form = "bounds"
     elif "kind" in keys:
@@ -79,7 +113,7 @@ def _parse_dict(name, spec):
                              f"'categorical', got {form!r}.")
     else:
         raise ValueError(f"domain entry of column {name!r} has the keys {sorted(keys)}; it "
-                         f"needs 'categories', 'low' and 'high', or 'kind': it must be "
+                         f"needs 'categories', 'codes', 'low' and 'high', or 'kind': it must be "
                          f"{_FORMS}.")
     unknown = sorted(map(str, keys - _FORM_KEYS[form]))
     if unknown:
@@ -88,6 +122,11 @@ def _parse_dict(name, spec):
     entry = {k: _flag(name, k, spec[k]) for k in ("integer", "missing") if k in spec}
     if "n_bins" in spec:
         entry["n_bins"] = _n_bins(name, spec["n_bins"])
+    if "note" in spec and not isinstance(spec["note"], str):
+        raise TypeError(f"domain entry of column {name!r}: 'note' must be a string, got a "
+                        f"{type(spec['note']).__name__}.")
+    if form == "codes":
+        return {**entry, **_codes(name, spec["codes"])}
     if form == "categories":
         cats = spec["categories"]
         if not isinstance(cats, (list, tuple, np.ndarray)):

@@ -232,6 +232,19 @@ class GraphicalModel:
                 _draw(rows, sep, rest, cond, self.shape, rng)
         return out
 
+    def _tree_index(self):
+        """Cached: each column's host clique (:func:`host_clique`) and each clique's
+        neighbours in the tree (AIM scores thousands of marginals on one model)."""
+        if getattr(self, "_index", None) is None:
+            hosts = {c: host_clique(self.cliques, (c,)) for c in range(len(self.shape))}
+            neighbours = [[] for _ in self.cliques]
+            for k, p in enumerate(self.tree.parent):
+                if p >= 0:
+                    neighbours[k].append(p)
+                    neighbours[p].append(k)
+            self._index = (hosts, neighbours)
+        return self._index
+
     def _subtree_factors(self, cols):
         """Log-factors of a small subtree covering ``cols``: beliefs less separators.
 
@@ -240,16 +253,23 @@ class GraphicalModel:
         of the separator marginals is the marginal of ``p`` on its columns.
         """
         parent, seps = self.tree.parent, self.tree.separators
-        keep = {host_clique(self.cliques, (c,)) for c in cols}
+        hosts, neighbours = self._tree_index()
+        keep = {hosts[c] for c in cols}
         nodes = set(range(len(self.cliques)))
-        pruned = True
-        while pruned:  # drop leaves of the remaining subtree that are not needed
-            pruned = False
-            for k in list(nodes - keep):
-                degree = (parent[k] in nodes) + sum(parent[j] == k for j in nodes)
-                if degree <= 1:
-                    nodes.discard(k)
-                    pruned = True
+        # drop leaves of the remaining subtree that are not needed, until none is left (the
+        # smallest subtree holding `keep`): a queue of leaves, linear in the cliques
+        degree = [len(n) for n in neighbours]
+        leaves = [k for k in nodes if k not in keep and degree[k] <= 1]
+        while leaves:
+            k = leaves.pop()
+            if k not in nodes:
+                continue
+            nodes.discard(k)
+            for j in neighbours[k]:
+                if j in nodes:
+                    degree[j] -= 1
+                    if degree[j] <= 1 and j not in keep:
+                        leaves.append(j)
         factors = [Factor(self.cliques[k], self.beliefs[k]) for k in nodes]
         for k in nodes:
             if parent[k] in nodes:

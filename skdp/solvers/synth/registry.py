@@ -84,6 +84,10 @@ SOLVER_SPECS = {
                  Option("round_iter", "int", 50, low=1,
                         doc="estimation iterations per round (warm started)"),
                  _compress_option(0.0),
+                 Option("max_candidates", "int", 50_000, low=1,
+                        doc="refuse up front a workload with more candidate marginals (its "
+                            "downward closure, every one scored each round; all 2-way "
+                            "marginals of d columns: d (d + 1) / 2)"),
                  Option("tol", "float", 1e-6, low=0.0,
                         doc="an estimation stops when a step lowers the loss by less than "
                             "tol times the loss")),

@@ -1,0 +1,165 @@
+"""The draft of ``python -m skdp domain``: what a careful curator would write, read from the data.
+
+The draft reads the data without any privacy, by design: it is a proposal for a
+person to review before a release, never a part of a fit (nothing here is
+imported by the estimator or by ``synthesize``). Each entry carries a
+``"note"`` (the domain format's free-text field) that starts with
+:data:`DRAFT_NOTE`, says what was read from the data, and flags what a curator
+should look at: bounds at the data's extremes, spikes (a few values holding
+most cells) and heavy tails (equal bins then put nearly every cell in one bin).
+
+Rules (public constants, so the draft is reproducible):
+
+- an integer column with at most :data:`MAX_CATEGORIES` distinct values: its
+  values as categories (a coded or count column keeps every value as a cell);
+- an integer column that looks like codes (its values in ``0 .. k-1`` with
+  ``k <=`` :data:`MAX_CODES`, at least half of them present): ``{"codes": k}``;
+- another numeric column: bounds at the data's min and max, flagged;
+- ``true``/``false`` columns: booleans; other columns: their distinct cells as
+  categories (flagged when nearly every cell is distinct: an identifier).
+"""
+
+import math
+from collections import Counter
+
+from .domain import _number, _numeric_kind
+
+__all__ = ["DRAFT_NOTE", "MAX_CATEGORIES", "MAX_CODES", "propose_entry", "draft_notes"]
+
+DRAFT_NOTE = "DRAFT read from the data (not private)"
+"""How every note of a drafted entry begins; ``synthesize`` warns while a domain file
+still holds one (the curator deletes each note once its entry is reviewed)."""
+
+MAX_CATEGORIES = 50
+"""Integer columns with at most this many distinct values are drafted as categories."""
+
+MAX_CODES = 256
+"""Integer columns whose values lie in ``0 .. k-1`` with ``k`` at most this (and at least
+half of the codes present) are drafted as ``{"codes": k}``."""
+
+SPIKE_SHARE = 0.1
+"""A numeric column is flagged as spiky when one value holds at least this share of its
+non-missing cells."""
+
+TAIL_SHARE = 0.5
+"""A numeric column is flagged as heavy-tailed when its top (or bottom) 1% of values span
+at least this share of its range."""
+
+IDENTIFIER_SHARE = 0.5
+"""A categorical or integer column with more than :data:`MAX_CATEGORIES` distinct cells,
+more than this share of its cells distinct, is flagged as a likely identifier."""
+
+_REVIEW = "delete this note once the entry is reviewed"
+
+
+def _pct(x):
+    return f"{100 * x:.0f}%" if x >= 0.01 else f"{100 * x:.2g}%"
+
+
+def _quantile(values, q):
+    """The q-quantile of sorted values (nearest rank)."""
+    return values[min(len(values) - 1, max(0, math.ceil(q * len(values)) - 1))]
+
+
+def _numeric_flags(numbers):
+    """Notes on spikes and heavy tails of a numeric column (its non-missing numbers)."""
+    flags = []
+    n = len(numbers)
+    value, count = Counter(numbers).most_common(1)[0]
+    if count / n >= SPIKE_SHARE and count > 1:
+        flags.append(f"spiky: the value {value:g} holds {_pct(count / n)} of the cells: keep "
+                     "it exact (categories, or bounds that end at it)")
+    ordered = sorted(numbers)
+    low, high = ordered[0], ordered[-1]
+    span = high - low
+    if span > 0:
+        top = (high - _quantile(ordered, 0.99)) / span
+        bottom = (_quantile(ordered, 0.01) - low) / span
+        if max(top, bottom) >= TAIL_SHARE:
+            side = "top" if top >= bottom else "bottom"
+            flags.append(f"heavy-tailed: its {side} 1% of values span {_pct(max(top, bottom))} "
+                         "of [min, max], so equal bins put nearly every cell in one bin: "
+                         "choose public bounds that clip the tail, or --bin-strategy quantile")
+    return flags
+
+
+def propose_entry(cells):
+    """A draft domain entry with a ``"note"``, from a column's CSV cells (``None``: missing).
+
+    Not private (the caller warns): a proposal for a person to review.
+
+    Examples
+    --------
+    >>> propose_entry(["3", "1", "1", None])["categories"]
+    [1, 3]
+    >>> e = propose_entry([str(v) for v in range(60)] + ["0"])
+    >>> e["codes"], e["missing"]
+    (60, False)
+    >>> e = propose_entry([str(v / 2) for v in range(100)])
+    >>> e["low"], e["high"], e["integer"]
+    (0.0, 49.5, False)
+    >>> e["note"].startswith(DRAFT_NOTE)
+    True
+    """
+    missing = any(c is None for c in cells)
+    present = [c for c in cells if c is not None]
+    if not present:
+        return {"categories": ["<none>"], "missing": True,
+                "note": f"{DRAFT_NOTE}: every cell is missing: give the column's public "
+                        f"categories or bounds, or drop it; {_REVIEW}"}
+    numeric, integer = _numeric_kind(present)
+    if numeric:
+        return _numeric_entry([_number(c) for c in present], integer, missing)
+    if {c.lower() for c in present} <= {"true", "false"}:
+        return {"categories": sorted({c.lower() == "true" for c in present}),
+                "missing": missing,
+                "note": f"{DRAFT_NOTE}: true/false cells: booleans; {_REVIEW}"}
+    cats = sorted(set(present))
+    note = f"{DRAFT_NOTE}: its {len(cats)} distinct cells as categories: add any category " \
+           "the column can take that the data lacks, and remove any that would reveal a row"
+    if len(cats) > MAX_CATEGORIES and len(cats) > IDENTIFIER_SHARE * len(present):
+        note += f"; {_pct(len(cats) / len(present))} of the cells are distinct: an " \
+                "identifier or free text? drop the column before a release (its synthetic " \
+                "cells copy the data's)"
+    return {"categories": cats, "missing": missing, "note": f"{note}; {_REVIEW}"}
+
+
+def _numeric_entry(numbers, integer, missing):
+    distinct = sorted(set(numbers))
+    flags = _numeric_flags(numbers)
+    if integer and len(distinct) > MAX_CATEGORIES and \
+            len(distinct) > IDENTIFIER_SHARE * len(numbers):
+        flags.append(f"{_pct(len(distinct) / len(numbers))} of the cells are distinct "
+                     "integers: an identifier? drop the column before a release")
+    if integer:
+        ints = [int(v) for v in distinct]
+        if len(ints) <= MAX_CATEGORIES:
+            return {"categories": ints, "missing": missing,
+                    "note": f"{DRAFT_NOTE}: {len(ints)} distinct integers, each a category "
+                            "(every value keeps a cell of its own): add any value the column "
+                            f"can take that the data lacks; {_REVIEW}"}
+        k = ints[-1] + 1
+        if ints[0] >= 0 and k <= MAX_CODES and 2 * len(ints) >= k:
+            return {"codes": k, "missing": missing,
+                    "note": f"{DRAFT_NOTE}: integers in 0..{k - 1} ({len(ints)} of them "
+                            "present): read as codes, each a cell of its own; if the column "
+                            "is a quantity, give it public bounds instead; " + _REVIEW}
+        low, high = ints[0], ints[-1]
+    else:
+        low, high = float(distinct[0]), float(distinct[-1])
+    note = f"{DRAFT_NOTE}: bounds at the data's min and max (a release with them is not " \
+           "private): replace them with public bounds known without the data"
+    note = "; ".join([note, *flags, _REVIEW])
+    return {"low": low, "high": high, "integer": integer, "missing": missing, "note": note}
+
+
+def draft_notes(domain):
+    """The columns of a loaded domain file whose entry still carries a draft note.
+
+    Examples
+    --------
+    >>> draft_notes({"a": {"categories": [1], "note": DRAFT_NOTE + ": ..."}, "b": 3})
+    ['a']
+    """
+    return [name for name, entry in domain.items()
+            if isinstance(entry, dict) and str(entry.get("note", "")).startswith(DRAFT_NOTE)]

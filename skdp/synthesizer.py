@@ -587,7 +587,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     def _check_width(self, n_columns, marginals=None):
         """Refuse up front a workload too wide for ``aim`` (also run by ``auto``, which
         picks ``aim`` on any domain this wide), naming the estimate of a round's time and
-        the parameters to change (:func:`~skdp.solvers.synth.select.check_candidates`).
+        the parameters to change (:func:`~skdp.solvers.synth.mst_aim.check_candidates`).
 
         From the number of columns and the workload alone (public): run before the
         budget is reserved. ``marginals``: the workload as column-index tuples, needed
@@ -603,7 +603,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             workload = marginals
         else:
             return
-        select.check_candidates(n_columns, workload, options["max_candidates"])
+        mst_aim.check_candidates(n_columns, workload, options["max_candidates"])
 
     def _read_arrays(self, X, feature_names):
         """An in-memory table: its backend, columns, how their domains are found, values."""

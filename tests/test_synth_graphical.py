@@ -221,7 +221,7 @@ def test_mst_compresses_rare_values_and_samples_them_back_by_noisy_count():
 def test_component_model_sizes_equal_the_whole_junction_tree():
     """issue 30: AIM's size check per candidate, computed on the components it touches,
     is the size of the junction tree of every column (random graphs and candidates)."""
-    from skdp.solvers.synth.select import _ComponentSizes
+    from skdp.solvers.synth.mst_aim import _ComponentSizes
 
     rng = np.random.default_rng(1)
     for _ in range(200):

@@ -555,7 +555,7 @@ class PrivateEstimator(PrivacyMixin):
 
     def _charge(self, accountant, budget):
         """Step 7: the reservation replaced by the fit's spend, ``budget``'s ledger (a
-        stream's pass by :meth:`~skdp._streaming.StreamingMixin._record_pass`); nothing
+        stream's pass by :meth:`~skdp._partial_fit.StreamingMixin._record_pass`); nothing
         for ``accountant=None`` (a chunk of a stream charged by the call that started it)."""
         self._check_published()  # before anything is charged
         if accountant is None:

@@ -661,7 +661,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
     def _stream_dask(self, X, y, groups, classes, partial):
         """A streaming solver on Dask: ``fit`` on the first fixed-size chunk (``partial_fit``
         if ``partial``), ``partial_fit`` on each next one
-        (:meth:`~skdp._streaming.StreamingMixin._fit_dask_stream`)."""
+        (:meth:`~skdp._partial_fit.StreamingMixin._fit_dask_stream`)."""
         def fit_chunk(X_i, y_i, *g_i, partial):
             self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes, partial=partial)
 

@@ -933,7 +933,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
     def _stream_partitions(self, X, y, partial):
         """A streaming solver on a Dask collection: ``fit`` (or ``partial_fit``) on its first
         chunk of ``STREAM_ROWS`` rows, then ``partial_fit`` on each next one
-        (:meth:`~skdp._streaming.StreamingMixin._fit_dask_stream`)."""
+        (:meth:`~skdp._partial_fit.StreamingMixin._fit_dask_stream`)."""
         check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
         self._warn_moved_parameters()
         spec = SOLVER_SPECS[self.solver]

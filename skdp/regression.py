@@ -402,7 +402,8 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
           (None), ``L1``: steps are ``1/L1`` (``1/(2 L1)`` with
           ``theory=True``); None: ``sup|loss''| * (row-norm bound)**2``;
         - ``adaptive_gd`` and ``stationary_gd``: ``snr`` (1.0), the
-          signal-to-noise factor (notes 004 §5.4 item 16): noise ``N_t / (snr
+          signal-to-noise factor (Alg. 3's descent lemma is loose: noise the
+          size of the gradient guarantees no decrease): noise ``N_t / (snr
           sqrt(d log(n sqrt(rho)/beta)))``, cost times ``snr**2``;
           ``norm_cost_scale`` (1), ``floor_frac`` (0.5); ``stationary_gd``
           also ``select_frac`` (0.2);

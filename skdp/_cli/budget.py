@@ -10,7 +10,8 @@ import time
 
 from ..privacy.accountant import BudgetAccountant
 from ..privacy.ledger import describe_composition
-from ..privacy.ledger_store import STATUSES, is_url, ledger_name, open_store
+from ..privacy.accountant import open_store
+from ..privacy.ledger_store import STATUSES, is_url, ledger_name
 
 __all__ = ["explain_total", "store_accountant", "setup_ledger", "show_budget"]
 

@@ -264,14 +264,15 @@ def check_synthesize(args):
 
 
 def _warn_draft(path, domain):
-    """Warn while a domain file still holds notes of ``skdp domain``'s draft (their column
-    names only): entries read from the data make the release not private."""
+    """Warn while a domain file still holds the "note" entries of ``skdp domain``'s draft
+    (their column names only): entries read from the data make the release not private."""
     from .draft import draft_notes
 
     left = draft_notes(domain)
     if left:
         warn_privacy_leak(
-            f"The domain of column(s) {left} in {path} (still marked a draft by their notes)",
+            f"The domain of column(s) {left} in {path} (still marked a draft by their "
+            "\"note\" entries)",
             "Review each entry, replace what was read from the data by public knowledge, "
             "and delete its note.")
 
@@ -607,8 +608,8 @@ def draft_domain(args):
         "and replace it by public knowledge (the categories a column can take, bounds known "
         "without the data) before a release; a release that uses it unchanged is not "
         "differentially private."
-        + (f" Column(s) {flagged} are spiky or heavy-tailed (see their notes)." if flagged
-           else "") + numeric_hint(numeric_like, draft=True),
+        + (f" Column(s) {flagged} are spiky or heavy-tailed (see their \"note\" entries)."
+           if flagged else "") + numeric_hint(numeric_like, draft=True),
         PrivacyLeakWarning, stacklevel=2)
     text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                       for name, entry in draft.items())

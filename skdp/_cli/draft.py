@@ -62,7 +62,7 @@ def _quantile(values, q):
 
 
 def _numeric_flags(numbers):
-    """Notes on spikes and heavy tails of a numeric column (its non-missing numbers)."""
+    """Remarks on spikes and heavy tails of a numeric column (its non-missing numbers)."""
     flags = []
     n = len(numbers)
     value, count = Counter(numbers).most_common(1)[0]

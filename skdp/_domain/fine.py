@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-__all__ = ["FineGrid", "fine_grid", "has_fine_grid"]
+__all__ = ["FineGrid", "fine_grid", "has_fine_grid", "project_nonnegative"]
 
 
 def has_fine_grid(col, resolution):
@@ -116,9 +116,8 @@ class FineGrid:
         return self._pieces
 
     def _build(self, col):
-        from .private import _project
 
-        mass = _project(np.asarray(self.counts, dtype=np.float64))
+        mass = project_nonnegative(np.asarray(self.counts, dtype=np.float64))
         if self.edges is None:
             lo = hi = self.points
             weight = mass
@@ -177,3 +176,17 @@ class FineGrid:
         point = np.clip(np.round(lo), first, last)
         mid = np.clip(np.round((lo + hi) / 2), first, last)
         return np.where(hi <= lo, point, np.where(b >= a, np.minimum(draw, b), mid))
+
+
+def project_nonnegative(noisy):
+    """Euclidean projection of noisy counts onto the non-negative vectors of the same total
+    (clipped at 0 when the total is not positive): subtract the one shift that keeps the
+    total (Duchi et al. 2008, Fig. 1), unlike clipping, which adds the noise of every empty
+    cell to the mass."""
+    total = noisy.sum()
+    if not total > 0:
+        return np.clip(noisy, 0.0, None)
+    v = np.sort(noisy)[::-1]
+    shifts = (np.cumsum(v) - total) / np.arange(1, len(v) + 1)
+    k = np.flatnonzero(v > shifts)[-1]
+    return np.clip(noisy - shifts[k], 0.0, None)

@@ -22,7 +22,7 @@ from scipy import special
 
 from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
-from .fine import fine_grid, has_fine_grid
+from .fine import fine_grid, has_fine_grid, project_nonnegative
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
 __all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
@@ -258,7 +258,7 @@ def quantile_bins(columns, values, budget, sensitivity, sigma, counts=None,
     at once through ``budget`` (one Gaussian mechanism of l2-sensitivity
     ``sensitivity``: Bun–Steinke 2016 Prop. 1.6). Then, post-processing: the
     noisy counts projected onto the non-negative vectors of their total
-    (:func:`_project`), spread uniformly within their cells, give a
+    (:func:`~skdp._domain.fine.project_nonnegative`), spread uniformly within their cells, give a
     distribution whose ``k / n_bins`` quantiles are the inner edges (strictly
     increasing; equal bins when no noisy count is positive).
 
@@ -284,7 +284,7 @@ def quantile_bins(columns, values, budget, sensitivity, sigma, counts=None,
     parts = _stacked_release(counts, budget, sensitivity, sigma, replace_sensitivity,
                              label=f"quantile grid counts of {len(columns)} columns")
     for col, grid, part in zip(columns, grids, parts):
-        col.edges = _quantile_edges(grid, _project(part), col.n_bins)
+        col.edges = _quantile_edges(grid, project_nonnegative(part), col.n_bins)
 
 
 def _stacked_release(counts, budget, sensitivity, sigma, replace_sensitivity, *, label):
@@ -329,20 +329,6 @@ def quantile_counts(columns, prepared):
     """
     return [np.histogram(np.clip(p[~np.isnan(p)], c.low, c.high), bins=quantile_grid(c))[0]
             .astype(np.float64) for c, p in zip(columns, prepared)]
-
-
-def _project(noisy):
-    """Euclidean projection of noisy counts onto the non-negative vectors of the same total
-    (clipped at 0 when the total is not positive): subtract the one shift that keeps the
-    total (Duchi et al. 2008, Fig. 1), unlike clipping, which adds the noise of every empty
-    cell to the mass."""
-    total = noisy.sum()
-    if not total > 0:
-        return np.clip(noisy, 0.0, None)
-    v = np.sort(noisy)[::-1]
-    shifts = (np.cumsum(v) - total) / np.arange(1, len(v) + 1)
-    k = np.flatnonzero(v > shifts)[-1]
-    return np.clip(noisy - shifts[k], 0.0, None)
 
 
 def _quantile_edges(grid, mass, n_bins):

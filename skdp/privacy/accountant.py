@@ -61,12 +61,12 @@ import warnings
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .ledger import PrivacyLedger, LedgerEntry
-from .ledger_store import (LedgerError, LedgerLockedError, decode_parts, encode_parts, is_url,
-                           ledger_name, open_store, scrub_params)
+from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
+                           encode_parts, is_url, ledger_name, scrub_params)
 
 __all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError", "DEFAULT_DELTA",
            "DELTA_SHARE_WITHOUT_EPSILON_CAP", "NEIGHBOURING", "add_remove_as_replace_one",
-           "convert_spend"]
+           "convert_spend", "open_store"]
 
 NEIGHBOURING = ("replace_one", "add_remove")
 """The neighbouring relations a spend or a budget is stated under."""
@@ -1217,3 +1217,30 @@ def _compact(ledger):
         out.approx(sum(e.count * e.epsilon for e in parts),
                    sum(e.count * e.delta for e in parts), label="approx parts")
     return out
+
+
+def open_store(store, timeout=30.0):
+    """The budget store a path or URL names: a file or a PostgreSQL server.
+
+    Parameters
+    ----------
+    store : str or path-like
+        A path, or a ``postgresql://`` URL.
+    timeout : float, default=30.0
+        Seconds to wait for a lock (and, for a server, to connect).
+
+    Returns
+    -------
+    store : LedgerStore or PostgresLedgerStore
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> type(open_store(os.path.join(tempfile.mkdtemp(), "b.sqlite"))).__name__
+    'LedgerStore'
+    """
+    if is_url(store):
+        from .ledger_postgres import PostgresLedgerStore
+
+        return PostgresLedgerStore(store, timeout)
+    return LedgerStore(store, timeout)

@@ -47,8 +47,8 @@ its schema version; a foreign, newer, truncated or corrupt file raises
 :class:`LedgerError` and is never reset. A file locked by another process for
 longer than ``timeout`` seconds raises :class:`LedgerLockedError`.
 
-One storage interface, two stores. :func:`open_store` opens the store a ledger
-names: a path is this SQLite file (the default; it needs nothing), a
+One storage interface, two stores. :func:`~skdp.privacy.accountant.open_store` opens
+the store a path or URL names: a path is this SQLite file (the default; it needs nothing), a
 ``postgresql://`` URL a database on a PostgreSQL server
 (:class:`~.ledger_postgres.PostgresLedgerStore`, with the optional
 ``skdp[postgres]`` extra), shared by machines. Both hold the same tables and
@@ -76,7 +76,7 @@ import time
 from .ledger import LedgerEntry
 
 __all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
-           "is_url", "ledger_name", "open_store", "scrub_params"]
+           "is_url", "ledger_name", "scrub_params"]
 
 APPLICATION_ID = 0x736B6470  # 'skdp'
 SCHEMA_VERSION = 2
@@ -621,33 +621,6 @@ def ledger_name(ledger):
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                        if k != "password"], safe="/")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def open_store(ledger, timeout=30.0):
-    """The store a ledger names: :class:`LedgerStore` (a file) or a PostgreSQL one (a URL).
-
-    Parameters
-    ----------
-    ledger : str or path-like
-        A path, or a ``postgresql://`` URL.
-    timeout : float, default=30.0
-        Seconds to wait for a lock (and, for a server, to connect).
-
-    Returns
-    -------
-    store : LedgerStore or PostgresLedgerStore
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> type(open_store(os.path.join(tempfile.mkdtemp(), "b.sqlite"))).__name__
-    'LedgerStore'
-    """
-    if is_url(ledger):
-        from .ledger_postgres import PostgresLedgerStore
-
-        return PostgresLedgerStore(ledger, timeout)
-    return LedgerStore(ledger, timeout)
 
 
 def scrub_params(text):

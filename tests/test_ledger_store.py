@@ -13,7 +13,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 import warnings
 
@@ -104,25 +103,6 @@ def test_four_processes_never_exceed_the_cap_and_lose_no_spend(tmp_path):
     assert eps <= sum(s["epsilon"] for s in rows)
 
 
-def test_threads_never_exceed_the_cap(tmp_path):
-    acc = ledger(tmp_path, 10.0, 0.0 + 1e-9)
-
-    def work():
-        for _ in range(10):
-            try:
-                acc.charge(acc.reserve(1.0, 0.0), 1.0, 0.0)
-            except BudgetExceededError:
-                pass
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert acc.total() == (10.0, 0.0)
-    assert statuses(tmp_path / "budget.sqlite") == ["charged"] * 10
-
-
 def test_a_restart_sees_the_previous_total(tmp_path):
     acc = ledger(tmp_path, 5.0, 1e-5, purpose="weekly report")
     NoisyMeanRegressor(epsilon=1.0, delta=1e-6, accountant=acc, random_state=0).fit(X, y)
@@ -179,20 +159,6 @@ class Stalling(PrivacyMixin):
             raise KeyboardInterrupt
         self.then.set()  # an Event: the reservation is in the file
         time.sleep(60)
-
-
-def test_a_failed_fit_releases_and_an_interrupted_one_stays_charged(tmp_path):
-    acc = ledger(tmp_path, 3.0, 1e-5)
-    with pytest.raises(ValueError, match="refused"):
-        Stalling(acc, "error").fit()
-    assert acc.total() == (0.0, 0.0)
-    with pytest.raises(KeyboardInterrupt):
-        Stalling(acc, "interrupt").fit()
-    assert acc.total() == (1.0, 1e-6)
-    with pytest.raises(ValueError, match="after reading"):  # the data may have been touched
-        Stalling(acc, "late error").fit()
-    assert acc.total() == (2.0, 2e-6)
-    assert statuses(tmp_path / "budget.sqlite") == ["released", "reserved", "reserved"]
 
 
 def _stall(path, ready):

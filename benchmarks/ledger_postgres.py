@@ -6,7 +6,7 @@ Gaussian steps, 3 selections), with no fit between: the accountant's own cost.
 Reported per store and P: spends charged per second in all, and the median and
 95th percentile of one ``reserve`` call (the cap check and the reservation's
 transaction: what a fit waits for before it reads its data). The cap admits
-every attempt (it is not what is measured; tests/test_ledger_backends.py checks
+every attempt (it is not what is measured; tests/cluster/test_ledger_backends.py checks
 that it holds). The server is a local one started from pgserver's wheel (Unix
 socket, default settings, fsync on): a server on another machine adds its
 round trips (5 to 7 per reserve, one or two more per charge).

@@ -1,4 +1,4 @@
-"""The (estimator, solver) cases audited by tests/test_audit.py and benchmarks/audit.py.
+"""The (estimator, solver) cases audited by tests/privacy/test_audit.py and benchmarks/audit.py.
 
 Both read the pairs from the solver registries, so a solver added later is
 audited automatically. A solver that needs parameters to be audited with

@@ -3,8 +3,8 @@
 Floats on any machine: results computed through BLAS (matmul, solve, norms,
 long sums) may differ in the last bits with the memory layout, the alignment,
 the CPU (OpenBLAS and MKL pick kernels per CPU) and the thread count. Compare
-them with a tolerance (``np.testing.assert_allclose``, or
-``test_hostile.assert_close``); keep exact equality for copies (pickle round
+them with a tolerance (``np.testing.assert_allclose``, or ``assert_close`` of
+tests/estimators/test_hostile.py); keep exact equality for copies (pickle round
 trips, a state kept after a refused fit), for labels and counts, and for two
 same-seed fits of the same code on the same array in one process. To find a
 comparison that would break elsewhere, run the suite on another OpenBLAS
@@ -12,6 +12,13 @@ kernel and thread count, e.g. ``OPENBLAS_CORETYPE=Sandybridge pytest`` or
 ``OPENBLAS_NUM_THREADS=1 pytest``.
 """
 import os
+import sys
+
+# The tests are grouped in directories (privacy/, solvers/, estimators/, cli/, cluster/,
+# project/); the helpers they share (_toy.py, _audit_cases.py) stay here, imported by name.
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
 
 # scipy's array-API support must be switched on before scipy is imported
 # (needed when sklearn.set_config(array_api_dispatch=True) is used in tests).
@@ -54,7 +61,7 @@ def fresh_default_accountant():
 def pytest_collection_modifyitems(items):
     """The suite refits with fixed seeds on purpose (determinism checks, sklearn's
     estimator checks): the shared-noise warning is expected there and ignored.
-    tests/test_seeds.py checks it with ``pytest.warns`` and error filters, which
+    tests/privacy/test_seeds.py checks it with ``pytest.warns`` and error filters, which
     take precedence over this one."""
     shared_noise = pytest.mark.filterwarnings(
         "ignore:.*drew the same noise:skdp.exceptions.PrivacyLeakWarning")

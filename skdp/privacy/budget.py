@@ -5,7 +5,7 @@ A :class:`Budget` carries the fit's ``(epsilon, delta)``, the zCDP share
 owns a budget made of Gaussian releases only, and, private to it, the fit's
 release path (:class:`~skdp.privacy.release.Release`: generator and ledger).
 Solvers and estimators release only through its methods; no caller touches
-the generator or the ledger (``tests/test_solvers.py`` checks the source).
+the generator or the ledger (``tests/solvers/test_solvers.py`` checks the source).
 
 It is a privacy filter in every currency it spends, and it refuses a release
 that would overspend *before* any noise is drawn (fail closed):

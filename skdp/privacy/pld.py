@@ -25,7 +25,7 @@ is kept with probability ``q`` in both datasets, the other rows add the same
 independent shift (post-processing), so a step is
 ``(1 - q) N(0) + q N(u)`` against ``(1 - q) N(0) + q N(v)`` with
 ``|u|, |v| <= C``; the worst case is ``v = -u``, ``|u| = C`` (reducing to
-the plane of ``u`` and ``v``; tests/test_pld.py checks it by quadrature there
+the plane of ``u`` and ``v``; tests/privacy/test_pld.py checks it by quadrature there
 for several ``u, v``). The pair is
 symmetric (swapping P and Q is ``x -> -x``), so the *add/remove* pitfall of
 Lebeda et al. (the two directions composing to different curves) does not

@@ -21,7 +21,7 @@ noise, the inverse noise multiplier) and rate ``q``:
   orders the larger of the two directions by quadrature (below). This is the
   relation of dp-accounting's ``RdpAccountant`` with
   ``PoissonSampledDpEvent(GaussianDpEvent)``, against which
-  ``tests/test_search_subsampled.py`` checks it.
+  ``tests/privacy/test_search_subsampled.py`` checks it.
 * ``relation='replace_one'`` (skdp's relation, :mod:`skdp.privacy.pld`): the
   dominating pair ``P = (1 - q) N(0, 1) + q N(-c, 1)`` against
   ``Q = (1 - q) N(0, 1) + q N(c, 1)``. It dominates every hockey-stick
@@ -38,7 +38,7 @@ noise, the inverse noise multiplier) and rate ``q``:
   it is the Gaussian of sensitivity ``2c``: ``2 a c**2``. The same
   quadrature reproduces the exact add/remove expansion to about 1e-12
   relative, and scipy's adaptive quadrature of the replace-one integral to
-  1e-8 (``tests/test_search_subsampled.py``).
+  1e-8 (``tests/privacy/test_search_subsampled.py``).
 
 **A ledger.** :func:`ledger_rdp` adds the curves of a
 :class:`~skdp.privacy.ledger.PrivacyLedger`'s entries: Gaussian

@@ -40,7 +40,7 @@ Sources: the paper could not be read where this was written; definition and
 theorem numbers are those of arXiv:2110.03620v2 as cited by Google's
 ``dp_accounting`` (``rdp_privacy_accountant._compute_rdp_repeat_and_select``),
 whose implementation of both theorems this module reproduces, and the
-optimisation over ``lam_hat`` is derived above. ``tests/test_model_selection.py``
+optimisation over ``lam_hat`` is derived above. ``tests/estimators/test_model_selection.py``
 checks the numbers against ``dp_accounting`` (``RepeatAndSelectDpEvent``) and
 checks that the exact Renyi divergence of the best of ``K`` outputs of a
 discretised Gaussian score (from the probability generating function of ``K``)

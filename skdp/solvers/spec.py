@@ -131,7 +131,7 @@ class SolverSpec:
         Single pass, continued by ``partial_fit``.
     backends : tuple of str, default=('numpy', 'array_api')
         Where it runs: ``'numpy'`` and/or ``'array_api'`` (CuPy, PyTorch, array-api-strict;
-        checked by ``tests/test_solvers.py`` and ``tests/test_torch.py``).
+        checked by ``tests/solvers/test_solvers.py`` and ``tests/solvers/test_torch.py``).
     dask : bool, default=False
         It fits a Dask collection: each data pass one reduction over the
         partitions (batch solvers), or chunk after chunk on the client

@@ -10,7 +10,7 @@ releases; :mod:`~skdp.solvers.goldstein.certificate` the non-private Goldstein-g
 adapters from the two estimators' problems.
 
 Array API: the solvers compute in the namespace and on the device of the design
-(CuPy, torch, array-api-strict; ``tests/test_torch.py``); the random directions and
+(CuPy, torch, array-api-strict; ``tests/solvers/test_torch.py``); the random directions and
 the tree's noise come from the fit's backend. Only scalars cross to the host: one
 norm per O2NC step (the clip of the update, ``o2nc.py``) and the final certificate;
 the loop over steps is sequential (each step reads the last iterate). The

@@ -1,2 +1,2 @@
 """What several solver families use, below them all: no family imports another's module
-for it (``tests/test_import_graph.py``)."""
+for it (``tests/project/test_import_graph.py``)."""

@@ -57,7 +57,7 @@ fresh noise (the MF noise restarts: the passes are independent mechanisms),
 so ``k`` passes are ``mu sqrt(k)``-GDP (Dong–Roth–Su Cor. 3.3).
 
 **Array API.** All four compute in the namespace and on the device of their
-input (CuPy, torch, array-api-strict; ``tests/test_torch.py``): the tree's node
+input (CuPy, torch, array-api-strict; ``tests/solvers/test_torch.py``): the tree's node
 noises and the banded MF noise (:class:`~skdp.privacy.matrix.BandedToeplitzNoise`,
 its ``band - 1`` past noises kept on the device, its coefficients Python floats)
 are drawn by the fit's backend in the gradient's dtype. The loop over batches is

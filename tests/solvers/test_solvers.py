@@ -7,7 +7,7 @@ accountant is charged exactly the claim; a misspelt or out-of-range
 ``solver_options`` key raises before anything is charged; the Array API path
 runs under ``array_api_strict`` and gives NumPy's result where the spec says
 it runs there. The audit's weakened-noise checks run over the same registries
-(``tests/test_audit.py``). Also here: the release path's noise has the
+(``tests/privacy/test_audit.py``). Also here: the release path's noise has the
 recorded scale (halved noise fails), and no module outside the privacy core
 and the backend draws privacy noise.
 """
@@ -179,7 +179,7 @@ def test_solver_result_is_one_type():
 # ---------------------------------------------------------------------------
 # No privacy noise outside the privacy core
 # ---------------------------------------------------------------------------
-SKDP = Path(__file__).resolve().parent.parent / "skdp"
+SKDP = Path(__file__).resolve().parents[2] / "skdp"
 DRAWS = {"normal", "standard_normal", "laplace", "gumbel", "exponential", "multinomial"}
 ALLOWED = {"privacy", "_backend.py"}
 

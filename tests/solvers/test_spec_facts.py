@@ -203,7 +203,7 @@ def test_a_regressor_solver_refuses_a_model_its_spec_does_not_list(solver):
     reg = regression.KLAdaptiveRegressor(solver=solver, model="mlp", hidden_units=2,
                                          max_iter=2, accountant=accountant, random_state=0)
     if REG[solver].has(model="mlp"):
-        pytest.skip("fits model='mlp' (tests/test_regression.py)")
+        pytest.skip("fits model='mlp' (tests/estimators/test_regression.py)")
     with pytest.raises(ValueError, match=rf"solver='{solver}' supports model='linear' only"):
         reg.fit(X, y)
     assert accountant.spends == []
@@ -216,7 +216,7 @@ def test_a_synthesizer_solver_refuses_add_remove_unless_its_spec_lists_it(solver
     est.set_params(solver=solver, neighbouring="add_remove", accountant=accountant,
                    solver_options=None)
     if solver in choices_with(SYN, neighbouring="add_remove"):
-        return  # fitted under add_remove in tests/test_budget_relations.py
+        return  # fitted under add_remove in tests/privacy/test_budget_relations.py
     with pytest.raises(ValueError, match="only 'smd', 'mst' and 'aim' support 'add_remove'"):
         est.fit(X)
     assert accountant.spends == []
@@ -252,7 +252,7 @@ def test_the_cli_solver_list_is_the_registry():
     assert parser.SOLVERS == ["auto", *SYN]
     assert all(isinstance(spec, SolverSpec) for spec in SYN.values())
     help_text = parser.build_parser().format_help()
-    assert help_text  # the subcommands' lists are checked in tests/test_cli_robust.py
+    assert help_text  # the subcommands' lists are checked in tests/cli/test_cli_robust.py
     sub = parser.build_parser()._subparsers._group_actions[0].choices["synthesize"]
     text = sub.format_help()
     assert "{" + ",".join(parser.SOLVERS) + "}" in text.replace("\n", "").replace(" ", "")

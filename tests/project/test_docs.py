@@ -117,7 +117,7 @@ def _is_property(path):
 
 
 # --------------------------------------------------------------------------- notes
-_ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+_ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 _NOTES_REFERENCE = re.compile(r"notes?\s*(\d{3}\b|§)|notes/|errat(um|a) E\d", re.I)
 
 

@@ -25,7 +25,7 @@ from skdp.solvers.kl.gd import noisy_gd
 from skdp.solvers.kl.models import LinearModel, MLPModel
 from skdp.solvers.kl.problem import KLProblem, Objective, SolverConfig
 
-# the paper-004 and paper-003 solvers (paper 001's: tests/test_robust.py)
+# the paper-004 and paper-003 solvers (paper 001's: tests/solvers/test_robust.py)
 ALL_SOLVERS = sorted(name for name, spec in SOLVER_SPECS.items() if spec.family != "goldstein")
 STREAMING_SOLVERS = solvers_with(SOLVER_SPECS, streaming=True)
 
@@ -180,7 +180,7 @@ def _ridge_solution(X, y, alpha, bound=1.0):
 
 
 @pytest.mark.parametrize("solver", [s for s in ALL_SOLVERS if s not in STREAMING_SOLVERS])
-def test_infinite_epsilon_reaches_optimum(solver):  # one pass cannot: see tests/test_srgd.py
+def test_infinite_epsilon_reaches_optimum(solver):  # one pass cannot: tests/solvers/test_srgd.py
     X, y = make_data(n=200, d=3)
     options = {"ppm": dict(max_outer=300, max_inner=30)}.get(solver, {})
     if "precondition" in SOLVER_SPECS[solver].option_names:

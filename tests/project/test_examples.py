@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
 BLOCK = re.compile(r"\n# sphinx_gallery_start_ignore\n.*?# sphinx_gallery_end_ignore\n", re.S)
 TIMEOUT = 120  # seconds: a generous cap, never a timing assertion

@@ -28,7 +28,8 @@ from _toy import NoisyMeanRegressor
 
 TNB = "truncated_negative_binomial"
 
-# most searches fit toy data without the public classes (tests/test_minimax.py tests the warning)
+# most searches fit toy data without the public classes
+# (tests/estimators/test_minimax.py tests the warning)
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The set of classes:skdp.exceptions.PrivacyLeakWarning")
 

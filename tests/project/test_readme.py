@@ -28,7 +28,7 @@ import skdp.regression
 import skdp.synthesizer
 from skdp import KLAdaptiveRegressor, PrivateMinimaxClassifier, SaddlePointSynthesizer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

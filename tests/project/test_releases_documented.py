@@ -19,7 +19,7 @@ from skdp import (BudgetAccountant, KLAdaptiveRegressor, PrivateMinimaxClassifie
                   SaddlePointSynthesizer)
 from skdp.model_selection import PrivateHyperparameterSearch
 
-GUIDE = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "privacy.rst"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "user_guide" / "privacy.rst"
 ALLOWED_UNDOCUMENTED = {"stream_state_"}
 ATTRIBUTE = re.compile(r"``([a-z][a-z0-9_]*_)``")
 

@@ -22,7 +22,8 @@ from skdp.solvers.minimax import euclidean as minimax_euclidean
 from skdp.solvers.spec import SolverSpec, solvers_with
 
 RAMP_SOLVERS = solvers_with(SOLVER_SPECS, loss="ramp")  # paper 001's
-# the worst-group solvers; the single-pass streaming ones need one group (tests/test_srgd.py)
+# the worst-group solvers; the single-pass streaming ones need one group
+# (tests/solvers/test_srgd.py)
 ALL_SOLVERS = sorted(name for name, spec in SOLVER_SPECS.items() if spec.family == "minimax")
 
 # most tests fit toy data without the public classes; the warning is tested below

@@ -115,7 +115,7 @@ def test_measurement_noise_is_calibrated():
 def test_fit_spends_exactly_the_closed_form():
     X = _table()
     # resolution=None: the fine grid of column c would be a second release (composed exactly
-    # in GDP with smd's: tests/test_synth_domain.py)
+    # in GDP with smd's: tests/estimators/test_synth_domain.py)
     est = SaddlePointSynthesizer(epsilon=0.7, delta=1e-6, domain=DOMAIN, random_state=0,
                                  resolution=None)
     with warnings.catch_warnings():

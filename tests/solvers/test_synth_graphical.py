@@ -5,7 +5,7 @@ dense cap of 1e7) with a chain of dependent columns: both solvers fit it, the
 ledger composes to the closed-form budget, AIM never exceeds its model-size
 cap, a too-large workload marginal is refused by name, AIM beats independent
 columns on the 2-way marginals, and the CLI synthesizes a 15-column table.
-The audit of both solvers (halved noise caught) is in tests/test_audit.py
+The audit of both solvers (halved noise caught) is in tests/privacy/test_audit.py
 through tests/_audit_cases.py.
 """
 

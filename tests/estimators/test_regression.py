@@ -371,17 +371,6 @@ def test_bad_parameters(kwargs, match):
         KLAdaptiveRegressor(**kwargs).fit(X, y)
 
 
-@pytest.mark.parametrize("solver", sorted(SOLVER_SPECS))
-def test_unknown_solver_option_is_refused_before_any_charge(solver):
-    X, y = make_data()
-    acc = BudgetAccountant()
-    reg = KLAdaptiveRegressor(solver=solver, solver_options={"n_itr": 10}, accountant=acc,
-                              **solver_kwargs(solver))
-    with pytest.raises(ValueError, match="n_itr.*valid keys"):
-        reg.fit(X, y)
-    assert acc.spends == [] and not hasattr(reg, "n_features_in_")
-
-
 def test_registry_covers_every_solver():
     choices = KLAdaptiveRegressor._parameter_constraints["solver"][0].options
     assert choices == {"auto"} | set(SOLVER_SPECS)
@@ -390,9 +379,11 @@ def test_registry_covers_every_solver():
         assert spec.streaming == (spec.family == "streaming")
 
 
+# the values below test_solvers' out-of-range test does not give: a pair's element, an open
+# bound itself
 @pytest.mark.parametrize("solver, options, match", [
-    ("ppm", dict(max_outer=0), "max_outer"), ("spider", dict(spider_constants=(4, -1)), "pair"),
-    ("stationary_gd", dict(select_frac=1.0), "select_frac"), ("srgd", dict(radius=-1.0), "radius"),
+    ("spider", dict(spider_constants=(4, -1)), "pair"),
+    ("stationary_gd", dict(select_frac=1.0), "select_frac"),
 ])
 def test_solver_option_values_are_checked(solver, options, match):
     X, y = make_data()

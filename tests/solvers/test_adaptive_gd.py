@@ -175,9 +175,3 @@ def test_short_runs_release_the_last_iterate():
     avg, seen = _path_and_release(X, y, "suffix", max_iter=5)
     assert len(seen["history"]) == 5
     assert np.allclose(np.ravel(avg.coef_), np.ravel(np.asarray(seen["iterates"][-1])))
-
-
-def test_average_option_is_checked():
-    X, y = tiny_signal(n=500)
-    with pytest.raises(ValueError, match="average"):
-        fit(X, y, solver_options={"average": "polyak"})

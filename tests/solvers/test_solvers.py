@@ -87,6 +87,7 @@ def test_misspelt_option_raises_before_anything_is_charged(name, solver):
         _fit(est, name, X, y)
     assert accountant.spends == []
     assert not hasattr(est, "privacy_spent_")
+    assert not hasattr(est, "n_features_in_")  # refused before the data are read
 
 
 def _bad_value(option):

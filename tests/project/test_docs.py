@@ -169,13 +169,13 @@ def test_developer_guide_is_valid_rst_and_its_release_path_names_real_code():
     path = text.split("one Gaussian release of a solver takes this path", 1)[1]
     path = path.split("\n\n", 2)[1]  # the literal block
     from skdp import _backend, _base
-    from skdp.privacy import accountant, accounting, budget, release
+    from skdp.privacy import accountant, budget, ledger, release
     owners = {"BudgetAccountant": accountant.BudgetAccountant, "Budget": budget.Budget,
-              "Release": release.Release, "PrivacyLedger": accounting.PrivacyLedger,
+              "Release": release.Release, "PrivacyLedger": ledger.PrivacyLedger,
               "Backend": _backend.Backend, "PrivacyMixin": _base.PrivacyMixin}
     named = re.findall(r"\b([A-Z]\w+)\.(\w+)", path)
     assert len(named) >= 10
     for owner, attr in named:
         assert hasattr(owners[owner], attr), f"{owner}.{attr} in the guide is not in the code"
     for name in ("reserve_fit", "_add_normal", "LedgerEntry", "gaussian_rho"):
-        assert name in path and any(hasattr(m, name) for m in (_base, release, accounting))
+        assert name in path and any(hasattr(m, name) for m in (_base, release, ledger))

@@ -28,6 +28,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted, vali
 
 from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to_numpy
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
+from ._domain.forbid import forbid_masks, forbid_protect, full_mask
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
                               fine_grids, measure_domains, quantile_bins, quantile_counts,
                               to_compress, to_fine, to_quantile)
@@ -426,6 +427,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "bin_edges_": "post",         # public bounds, or the released quantiles
         "resolution_": "release",     # each numeric column's fine grid and its noisy counts
         "marginals_": "public",       # the workload on the column names
+        "forbid_": "public",          # the structural zeros of the domain
         "n_records_": "post",         # n (public, replace-one) or its noisy estimate
         "n_iter_": "post",
         "duality_gap_": "post",       # the gap on the noisy game
@@ -520,13 +522,17 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
         encoding.check_domain_entries(self.domain)  # the parameter alone: before any charge
+        forbid = encoding.load_forbid(self.domain)  # structural zeros: public, checked too
         self._check_schema(X, feature_names)  # X's column names (schema, not rows): too
         accountant = self._reserve()  # 2. reserve
         if issparse(X):
             raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
         backend, columns, how, values = self._read_rows(X, feature_names)  # 3. read
+        for j, kept in forbid_protect(columns, forbid).items():  # never merged by compression
+            columns[j].protect = tuple(kept)
         # 4. the one budget (its domain releases first)
         budget = self._budget(columns, values, how, epsilon, delta, backend)
+        self._zeros = forbid_masks(columns, forbid)  # on the cells (after any compression)
         shape = tuple(c.cardinality for c in columns)
         name = self._solver_for(shape)
         budget = self._budget_for(name, budget)
@@ -554,11 +560,18 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             resolution_={c.name: c.fine.describe() for c in columns
                          if c.fine is not None and c.fine.counts is not None},
             marginals_=[tuple(columns[i].name for i in m) for m in marginals],
+            forbid_=[{columns[j].name: columns[j].categories[k] for j, k in
+                      ((self._column_index(columns, n), k) for n, k in conj.items())}
+                     for conj in forbid],
             n_records_=n_records, duality_gap_=float(gap), step_rule_=info.get("step_rule"),
             solver_info_=info)
         warn_large_delta(delta, self.n_records_)  # n public, or released (add_remove)
         self._charge(accountant, budget)  # 7. charge: last (fit is atomic, see fit)
         return self
+
+    @staticmethod
+    def _column_index(columns, name):
+        return next(j for j, c in enumerate(columns) if str(c.name) == str(name))
 
     def _check_schema(self, X, feature_names):
         """Check ``domain`` and ``workload`` against X's column names before the budget is
@@ -675,14 +688,15 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             progress = functools.partial(self._round_progress, _column_labels(columns)) \
                 if self.verbose else None
             return table(shape, marginals, codes, self.neighbouring, n_iter=n_iter,
-                         progress=progress)
+                         progress=progress, zeros=self._zeros or None)
         encoding.check_size(columns, shape, self.n_bins)
         if dask:
             records, problem = dask_io.codes(values, columns), PartitionMarginalProblem
         else:
             records, problem = encoding.encode(columns, values, shape), MarginalProblem
         return problem(shape, marginals, records, self.neighbouring, n_iter=n_iter,
-                       tol=self.tol, progress=self._progress if self.verbose else None)
+                       tol=self.tol, progress=self._progress if self.verbose else None,
+                       zeros=full_mask(shape, self._zeros))
 
     def _set_release(self, name, result, backend, shape, columns, info):
         """``histogram_`` (dense solvers) or ``model_`` and ``cliques_`` (graphical ones)."""

@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .._base import reserve_fit
+from .._domain.forbid import FORBID, split_forbid
 from .._validation import check_epsilon_delta, warn_privacy_leak
 from ..privacy.ledger import describe_composition
 from ..exceptions import PrivacyLeakWarning
@@ -192,6 +193,7 @@ def _check_plot(path):
 
 def _row_bytes(header, domain):
     """Typical bytes of one output row, from the public domain entries (1 per unknown cell)."""
+    domain = split_forbid(domain)[0]
     widths = [CsvCells(name, domain[name]).width if name in domain else 1 for name in header]
     return sum(widths) + len(header)
 
@@ -282,8 +284,9 @@ def _note_clipping(domain, header):
     private bounds are clipped: when the domain file gives a numeric column bounds or the
     kind numeric (bounds found privately), and always with ``--domain private`` (before
     the kinds are read, so that the note does not depend on them)."""
-    if domain == "private" or any(CsvCells(name, domain[name]).form in ("bounds", "numeric")
-                                  for name in header if name in domain):
+    entries = {} if domain == "private" else split_forbid(domain)[0]
+    if domain == "private" or any(CsvCells(name, entries[name]).form in ("bounds", "numeric")
+                                  for name in header if name in entries):
         print(CLIPPING_NOTE, file=sys.stderr, flush=True)
 
 
@@ -294,7 +297,7 @@ def resolve_domain(domain, header, cells, n_bins):
     ``domain`` is the checked domain file (a dict) or ``'private'``; ``cells``
     the rows of text cells (``None`` for missing).
     """
-    given = {} if domain == "private" else domain
+    given, forbid = ({}, []) if domain == "private" else split_forbid(domain)
     todo = [j for j, name in enumerate(header) if name not in given]
     entries, numeric_like = dict(given), []
     for j in todo:
@@ -316,7 +319,10 @@ def resolve_domain(domain, header, cells, n_bins):
             "Pass the public categories or bounds of every column in a domain file "
             "(--domain FILE; `python -m skdp domain` drafts one to review), or use "
             "--domain private." + numeric_hint(numeric_like))
-    return {name: entries[name] for name in header}
+    out = {name: entries[name] for name in header}
+    if forbid:  # the structural zeros go to the estimator with the entries
+        out[FORBID] = forbid
+    return out
 
 
 def numeric_hint(names, kind=False, draft=False):

@@ -20,6 +20,7 @@ import importlib
 import os
 
 from .csvio import read_header
+from .._domain.forbid import split_forbid
 from .domain import CsvCells
 
 __all__ = ["is_dask_job", "check_dask_job", "need", "read_columns", "read_table", "write_table",
@@ -125,7 +126,9 @@ def read_table(args, header, domain):
         raise ValueError(f"the input's columns {found} are not its header's {header}.")
     if not _is_parquet(args.input):
         frame.columns = header
-        columns = [CsvCells(name, domain[name]) if name in domain else None for name in header]
+        entries = split_forbid(domain)[0]
+        columns = [CsvCells(name, entries[name]) if name in entries else None
+                   for name in header]
         meta = pd.DataFrame({name: pd.Series(dtype=object) for name in header})
         frame = frame.map_partitions(_parse_cells, columns, meta=meta)
     return frame

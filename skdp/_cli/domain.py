@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._domain import entry_form, parse_entry
+from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .texts import DOMAIN_FORMAT
 
@@ -29,7 +30,9 @@ def _is_number(v):
 def check_domain(domain, header):
     """Check a loaded domain file against the CSV header; raise a ValueError naming the column.
 
-    Each entry is checked by :func:`skdp._domain.parse_entry` (the estimator's parser).
+    Each entry is checked by :func:`skdp._domain.parse_entry` (the estimator's parser), and
+    the structural zeros (a ``"forbid"`` list of ``{column: value}`` objects) by
+    :func:`skdp._domain.forbid.check_forbid`.
 
     Examples
     --------
@@ -38,13 +41,23 @@ def check_domain(domain, header):
     if not isinstance(domain, dict):
         raise ValueError(f"a domain file holds a JSON object (column name -> entry), got a "
                          f"{type(domain).__name__}. {_HINT}")
-    unknown = [k for k in domain if k not in header]
+    entries, forbid = split_forbid(domain)
+    if forbid and FORBID in header:
+        raise ValueError(f"the domain's {FORBID!r} holds structural zeros, but the CSV also has "
+                         f"a column named {FORBID!r}: rename that column (in a copy of the "
+                         "file) to give both.")
+    unknown = [k for k in entries if k not in header]
     if unknown:
         raise ValueError(f"the domain names column(s) {unknown} that the CSV does not have; "
                          f"its header is {header}.")
-    for name, entry in domain.items():
+    for name, entry in entries.items():
         try:
             parse_entry(name, entry)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{exc} {_HINT}") from None
+    if forbid:
+        try:
+            check_forbid(entries, forbid)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{exc} {_HINT}") from None
 

@@ -30,6 +30,15 @@ a note of `python -m skdp domain`'s draft, which begins "DRAFT read from the
 data", makes `synthesize` warn until it is deleted). Columns the file does not name are described
 from the data, with a PrivacyLeakWarning.
 
+structural zeros: the key "forbid" holds a list of combinations that cannot
+occur, each an object {column: value} read as "all of these at once", e.g.
+  "forbid": [{"pregnant": "yes", "sex": "male"}, {"relationship": "Wife",
+              "sex": "Male"}]
+Each value is one of the column's categories or codes (numeric columns are
+not accepted); no synthetic row matches any of them. They are public facts,
+cost no budget, and the data is not checked against them (rows that break
+one are counted as any other, but never sampled).
+
 numbers: a cell of a numeric column must be a finite number. 'inf', '-inf',
 'Infinity' (any spelling of an infinite float) are not: in a column with a
 numeric entry they stop the job with an error naming the column and the line;

@@ -26,7 +26,9 @@ class Column:
 
     A compressed column (:meth:`compress`) maps its categories to fewer cells
     (``cells``: category index -> cell; the last cell before the missing one
-    merges the rest, decoded in proportion to ``weights``); a numeric column
+    merges the rest, decoded in proportion to ``weights``; the categories in
+    ``protect``, named by structural zeros, always keep a cell of their own:
+    :mod:`.forbid`); a numeric column
     with ``edges`` has those bin edges (quantile bins) instead of equal bins.
     """
 
@@ -45,6 +47,7 @@ class Column:
     weights: np.ndarray | None = field(default=None, repr=False)
     edges: np.ndarray | None = field(default=None, repr=False)
     fine: FineGrid | None = field(default=None, repr=False)
+    protect: tuple = field(default=(), repr=False)
 
     @property
     def categorical(self):
@@ -60,8 +63,12 @@ class Column:
     def compress(self, kept, weights):
         """Keep the categories at indices ``kept`` as cells of their own (in their order) and
         merge the others into one last cell, decoded in proportion to ``weights`` (McKenna,
-        Miklau, Sheldon 2021, §4). Post-processing of released counts: public."""
-        kept = np.sort(np.asarray(kept, dtype=np.int64))
+        Miklau, Sheldon 2021, §4). Post-processing of released counts: public. The
+        categories of ``protect`` (public: named by structural zeros) are kept too."""
+        kept = np.union1d(np.asarray(kept, dtype=np.int64),
+                          np.asarray(self.protect, dtype=np.int64))
+        if len(kept) == len(self.categories):  # every category kept: no merged cell
+            return
         self.cells = np.full(len(self.categories), len(kept), dtype=np.int64)
         self.cells[kept] = np.arange(len(kept))
         self.weights = np.clip(np.asarray(weights, dtype=np.float64), 0.0, None)

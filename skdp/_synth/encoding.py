@@ -16,10 +16,11 @@ import os
 import numpy as np
 
 from .._domain import derive, missing_mask, parse_entry, plan_column
+from .._domain.forbid import check_forbid, split_forbid
 from .._validation import warn_privacy_leak
 from ..solvers.synth.marginals import MAX_CELLS
 
-__all__ = ["is_frame", "frame_names", "array_names", "complete", "load_domain",
+__all__ = ["is_frame", "frame_names", "array_names", "complete", "load_domain", "load_forbid",
            "check_domain_entries", "plan_columns", "derive_columns", "workload_marginals",
            "check_size", "encode"]
 
@@ -77,8 +78,7 @@ def complete(values, names, missing, allow_empty=False):
 # ---------------------------------------------------------------------------
 # Domain
 # ---------------------------------------------------------------------------
-def load_domain(domain):
-    """The public domain dict (loaded from JSON when a path is given)."""
+def _load(domain):
     if domain is None or (isinstance(domain, str) and domain == "private"):
         return {}
     if isinstance(domain, (str, os.PathLike)):
@@ -87,6 +87,20 @@ def load_domain(domain):
     if not isinstance(domain, dict):
         raise TypeError(f"domain must be a dict or a JSON file of one, got {type(domain)}.")
     return domain
+
+
+def load_domain(domain):
+    """The public domain dict's column entries (loaded from JSON when a path is given),
+    without its structural zeros (:func:`load_forbid`)."""
+    return split_forbid(_load(domain))[0]
+
+
+def load_forbid(domain):
+    """The structural zeros of the ``domain`` parameter, checked against its entries
+    (:func:`skdp._domain.forbid.check_forbid`): a list of ``{column: category index}``
+    (``[]`` without any)."""
+    entries, forbid = split_forbid(_load(domain))
+    return check_forbid(entries, forbid) if forbid else []
 
 
 def check_domain_entries(domain):
@@ -98,6 +112,7 @@ def check_domain_entries(domain):
     """
     for name, spec in load_domain(domain).items():
         parse_entry(name, spec)
+    load_forbid(domain)
 
 
 def check_domain_names(domain, names):

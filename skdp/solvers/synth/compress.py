@@ -18,7 +18,7 @@ import numpy as np
 
 from .graphical import Measurement, rounded_counts
 
-__all__ = ["ColumnMerge", "compress", "CompressedModel"]
+__all__ = ["ColumnMerge", "compress", "compress_zeros", "CompressedModel", "protected"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,12 @@ class ColumnMerge:
         return out
 
 
-def merge_column(values, sigma, factor):
+def merge_column(values, sigma, factor, protect=()):
     """The :class:`ColumnMerge` of one noisy 1-way marginal, or ``None`` (nothing to merge).
 
     Values with a noisy count below ``factor * sigma`` are merged when there
-    are at least two of them.
+    are at least two of them; the codes of ``protect`` (named by structural zeros:
+    public) are never merged.
 
     Examples
     --------
@@ -74,6 +75,7 @@ def merge_column(values, sigma, factor):
     True
     """
     low = values < factor * sigma
+    low[np.asarray(protect, dtype=np.int64)] = False
     if low.sum() < 2:
         return None
     clipped = np.maximum(values[low], 0.0)
@@ -82,7 +84,7 @@ def merge_column(values, sigma, factor):
     return ColumnMerge(np.flatnonzero(~low), np.flatnonzero(low), weights)
 
 
-def compress(shape, ones, factor):
+def compress(shape, ones, factor, protect=None):
     """Compress the columns of ``shape`` on their noisy 1-way measurements ``ones``.
 
     Parameters
@@ -93,6 +95,10 @@ def compress(shape, ones, factor):
         One 1-way measurement per column, in column order, with one sigma each.
     factor : float
         Merge threshold in noise standard deviations (MST's 3).
+    protect : dict, optional
+        ``{column: codes}`` never merged (:func:`protected`: the values named by
+        structural zeros keep a cell of their own, so that the zeros stay cells of
+        the compressed domain).
 
     Returns
     -------
@@ -112,7 +118,7 @@ def compress(shape, ones, factor):
     """
     new_shape, merges, out = list(shape), {}, []
     for j, m in enumerate(ones):
-        merge = merge_column(m.values, m.sigma, factor)
+        merge = merge_column(m.values, m.sigma, factor, (protect or {}).get(j, ()))
         if merge is None:
             out.append(m)
             continue
@@ -123,6 +129,53 @@ def compress(shape, ones, factor):
         sigma[-1] *= math.sqrt(len(merge.merged))
         out.append(Measurement(m.cols, values, sigma))
     return tuple(new_shape), merges, out
+
+
+def protected(shape, zeros):
+    """``{column: codes}`` that appear in a forbidden cell of the structural ``zeros``
+    (``{cols: boolean mask}``; public).
+
+    Examples
+    --------
+    >>> protected((3, 2), {(0, 1): np.array([[0, 0], [0, 1], [0, 0]], bool)})
+    {0: [1], 1: [1]}
+    """
+    out = {}
+    for cols, mask in (zeros or {}).items():
+        mask = np.asarray(mask, dtype=bool)
+        for axis, c in enumerate(cols):
+            other = tuple(a for a in range(mask.ndim) if a != axis)
+            hit = np.flatnonzero(mask.any(axis=other) if other else mask)
+            out[c] = sorted(set(out.get(c, [])) | set(hit.tolist()))
+    return out
+
+
+def compress_zeros(zeros, merges):
+    """The structural ``zeros`` on the compressed domain: each protected code keeps its
+    cell (:func:`protected`), and the merged cell, made of unnamed codes only, is never
+    forbidden.
+
+    Examples
+    --------
+    >>> merge = ColumnMerge(np.array([1, 2]), np.array([0, 3]), np.array([0.5, 0.5]))
+    >>> compress_zeros({(0,): np.array([0, 1, 0, 0], bool)}, {0: merge})[(0,)].tolist()
+    [True, False, False]
+    """
+    if not zeros:
+        return zeros
+    out = {}
+    for cols, mask in zeros.items():
+        mask = np.asarray(mask, dtype=bool)
+        for axis, c in enumerate(cols):
+            if c in merges:
+                keep = merges[c].keep
+                if mask.take(merges[c].merged, axis=axis).any():
+                    raise RuntimeError(f"column {c}: a value named by a structural zero was "
+                                       "merged by the compression.")
+                pad = np.zeros_like(mask.take([0], axis=axis))
+                mask = np.concatenate([mask.take(keep, axis=axis), pad], axis=axis)
+        out[cols] = mask
+    return out
 
 
 def compress_codes(codes, shape, merges):

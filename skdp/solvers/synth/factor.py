@@ -35,7 +35,8 @@ def logsumexp(values, axes, out=None):
     if not np.isfinite(top).all():
         top = np.where(np.isfinite(top), top, 0.0)
     shifted = np.subtract(values, top, out=out)
-    out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
+    with np.errstate(divide="ignore"):  # log 0 = -inf: a slice of structural zeros
+        out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
     return out + top.reshape(out.shape)
 
 

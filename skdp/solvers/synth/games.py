@@ -130,8 +130,9 @@ def solve_private_game(problem, budget, options):
            for k in range(len(problem.marginals))]
     x_sum = xp.zeros_like(like)
     sizes = [problem.cells(k) for k in range(len(problem.marginals))]
+    prior = problem.log_prior(xp, like)  # structural zeros: the player never plays them
     for t in range(T):
-        x = softmax(-tau_x * g_x, xp)
+        x = softmax(-tau_x * g_x + prior, xp)
         x_sum = x_sum + x
         # the query player's release: j ~ softmax(tau_y G), G over Q u -Q
         scores = xp.concat(g_y + [-g for g in g_y])
@@ -203,12 +204,13 @@ def solve_vertex(problem, budget, options):
     g_x = xp.zeros_like(like)
     g_y = [xp.zeros((c,), dtype=like.dtype, device=_device(like)) for c in sizes]
     out = np.zeros(problem.size)
+    prior = problem.log_prior(xp, like)  # structural zeros: never a vertex of the x player
     for t in range(T):
         # vertex samples of both players (exponential mechanisms, Prop. 3.3)
-        x_hat = draws.argmax(-tau * g_x)
+        x_hat = draws.argmax(-tau * g_x + prior)
         scores = xp.concat(g_y + [-g for g in g_y])
         j_hat = draws.argmax(tau * scores)
-        out[draws.argmax(-tau * g_x)] += 1.0            # output sample x~^t
+        out[draws.argmax(-tau * g_x + prior)] += 1.0    # output sample x~^t
         draws.argmax(tau * scores)                       # output sample y~^t (charged, unused)
         k, cell, sign = _locate(j_hat, sizes)
         g_x = g_x - sign * problem.cell_indicator(k, cell, xp, like)    # grad_x f = -Q^T y^

@@ -90,8 +90,16 @@ class GraphicalModel:
     total : float, default=1.0
         The row count the model stands for (:meth:`project_counts`).
     tree : JunctionTree, optional
-        A junction tree whose cliques cover every key of ``potentials``;
-        default ``junction_tree(shape, potentials)``.
+        A junction tree whose cliques cover every key of ``potentials`` and of
+        ``zeros``; default ``junction_tree(shape, potentials + zeros)``.
+    zeros : dict, optional
+        Structural zeros (public, from the domain: :mod:`skdp._domain.forbid`):
+        ``{cols: mask}``, ``mask`` a boolean array of shape ``[shape[c] for c in
+        cols]``, True on the cells that cannot occur. They are fixed log-potentials
+        (``-inf`` there, 0 elsewhere), added to their host clique but kept apart from
+        ``potentials`` (which stay finite, so that the estimation's steps and
+        extrapolations never meet ``inf - inf``): ``p`` is exactly 0 on them, and
+        :meth:`sample` never draws them.
 
     Attributes
     ----------
@@ -116,15 +124,19 @@ class GraphicalModel:
     array([2., 6.])
     """
 
-    def __init__(self, shape, potentials, total=1.0, tree=None):
+    def __init__(self, shape, potentials, total=1.0, tree=None, zeros=None):
         self.shape = tuple(int(s) for s in shape)
         self.potentials = {tuple(c): np.asarray(v, dtype=float) for c, v in potentials.items()}
         self.total = float(total)
-        self.tree = junction_tree(self.shape, list(self.potentials)) if tree is None else tree
+        self.zeros = log_zeros(zeros)
+        if tree is None:
+            tree = junction_tree(self.shape, list(self.potentials) + list(self.zeros))
+        self.tree = tree
         self.cliques = list(self.tree.cliques)
-        layout = _layout(self.tree, self.shape, self.potentials)
+        layout = _layout(self.tree, self.shape, {**self.potentials, **self.zeros})
         self.beliefs = propagate(self.tree, _clique_potentials(self.tree, self.shape,
-                                                                self.potentials, layout),
+                                                                self.potentials, layout,
+                                                                zeros=self.zeros),
                                   message_plan(self.tree, self.shape))
         self._sampler = None
 
@@ -274,7 +286,10 @@ class GraphicalModel:
         for k in nodes:
             if parent[k] in nodes:
                 sep = Factor(self.cliques[k], self.beliefs[k]).keep(seps[k])
-                factors.append(Factor(sep.cols, -sep.values))
+                # a separator cell of probability 0 (structural zeros): its cliques' cells
+                # are -inf already; dividing by 0 there is 0/0, taken as 0 (no inf - inf)
+                factors.append(Factor(sep.cols, np.where(np.isneginf(sep.values), 0.0,
+                                                         -sep.values)))
         return factors
 
 
@@ -290,8 +305,20 @@ def _layout(tree, shape, cliques):
     return out
 
 
-def _clique_potentials(tree, shape, potentials, layout, psi=None):
-    """Log-potential arrays of the junction cliques: each theta added to its host.
+def log_zeros(zeros):
+    """Structural zeros ``{cols: boolean mask}`` as fixed log-potentials ``{cols: 0 or
+    -inf}`` (already in that form: kept)."""
+    out = {}
+    for cols, mask in (zeros or {}).items():
+        mask = np.asarray(mask)
+        out[tuple(int(c) for c in cols)] = mask if mask.dtype.kind == "f" else \
+            np.where(mask, -np.inf, 0.0)
+    return out
+
+
+def _clique_potentials(tree, shape, potentials, layout, psi=None, zeros=None):
+    """Log-potential arrays of the junction cliques: each theta added to its host, then
+    the structural zeros' fixed log-potentials (``-inf`` on forbidden cells).
 
     Into the arrays ``psi`` when given (zeroed first), else new ones.
     """
@@ -303,6 +330,9 @@ def _clique_potentials(tree, shape, potentials, layout, psi=None):
     for cols, theta in potentials.items():
         k, bshape, _ = layout[cols]
         psi[k] += theta.reshape(bshape)
+    for cols, log_mask in (zeros or {}).items():
+        k, bshape, _ = layout[cols]
+        psi[k] += log_mask.reshape(bshape)
     return psi
 
 
@@ -313,7 +343,9 @@ def _conditional_table(model, i):
     axes = [clique.index(c) for c in sep + rest]
     log = np.transpose(model.beliefs[i], axes).reshape(
         math.prod(model.shape[c] for c in sep), -1)
-    return sep, rest, np.exp(log - logsumexp(log, (1,))[:, None])
+    norm = logsumexp(log, (1,))[:, None]
+    # a separator value of probability 0 (structural zeros) is never drawn: any row will do
+    return sep, rest, np.exp(log - np.where(np.isneginf(norm), 0.0, norm))
 
 
 def _draw(rows, sep, rest, cond, shape, rng):
@@ -384,11 +416,28 @@ def _group(measurements, shape):
     return {cols: (w, b / w, q - float(np.sum(b * b / w))) for cols, (w, b, q) in groups.items()}
 
 
+def _zero_targets(groups, shape, zeros):
+    """The groups with their targets set to 0 on the structural zeros' cells (public facts:
+    post-processing of the noisy counts); the residual constants are unchanged (the loss
+    moves by a constant, its minimiser does not)."""
+    out = dict(groups)
+    for cols, (w, ybar, resid) in groups.items():
+        forbidden = np.zeros([shape[c] for c in cols], dtype=bool)
+        for zcols, log_mask in zeros.items():
+            if set(zcols) <= set(cols):
+                bshape = [shape[c] if c in zcols else 1 for c in cols]
+                forbidden |= np.isneginf(log_mask).reshape(bshape)
+        if forbidden.any():
+            out[cols] = (w, np.where(forbidden.ravel(), 0.0, ybar), resid)
+    return out
+
+
 class _Objective:
     """The marginal loss of :func:`estimate` as a function of the potentials."""
 
-    def __init__(self, shape, tree, groups, total, layout):
+    def __init__(self, shape, tree, groups, total, layout, zeros=None):
         self.shape, self.tree, self.groups, self.total = shape, tree, groups, total
+        self.zeros = zeros or {}
         self.layout, self.plan = layout, message_plan(tree, shape)
         # work arrays reused by every call: no page faults on fresh large cliques
         self.buffers = [[np.empty([shape[c] for c in clique]) for clique in tree.cliques]
@@ -397,7 +446,7 @@ class _Objective:
     def __call__(self, theta):
         """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
         psi, scratch, prob = self.buffers
-        _clique_potentials(self.tree, self.shape, theta, self.layout, psi)
+        _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros)
         beliefs = propagate(self.tree, psi, self.plan, scratch)
         probs, loss, grad, mu = {}, 0.0, {}, {}
         for cols, (w, ybar, resid) in self.groups.items():
@@ -412,7 +461,7 @@ class _Objective:
 
 
 def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm_start=None,
-             tol=1e-10, progress=None, accelerate=True):
+             tol=1e-10, progress=None, accelerate=True, zeros=None):
     """The graphical model minimising the L2 marginal loss of ``measurements``.
 
     Entropic mirror descent of McKenna, Sheldon, Miklau 2019 (module
@@ -455,6 +504,15 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
     accelerate : bool, default=True
         Nesterov momentum with adaptive restart; ``False`` gives private-pgm's
         plain mirror descent.
+    zeros : dict, optional
+        Structural zeros ``{cols: boolean mask}`` (:class:`GraphicalModel`): each
+        column set joins the model as a clique (no measurement: no budget), with
+        the fixed log-potential ``-inf`` on its masked cells, so the estimate is 0
+        there. A noisy count measured on such a cell then has a constant residual
+        that no potential can change (the loss's gradient moves only the
+        potentials of allowed cells' probabilities): the noisy values on
+        structural zeros are, in effect, post-processed away. Default: the warm
+        start's, else none.
 
     Returns
     -------
@@ -473,7 +531,12 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
     measurements = list(measurements)
     total = _estimate_total(measurements) if total is None else float(total)
     groups = _group(measurements, shape)
+    if zeros is None and warm_start is not None:
+        zeros = warm_start.zeros
+    zeros = log_zeros(zeros)
+    groups = _zero_targets(groups, shape, zeros)
     theta = {tuple(sorted(int(c) for c in cl)): None for cl in (cliques or [])}
+    theta.update({cols: None for cols in zeros})
     theta.update({cols: None for cols in groups})
     if warm_start is not None:
         theta.update(dict.fromkeys(warm_start.potentials, None))
@@ -481,9 +544,9 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
         old = None if warm_start is None else warm_start.potentials.get(cols)
         theta[cols] = np.zeros([shape[c] for c in cols]) if old is None else old.copy()
     tree = junction_tree(shape, list(theta))
-    objective = _Objective(shape, tree, groups, total, _layout(tree, shape, theta))
+    objective = _Objective(shape, tree, groups, total, _layout(tree, shape, theta), zeros)
     theta = _mirror_descent(objective, theta, n_iter, tol, progress, accelerate)
-    model = GraphicalModel(shape, theta, total, tree)
+    model = GraphicalModel(shape, theta, total, tree, zeros=zeros)
     model.loss = objective(theta)[0]
     return model
 

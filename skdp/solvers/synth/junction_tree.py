@@ -254,6 +254,9 @@ def propagate(tree, psi, plan, scratch=None):
     for i in tree.order[1:]:  # psi[i] becomes the belief of clique i, in place
         _, _, down_axes, down_shape = plan[i]
         diff = np.subtract(psi[parent[i]], up[i], out=scratch[parent[i]])
+        zero = np.isneginf(up[i])
+        if zero.any():  # a separator cell of probability 0 (structural zeros): -inf, not
+            np.copyto(diff, -np.inf, where=np.broadcast_to(zero, diff.shape))  # inf - inf
         psi[i] += logsumexp(diff, down_axes, out=diff).reshape(down_shape)
     return psi
 

@@ -23,7 +23,7 @@ contributes one count to exactly one cell of each marginal, so
 Every function computes in the namespace ``xp`` of its arrays.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
 
 import numpy as np
@@ -106,6 +106,11 @@ class MarginalProblem:
         Stopping rule of the ``smd`` solvers (:func:`~skdp.solvers.synth.smd.solve_smd`).
     progress : callable, default=None
         ``progress(t, total, gap)``, called as the solver advances.
+    zeros : ndarray of bool, default=None
+        Structural zeros (public, from the domain: :mod:`skdp._domain.forbid`): the flat
+        mask of the cells of ``Z`` that cannot occur. Every solver's histogram player
+        ranges over the other cells only (:meth:`log_prior` is added to its logits), so
+        the released histogram is 0 on them.
     """
 
     shape: tuple
@@ -115,6 +120,8 @@ class MarginalProblem:
     n_iter: int | None = None
     tol: object = "auto"
     progress: object = None
+    zeros: np.ndarray | None = None
+    _prior: dict = field(default_factory=dict, repr=False)
 
     @property
     def size(self):
@@ -131,6 +138,18 @@ class MarginalProblem:
     @property
     def n_cells(self):
         return sum(self.cells(k) for k in range(len(self.marginals)))
+
+    def log_prior(self, xp, like):
+        """``0`` on the allowed cells and ``-inf`` on the structural zeros (flat, in the
+        namespace, dtype and device of ``like``), or ``0.0`` without structural zeros: added
+        to a histogram player's logits, it restricts the player to the allowed cells."""
+        if self.zeros is None:
+            return 0.0
+        key = (id(xp), str(like.dtype), str(_device(like)))
+        if key not in self._prior:
+            host = np.where(self.zeros, -np.inf, 0.0)
+            self._prior[key] = xp.asarray(host, dtype=like.dtype, device=_device(like))
+        return self._prior[key]
 
     # histogram <-> marginals, in any namespace --------------------------------
     def marginal(self, x, k, xp):

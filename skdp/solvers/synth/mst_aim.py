@@ -58,7 +58,7 @@ import numpy as np
 
 from ..spec import SolverResult
 from . import graphical
-from .compress import CompressedModel, compress, compress_codes
+from .compress import CompressedModel, compress, compress_codes, compress_zeros, protected
 from .marginals import replace_one_sensitivity
 
 __all__ = ["TableProblem", "PartitionTable", "marginal_counts", "solve_mst", "solve_aim",
@@ -99,6 +99,12 @@ class TableProblem:
         ``progress(template, *cliques)``, called once per round: ``template``
         holds one ``{}`` per clique (a tuple of column indices), which the
         caller fills with the columns' names (the estimator's feature names).
+    zeros : dict, default=None
+        Structural zeros (public, from the domain: :mod:`skdp._domain.forbid`):
+        ``{cols: boolean mask}``, True on the cells that cannot occur. Every model
+        the solvers estimate holds each ``cols`` as a clique with those cells fixed
+        at probability 0 (:func:`~skdp.solvers.synth.graphical.estimate`): no
+        measurement, no budget.
 
     Examples
     --------
@@ -114,6 +120,7 @@ class TableProblem:
     relation: str = "replace_one"
     n_iter: int | None = None
     progress: object = None
+    zeros: dict | None = None
     _cache: dict = field(default_factory=dict, repr=False)
     partitioned = False  # a pass over the rows is cheap: count each marginal when needed
 
@@ -145,7 +152,8 @@ class TableProblem:
     def recode(self, shape, merges):
         """The problem on a compressed domain (:func:`.compress.compress_codes`)."""
         return TableProblem(shape, self.workload, compress_codes(self.codes, self.shape, merges),
-                            self.relation, self.n_iter, self.progress)
+                            self.relation, self.n_iter, self.progress,
+                            compress_zeros(self.zeros, merges))
 
     def l2_sensitivity(self):
         """Of one marginal's counts: ``sqrt 2`` (replace-one) or 1 (add/remove)."""
@@ -215,7 +223,7 @@ class PartitionTable(TableProblem):
     def recode(self, shape, merges):
         parts = self.codes.with_parts(_recode_part, self.shape, merges)
         return PartitionTable(shape, self.workload, parts, self.relation, self.n_iter,
-                              self.progress)
+                              self.progress, compress_zeros(self.zeros, merges))
 
 
 def downward_closure(marginals):
@@ -353,11 +361,12 @@ def solve_mst(problem, budget, options):
     edges = []
     if problem.d >= 2:
         base = graphical.estimate(data.shape, ones, total=total,
-                                  n_iter=options["estimate_iter"])
+                                  n_iter=options["estimate_iter"], zeros=data.zeros)
         edges = spanning_tree(data, budget, base, sel * rho)
     pairs, sigma2 = _measure(data, budget, edges, two * rho, "MST: tree 2-way marginals")
     n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
-    model = graphical.estimate(data.shape, ones + pairs, total=total, n_iter=n_iter)
+    model = graphical.estimate(data.shape, ones + pairs, total=total, n_iter=n_iter,
+                               zeros=data.zeros)
     return SolverResult(_read_back(model, problem, merges), n_iter, info=dict(
         noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
         n_estimate=total, compressed_shape=data.shape))
@@ -371,7 +380,8 @@ def _compress(problem, budget, ones, factor):
     """
     if not (factor > 0 and budget.private):
         return problem, {}, ones
-    shape, merges, ones = compress(problem.shape, ones, factor)
+    shape, merges, ones = compress(problem.shape, ones, factor,
+                                   protect=protected(problem.shape, problem.zeros))
     return problem.recode(shape, merges), merges, ones
 
 
@@ -621,12 +631,14 @@ def solve_aim(problem, budget, options):
     problem, merges, ones = _compress(problem, budget, ones, options["compress"])
     measurements = list(ones)
     model = graphical.estimate(problem.shape, measurements, total=total,
-                               n_iter=options["round_iter"], tol=options["tol"])
+                               n_iter=options["round_iter"], tol=options["tol"],
+                               zeros=problem.zeros)
     weights = candidate_weights(problem.workload)
     if problem.partitioned and sum(problem.cells(r) for r in weights) <= PREFETCH_CELLS:
         problem.prefetch(list(weights))  # every candidate's counts in one pass
+    # the structural zeros' cliques are in every model: counted in its size
     state = dict(model=model, candidates=list(weights), weights=weights,
-                 cliques=[m.cols for m in ones], cap=cap)
+                 cliques=[m.cols for m in ones] + list(problem.zeros or {}), cap=cap)
     history, t, final = [], 0, False
     while not final:
         t += 1

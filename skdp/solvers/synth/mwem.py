@@ -55,6 +55,7 @@ def solve_mwem(problem, budget, options):
     data = problem.answer(counts, xp)  # private; only touched through the mechanisms
     n = float(problem.n)
     log_x = xp.zeros_like(counts) - math.log(problem.size)
+    log_x = log_x + problem.log_prior(xp, log_x)  # structural zeros: never any mass
     measured = []
     for t in range(T):
         x = softmax(log_x, xp)

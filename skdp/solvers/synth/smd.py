@@ -76,6 +76,7 @@ def mirror_prox(problem, answers, xp, *, query_set="box", band=0.0, n_iter=1000,
     box = query_set == "box"
     scale = 1.0 / M if box else 1.0
     log_x = xp.zeros((size,), dtype=like.dtype, device=_device(like)) - math.log(size)
+    log_x = log_x + problem.log_prior(xp, log_x)  # structural zeros: never any mass
     init = -math.log(2.0) if box else 0.0
     lam_p = [xp.zeros_like(a) + init for a in answers]
     lam_n = [xp.zeros_like(a) + init for a in answers]
@@ -159,7 +160,9 @@ def duality_gap(problem, answers, x, y, xp, *, query_set="box", band=0.0):
         scale, pen = 1.0, 0.0
         upper = max(float(xp.max(xp.abs(r))) for r in resid)
     ya = sum(float(xp.sum(v * a)) for v, a in zip(y, answers))
-    lower = (ya - pen - float(xp.max(problem.adjoint(y, xp, x)))) * scale
+    # min over the histograms on the allowed cells (structural zeros excluded)
+    lower = (ya - pen - float(xp.max(problem.adjoint(y, xp, x) + problem.log_prior(xp, x)))) \
+        * scale
     return upper - lower, upper
 
 

@@ -199,6 +199,22 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
           ``'private'``. Any dict may add ``"missing": true|false`` (whether
           the column has a missing-value cell; see ``missing``).
 
+        The dict may also hold **structural zeros**: the key ``"forbid"`` with a
+        list of conjunctions ``{column: value, ...}``, e.g. ``{"forbid":
+        [{"pregnant": "yes", "sex": "male"}]}``: the combinations that cannot
+        occur (public facts, like the rest of the domain; no budget). Each value is
+        one of the column's categories or codes, given by its entry (numeric
+        columns are refused). Every solver's released distribution is 0 on them and
+        :meth:`sample` never draws them: the dense solvers' histogram player ranges
+        over the other cells only; the graphical models hold each conjunction's
+        columns as a clique whose forbidden cells have the fixed log-potential
+        ``-inf`` (private-pgm's ``structural_zeros``, McKenna, Sheldon, Miklau
+        2019), and the noisy counts measured on them are set to 0 (post-processing).
+        The data is not checked against them (such a check would release
+        something about the rows): rows that match one are counted by the
+        measurements but never sampled. An unknown column or value, or a forbid
+        that leaves a column (or a group of linked columns) no allowed value,
+        raises a ValueError naming it, before the budget is reserved.
         Malformed entries raise a ValueError or TypeError naming the column.
         A value outside a column's categories is an error that names the
         column but never shows the value (it is private). Columns of bool
@@ -362,6 +378,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         Empty when no column has one.
     marginals_ : list of tuple
         The workload marginals (column names).
+    forbid_ : list of dict
+        The structural zeros (``domain``'s ``"forbid"``), ``{column: category}``
+        each; empty without any. Public.
     n_records_ : int
         Rows returned by :meth:`sample` by default (``n``, public under
         replace-one; the noisy estimate under add/remove).

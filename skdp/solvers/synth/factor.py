@@ -32,11 +32,14 @@ def logsumexp(values, axes, out=None):
     if not axes:
         return values
     top = values.max(axis=axes, keepdims=True)
-    if not np.isfinite(top).all():
+    if not np.isfinite(top).all():  # a slice of -inf (structural zeros): log 0 = -inf
         top = np.where(np.isfinite(top), top, 0.0)
+        shifted = np.subtract(values, top, out=out)
+        with np.errstate(divide="ignore"):
+            out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
+        return out + top.reshape(out.shape)
     shifted = np.subtract(values, top, out=out)
-    with np.errstate(divide="ignore"):  # log 0 = -inf: a slice of structural zeros
-        out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
+    out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
     return out + top.reshape(out.shape)
 
 

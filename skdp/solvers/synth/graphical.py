@@ -137,7 +137,7 @@ class GraphicalModel:
         self.beliefs = propagate(self.tree, _clique_potentials(self.tree, self.shape,
                                                                 self.potentials, layout,
                                                                 zeros=self.zeros),
-                                  message_plan(self.tree, self.shape))
+                                  message_plan(self.tree, self.shape), zeros=bool(self.zeros))
         self._sampler = None
 
     def marginal(self, cols):
@@ -447,7 +447,7 @@ class _Objective:
         """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
         psi, scratch, prob = self.buffers
         _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros)
-        beliefs = propagate(self.tree, psi, self.plan, scratch)
+        beliefs = propagate(self.tree, psi, self.plan, scratch, zeros=bool(self.zeros))
         probs, loss, grad, mu = {}, 0.0, {}, {}
         for cols, (w, ybar, resid) in self.groups.items():
             k, _, axes = self.layout[cols]

@@ -208,7 +208,7 @@ def message_plan(tree, shape):
     return out
 
 
-def propagate(tree, psi, plan, scratch=None):
+def propagate(tree, psi, plan, scratch=None, zeros=False):
     """Calibrated log-beliefs (log-probabilities) of the cliques, by sum-product.
 
     ``psi[i]`` is the log-potential array of clique ``i``; it is overwritten
@@ -228,6 +228,9 @@ def propagate(tree, psi, plan, scratch=None):
     scratch : list of ndarray, optional
         Work arrays of the shapes of ``psi`` (reused across calls by
         :func:`~skdp.solvers.synth.graphical.estimate`); default: allocated.
+    zeros : bool, default=False
+        Whether some potentials are ``-inf`` (structural zeros): a separator cell of
+        probability 0 then sends ``-inf``, not ``-inf - (-inf)`` (NaN), downwards.
 
     Returns
     -------
@@ -254,8 +257,8 @@ def propagate(tree, psi, plan, scratch=None):
     for i in tree.order[1:]:  # psi[i] becomes the belief of clique i, in place
         _, _, down_axes, down_shape = plan[i]
         diff = np.subtract(psi[parent[i]], up[i], out=scratch[parent[i]])
-        zero = np.isneginf(up[i])
-        if zero.any():  # a separator cell of probability 0 (structural zeros): -inf, not
+        zero = np.isneginf(up[i]) if zeros else None
+        if zeros and zero.any():  # a separator cell of probability 0 (structural zeros): -inf, not
             np.copyto(diff, -np.inf, where=np.broadcast_to(zero, diff.shape))  # inf - inf
         psi[i] += logsumexp(diff, down_axes, out=diff).reshape(down_shape)
     return psi

@@ -151,6 +151,19 @@ class MarginalProblem:
             self._prior[key] = xp.asarray(host, dtype=like.dtype, device=_device(like))
         return self._prior[key]
 
+    def clear_zeros(self, k, answer, xp):
+        """``answer`` (marginal ``k``'s noisy answer, flat) set to 0 on the cells that hold
+        structural zeros only (every cell of ``Z`` projecting to them is forbidden): the
+        noise measured there is post-processed away with public facts. Unchanged without
+        structural zeros."""
+        if self.zeros is None:
+            return answer
+        allowed = self.marginal((~self.zeros).astype(np.float64), k, np)
+        if allowed.all():
+            return answer
+        keep = xp.asarray(allowed > 0, device=_device(answer))
+        return xp.where(keep, answer, xp.zeros_like(answer))
+
     # histogram <-> marginals, in any namespace --------------------------------
     def marginal(self, x, k, xp):
         """Marginal ``k`` of the flat histogram ``x`` (flat vector)."""

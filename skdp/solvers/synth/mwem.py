@@ -65,7 +65,7 @@ def solve_mwem(problem, budget, options):
         noisy = budget.gaussian(data[k], math.sqrt(2.0),
                                 budget.sigma(math.sqrt(2.0), rho_round / 2.0),
                                 label=f"MWEM round {t + 1}: measure")
-        measured.append((k, noisy))
+        measured.append((k, problem.clear_zeros(k, noisy, xp)))  # structural zeros: 0
         for _ in range(N_PASSES):
             for j, a in measured:
                 x = softmax(log_x, xp)

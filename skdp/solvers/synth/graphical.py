@@ -508,11 +508,9 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
         Structural zeros ``{cols: boolean mask}`` (:class:`GraphicalModel`): each
         column set joins the model as a clique (no measurement: no budget), with
         the fixed log-potential ``-inf`` on its masked cells, so the estimate is 0
-        there. A noisy count measured on such a cell then has a constant residual
-        that no potential can change (the loss's gradient moves only the
-        potentials of allowed cells' probabilities): the noisy values on
-        structural zeros are, in effect, post-processed away. Default: the warm
-        start's, else none.
+        there. The noisy counts measured on cells made of forbidden cells only are
+        set to 0 (post-processing with public facts: the loss moves by a constant
+        elsewhere). Default: the warm start's, else none.
 
     Returns
     -------
@@ -532,7 +530,7 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
     total = _estimate_total(measurements) if total is None else float(total)
     groups = _group(measurements, shape)
     if zeros is None and warm_start is not None:
-        zeros = warm_start.zeros
+        zeros = getattr(warm_start, "zeros", None)
     zeros = log_zeros(zeros)
     groups = _zero_targets(groups, shape, zeros)
     theta = {tuple(sorted(int(c) for c in cl)): None for cl in (cliques or [])}

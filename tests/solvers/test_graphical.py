@@ -8,7 +8,6 @@ about 1e19 cells) is estimated and sampled without materialising its domain.
 
 import itertools
 import math
-import time
 import tracemalloc
 
 import numpy as np
@@ -223,11 +222,9 @@ def _wide_case(d, seed=7):
 def test_wide_model_without_dense_domain():
     shape, ms, truth = _wide_case(15)
     assert math.prod(shape) > 1e17
-    start = time.perf_counter()
-    model = estimate(shape, ms, n_iter=500)
-    fit_s = time.perf_counter() - start
+    model = estimate(shape, ms, n_iter=500)  # its time: benchmarks/synth_scaling.py
     tv = [0.5 * np.abs(model.marginal(m.cols) - truth.marginal(m.cols)).sum() for m in ms]
-    assert fit_s < 20 and np.mean(tv) < 0.02
+    assert np.mean(tv) < 0.02
     tracemalloc.start()  # memory of a (short) fit and of sampling: no array of the domain's size
     estimate(shape, ms, n_iter=5, warm_start=model)
     x = model.sample(50_000, np.random.default_rng(1))

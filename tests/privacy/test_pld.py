@@ -149,7 +149,7 @@ def test_sigma_calibration_meets_the_target_and_halved_noise_is_caught():
 
 
 def test_ten_thousand_steps_compose():
-    """Ten thousand steps compose (bisection calls this ~30 times; speed is for benchmarks, not tests)."""
+    """Ten thousand steps compose (their speed is a benchmark's business, not a test's)."""
     eps_10 = subsampled_gaussian_epsilon(1.0, 0.01, 10, DELTA)
     eps_10k = subsampled_gaussian_epsilon(1.0, 0.01, 10_000, DELTA)
     assert math.isfinite(eps_10k) and eps_10k > eps_10

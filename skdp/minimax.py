@@ -31,7 +31,7 @@ from .privacy.clipping import clip_factors, clip_overflowing_rows
 from .solvers.losses.classification import LOSSES
 from .solvers.minimax.data import LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
-from .solvers.minimax.euclidean import noisy_gd, sgda
+from .solvers.minimax.euclidean import NOISY_GD_OPTIONS, noisy_gd, sgda
 from .solvers.goldstein.config import RADIUS_OPTION
 from .solvers.goldstein.classifier import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
@@ -70,7 +70,7 @@ SOLVER_SPECS = {
         "noisy_gd", noisy_gd, "minimax",
         "noisy GD on the smoothed worst-group loss (skdp; paper 000 has no private Sec. 4.2)",
         _GDP + _SHARES + " (one release per step), the rest to T equal gradient steps",
-        dask=True, auto=True, losses=_LOGISTIC),
+        options=NOISY_GD_OPTIONS, dask=True, auto=True, losses=_LOGISTIC),
     "sgda": SolverSpec(
         "sgda", sgda, "minimax",
         "DP stochastic gradient descent-ascent (Euclidean analogue of paper 002 Alg. 1)",
@@ -319,8 +319,10 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         :mod:`skdp.solvers.streaming.srgd`); the Goldstein solvers any key of
         :data:`skdp.solvers.goldstein.GOLDSTEIN_OPTIONS` (as for
         :class:`KLAdaptiveRegressor`) and ``radius`` (None), the smoothing radius
-        ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``). The other
-        solvers take none.
+        ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``); ``noisy_gd``
+        takes ``clip_ratio`` (0.1: the per-sample gradient clip over the
+        Lipschitz bound) and ``step_scale`` (4.0), public constants;
+        ``dpsgd_poisson`` ``sampling_rate``. The other solvers take none.
     goldstein_radius : float or None
         Deprecated: moved into ``solver_options`` (see there).
 

@@ -1032,6 +1032,7 @@ def check_search(search, spec, estimator_params):
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def search_run_rho(epsilon, delta, mean_runs, eta):
     """The zCDP ``rho`` of one run such that the best of ``K`` runs spends ``epsilon``.
 
@@ -1063,6 +1064,7 @@ def search_run_rho(epsilon, delta, mean_runs, eta):
     return lo
 
 
+@functools.lru_cache(maxsize=256)
 def gdp_epsilon(rho, delta):
     """The ``epsilon`` whose exact GDP ``mu`` (:func:`~skdp.privacy.ledger.approx_dp_to_gdp`
     at ``delta``) has ``mu**2 / 2 <= rho``: what a run's fit is given, so that its
@@ -1123,7 +1125,8 @@ def search_in_fit(estimator, X, y, groups, fit_params, search, budget, rng):
     if n_val < 1 or n - n_val < 2:
         raise ValueError(f"search: validation_fraction={search['validation_fraction']} of "
                          f"n={n} samples leaves no training or no validation rows.")
-    rho = search_run_rho(budget.epsilon, budget.delta, search["mean_runs"], search["eta"])
+    rho = search_run_rho(float(budget.epsilon), float(budget.delta), search["mean_runs"],
+                         search["eta"])
     eps_total = repeat_and_select_epsilon(rho, budget.delta, search["mean_runs"], search["eta"])
     run_eps = gdp_epsilon(rho, budget.delta)
     perm = rng.permutation(n)  # independent of the rows' values

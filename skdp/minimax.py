@@ -405,6 +405,10 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         The solver that ran.
     n_iter_ : int
         Iterations run (streaming solvers: steps over the whole stream).
+    search_params_ : dict
+        With ``search``: the grid point of the released (best) run.
+    search_score_ : float
+        With ``search``: the released run's noisy validation score.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names of ``X``; defined when ``X`` has string column names.

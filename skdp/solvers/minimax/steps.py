@@ -107,9 +107,9 @@ def intercept_of(data, W, b):
 def step_sizes(data, scale=STEP_SCALE):
     """Step sizes of the weights and of the intercept.
 
-    ``scale / (h0 A**2)`` (``scale`` default ``STEP_SCALE``) with ``h0`` the loss curvature at 0 and ``A`` the
-    augmented row bound; the intercept's own curvature is ``h0 c**2``, and its
-    step ``1 / (h0 c**2)`` (Newton's step at 0) keeps it stable.
+    ``scale / (h0 A**2)`` (``scale`` default ``STEP_SCALE``) with ``h0`` the loss
+    curvature at 0 and ``A`` the augmented row bound; the intercept's own curvature is
+    ``h0 c**2``, and its step ``1 / (h0 c**2)`` (Newton's step at 0) keeps it stable.
     """
     h0 = curvature_at_zero(data.k, data.n_classes)
     step = scale / (h0 * data.augmented_bound**2)

@@ -17,10 +17,23 @@ Uses the tables, preprocessing and public split of ``benchmarks/real_tables.py``
   exact class sizes (so not a private release of them), GDP calibration of the steps. Its best
   grid point is reported (a tuned reference, not a private method).
 
+* ``--ledger`` (issue 31 item 2): per table and epsilon, what the seed-0 default fit's
+  ledger spends where (share of ``mu**2`` per label, per-release mu), its public step and
+  clip, ``T``, the temperature floor and noise sds of the group player, the clip fraction
+  (share of rows, per class, whose per-sample gradient norm exceeds the clip) at ``theta = 0``
+  and at the released model, the released group weights and sizes against the true ones, and
+  a ladder of fits that takes the noise away one piece at a time through public parameters
+  (true class sizes as public ``group_sizes``; ``epsilon = inf`` at the same ``T``, clip and
+  step: the optimum *at the same bounds*, separating the noise from the bias of the clip,
+  step and radius) and sweeps ``solver_options`` ``clip_ratio`` / ``step_scale`` and ``n_iter``.
+  Non-private diagnostics (they read the true sizes and scores): never a release.
+
 Run::
 
     OMP_NUM_THREADS=1 python benchmarks/minimax_diagnose.py --tables HMDA Caravan --eps 1 \
         --noise-free --dpgd
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/minimax_diagnose.py --tables HMDA Default \
+        --eps 1 --seeds 5 --ledger --no-ref
 """
 
 import argparse
@@ -95,6 +108,88 @@ def fit_skdp(X, y, classes, eps, seed, **kw):
     return m, time.perf_counter() - t0
 
 
+def ledger_report(name, X, y, classes, tr, ev, eps, seeds):
+    """The ``--ledger`` diagnosis of one table at one epsilon (see the module doc)."""
+    from skdp.solvers.losses.classification import lipschitz
+    from skdp.solvers.minimax import euclidean as eu
+    from skdp.solvers.minimax.steps import STEP_SCALE, loss_clip_bound, loss_sensitivity
+
+    Xtr, ytr, Xev, yev = X[tr], y[tr], X[ev], y[ev]
+    codes = np.searchsorted(classes, ytr) if classes.dtype != object else \
+        np.asarray([list(classes).index(v) for v in ytr])
+    true = np.bincount(codes, minlength=len(classes))
+    m, _ = fit_skdp(Xtr, ytr, classes, eps, 0)
+    led = m.privacy_ledger_
+    total = sum(e.count * e.mu ** 2 for e in led.entries)
+    by = {}
+    for e in led.entries:
+        c, s2, mus = by.get(e.label, (0, 0.0, e.mu))
+        by[e.label] = (c + e.count, s2 + e.count * e.mu ** 2, e.mu)
+    print(f"\n#### {name}, eps {eps:g}: n_train {len(ytr)}, class sizes {true.tolist()} "
+          f"(released {np.round(m.group_sizes_).astype(int).tolist()}), T = {m.n_iter_}, "
+          f"spent {tuple(round(v, 4) for v in m.privacy_spent_)}\n")
+    print("| release | count | share of mu^2 | mu per release |")
+    print("|---|---|---|---|")
+    for label, (c, s2, mu) in by.items():
+        print(f"| {label} | {c} | {s2 / total:.3f} | {mu:.4g} |")
+    # public constants of the default fit (rows centred on the true mean here: a diagnostic)
+    k = 1 if len(classes) == 2 else len(classes)
+    c0 = eu.INTERCEPT_RATIO * 1.0
+    A = math.sqrt(1.0 + c0 ** 2)
+    clip = eu.CLIP_RATIO * lipschitz(k) * A
+    h0 = 0.25 if k == 1 else 1.0 / len(classes)
+    centred = np.sqrt(np.sum((Xtr - Xtr.mean(0)) ** 2, axis=1) + c0 ** 2)
+    mu_all = math.sqrt(total)
+    mu_grad = by["worst-group gradient"][2]
+    q_max = 0.5 / true.min()  # at uniform weights
+    sigma = 2 * clip * q_max / mu_grad
+    loss_sens = loss_sensitivity(loss_clip_bound(k, len(classes)), m.group_sizes_)
+    sigma_loss = loss_sens / by["group losses"][2] if "group losses" in by else 0.0
+    memory = max(1.0, eu.WEIGHT_MEMORY * m.n_iter_)
+    tau = max(eu.TEMPERATURE, eu.TEMPERATURE_NOISE * sigma_loss / math.sqrt(2 * memory))
+    print(f"\nmu {mu_all:.4f}; clip {clip:.4f} (CLIP_RATIO {eu.CLIP_RATIO}), step "
+          f"{STEP_SCALE / (h0 * A * A):.3g}, gradient noise sd {sigma:.3g} per coordinate at "
+          f"uniform weights (the minority's mean clipped gradient is at most {clip * 0.5:.3g}); "
+          f"loss noise sd {sigma_loss:.3g}, tau {tau:.3g}; released weights "
+          f"{np.round(m.group_weights_, 3).tolist()}")
+
+    def clip_fraction(coef, intercept):
+        z = Xtr @ coef.T + intercept
+        if k == 1:
+            r = np.abs(1 / (1 + np.exp(-z[:, 0])) - codes)
+        else:
+            P = np.exp(z - z.max(1, keepdims=True))
+            P /= P.sum(1, keepdims=True)
+            r = np.linalg.norm(P - np.eye(len(classes))[codes], axis=1)
+        over = r * centred > clip
+        return [round(float(over[codes == j].mean()), 2) for j in range(len(classes))]
+
+    zero = np.zeros_like(m.coef_), np.zeros_like(m.intercept_)
+    print(f"clip fraction per class: at 0 {clip_fraction(*zero)}, at the released model "
+          f"{clip_fraction(m.coef_, m.intercept_)}")
+    sizes = {c: int(s) for c, s in zip(classes.tolist(), true)}
+    ladder = [("default", {}), ("public true sizes", {"group_sizes": sizes}),
+              ("inf, same T/clip/step", {"epsilon": math.inf, "n_iter": m.n_iter_})]
+    for T in (100, 200, 500, 1000):
+        ladder.append((f"n_iter={T}", {"n_iter": T}))
+    for cr in (0.03, 0.3, 1.0):
+        ladder.append((f"clip_ratio={cr}", {"solver": "noisy_gd",
+                                           "solver_options": {"clip_ratio": cr}}))
+    for ss in (1.0, 16.0):
+        ladder.append((f"step_scale={ss}", {"solver": "noisy_gd",
+                                           "solver_options": {"step_scale": ss}}))
+    print("\n| fit | accuracy | worst class | balanced |")
+    print("|---|---|---|---|")
+    for label, kw in ladder:
+        e = kw.pop("epsilon", eps)
+        sc = []
+        for seed in range(1 if math.isinf(e) else seeds):
+            mm, _ = fit_skdp(Xtr, ytr, classes, e, seed, **kw)
+            sc.append(rt.class_scores(yev, mm.predict(Xev), classes))
+        print(f"| {label} | " + " | ".join(_ms([s[key] for s in sc])
+                                          for key in ("acc", "worst", "bal")) + " |", flush=True)
+
+
 def _ms(v):
     if not v:
         return "—"
@@ -116,9 +211,16 @@ def main(argv=None):
     ap.add_argument("--noise-free", action="store_true")
     ap.add_argument("--dpgd", action="store_true")
     ap.add_argument("--no-ref", action="store_true")
+    ap.add_argument("--ledger", action="store_true", help="the ledger diagnosis (issue 31)")
     a = ap.parse_args(argv)
     print(f"# minimax_diagnose split={a.split} eps={a.eps} seeds={a.seeds} "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}\n")
+    if a.ledger:
+        for name in a.tables:
+            Z, X, y, classes, tr, ev = load(name, a.split)
+            for eps in a.eps:
+                ledger_report(name, X, y, classes, tr, ev, eps, a.seeds)
+        return 0
     print("| table | method | eps | accuracy | worst-class acc | balanced acc | notes |")
     print("|---|---|---|---|---|---|---|")
     for name in a.tables:

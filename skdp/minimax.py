@@ -31,7 +31,7 @@ from .privacy.clipping import clip_factors, clip_overflowing_rows
 from .solvers.losses.classification import LOSSES
 from .solvers.minimax.data import LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
-from .solvers.minimax.euclidean import noisy_gd, sgda
+from .solvers.minimax.euclidean import NOISY_GD_OPTIONS, noisy_gd, sgda
 from .solvers.goldstein.config import RADIUS_OPTION
 from .solvers.goldstein.classifier import CLASSIFIER_GOLDSTEIN_OPTIONS, GOLDSTEIN_CLASSIFIERS
 from .solvers.minimax.mirror import smd, smd_bias_reduced
@@ -70,7 +70,7 @@ SOLVER_SPECS = {
         "noisy_gd", noisy_gd, "minimax",
         "noisy GD on the smoothed worst-group loss (skdp; paper 000 has no private Sec. 4.2)",
         _GDP + _SHARES + " (one release per step), the rest to T equal gradient steps",
-        dask=True, auto=True, losses=_LOGISTIC),
+        options=NOISY_GD_OPTIONS, dask=True, auto=True, losses=_LOGISTIC),
     "sgda": SolverSpec(
         "sgda", sgda, "minimax",
         "DP stochastic gradient descent-ascent (Euclidean analogue of paper 002 Alg. 1)",
@@ -319,8 +319,10 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         :mod:`skdp.solvers.streaming.srgd`); the Goldstein solvers any key of
         :data:`skdp.solvers.goldstein.GOLDSTEIN_OPTIONS` (as for
         :class:`KLAdaptiveRegressor`) and ``radius`` (None), the smoothing radius
-        ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``). The other
-        solvers take none.
+        ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``); ``noisy_gd``
+        takes ``clip_ratio`` (0.1: the per-sample gradient clip over the
+        Lipschitz bound) and ``step_scale`` (4.0), public constants;
+        ``dpsgd_poisson`` ``sampling_rate``. The other solvers take none.
     goldstein_radius : float or None
         Deprecated: moved into ``solver_options`` (see there).
 
@@ -340,6 +342,40 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         before them); the calls are then one stream, charged once, by the
         call that starts it. A wrong declaration voids the guarantee. The
         chunks a Dask fit cuts from one collection are one pass either way.
+    search : dict or None, default=None
+        Spend the budget on a private search of ``noisy_gd``'s step and clip
+        (for small tables, where the defaults fit badly; measured in
+        ``benchmarks/RESULTS.md``). None: no search. A dict (``{}`` for the
+        defaults of :data:`~skdp.model_selection.SEARCH_DEFAULTS`) with keys
+        ``grid`` (``{key: list}``, keys among ``noisy_gd``'s ``solver_options``
+        and ``n_iter``; default
+        :data:`~skdp.model_selection.SEARCH_GRID`: ``clip_ratio`` x
+        ``step_scale``, 9 candidates), ``mean_runs`` (3), ``eta`` (0),
+        ``validation_fraction`` (0.2) and ``scoring`` (``'worst_group'``,
+        ``'balanced'`` or ``'accuracy'``). ``fit`` then splits the rows at
+        random (independently of their values) into a training and a
+        validation part, draws ``K`` from the truncated negative binomial of
+        mean ``mean_runs`` (Papernot–Steinke 2022, Def. 1; ``eta = 0``
+        logarithmic, 1 geometric as Liu–Talwar 2019), and runs ``K`` times: a
+        grid point drawn uniformly, a ``noisy_gd`` fit on the training part at
+        zCDP ``rho``, its validation score plus Gaussian noise (GDP
+        ``sqrt(2 rho)``; sensitivity ``1 / min_g s_g`` for the worst group,
+        ``s_g`` the run's released group size scaled to the validation part).
+        Only the best-scoring run is released (``coef_`` ..., its grid point as
+        ``search_params_``, its noisy score as ``search_score_``). **Privacy**:
+        a run is ``rho``-zCDP (fit and score read disjoint rows), so the
+        release is ``(lam, eps'(lam))``-RDP with ``eps'(lam) = rho lam +
+        (1 + eta)(2 sqrt(rho L) - rho) + log(E[K]) / (lam - 1)``, ``L =
+        log(1 / gamma)`` (**Papernot–Steinke 2022, Theorem 2**, its free order
+        optimised in closed form: :mod:`skdp.privacy.repeat_and_select`),
+        converted to ``(epsilon, delta)`` by Canonne–Kamath–Steinke 2020 Prop.
+        12; ``rho`` is the largest whose total is ``epsilon``
+        (:func:`~skdp.model_selection.search_run_rho`), e.g. 42% of a plain
+        fit's ``mu**2 / 2`` at epsilon 1, delta 1e-6, ``mean_runs=3``. The
+        ledger holds the search as one ``(epsilon, delta)`` entry; the runs'
+        own ledgers (checked against ``rho``), seeds, scores and ``K`` are
+        discarded. ``fit`` only (not ``partial_fit`` or Dask), finite
+        epsilon, logistic loss, ``solver`` 'auto' or 'noisy_gd'.
     accountant : BudgetAccountant, default=None
         Accountant charged by ``fit``; None: the default one.
     random_state : int, Generator, RandomState instance or None, default=None
@@ -369,6 +405,10 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         The solver that ran.
     n_iter_ : int
         Iterations run (streaming solvers: steps over the whole stream).
+    search_params_ : dict
+        With ``search``: the grid point of the released (best) run.
+    search_score_ : float
+        With ``search``: the released run's noisy validation score.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names of ``X``; defined when ``X`` has string column names.
@@ -434,6 +474,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         "goldstein_config_": "public",     # constants from public bounds
         "solver_": "public",           # 'auto' on the public shape and epsilon
         "n_iter_": "public",
+        "search_params_": "release",   # the best run's candidate (PS22: part of its output)
+        "search_score_": "release",    # its noisy validation score
     }
 
     _parameter_constraints = {
@@ -452,6 +494,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         "goldstein_radius": [Interval(Real, 0, None, closed="neither"), None,
                              Hidden(StrOptions({"deprecated"}))],
         "stream_chunks": [StrOptions(set(STREAM_CHUNKS))],
+        "search": [dict, None],
         "accountant": ACCOUNTANT_CONSTRAINT,
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
@@ -460,7 +503,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", loss="logistic", radius=None,
                  feature_bound=1.0, fit_intercept=True, group_by="class", group_sizes=None,
                  n_iter="auto", theory=False, solver_options=None, goldstein_radius="deprecated",
-                 stream_chunks="repeated", accountant=None, random_state=None, verbose=0):
+                 stream_chunks="repeated", search=None, accountant=None, random_state=None,
+                 verbose=0):
         self.epsilon = epsilon
         self.delta = delta
         self.solver = solver
@@ -475,6 +519,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         self.solver_options = solver_options
         self.goldstein_radius = goldstein_radius
         self.stream_chunks = stream_chunks
+        self.search = search
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
@@ -572,6 +617,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         for name in picks:  # before any data is read
             SOLVER_SPECS[name].check_options(self._solver_options(SOLVER_SPECS[name]))
         self._check_public_groups(groups, classes, state, solver)  # before any data is read
+        if self.search is not None:  # the private search of issue 31 (model_selection)
+            return self._fit_searched(X, y, groups, classes, epsilon, delta, partial, solver)
         on_dask = is_dask_collection(X)
         if on_dask:  # before any data are read
             check_dask_solver(type(self).__name__, solver,
@@ -604,6 +651,27 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
                       group_sizes_=np.asarray(sizes, dtype=float))
         self._keep_stream(result.state if spec.streaming else None)
         self._charge(accountant, fit)  # 7. charge (None: a chunk of a charged stream)
+        return self
+
+    def _fit_searched(self, X, y, groups, classes, epsilon, delta, partial, solver):
+        """``fit`` with ``search``: the best of K private runs (see the ``search`` parameter)."""
+        from .model_selection import SEARCH_SOLVER, check_search, search_in_fit
+
+        if partial or is_dask_collection(X) or math.isinf(epsilon) or self.loss != "logistic" \
+                or solver not in ("auto", SEARCH_SOLVER):
+            raise ValueError("search needs fit (not partial_fit) on in-memory data, a finite "
+                             "epsilon, loss='logistic' and solver 'auto' or 'noisy_gd'.")
+        search = check_search(self.search, SOLVER_SPECS[SEARCH_SOLVER], ("n_iter",))
+        accountant = self._reserve()
+        fit = _fit_budget(Backend(np, "cpu", make_rng(self.random_state)), epsilon, delta)
+        self._reading_data()
+        model, params, score, _ = search_in_fit(self, X, y, groups, {"classes": classes},
+                                                search, fit, fit.backend.rng)
+        self._publish(**{k: v for k, v in vars(model).items()
+                         if k in self.published_attributes() and k.endswith("_")
+                         and not k.startswith("privacy_") and k != "delta_"},
+                      search_params_=params, search_score_=score)
+        self._charge(accountant, fit)
         return self
 
     def _read_arrays(self, X, y, groups, classes, state, delta):

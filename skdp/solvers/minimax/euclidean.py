@@ -53,14 +53,14 @@ import numpy as np
 
 from ...privacy.clipping import clip_factors
 from ..losses.classification import lipschitz, loss_and_residual
-from ..spec import SolverResult
+from ..spec import Option, SolverResult
 from .common import softmax_np
 from .data import finish_gradient
 from .steps import (CENTER_SHARE, LOSS_CLIP_FACTOR, LOSS_SHARE, STEP_SCALE,  # noqa: F401
                     TailAverager, centre_rows, intercept_of, loss_clip_bound, loss_sensitivity,
                     project_ball, step_sizes, to_host)
 
-__all__ = ["noisy_gd", "sgda", "auto_iterations", "reference_logits"]
+__all__ = ["noisy_gd", "sgda", "auto_iterations", "reference_logits", "NOISY_GD_OPTIONS"]
 
 # Practical defaults (benchmarks/minimax.py; cross-validated on training folds only). Issue 18
 # re-chose CLIP_RATIO, ITER_RATE, MIN_ITER, MAX_ITER, INTERCEPT_RATIO and WEIGHT_MEMORY on the
@@ -76,6 +76,15 @@ INTERCEPT_RATIO = 0.25  # intercept feature = INTERCEPT_RATIO * feature_bound
 INF_RIDGE = 0.1       # epsilon = inf: L2 penalty INF_RIDGE ||W||^2 / (2 n) (sklearn C = 10)
 INF_TOL = 1e-5        # ... L-BFGS gradient tolerance
 INF_MAX_ITER = 500
+
+NOISY_GD_OPTIONS = (
+    Option("clip_ratio", "float", CLIP_RATIO, low=0, high=1, low_open=True,
+           doc="per-sample gradient clip, relative to the Lipschitz bound of the augmented rows"),
+    Option("step_scale", "float", STEP_SCALE, low=0, high=1e3, low_open=True,
+           doc="step = step_scale / (loss curvature at 0 x augmented row bound**2)"),
+)
+"""``solver_options`` of ``noisy_gd``: public constants, read before any row (the clip sets
+the sensitivity, the step is post-processing). The defaults are the module's constants."""
 
 
 def auto_iterations(n, mu):
@@ -125,13 +134,17 @@ def noisy_gd(problem, budget, options):
         of the fit's (epsilon, delta)); every release goes through the
         budget's GDP filter (``gaussian_gdp``, ``gaussian_gdp_blocks``).
     options : dict
-        Empty: the solver reads no ``solver_options``.
+        :data:`NOISY_GD_OPTIONS`: ``clip_ratio`` (default ``CLIP_RATIO``) and
+        ``step_scale`` (default ``STEP_SCALE``); public, so the accounting is the
+        same for every value (the sensitivities scale with the clip).
 
     Returns
     -------
     SolverResult
     """
     data, sizes, radius, n_iter = problem.data, problem.sizes, problem.radius, problem.n_iter
+    clip_ratio = float(options.get("clip_ratio") or CLIP_RATIO)
+    step_scale = float(options.get("step_scale") or STEP_SCALE)
     backend = budget.backend
     xp = backend.xp
     m, k = data.n_groups, data.k
@@ -143,8 +156,8 @@ def noisy_gd(problem, budget, options):
     data, mu = centre_rows(_scale_intercept(data), mu, budget)
     share = LOSS_SHARE if m > 1 else 0.0
     mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
-    clip = CLIP_RATIO * lipschitz(k) * data.augmented_bound
-    step, step_b = step_sizes(data)
+    clip = clip_ratio * lipschitz(k) * data.augmented_bound
+    step, step_b = step_sizes(data, step_scale)
     loss_clip = loss_clip_bound(k, data.n_classes)
     loss_sens = loss_sensitivity(loss_clip, sizes)
     W = xp.zeros((k, data.p), dtype=data.dtype)

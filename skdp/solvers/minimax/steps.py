@@ -104,14 +104,14 @@ def intercept_of(data, W, b):
     return out
 
 
-def step_sizes(data):
+def step_sizes(data, scale=STEP_SCALE):
     """Step sizes of the weights and of the intercept.
 
-    ``STEP_SCALE / (h0 A**2)`` with ``h0`` the loss curvature at 0 and ``A`` the
-    augmented row bound; the intercept's own curvature is ``h0 c**2``, and its
-    step ``1 / (h0 c**2)`` (Newton's step at 0) keeps it stable.
+    ``scale / (h0 A**2)`` (``scale`` default ``STEP_SCALE``) with ``h0`` the loss
+    curvature at 0 and ``A`` the augmented row bound; the intercept's own curvature is
+    ``h0 c**2``, and its step ``1 / (h0 c**2)`` (Newton's step at 0) keeps it stable.
     """
     h0 = curvature_at_zero(data.k, data.n_classes)
-    step = STEP_SCALE / (h0 * data.augmented_bound**2)
+    step = scale / (h0 * data.augmented_bound**2)
     c = data.intercept_scale
     return step, (min(step, 1.0 / (h0 * c * c)) if c > 0 else step)

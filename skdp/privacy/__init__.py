@@ -5,8 +5,10 @@ It knows nothing of estimators or solvers; they build on it.
 
 from .accountant import BudgetAccountant
 from .ledger import (
-    LedgerEntry, PrivacyLedger, advanced_composition_epsilon, advanced_composition_step_epsilon,
-    approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho, bounded_range_step_epsilon,
+    ApproxEvent, ExponentialEvent, GaussianEvent, LedgerEntry, PrivacyLedger, PureEvent,
+    SubsampledGaussianEvent, ZCDPEvent, advanced_composition_epsilon,
+    advanced_composition_step_epsilon, approx_dp_to_gdp, approx_dp_to_zcdp, bounded_range_rho,
+    bounded_range_step_epsilon,
     describe_composition, fully_adaptive_epsilon, fully_adaptive_step_epsilon, gaussian_pld,
     gaussian_rho, gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, subsampled_noise_within,
     zcdp_to_approx_dp)
@@ -25,7 +27,9 @@ from .tree import (TreeAggregator, max_nodes_per_leaf, node_decomposition, nodes
                    tree_rho, tree_sigma)
 
 __all__ = [
-    "BudgetAccountant", "PrivacyLedger", "LedgerEntry", "Budget", "Release", "GaussianBatch",
+    "BudgetAccountant", "PrivacyLedger", "LedgerEntry", "GaussianEvent",
+    "SubsampledGaussianEvent", "ZCDPEvent", "ExponentialEvent", "PureEvent", "ApproxEvent",
+    "Budget", "Release", "GaussianBatch",
     "ExponentialBatch", "clip_factors", "clip_overflowing_rows", "clip_rows", "row_norms",
     "advanced_composition_epsilon", "advanced_composition_step_epsilon", "approx_dp_to_gdp",
     "approx_dp_to_zcdp", "bounded_range_rho", "bounded_range_step_epsilon",

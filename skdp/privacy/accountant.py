@@ -58,9 +58,11 @@ import os
 import socket
 import threading
 import warnings
+from typing import Optional
 
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
-from .ledger import PrivacyLedger, LedgerEntry
+from .ledger import (ApproxEvent, ExponentialEvent, GaussianEvent, PrivacyLedger, PureEvent,
+                     SubsampledGaussianEvent, ZCDPEvent)
 from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
                            encode_parts, is_url, ledger_name, scrub_params)
 
@@ -1056,14 +1058,14 @@ def add_remove_as_replace_one(ledger):
     """
     out = PrivacyLedger()
     for e in ledger.entries:
-        if e.kind == "gaussian":
-            r = e.replace_ratio if 1.0 <= e.replace_ratio <= 2.0 else 2.0  # nan: not recorded
-            e = dataclasses.replace(e, mu=r * e.mu, rho=r * r * e.rho, replace_ratio=math.nan)
-        elif e.kind == "zcdp":
+        if isinstance(e, GaussianEvent):
+            r = 2.0 if e.replace_ratio is None else e.replace_ratio  # None: not recorded
+            e = dataclasses.replace(e, mu=r * e.mu, rho=r * r * e.rho, replace_ratio=None)
+        elif isinstance(e, ZCDPEvent):
             e = dataclasses.replace(e, rho=4.0 * e.rho)
-        elif e.kind in ("pure", "exponential"):
-            e = dataclasses.replace(e, epsilon=2.0 * e.epsilon, rho=4.0 * e.rho)
-        elif e.kind == "approx":
+        elif isinstance(e, (PureEvent, ExponentialEvent)):  # rho = c epsilon**2: 4 rho
+            e = dataclasses.replace(e, epsilon=2.0 * e.epsilon)
+        elif isinstance(e, ApproxEvent):
             e = dataclasses.replace(e, epsilon=2.0 * e.epsilon,
                                     delta=min(1.0, (1.0 + math.exp(e.epsilon)) * e.delta))
         else:
@@ -1183,31 +1185,29 @@ def _compact(ledger):
     per distinct pure epsilon keep all of it.
     """
     out = PrivacyLedger()
-    by_kind = {}
+    by_kind: dict[str, list] = {}
     for e in ledger.entries:
         by_kind.setdefault(e.kind, []).append(e)
     unknown = set(by_kind) - set(_COMPACTED_KINDS)
     if unknown:  # never drop a spend: an unknown kind would be undercounted
         raise ValueError(f"cannot compact ledger entries of kind {sorted(unknown)}")
-    by_ratio = {}
+    by_ratio: dict[Optional[float], list] = {}
     for e in by_kind.get("gaussian", []):
-        ratio = None if math.isnan(e.replace_ratio) else e.replace_ratio
-        by_ratio.setdefault(ratio, []).append(e)
+        by_ratio.setdefault(e.replace_ratio, []).append(e)
     for ratio, gauss in sorted(by_ratio.items(), key=lambda kv: -1.0 if kv[0] is None else kv[0]):
         rho = sum(e.count * e.rho for e in gauss)
         mu = math.sqrt(sum(e.count * e.mu**2 for e in gauss))
-        out.entries.append(LedgerEntry("gaussian", 1, rho=rho, mu=mu, label="gaussian parts",
-                                 replace_ratio=math.nan if ratio is None else ratio))
-    steps = {}
+        out.entries.append(GaussianEvent(mu, rho, ratio, label="gaussian parts"))
+    steps: dict[tuple[float, float], int] = {}
     for e in by_kind.get("subsampled_gaussian", []):
         steps[(e.mu, e.q)] = steps.get((e.mu, e.q), 0) + e.count
     for (mu, q), count in steps.items():  # rho: the unamplified bound the ledger records
-        out.entries.append(LedgerEntry("subsampled_gaussian", count, rho=2.0 * mu**2, mu=mu, q=q,
-                                 label="subsampled gaussian parts"))
+        out.entries.append(SubsampledGaussianEvent(mu, q, 2.0 * mu**2, count=count,
+                                                   label="subsampled gaussian parts"))
     if "zcdp" in by_kind:
         out.zcdp(sum(e.count * e.rho for e in by_kind["zcdp"]), label="zcdp parts")
     for kind in ("exponential", "pure"):
-        counts = {}
+        counts: dict[float, int] = {}
         for e in by_kind.get(kind, []):
             counts[e.epsilon] = counts.get(e.epsilon, 0) + e.count
         for eps, count in counts.items():

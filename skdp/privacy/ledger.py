@@ -36,9 +36,12 @@ Three currencies are used, each with its exact conversion to (epsilon, delta):
 much (epsilon, delta) has been spent" by the tightest of the valid rules.
 """
 
+import dataclasses
 from dataclasses import dataclass, field
 import functools
 import math
+from typing import ClassVar, Optional
+import warnings
 
 import numpy as np
 from scipy import optimize, special
@@ -63,6 +66,13 @@ __all__ = [
     "bounded_range_step_epsilon",
     "replace_ratio",
     "LedgerEntry",
+    "GaussianEvent",
+    "SubsampledGaussianEvent",
+    "ZCDPEvent",
+    "ExponentialEvent",
+    "PureEvent",
+    "ApproxEvent",
+    "EVENT_KINDS",
     "PrivacyLedger",
     "gaussian_pld",
     "describe_composition",
@@ -459,57 +469,357 @@ def replace_ratio(sensitivity, replace_sensitivity):
 
 
 # ---------------------------------------------------------------------------
-# Adaptive composition of everything
+# Ledger events: one immutable record per mechanism kind
 # ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LedgerEntry:
-    """One (possibly repeated) mechanism recorded in a :class:`PrivacyLedger`.
+_FLAT_ORDER = ("count", "epsilon", "delta", "rho", "mu", "q", "label", "replace_ratio")
+"""The fields of the one flat entry of skdp before typed events (issue 29), in its order: the
+stored format of a spend's parts (:func:`~skdp.privacy.store.encode_parts`), which an older
+skdp sharing a budget store still reads."""
+_FLAT_DEFAULTS = dict(count=1, epsilon=math.nan, delta=0.0, rho=math.nan, mu=math.nan,
+                      q=math.nan, label="", replace_ratio=math.nan)
+
+
+def _unset(name, value):
+    """Whether a flat field holds its "does not apply" value (``nan``, or ``delta = 0``)."""
+    if name == "delta":
+        return value == 0
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+class _EventType(type):
+    """Calling :class:`LedgerEntry` itself (the one flat dataclass of skdp before issue 29,
+    ``LedgerEntry(kind, count, epsilon=..., ...)``) still builds the event of that kind, with a
+    FutureWarning, for one release."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is LedgerEntry:
+            warnings.warn("LedgerEntry(kind, ...) is deprecated: a ledger's entries are typed "
+                          "events (GaussianEvent, SubsampledGaussianEvent, ZCDPEvent, "
+                          "ExponentialEvent, PureEvent, ApproxEvent); construct one of them, "
+                          "or record through PrivacyLedger's methods.", FutureWarning,
+                          stacklevel=2)
+            return LedgerEntry.from_fields(**dict(zip(("kind",) + _FLAT_ORDER, args)), **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+class LedgerEntry(metaclass=_EventType):
+    """One (possibly repeated) mechanism recorded in a :class:`PrivacyLedger`: the events' base.
+
+    Each mechanism kind is its own frozen dataclass, holding only the
+    parameters that apply to it: :class:`GaussianEvent`,
+    :class:`SubsampledGaussianEvent`, :class:`ZCDPEvent`,
+    :class:`ExponentialEvent`, :class:`PureEvent`, :class:`ApproxEvent`. Every
+    event has
 
     Attributes
     ----------
-    kind : {'gaussian', 'subsampled_gaussian', 'zcdp', 'exponential', 'pure', 'approx'}
-        ``'gaussian'``: Gaussian mechanism (carries ``mu`` and ``rho``);
-        ``'subsampled_gaussian'``: one Poisson-subsampled Gaussian step
-        (carries ``mu = C / sigma``, ``C`` one record's clip, the sampling
-        rate ``q`` and the unamplified ``rho = 2 mu**2``); ``'zcdp'``: any
-        rho-zCDP mechanism; ``'exponential'``: an epsilon-DP bounded-range
-        mechanism; ``'pure'``: any epsilon-DP mechanism; ``'approx'``: an
-        (epsilon, delta)-DP mechanism.
+    kind : str
+        Its kind, read-only (a class attribute): ``'gaussian'``,
+        ``'subsampled_gaussian'``, ``'zcdp'``, ``'exponential'``, ``'pure'`` or
+        ``'approx'``, the words of the stored format and of
+        :meth:`PrivacyLedger.log`.
     count : int
         How many times it ran.
-    epsilon, delta, rho, mu, q : float
-        Its per-run parameters (``nan`` where they do not apply).
     label : str
         What it released, for the per-step log.
-    replace_ratio : float
-        ``'gaussian'`` parts stated under add/remove neighbours: the query's
-        replace-one l2-sensitivity over its add/remove one, as the mechanism
-        claims it (in ``[1, 2]``; :func:`replace_ratio`). A replace-one budget
-        counts the part at ``mu * replace_ratio`` (exact: ``mu =
-        sensitivity / sigma``) instead of group privacy's ``2 mu``
-        (:func:`~skdp.privacy.accountant.add_remove_as_replace_one`). ``nan``:
-        not recorded (group privacy).
+
+    Events are immutable (assigning a field raises
+    :class:`dataclasses.FrozenInstanceError`) and hashable; two are equal when
+    they are of the same kind with equal fields.
 
     Examples
     --------
     >>> ledger = PrivacyLedger()
     >>> ledger.exponential(0.5, count=2, label="select")
     >>> ledger.entries[0]
-    LedgerEntry(kind='exponential', count=2, epsilon=0.5, delta=0.0, rho=0.03125, mu=nan, q=nan, \
-label='select', replace_ratio=nan)
+    ExponentialEvent(epsilon=0.5, count=2, label='select')
+    >>> ledger.entries[0].kind, ledger.entries[0].rho
+    ('exponential', 0.03125)
+    >>> isinstance(ledger.entries[0], LedgerEntry)
+    True
     """
 
-    kind: str
+    kind: ClassVar[str] = ""
+    count: int
+    label: str
+
+    @staticmethod
+    def from_fields(kind, **fields):
+        """The event of ``kind`` from the flat fields of the stored format.
+
+        ``fields`` are those of the one flat entry of skdp before typed events
+        (``count, epsilon, delta, rho, mu, q, label, replace_ratio``): a field
+        that does not apply to the kind must hold its "not set" value (``nan``,
+        ``delta = 0``), and a derived one (the zCDP ``rho`` of an exponential or
+        pure event) must equal its formula's value; otherwise ``ValueError``
+        (dropping it could change the composition). ``TypeError`` for a field
+        name it does not know.
+
+        Examples
+        --------
+        >>> LedgerEntry.from_fields("zcdp", count=2, rho=0.5, delta=0.0)
+        ZCDPEvent(rho=0.5, count=2, label='')
+        """
+        cls = _EVENTS.get(kind)
+        if cls is None:
+            raise ValueError(f"unknown ledger event kind {kind!r}; known: {sorted(_EVENTS)}.")
+        unknown = set(fields) - set(_FLAT_ORDER)
+        if unknown:
+            raise TypeError(f"ledger events have no field(s) {sorted(unknown)}.")
+        own = {f.name for f in dataclasses.fields(cls)}
+        event = cls(**{name: (None if name == "replace_ratio" and _unset(name, value)
+                              else value)
+                       for name, value in fields.items() if name in own})
+        for name, value in fields.items():
+            if name in own or _unset(name, value):
+                continue
+            derived = getattr(event, name, None)
+            if derived is None or not math.isclose(value, derived, rel_tol=1e-12, abs_tol=0.0):
+                raise ValueError(f"a {kind!r} event has no field {name!r} (got {value!r}).")
+        return event
+
+    def flat(self):
+        """The event as the one flat entry of the stored format: a dict, fields in order.
+
+        ``kind`` first, then ``count, epsilon, delta, rho, mu, q, label,
+        replace_ratio`` where they apply (a derived ``rho`` included; ``delta``
+        always, 0 for the kinds that have none), exactly as skdp wrote an entry
+        before typed events, so that an older skdp sharing a budget store reads it.
+
+        Examples
+        --------
+        >>> PureEvent(0.1).flat()
+        {'kind': 'pure', 'count': 1, 'epsilon': 0.1, 'delta': 0.0, 'rho': 0.005000000000000001, \
+'label': ''}
+        """
+        out = {"kind": self.kind}
+        for name in _FLAT_ORDER:
+            value = getattr(self, name, None)
+            if name == "delta" and value is None:
+                value = 0.0
+            if value is not None:
+                out[name] = value
+        return out
+
+    def __setstate__(self, state):
+        # a LedgerEntry pickled by skdp before typed events (one dataclass with a kind)
+        # becomes the event of its kind; an event's own pickle restores its fields
+        if type(self) is LedgerEntry and "kind" in state:
+            event = LedgerEntry.from_fields(**state)
+            object.__setattr__(self, "__class__", type(event))
+            state = vars(event)
+        self.__dict__.update(state)
+
+
+@dataclass(frozen=True)
+class GaussianEvent(LedgerEntry):
+    """``count`` Gaussian mechanisms, each ``mu``-GDP and ``rho``-zCDP.
+
+    The Gaussian mechanism of l2-sensitivity ``Delta`` and noise ``sigma`` is
+    ``mu = Delta / sigma``-GDP (Dong, Roth and Su 2022, Thm 2.7) and
+    ``rho = Delta**2 / (2 sigma**2) = mu**2 / 2``-zCDP (Bun and Steinke 2016,
+    Prop. 1.6); both are kept as computed.
+
+    Attributes
+    ----------
+    mu, rho : float
+        Per run.
+    replace_ratio : float or None
+        For a part stated under add/remove neighbours: the query's replace-one
+        l2-sensitivity over its add/remove one, as the mechanism claims it
+        (in ``[1, 2]``; :func:`replace_ratio`). A replace-one budget counts the
+        part at ``mu * replace_ratio`` (exact) instead of group privacy's
+        ``2 mu`` (:func:`~skdp.privacy.accountant.add_remove_as_replace_one`).
+        ``None``: not recorded (group privacy).
+    count, label
+        See :class:`LedgerEntry`.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger()
+    >>> ledger.gaussian(1.0, sigma=2.0)
+    >>> ledger.entries[0]
+    GaussianEvent(mu=0.5, rho=0.125, replace_ratio=None, count=1, label='')
+    """
+
+    kind: ClassVar[str] = "gaussian"
+    mu: float
+    rho: float
+    replace_ratio: Optional[float] = None
     count: int = 1
-    epsilon: float = math.nan
-    delta: float = 0.0
-    rho: float = math.nan
-    mu: float = math.nan
-    q: float = math.nan
     label: str = ""
-    replace_ratio: float = math.nan
+
+    def __post_init__(self):
+        if self.replace_ratio is not None and not 1.0 <= self.replace_ratio <= 2.0:
+            raise ValueError(f"replace_ratio must be in [1, 2] or None, got "
+                             f"{self.replace_ratio!r}.")
 
 
+@dataclass(frozen=True)
+class SubsampledGaussianEvent(LedgerEntry):
+    """``count`` Poisson-subsampled Gaussian steps under replace-one.
+
+    One step at sampling rate ``q`` adds Gaussian noise ``sigma`` to a sum of
+    records clipped to ``C``: its dominating pair is ``(1-q) N(0, 1) + q N(-mu,
+    1)`` against ``(1-q) N(0, 1) + q N(mu, 1)`` with ``mu = C / sigma``
+    (:mod:`skdp.privacy.pld`; composed by PLD, or by RDP in
+    :func:`~skdp.privacy.rdp.ledger_rdp`).
+
+    Attributes
+    ----------
+    mu : float
+        ``C / sigma`` (``inf`` without noise).
+    q : float
+        The sampling rate, in ``[0, 1]``.
+    rho : float
+        The unamplified zCDP of one step, ``(2C)**2 / (2 sigma**2) = 2 mu**2``
+        (0 at ``q = 0``): an upper bound the zCDP rules use (subsampling never
+        raises a Renyi divergence).
+    count, label
+        See :class:`LedgerEntry`.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger()
+    >>> ledger.subsampled_gaussian(1.0, sigma=2.0, sampling_rate=0.01, count=100)
+    >>> ledger.entries[0]
+    SubsampledGaussianEvent(mu=0.5, q=0.01, rho=0.5, count=100, label='')
+    """
+
+    kind: ClassVar[str] = "subsampled_gaussian"
+    mu: float
+    q: float
+    rho: float
+    count: int = 1
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class ZCDPEvent(LedgerEntry):
+    """``count`` mechanisms, each ``rho``-zCDP (Bun and Steinke 2016, Def. 1.1).
+
+    Attributes
+    ----------
+    rho : float
+        Per run; composes by adding (Bun–Steinke Lemma 2.3).
+    count, label
+        See :class:`LedgerEntry`.
+
+    Examples
+    --------
+    >>> ZCDPEvent(0.25, count=2).rho
+    0.25
+    """
+
+    kind: ClassVar[str] = "zcdp"
+    rho: float
+    count: int = 1
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class ExponentialEvent(LedgerEntry):
+    """``count`` epsilon-DP exponential mechanisms (or report-noisy-max), bounded range.
+
+    An epsilon-DP exponential mechanism is epsilon-bounded-range, hence
+    ``rho = epsilon**2 / 8``-zCDP (Cesar and Rogers 2021, Lemma 3.2;
+    :func:`bounded_range_rho`).
+
+    Attributes
+    ----------
+    epsilon : float
+        Per run.
+    rho : float
+        Read-only, derived: ``epsilon**2 / 8``.
+    count, label
+        See :class:`LedgerEntry`.
+
+    Examples
+    --------
+    >>> ExponentialEvent(2.0).rho
+    0.5
+    """
+
+    kind: ClassVar[str] = "exponential"
+    epsilon: float
+    count: int = 1
+    label: str = ""
+
+    @property
+    def rho(self):
+        return bounded_range_rho(self.epsilon)
+
+
+@dataclass(frozen=True)
+class PureEvent(LedgerEntry):
+    """``count`` epsilon-DP mechanisms of any kind.
+
+    An epsilon-DP mechanism is ``rho = epsilon**2 / 2``-zCDP (Bun and Steinke
+    2016, Prop. 1.4; :func:`pure_rho`); pure parts also compose by advanced
+    composition (:func:`fully_adaptive_epsilon`).
+
+    Attributes
+    ----------
+    epsilon : float
+        Per run.
+    rho : float
+        Read-only, derived: ``epsilon**2 / 2``.
+    count, label
+        See :class:`LedgerEntry`.
+
+    Examples
+    --------
+    >>> PureEvent(1.0).rho
+    0.5
+    """
+
+    kind: ClassVar[str] = "pure"
+    epsilon: float
+    count: int = 1
+    label: str = ""
+
+    @property
+    def rho(self):
+        return pure_rho(self.epsilon)
+
+
+@dataclass(frozen=True)
+class ApproxEvent(LedgerEntry):
+    """``count`` (epsilon, delta)-DP mechanisms: no zCDP guarantee, basic composition only.
+
+    Composes by adding the epsilons and the deltas (Dwork and Roth 2014,
+    Thm 3.16).
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        Per run.
+    count, label
+        See :class:`LedgerEntry`.
+
+    Examples
+    --------
+    >>> event = ApproxEvent(0.5, 1e-6, label="domain")
+    >>> event.kind, event.epsilon, event.delta
+    ('approx', 0.5, 1e-06)
+    """
+
+    kind: ClassVar[str] = "approx"
+    epsilon: float
+    delta: float
+    count: int = 1
+    label: str = ""
+
+
+_EVENTS = {cls.kind: cls for cls in (GaussianEvent, SubsampledGaussianEvent, ZCDPEvent,
+                                     ExponentialEvent, PureEvent, ApproxEvent)}
+EVENT_KINDS = tuple(_EVENTS)
+"""The kinds of ledger events, in the order of the stored format's documentation."""
+
+
+# ---------------------------------------------------------------------------
+# Adaptive composition of everything
+# ---------------------------------------------------------------------------
 @dataclass
 class PrivacyLedger:
     """Adaptive composition of mechanisms of any kind.
@@ -566,9 +876,9 @@ class PrivacyLedger:
         """
         rho = gaussian_rho(sensitivity, sigma)
         mu = math.inf if math.isinf(rho) else math.sqrt(2.0 * rho)
-        self.entries.append(LedgerEntry("gaussian", int(count), rho=rho, mu=mu, label=label,
-                                  replace_ratio=replace_ratio(sensitivity,
-                                                              replace_sensitivity)))
+        ratio = replace_ratio(sensitivity, replace_sensitivity)
+        self.entries.append(GaussianEvent(mu, rho, None if math.isnan(ratio) else ratio,
+                                          count=int(count), label=label))
 
     def subsampled_gaussian(self, sensitivity, sigma, sampling_rate, count=1, label=""):
         """Record ``count`` Poisson-subsampled Gaussian steps (replace-one).
@@ -582,27 +892,27 @@ class PrivacyLedger:
             raise ValueError(f"sampling_rate must be in [0, 1], got {sampling_rate!r}.")
         rho = 0.0 if sampling_rate == 0 else gaussian_rho(2.0 * sensitivity, sigma)
         mu = math.inf if math.isinf(rho) else sensitivity / sigma if sensitivity > 0 else 0.0
-        self.entries.append(LedgerEntry("subsampled_gaussian", int(count), rho=rho, mu=mu,
-                                  q=float(sampling_rate), label=label))
+        self.entries.append(SubsampledGaussianEvent(mu, float(sampling_rate), rho,
+                                                    count=int(count), label=label))
 
     def zcdp(self, rho, count=1, label=""):
         """Record ``count`` rho-zCDP mechanisms."""
-        self.entries.append(LedgerEntry("zcdp", int(count), rho=float(rho), label=label))
+        self.entries.append(ZCDPEvent(float(rho), count=int(count), label=label))
 
     def exponential(self, epsilon, count=1, label=""):
         """Record ``count`` epsilon-DP exponential mechanisms (bounded range)."""
-        self.entries.append(LedgerEntry("exponential", int(count), epsilon=float(epsilon),
-                                  rho=bounded_range_rho(epsilon), label=label))
+        bounded_range_rho(epsilon)  # checks epsilon >= 0
+        self.entries.append(ExponentialEvent(float(epsilon), count=int(count), label=label))
 
     def pure(self, epsilon, count=1, label=""):
         """Record ``count`` epsilon-DP mechanisms of any kind."""
-        self.entries.append(LedgerEntry("pure", int(count), epsilon=float(epsilon),
-                                  rho=pure_rho(epsilon), label=label))
+        pure_rho(epsilon)  # checks epsilon >= 0
+        self.entries.append(PureEvent(float(epsilon), count=int(count), label=label))
 
     def approx(self, epsilon, delta, count=1, label=""):
         """Record ``count`` (epsilon, delta)-DP mechanisms (basic composition)."""
-        self.entries.append(LedgerEntry("approx", int(count), epsilon=float(epsilon),
-                                  delta=float(delta), label=label))
+        self.entries.append(ApproxEvent(float(epsilon), float(delta), count=int(count),
+                                        label=label))
 
     def extend(self, other):
         """Append every entry of another ledger (sequential composition)."""
@@ -713,9 +1023,24 @@ class PrivacyLedger:
         return self.spent(delta)[0]
 
     def log(self):
-        """Per-mechanism log: a list of dicts, one per recorded entry."""
-        return [dict(kind=e.kind, count=e.count, epsilon=e.epsilon, delta=e.delta,
-                     rho=e.rho, mu=e.mu, q=e.q, label=e.label) for e in self.entries]
+        """Per-mechanism log: a list of dicts, one per recorded entry.
+
+        Each holds ``kind``, ``count``, ``label`` and the parameters that apply
+        to its kind (a derived zCDP ``rho`` included): ``mu, rho`` (and
+        ``replace_ratio`` where recorded) for ``'gaussian'``, ``mu, q, rho``
+        for ``'subsampled_gaussian'``, ``rho`` for ``'zcdp'``, ``epsilon, rho``
+        for ``'exponential'`` and ``'pure'``, ``epsilon, delta`` for
+        ``'approx'``.
+
+        Examples
+        --------
+        >>> ledger = PrivacyLedger()
+        >>> ledger.approx(0.5, 1e-6, label="domain")
+        >>> ledger.log()
+        [{'kind': 'approx', 'count': 1, 'epsilon': 0.5, 'delta': 1e-06, 'label': 'domain'}]
+        """
+        return [{k: v for k, v in e.flat().items() if k != "delta" or hasattr(e, "delta")}
+                for e in self.entries]
 
 
 _RULE_WORDS = {

@@ -3,7 +3,7 @@
 The file holds every spend charged to a dataset's budget, one row each: when,
 what spent it (a label, the estimator's parameters, its solver), its claimed
 (epsilon, delta), the composable parts of its :class:`~.ledger.PrivacyLedger`
-(JSON, one object per :class:`~.ledger.LedgerEntry`, by field name), the
+(JSON, one object per ledger event, :meth:`~.ledger.LedgerEntry.flat`), the
 fingerprint of a fixed noise seed, a free-text purpose and a status:
 
 * ``'reserved'``: a fit checked the budget and holds its claim while it runs;
@@ -62,10 +62,8 @@ lock=dataset)`` and ``read(work)`` run ``work(con)`` on a connection whose
 run their own.
 """
 
-import dataclasses
 import hashlib
 import json
-import math
 import os
 import socket
 import sqlite3
@@ -73,7 +71,7 @@ import tempfile
 import threading
 import time
 
-from .ledger import LedgerEntry
+from .ledger import _FLAT_ORDER, EVENT_KINDS, LedgerEntry
 
 __all__ = ["LedgerError", "LedgerLockedError", "LedgerStore", "decode_parts", "encode_parts",
            "is_url", "ledger_name", "scrub_params"]
@@ -152,55 +150,60 @@ class LedgerLockedError(LedgerError, TimeoutError):
 
 
 def encode_parts(entries):
-    """JSON text of a ledger's entries: one object per :class:`LedgerEntry`, by field name.
+    """JSON text of a ledger's events: one flat object per event (:meth:`LedgerEntry.flat`).
 
     Parameters
     ----------
     entries : list of LedgerEntry
-        The (compacted) ledger's entries.
+        The (compacted) ledger's events.
 
     Returns
     -------
     text : str
-        A JSON array. A field that is ``nan`` where its default is ``nan``
-        (does not apply) is left out, so that any JSON reader can read the
-        rest (an infinite value is written ``Infinity``, as Python's ``json``
-        does).
+        A JSON array. Each object is the event's kind and the fields that
+        apply to it, in the flat format skdp wrote before typed events
+        (``kind, count, epsilon, delta, rho, mu, q, label, replace_ratio``;
+        ``delta`` written 0 for the kinds that have none, an exponential or
+        pure event's derived ``rho`` written): an older skdp sharing the store
+        reads it as it always did, and any JSON reader can read it (an
+        infinite value is written ``Infinity``, as Python's ``json`` does).
 
     Examples
     --------
-    >>> encode_parts([LedgerEntry("zcdp", rho=0.5)])
+    >>> from skdp.privacy.ledger import ZCDPEvent
+    >>> encode_parts([ZCDPEvent(0.5)])
     '[{"kind": "zcdp", "count": 1, "delta": 0.0, "rho": 0.5, "label": ""}]'
     """
-    nan_default = {f.name for f in dataclasses.fields(LedgerEntry) if _is_nan(f.default)}
-    return json.dumps([{k: v for k, v in dataclasses.asdict(e).items()
-                        if not (k in nan_default and _is_nan(v))} for e in entries])
-
-
-def _is_nan(value):
-    return isinstance(value, float) and math.isnan(value)
+    return json.dumps([e.flat() for e in entries])
 
 
 def decode_parts(text):
-    """The :class:`LedgerEntry` entries of :func:`encode_parts`'s text.
+    """The ledger events of :func:`encode_parts`'s text.
 
-    A field missing from the text takes its default; a field this version
-    does not know (a file written by a newer skdp) raises :class:`LedgerError`,
-    since dropping it could change the composition.
+    A field missing from the text takes its "not set" value; a field this
+    version does not know (a file written by a newer skdp), a kind it does not
+    know, or a value for a field that does not apply to the kind raises
+    :class:`LedgerError`, since dropping it could change the composition.
 
     Examples
     --------
-    >>> decode_parts(encode_parts([LedgerEntry("pure", epsilon=0.1)]))[0].epsilon
-    0.1
+    >>> from skdp.privacy.ledger import PureEvent
+    >>> decode_parts(encode_parts([PureEvent(0.1)]))[0]
+    PureEvent(epsilon=0.1, count=1, label='')
     """
-    known = {f.name for f in dataclasses.fields(LedgerEntry)}
     out = []
     for item in json.loads(text):
-        unknown = set(item) - known
-        if unknown:
-            raise LedgerError(f"a spend's part has field(s) {sorted(unknown)} that this "
-                              "version of skdp does not know: upgrade skdp to read this ledger.")
-        out.append(LedgerEntry(**item))
+        item = dict(item)
+        kind = item.pop("kind", None)
+        unknown = set(item) - set(_FLAT_ORDER)
+        if unknown or kind not in EVENT_KINDS:
+            what = (f"field(s) {sorted(unknown)}" if unknown else f"kind {kind!r}")
+            raise LedgerError(f"a spend's part has {what} that this version of skdp does not "
+                              "know: upgrade skdp to read this ledger.")
+        try:
+            out.append(LedgerEntry.from_fields(kind, **item))
+        except (TypeError, ValueError) as exc:
+            raise LedgerError(f"a spend's part cannot be read: {exc}") from None
     return out
 
 

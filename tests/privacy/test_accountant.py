@@ -264,4 +264,4 @@ def test_spend_is_the_deprecated_name_of_ledger_entry():
             assert module.Spend is LedgerEntry
     ledger = PrivacyLedger()
     ledger.pure(0.5)
-    assert type(ledger.entries[0]) is LedgerEntry
+    assert isinstance(ledger.entries[0], LedgerEntry)  # a PureEvent since issue 29

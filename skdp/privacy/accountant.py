@@ -218,14 +218,17 @@ class BudgetAccountant:
 
     def _open_store(self, identity=None):
         """Open the budget store; ``identity``: the stamp of the store it must be (unpickling)."""
-        if identity is not None and not is_url(self.store) and not os.path.exists(self.store):
+        path = self.store
+        if path is None:
+            raise RuntimeError("internal error: an accountant without a budget store opened one.")
+        if identity is not None and not is_url(path) and not os.path.exists(path):
             raise LedgerError(
                 f"the budget store {self.store} is not on this machine ({socket.gethostname()})"
                 ": an accountant unpickled here (on a worker of another machine, or after the "
                 "file was moved) would charge a new, empty store; nothing was charged. Keep "
                 "the file on a disk that every worker reaches as a local disk, or run the "
                 "fits where it is.")
-        self._store = open_store(self.__dict__.get("_url") or self.store, self.timeout)
+        self._store = open_store(self.__dict__.get("_url") or path, self.timeout)
         self._identity = self._store.identity()
         if identity is not None and self._identity != identity:
             raise LedgerError(
@@ -300,8 +303,9 @@ class BudgetAccountant:
             raise ValueError(f"the budget store {ledger_name(path)} has no budget for dataset "
                              f"{dataset!r}: set it with BudgetAccountant(epsilon, delta, "
                              "store=..., dataset=...).")
-        return cls(*cap, store=path, dataset=dataset, purpose=purpose, timeout=timeout,
-                   neighbouring=opened.relation(dataset))
+        epsilon, delta = cap
+        return cls(epsilon, delta, store=path, dataset=dataset, purpose=purpose,
+                   timeout=timeout, neighbouring=opened.relation(dataset))
 
     def default_delta(self, epsilon):
         """A fit's delta at ``epsilon`` when its ``delta`` is ``'auto'`` (the estimators' default).
@@ -466,6 +470,12 @@ class BudgetAccountant:
             _tightest(eps_basic, delta, merged)
         return (*out, rule) if method else out
 
+    def _opened(self):
+        """The open budget store (its methods run only where one is: an internal error else)."""
+        if self._store is None:
+            raise RuntimeError("internal error: a budget store method ran without a store.")
+        return self._store
+
     def _recorded(self):
         """The spends counted, folded: from memory (None), or read from the file."""
         return None if self._store is None else self._store.read(self._file_folded)
@@ -477,7 +487,7 @@ class BudgetAccountant:
         process folds them once (cached by row id) and reads only the new
         ones; the reservations (but ``exclude``) are folded on top each time.
         """
-        ids = self._store.counted(con, self.dataset)
+        ids = self._opened().counted(con, self.dataset)
         charged = {i for i, status in ids if status == "charged"}
         cache = self.__dict__.get("_file_cache")
         if cache is None or cache[0] != os.getpid() or not cache[1] <= charged:
@@ -500,7 +510,7 @@ class BudgetAccountant:
         out = []
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            out += [_spend_of_row(r) for r in self._store.select_ids(con, chunk)]
+            out += [_spend_of_row(r) for r in self._opened().select_ids(con, chunk)]
         return out
 
     def total(self):
@@ -687,16 +697,17 @@ class BudgetAccountant:
         'PrivacyLeakWarning'
         """
         record = self._with_relation(record)
-        if self._store is not None:
-            stored = self._store.fingerprint(seed)  # never the seed itself (issue 28)
+        store = self._store
+        if store is not None:
+            stored = store.fingerprint(seed)  # never the seed itself (issue 28)
 
             def work(con):
                 self._admit(self._file_folded(con), epsilon, delta, ledger,
                             record["neighbouring"])
-                row_id = self._store.add(con, self.dataset, self._row(
+                row_id = store.add(con, self.dataset, self._row(
                     "charged", epsilon, delta, ledger, label, stored, record))
                 return self._earlier_seed(con, stored, epsilon, row_id)
-            earlier = self._store.transaction(work, lock=self.dataset)
+            earlier = store.transaction(work, lock=self.dataset)
         else:
             earlier = self._spend_in_memory(epsilon, delta, ledger, label, seed, record)
         if earlier is not None:
@@ -773,7 +784,7 @@ class BudgetAccountant:
         """The file's earlier counted spend with this seed (see :func:`_noise_shared_with`)."""
         if seed is None or math.isinf(epsilon):
             return None
-        rows = self._store.select_seed(con, self.dataset, seed, row_id)
+        rows = self._opened().select_seed(con, self.dataset, seed, row_id)
         return _noise_shared_with(rows, seed, epsilon)
 
     # reserve, then charge or cancel -------------------------------------------------
@@ -819,20 +830,21 @@ class BudgetAccountant:
         ((0.5, 0.0), 'charged')
         """
         record = self._with_relation(record)
-        if self._store is None:
+        store = self._store
+        if store is None:
             with self._lock:
                 self._admit(None, epsilon, delta, None, record["neighbouring"])
                 row = self._record("reserved", epsilon, delta, None, label, seed, record)
                 self._spends.append(row)
             return row["id"]
 
-        stored = self._store.fingerprint(seed)
+        stored = store.fingerprint(seed)
 
         def work(con):
             self._admit(self._file_folded(con), epsilon, delta, None, record["neighbouring"])
-            return self._store.add(con, self.dataset, self._row(
+            return store.add(con, self.dataset, self._row(
                 "reserved", epsilon, delta, None, label, stored, record))
-        return self._store.transaction(work, lock=self.dataset)
+        return store.transaction(work, lock=self.dataset)
 
     def charge(self, token, epsilon, delta, ledger=None, label="", seed=None, **record):
         """Turn a reservation into the fit's spend, with the mechanisms it ran.
@@ -861,13 +873,14 @@ class BudgetAccountant:
             self.spend(epsilon, delta, ledger, label, seed, **record)
             return
         record = self._with_relation(record)
-        if self._store is None:
+        store = self._store
+        if store is None:
             earlier = self._charge_in_memory(token, epsilon, delta, ledger, label, seed, record)
             if earlier is not None:
                 _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
             return
 
-        stored = self._store.fingerprint(seed)
+        stored = store.fingerprint(seed)
 
         def work(con):
             others = self._file_folded(con, exclude=token)
@@ -879,11 +892,11 @@ class BudgetAccountant:
                 ledger_kept = ledger
             row = self._row("charged", epsilon, delta, ledger_kept, label, stored, record)
             kept = {k: row[k] for k in ("status", "parts", "solver", "neighbouring")}
-            if not self._store.update(con, token, **kept):
+            if not store.update(con, token, **kept):
                 raise RuntimeError(f"internal error: reservation {token} of {self.store} "
                                    "was not reserved.")
             return self._earlier_seed(con, stored, epsilon, token)
-        earlier = self._store.transaction(work, lock=self.dataset)
+        earlier = store.transaction(work, lock=self.dataset)
         if earlier is not None:
             _warn_shared_noise(seed, label, earlier["label"], self._dataset_words(record))
 

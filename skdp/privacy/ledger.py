@@ -40,7 +40,7 @@ import dataclasses
 from dataclasses import dataclass, field
 import functools
 import math
-from typing import ClassVar, Optional
+from typing import Any, ClassVar, Optional
 import warnings
 
 import numpy as np
@@ -567,9 +567,10 @@ class LedgerEntry(metaclass=_EventType):
         if unknown:
             raise TypeError(f"ledger events have no field(s) {sorted(unknown)}.")
         own = {f.name for f in dataclasses.fields(cls)}
-        event = cls(**{name: (None if name == "replace_ratio" and _unset(name, value)
-                              else value)
-                       for name, value in fields.items() if name in own})
+        values: dict[str, Any] = {name: (None if name == "replace_ratio" and _unset(name, value)
+                                         else value)
+                                  for name, value in fields.items() if name in own}
+        event = cls(**values)
         for name, value in fields.items():
             if name in own or _unset(name, value):
                 continue

@@ -91,7 +91,7 @@ CORE_SECTIONS = {
     "skdp.privacy.repeat_and_select": "Private selection: best of a random number of runs",
     "skdp.privacy.pld": "Privacy loss distributions: the Poisson-subsampled Gaussian",
     "skdp.privacy.quantile": "Private quantiles (adaptive clipping)",
-    "skdp.privacy.ledger_store": "The budget store (a budget shared across processes)",
+    "skdp.privacy.store": "The budget store (a budget shared across processes)",
 }
 
 

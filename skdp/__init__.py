@@ -15,8 +15,8 @@ __all__ = [
     "BudgetAccountant",
     "BudgetExceededError",
     "KLAdaptiveRegressor",
-    "LedgerError",
-    "LedgerLockedError",
+    "StoreError",
+    "StoreLockedError",
     "PrivacyLeakWarning",
     "PrivateMinimaxClassifier",
     "SaddlePointSynthesizer",
@@ -27,16 +27,27 @@ __all__ = [
 _LAZY = {
     "BudgetAccountant": ".privacy.accountant",
     "KLAdaptiveRegressor": ".regression",
-    "LedgerError": ".privacy.ledger_store",
-    "LedgerLockedError": ".privacy.ledger_store",
+    "StoreError": ".privacy.store",
+    "StoreLockedError": ".privacy.store",
     "PrivateMinimaxClassifier": ".minimax",
     "SaddlePointSynthesizer": ".synthesizer",
     "StreamCheckpoint": "._partial_fit",
 }
 
 
+_RENAMED = {"LedgerError": "StoreError", "LedgerLockedError": "StoreLockedError"}
+"""Deprecated names (FutureWarning on each use; removed in the next release)."""
+
+
 def __getattr__(name):
     """Import an exported class, or a submodule (``skdp.privacy``), on first access."""
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(f"skdp.{name} is deprecated: the budget store's error is "
+                      f"skdp.{_RENAMED[name]}; {name} will be removed in the next release.",
+                      FutureWarning, stacklevel=2)
+        return getattr(importlib.import_module(".privacy.store", __name__), _RENAMED[name])
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value  # later lookups skip this function

@@ -16,7 +16,7 @@ from skdp.privacy import (ApproxEvent, ExponentialEvent, GaussianEvent, LedgerEn
                           PrivacyLedger, PureEvent, SubsampledGaussianEvent, ZCDPEvent)
 from skdp.privacy.accountant import _compact, add_remove_as_replace_one
 from skdp.privacy.ledger import EVENT_KINDS
-from skdp.privacy.ledger_store import LedgerError, decode_parts, encode_parts
+from skdp.privacy.store import StoreError, decode_parts, encode_parts
 
 KINDS = {GaussianEvent: "gaussian", SubsampledGaussianEvent: "subsampled_gaussian",
          ZCDPEvent: "zcdp", ExponentialEvent: "exponential", PureEvent: "pure",
@@ -132,7 +132,7 @@ def test_the_store_format_is_the_flat_one_and_round_trips():
     ({"kind": "zcdp", "rho": 0.1, "sigma": 2.0}, "upgrade skdp"),
 ])
 def test_a_stored_part_that_does_not_fit_its_kind_is_refused(part, word):
-    with pytest.raises(LedgerError, match=word):
+    with pytest.raises(StoreError, match=word):
         decode_parts(json.dumps([part]))
 
 

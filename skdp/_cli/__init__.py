@@ -37,8 +37,8 @@ def _job(command):
 
 
 def _is_ledger_error(exc):
-    store = sys.modules.get("skdp.privacy.ledger_store")  # not loaded: not one of its errors
-    return store is not None and isinstance(exc, store.LedgerError)
+    store = sys.modules.get("skdp.privacy.store")  # not loaded: not one of its errors
+    return store is not None and isinstance(exc, store.StoreError)
 
 
 def _interrupted(args, exc):

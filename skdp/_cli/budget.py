@@ -11,7 +11,7 @@ import time
 from ..privacy.accountant import BudgetAccountant
 from ..privacy.ledger import describe_composition
 from ..privacy.accountant import open_store
-from ..privacy.ledger_store import STATUSES, is_url, ledger_name
+from ..privacy.store import STATUSES, is_url, store_name
 
 __all__ = ["explain_total", "store_accountant", "setup_ledger", "show_budget"]
 
@@ -79,7 +79,7 @@ def show_budget(args):
     store = open_store(args.store)
     names = store.datasets() if args.dataset is None else [args.dataset]
     if args.dataset is not None and args.dataset not in store.datasets():
-        raise ValueError(f"the budget store {ledger_name(args.store)} has no dataset "
+        raise ValueError(f"the budget store {store_name(args.store)} has no dataset "
                          f"{args.dataset!r}; it has {store.datasets()}.")
     for name in names:
         cap = store.budget(name) or (float("inf"), 1.0)
@@ -112,12 +112,12 @@ def setup_ledger(args):
     if not is_url(args.url):
         raise ValueError(f"budget-setup takes a postgresql:// URL, not {args.url!r} (a SQLite "
                          "file store needs no setup).")
-    from ..privacy.ledger_postgres import PostgresLedgerStore, schema_sql
+    from ..privacy.store_postgres import PostgresBudgetStore, schema_sql
 
     if not args.apply:
         print(schema_sql(), end="")
         return 0
-    store = PostgresLedgerStore(args.url)  # creates what is missing, then checks it
+    store = PostgresBudgetStore(args.url)  # creates what is missing, then checks it
     con = store._connect()
     con.execute(schema_sql())  # roles, privileges and triggers brought up to date
     print(f"the budget store {store.path} is ready: grant skdp_curator, skdp_analyst or "

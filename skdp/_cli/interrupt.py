@@ -136,9 +136,9 @@ def _store_line(args):
     if not os.path.isfile(store):
         return f"; nothing was charged to the budget store {store}"
     try:
-        from ..privacy.ledger_store import LedgerStore
+        from ..privacy.store import BudgetStore
 
-        rows = [r for r in LedgerStore(store, timeout=5.0).rows(dataset)
+        rows = [r for r in BudgetStore(store, timeout=5.0).rows(dataset)
                 if r["pid"] == os.getpid() and r["host"] == socket.gethostname()
                 and r["created"] >= getattr(args, "started", 0)]
     except Exception:  # the line must still come out

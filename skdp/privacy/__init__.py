@@ -13,7 +13,7 @@ from .ledger import (
     gaussian_rho, gaussian_sigma, gdp_delta, gdp_to_approx_dp, pure_rho, subsampled_noise_within,
     zcdp_to_approx_dp)
 from .budget import Budget
-from .ledger_store import LedgerError, LedgerLockedError
+from .store import StoreError, StoreLockedError
 from .clipping import clip_factors, clip_overflowing_rows, clip_rows, row_norms
 from .mechanisms import exponential_mechanism, gaussian_mechanism, report_noisy_max
 from .pld import (PrivacyLossDistribution, compose_gaussian_parts, subsampled_gaussian_delta,
@@ -38,7 +38,7 @@ __all__ = [
     "gdp_delta", "gdp_to_approx_dp", "pure_rho", "zcdp_to_approx_dp",
     "exponential_mechanism", "gaussian_mechanism", "report_noisy_max",
     "TreeAggregator", "max_nodes_per_leaf", "node_decomposition", "nodes_per_leaf",
-    "tree_rho", "tree_sigma", "LedgerError", "LedgerLockedError", "noisy_fraction_below",
+    "tree_rho", "tree_sigma", "StoreError", "StoreLockedError", "noisy_fraction_below",
     "private_quantile",
     "PrivacyLossDistribution", "compose_gaussian_parts", "gaussian_pld",
     "subsampled_gaussian_delta", "subsampled_gaussian_epsilon", "subsampled_gaussian_sigma",
@@ -49,8 +49,12 @@ __all__ = [
 
 
 def __getattr__(name):
-    """``Spend``: the deprecated name of :class:`LedgerEntry` (FutureWarning), for one release."""
+    """Deprecated names (FutureWarning), for one release: ``Spend`` (:class:`LedgerEntry`),
+    ``LedgerError`` and ``LedgerLockedError`` (:class:`StoreError`, :class:`StoreLockedError`)."""
     if name == "Spend":
         from . import accounting
         return accounting.__getattr__(name)
+    if name in ("LedgerError", "LedgerLockedError"):
+        from . import ledger_store
+        return ledger_store.__getattr__(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

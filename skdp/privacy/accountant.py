@@ -40,12 +40,12 @@ by epsilon also fit by delta.
 
 An accountant lives in one process's memory unless it is given a budget
 store (``store='budget.sqlite', dataset='patients-2026'``): then every spend is
-a row of that SQLite file (:mod:`skdp.privacy.ledger_store`), every process
+a row of that SQLite file (:mod:`skdp.privacy.store`), every process
 that opens it sees and charges the same budget, a fit reserves its claim in one
 transaction before it reads the data, and pickling keeps the path (workers of
 ``GridSearchCV(n_jobs=-1)`` charge the file) and the file's identity: an accountant
 unpickled where that file is not (a Dask worker of another machine, a file moved or
-replaced) raises :class:`~skdp.privacy.ledger_store.LedgerError` instead of charging a
+replaced) raises :class:`~skdp.privacy.store.StoreError` instead of charging a
 new, empty store. Fits of an in-memory accountant
 run in other processes (``n_jobs > 1`` with a process-based joblib backend)
 spend on a copy that the parent never sees: a
@@ -63,10 +63,10 @@ from typing import Optional
 from ..exceptions import BudgetExceededError, PrivacyLeakWarning
 from .ledger import (ApproxEvent, ExponentialEvent, GaussianEvent, PrivacyLedger, PureEvent,
                      SubsampledGaussianEvent, ZCDPEvent)
-from .ledger_store import (LedgerError, LedgerLockedError, LedgerStore, decode_parts,
-                           encode_parts, is_url, ledger_name, scrub_params)
+from .store import (BudgetStore, StoreError, StoreLockedError, decode_parts, encode_parts,
+                    is_url, scrub_params, store_name)
 
-__all__ = ["BudgetAccountant", "LedgerError", "LedgerLockedError", "DEFAULT_DELTA",
+__all__ = ["BudgetAccountant", "StoreError", "StoreLockedError", "DEFAULT_DELTA",
            "DELTA_SHARE_WITHOUT_EPSILON_CAP", "NEIGHBOURING", "add_remove_as_replace_one",
            "convert_spend", "open_store"]
 
@@ -102,7 +102,7 @@ class BudgetAccountant:
         absent): every process that opens it charges and sees the same budget,
         across restarts. Or a ``postgresql://`` URL: the same store in a
         PostgreSQL database, shared by every machine that reaches it
-        (:mod:`skdp.privacy.ledger_postgres`, the ``skdp[postgres]`` extra; a
+        (:mod:`skdp.privacy.store_postgres`, the ``skdp[postgres]`` extra; a
         password in the URL is used here, never kept in ``store`` nor pickled).
         None: the spends live in this process's memory.
     dataset : str, default=None
@@ -118,7 +118,7 @@ class BudgetAccountant:
     timeout : float, default=30.0
         Seconds to wait for another process's lock on the store (and to
         connect to a server) before
-        :class:`~skdp.privacy.ledger_store.LedgerLockedError`.
+        :class:`~skdp.privacy.store.StoreLockedError`.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         The neighbouring relation the budget is stated under (the privacy
         guide's: skdp's estimators default to replace-one). Each spend records
@@ -196,7 +196,7 @@ class BudgetAccountant:
         self.epsilon = float(epsilon)
         self.delta = float(delta)
         self.neighbouring = neighbouring
-        self.store = None if store is None else ledger_name(store)
+        self.store = None if store is None else store_name(store)
         self._url = store if is_url(store) else None  # with its password: never pickled
         self.dataset = dataset
         self.purpose = purpose
@@ -222,7 +222,7 @@ class BudgetAccountant:
         if path is None:
             raise RuntimeError("internal error: an accountant without a budget store opened one.")
         if identity is not None and not is_url(path) and not os.path.exists(path):
-            raise LedgerError(
+            raise StoreError(
                 f"the budget store {self.store} is not on this machine ({socket.gethostname()})"
                 ": an accountant unpickled here (on a worker of another machine, or after the "
                 "file was moved) would charge a new, empty store; nothing was charged. Keep "
@@ -231,7 +231,7 @@ class BudgetAccountant:
         self._store = open_store(self.__dict__.get("_url") or path, self.timeout)
         self._identity = self._store.identity()
         if identity is not None and self._identity != identity:
-            raise LedgerError(
+            raise StoreError(
                 f"the file {self.store} on this machine ({socket.gethostname()}) is not the "
                 "budget store this accountant was pickled with (another machine's file at "
                 "the same path, or a file replaced since); nothing was charged.")
@@ -300,7 +300,7 @@ class BudgetAccountant:
         opened = open_store(path, timeout)
         cap = opened.budget(dataset)
         if cap is None:
-            raise ValueError(f"the budget store {ledger_name(path)} has no budget for dataset "
+            raise ValueError(f"the budget store {store_name(path)} has no budget for dataset "
                              f"{dataset!r}: set it with BudgetAccountant(epsilon, delta, "
                              "store=..., dataset=...).")
         epsilon, delta = cap
@@ -1244,16 +1244,25 @@ def open_store(store, timeout=30.0):
 
     Returns
     -------
-    store : LedgerStore or PostgresLedgerStore
+    store : BudgetStore or PostgresBudgetStore
 
     Examples
     --------
     >>> import os, tempfile
     >>> type(open_store(os.path.join(tempfile.mkdtemp(), "b.sqlite"))).__name__
-    'LedgerStore'
+    'BudgetStore'
     """
     if is_url(store):
-        from .ledger_postgres import PostgresLedgerStore
+        from .store_postgres import PostgresBudgetStore
 
-        return PostgresLedgerStore(store, timeout)
-    return LedgerStore(store, timeout)
+        return PostgresBudgetStore(store, timeout)
+    return BudgetStore(store, timeout)
+
+
+def __getattr__(name):
+    """``LedgerError`` and ``LedgerLockedError``: the deprecated names of :class:`StoreError`
+    and :class:`StoreLockedError` (FutureWarning), for one release."""
+    if name in ("LedgerError", "LedgerLockedError"):
+        from . import ledger_store
+        return ledger_store.__getattr__(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

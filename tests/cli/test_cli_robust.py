@@ -302,9 +302,9 @@ def test_an_interrupted_fit_keeps_its_ledger_reservation_and_says_so(
                           "reservation (epsilon=1, delta=4e-07) charged to dataset t, as "
                           "for any interrupted fit: the data may have been read")
     assert err.count("\n") == 1 and "Traceback" not in err
-    from skdp.privacy.ledger_store import STATUSES, LedgerStore
+    from skdp.privacy.store import STATUSES, BudgetStore
 
-    assert [r["status"] for r in LedgerStore(ledger).rows("t", STATUSES)] == ["reserved"]
+    assert [r["status"] for r in BudgetStore(ledger).rows("t", STATUSES)] == ["reserved"]
 
 
 def test_an_interrupt_after_the_fit_says_the_spend_is_charged(tmp_path, capsys, monkeypatch):

@@ -26,7 +26,7 @@ from distributed.scheduler import KilledWorker  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 
 from skdp import (BudgetAccountant, BudgetExceededError, KLAdaptiveRegressor,  # noqa: E402
-                  LedgerError, PrivacyLeakWarning, PrivateMinimaxClassifier)
+                  StoreError, PrivacyLeakWarning, PrivateMinimaxClassifier)
 from skdp._partitions import Partitions  # noqa: E402
 from skdp.model_selection import PrivateHyperparameterSearch  # noqa: E402
 
@@ -180,11 +180,11 @@ def test_an_accountant_unpickled_where_its_file_is_not_refuses_to_charge(tmp_pat
     acc.spend(1.0, 1e-6)
     pickled = pickle.dumps(KLAdaptiveRegressor(epsilon=1.0, accountant=acc))
     os.rename(tmp_path / "b.sqlite", tmp_path / "moved.sqlite")
-    with pytest.raises(LedgerError, match="not on this machine"):
+    with pytest.raises(StoreError, match="not on this machine"):
         pickle.loads(pickled)
     assert not (tmp_path / "b.sqlite").exists()  # no empty ledger created in its place
     ledger(tmp_path, 10.0, 1e-5)  # another ledger at the same path
-    with pytest.raises(LedgerError, match="not the budget store this accountant"):
+    with pytest.raises(StoreError, match="not the budget store this accountant"):
         pickle.loads(pickled)
     os.replace(tmp_path / "moved.sqlite", tmp_path / "b.sqlite")
     est = pickle.loads(pickled).fit(X, y_reg)  # the original file: charged

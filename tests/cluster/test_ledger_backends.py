@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from skdp import BudgetAccountant, BudgetExceededError
-from skdp.privacy.accountant import LedgerError, LedgerLockedError
+from skdp.privacy.accountant import StoreError, StoreLockedError
 from skdp.privacy.ledger import PrivacyLedger
 from _toy import NoisyMeanRegressor
 from test_ledger_store import Stalling, run_all
@@ -194,7 +194,7 @@ def test_a_ledger_locked_too_long_refuses_the_fit_and_charges_nothing(backend):
         holder.execute("BEGIN")
         holder.execute("SELECT 1 FROM skdp.budgets WHERE dataset = 'patients' FOR UPDATE")
     start = time.monotonic()
-    with pytest.raises(LedgerLockedError, match="locked"):
+    with pytest.raises(StoreLockedError, match="locked"):
         NoisyMeanRegressor(epsilon=1.0, delta=1e-6, accountant=acc).fit(Untouchable(), y)
     assert time.monotonic() - start < 10
     holder.execute("ROLLBACK")
@@ -239,13 +239,13 @@ UNREACHABLE = "postgresql://nobody@127.0.0.1:1/skdp"
 def test_an_unreachable_server_refuses_before_the_data_are_read(pg_url):
     pytest.importorskip("psycopg")
     start = time.monotonic()
-    with pytest.raises(LedgerError, match="cannot reach the privacy ledger"):
+    with pytest.raises(StoreError, match="cannot reach the budget store"):
         BudgetAccountant(1.0, 1e-6, store=UNREACHABLE, dataset="d")
     assert time.monotonic() - start < 10
     acc = BudgetAccountant(1.0, 1e-6, store=pg_url, dataset="d")
     acc._store._forget()
     acc._store._url = UNREACHABLE  # the server goes away after the accountant was made
-    with pytest.raises(LedgerError, match="no data were read"):
+    with pytest.raises(StoreError, match="no data were read"):
         NoisyMeanRegressor(epsilon=0.5, delta=1e-7, accountant=acc).fit(Untouchable(), y)
 
 
@@ -263,7 +263,7 @@ def test_a_lost_connection_keeps_the_reservation_charged(pg_url):
     token = acc.reserve(0.5, 0.0, label="another")
     _terminate_sessions(pg_url)
     acc._store._url = UNREACHABLE  # and the server cannot be reached to charge it
-    with pytest.raises(LedgerError):
+    with pytest.raises(StoreError):
         acc.charge(token, 0.5, 0.0, label="another")
     again = BudgetAccountant.open(pg_url, "d")
     assert [s["status"] for s in again.spends] == ["charged", "reserved"]
@@ -284,7 +284,7 @@ def test_a_pickled_accountant_carries_the_url_but_never_the_password(pg_url, mon
     state = acc.__getstate__()
     state["store"] = _new_database(pg_url)
     BudgetAccountant(2.0, 1e-6, store=state["store"], dataset="d")
-    with pytest.raises(LedgerError, match="pickled with"):
+    with pytest.raises(StoreError, match="pickled with"):
         BudgetAccountant.__new__(BudgetAccountant).__setstate__(state)
 
 
@@ -318,20 +318,20 @@ def roles(pg_url):
 def test_roles_a_curator_sets_caps_an_analyst_spends_an_auditor_reads(roles):
     import psycopg
 
-    from skdp.privacy.ledger_postgres import LedgerPermissionError
+    from skdp.privacy.store_postgres import StorePermissionError
 
-    with pytest.raises(LedgerPermissionError, match="refused this role"):
+    with pytest.raises(StorePermissionError, match="refused this role"):
         BudgetAccountant(100.0, 1e-5, store=_as(roles, "alice"), dataset="patients")
     BudgetAccountant(2.0, 1e-5, store=_as(roles, "carol"), dataset="patients")
     alice = BudgetAccountant.open(_as(roles, "alice"), "patients")
     alice.charge(alice.reserve(1.0, 1e-6, label="a fit"), 1.0, 1e-6, label="a fit")
     token = alice.reserve(0.5, 0.0, label="held")
-    with pytest.raises(LedgerPermissionError):  # a curator does not spend
+    with pytest.raises(StorePermissionError):  # a curator does not spend
         BudgetAccountant.open(_as(roles, "carol"), "patients").spend(0.1, 0.0)
     auditor = BudgetAccountant.open(_as(roles, "dave"), "patients")
     assert auditor.total() == alice.total() == (1.5, 1e-6)
     assert [s["spent_by"] for s in auditor.spends] == ["alice", "alice"]
-    with pytest.raises(LedgerPermissionError):
+    with pytest.raises(StorePermissionError):
         auditor.spend(0.1, 0.0)
 
     def refused(role, sql):

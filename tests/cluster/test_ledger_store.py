@@ -25,9 +25,9 @@ from sklearn.model_selection import GridSearchCV
 
 from skdp import BudgetAccountant, BudgetExceededError, PrivacyLeakWarning
 from skdp._base import PrivacyMixin
-from skdp.privacy.accountant import LedgerError, LedgerLockedError
+from skdp.privacy.accountant import StoreError, StoreLockedError
 from skdp.privacy.ledger import PrivacyLedger
-from skdp.privacy.ledger_store import LedgerStore
+from skdp.privacy.store import BudgetStore
 from skdp.regression import KLAdaptiveRegressor
 from _toy import NoisyMeanRegressor
 
@@ -270,21 +270,21 @@ def test_a_truncated_file_raises_a_clear_error(tmp_path):
     size = os.path.getsize(path)
     with open(path, "r+b") as fh:
         fh.truncate(size // 2)
-    with pytest.raises(LedgerError, match="budget.sqlite"):
+    with pytest.raises(StoreError, match="budget.sqlite"):
         ledger(tmp_path).total()
     assert os.path.getsize(path) == size // 2  # never reset
     open(path, "w").close()
-    with pytest.raises(LedgerError, match="empty file"):
+    with pytest.raises(StoreError, match="empty file"):
         ledger(tmp_path)
 
 
 def test_a_foreign_file_is_refused(tmp_path):
     with sqlite3.connect(tmp_path / "other.sqlite") as con:
         con.execute("CREATE TABLE t (x)")
-    with pytest.raises(LedgerError, match="another application"):
+    with pytest.raises(StoreError, match="another application"):
         ledger(tmp_path, name="other.sqlite")
     (tmp_path / "notes.txt").write_text("not a database at all, but long enough to read")
-    with pytest.raises(LedgerError, match="not an SQLite file"):
+    with pytest.raises(StoreError, match="not an SQLite file"):
         ledger(tmp_path, name="notes.txt")
 
 
@@ -293,7 +293,7 @@ def test_a_file_locked_too_long_raises_and_charges_nothing(tmp_path):
     holder = sqlite3.connect(tmp_path / "budget.sqlite", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     start = time.monotonic()
-    with pytest.raises(LedgerLockedError, match="budget.sqlite.*locked"):
+    with pytest.raises(StoreLockedError, match="budget.sqlite.*locked"):
         NoisyMeanRegressor(epsilon=1.0, delta=1e-6, accountant=acc).fit(X, y)
     assert time.monotonic() - start < 5
     holder.execute("ROLLBACK")
@@ -345,11 +345,11 @@ def test_a_newer_schema_or_an_unknown_part_field_is_refused(tmp_path):
     with sqlite3.connect(tmp_path / "budget.sqlite") as con:
         newer = stored.replace('"label"', '"future_field": 0.1, "label"')  # a field of a newer skdp
         con.execute("UPDATE spends SET parts = ?", (newer,))
-    with pytest.raises(LedgerError, match="upgrade skdp"):
+    with pytest.raises(StoreError, match="upgrade skdp"):
         acc.total()
     with sqlite3.connect(tmp_path / "budget.sqlite") as con:
         con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-    with pytest.raises(LedgerError, match="schema version 3"):
+    with pytest.raises(StoreError, match="schema version 3"):
         ledger(tmp_path)
 
 
@@ -440,7 +440,7 @@ def test_the_file_stores_no_seed_only_a_fingerprint_that_detects_reuse(tmp_path)
 
 def test_an_old_file_is_scrubbed_when_opened(tmp_path):
     path = tmp_path / "budget.sqlite"
-    store = LedgerStore(path)
+    store = BudgetStore(path)
     store.insert("patients", dict(status="charged", label="old fit", epsilon=1.0, delta=0.0,
                                   seed="random_state=4242",
                                   params='{"epsilon": 1.0, "random_state": 4242}'))
@@ -469,11 +469,11 @@ def test_a_byte_copy_of_the_file_or_another_host_refuses_to_charge(tmp_path, mon
     pickle.loads(pickled).spend(1.0, 1e-6)               # the same file, the same host
     shutil.copyfile(path, tmp_path / "copy.sqlite")
     os.replace(tmp_path / "copy.sqlite", path)           # a byte copy at the same path
-    with pytest.raises(LedgerError, match="not the budget store this accountant"):
+    with pytest.raises(StoreError, match="not the budget store this accountant"):
         pickle.loads(pickled)
     fresh = pickle.dumps(BudgetAccountant.open(path, "d"))
     monkeypatch.setattr(socket, "gethostname", lambda: "another-machine")
-    with pytest.raises(LedgerError, match="not the budget store this accountant"):
+    with pytest.raises(StoreError, match="not the budget store this accountant"):
         pickle.loads(fresh)
 
 

@@ -17,7 +17,7 @@ from scipy import optimize, stats
 from skdp import BudgetAccountant, SaddlePointSynthesizer
 from skdp.privacy.accountant import _compact, add_remove_as_replace_one, convert_spend
 from skdp.privacy.ledger import PrivacyLedger, replace_ratio
-from skdp.privacy.ledger_store import decode_parts, encode_parts
+from skdp.privacy.store import decode_parts, encode_parts
 
 SQRT2 = math.sqrt(2.0)
 

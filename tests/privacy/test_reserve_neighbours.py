@@ -18,7 +18,7 @@ from skdp import BudgetAccountant, PrivateMinimaxClassifier, SaddlePointSynthesi
 from skdp._base import reserve_fit
 from skdp.__main__ import main
 from skdp.exceptions import BudgetExceededError
-from skdp.privacy.ledger_store import STATUSES, LedgerStore
+from skdp.privacy.store import STATUSES, BudgetStore
 
 ROWS = [[["a", "b"][i % 2], i % 3] for i in range(40)]
 DOMAIN = {"c": ["a", "b"], "k": 3}
@@ -40,7 +40,7 @@ def _csv(path, rows):
 
 
 def _statuses(ledger, dataset="t"):
-    return [r["status"] for r in LedgerStore(ledger).rows(dataset, STATUSES)]
+    return [r["status"] for r in BudgetStore(ledger).rows(dataset, STATUSES)]
 
 
 # ------------------------------------------------------------------------- the Python API

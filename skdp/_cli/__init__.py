@@ -28,15 +28,15 @@ def _show(message, category, filename, lineno, file=None, line=None):
 
 def _job(command):
     if command in ("budget", "budget-setup"):
-        from .budget import setup_ledger, show_budget
+        from .budget import setup_store, show_budget
 
-        return show_budget if command == "budget" else setup_ledger
+        return show_budget if command == "budget" else setup_store
     from .commands import draft_domain, synthesize
 
     return dict(synthesize=synthesize, domain=draft_domain)[command]
 
 
-def _is_ledger_error(exc):
+def _is_store_error(exc):
     store = sys.modules.get("skdp.privacy.store")  # not loaded: not one of its errors
     return store is not None and isinstance(exc, store.StoreError)
 
@@ -68,7 +68,7 @@ def main(argv=None):
             print(_interrupted(args, exc), file=sys.stderr, flush=True)
             return exit_status(exc)
         except Exception as exc:
-            if isinstance(exc, (ValueError, TypeError, OSError)) or _is_ledger_error(exc):
+            if isinstance(exc, (ValueError, TypeError, OSError)) or _is_store_error(exc):
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
             raise

@@ -13,7 +13,7 @@ from ..privacy.ledger import describe_composition
 from ..privacy.accountant import open_store
 from ..privacy.store import STATUSES, is_url, store_name
 
-__all__ = ["explain_total", "store_accountant", "setup_ledger", "show_budget"]
+__all__ = ["explain_total", "store_accountant", "setup_store", "show_budget"]
 
 COLUMNS = ("id", "time (UTC)", "status", "label", "solver", "epsilon", "delta", "relation",
            "seed", "by", "purpose")
@@ -107,7 +107,7 @@ def show_budget(args):
     return 0
 
 
-def setup_ledger(args):
+def setup_store(args):
     """Run ``python -m skdp budget-setup URL``: print the schema and roles, or apply them."""
     if not is_url(args.url):
         raise ValueError(f"budget-setup takes a postgresql:// URL, not {args.url!r} (a SQLite "

@@ -475,8 +475,6 @@ _FLAT_ORDER = ("count", "epsilon", "delta", "rho", "mu", "q", "label", "replace_
 """The fields of the one flat entry of skdp before typed events (issue 29), in its order: the
 stored format of a spend's parts (:func:`~skdp.privacy.store.encode_parts`), which an older
 skdp sharing a budget store still reads."""
-_FLAT_DEFAULTS = dict(count=1, epsilon=math.nan, delta=0.0, rho=math.nan, mu=math.nan,
-                      q=math.nan, label="", replace_ratio=math.nan)
 
 
 def _unset(name, value):

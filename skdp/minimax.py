@@ -655,7 +655,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
 
     def _fit_searched(self, X, y, groups, classes, epsilon, delta, partial, solver):
         """``fit`` with ``search``: the best of K private runs (see the ``search`` parameter)."""
-        from .model_selection import SEARCH_SOLVER, check_search, search_in_fit
+        from ._search_in_fit import SEARCH_SOLVER, check_search, search_in_fit
 
         if partial or is_dask_collection(X) or math.isinf(epsilon) or self.loss != "logistic" \
                 or solver not in ("auto", SEARCH_SOLVER):

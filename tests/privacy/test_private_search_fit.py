@@ -89,7 +89,7 @@ def test_halved_noise_is_caught_by_the_accounting(epsilon):
 
 def test_a_run_above_its_rho_is_refused(monkeypatch):
     """The guard: a run whose ledger spends more than the planned rho stops the fit."""
-    import skdp.model_selection as ms
+    import skdp._search_in_fit as ms
 
     monkeypatch.setattr(ms, "gdp_epsilon", lambda rho, delta: 2.0)  # a run given too much
     acc = BudgetAccountant()

@@ -424,6 +424,13 @@ class SolverResult:
     state: object = None
 
 
+def _auto_from_words(rule):
+    """`` from n >= 50000 or n d >= 1e+07``: an :class:`AutoFrom` in a table's words."""
+    words = [f"n >= {rule.rows:g}" if rule.rows != float("inf") else "",
+             f"n d >= {rule.size:g}" if rule.size != float("inf") else ""]
+    return " from " + " or ".join(w for w in words if w)
+
+
 def solver_table(registry):
     """A reStructuredText table of a registry: name (with its facts streaming, Dask, picked
     by ``auto``), family, paper, budget, options.
@@ -438,8 +445,9 @@ def solver_table(registry):
     rows = [("solver", "family", "paper", "budget", "options")]
     for name, spec in registry.items():
         opts = "; ".join(f"``{o.name}`` ({o.describe()})" for o in spec.options) or "none"
+        picked = "picked by auto" + (_auto_from_words(spec.auto_from) if spec.auto_from else "")
         flags = [word for word, on in (("streaming", spec.streaming), ("Dask", spec.dask),
-                                       ("picked by auto", spec.auto)) if on]
+                                       (picked, spec.auto)) if on]
         flags = f" ({', '.join(flags)})" if flags else ""
         rows.append((f"``{name}``{flags}", spec.family, spec.paper, spec.budget, opts))
     lines = [".. list-table::", "   :header-rows: 1", "   :widths: 12 8 18 30 32", ""]

@@ -2,7 +2,7 @@
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/scale.py [--n 100000 1000000] [--d 3 10 100]
 [--dtype float32 float64] [--methods ...] [--timeout 600] [--out FILE.json]
-[--plot docs/_static/scale.png] [--plot-grid benchmarks/results/scale_grid.png]``
+[--plot docs/_static/scale.png] [--plot-grid docs/_static/scale_grid.png]``
 (``--load FILE.json ...``: re-tabulate / re-plot, run nothing). Defaults: n in {1e5, 1e6,
 1e7}, d = 100, both dtypes, every method. ``--plot`` draws time and memory against n (one
 d); ``--plot-grid`` the skdp defaults' ratios to scikit-learn against d, one line per

@@ -77,8 +77,8 @@ def run(name, rows, eps_list, seeds):
 
 def tabulate(records):
     keys = sorted({(r["table"], r["rows"], r["eps"]) for r in records})
-    lines = ["| table | training rows | d | eps | full-pass score | dpsgd_poisson score | full-pass "
-             "cpu s | dpsgd_poisson cpu s |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| table | training rows | d | eps | full-pass score | dpsgd_poisson score "
+             "| full-pass cpu s | dpsgd_poisson cpu s |", "|---|---|---|---|---|---|---|---|"]
     for table, rows, eps in keys:
         cells, secs, d = [], [], None
         for kind in ("full", "sub"):

@@ -1,19 +1,24 @@
 """Fit time and peak fit memory of the classifier and the regressor at large n (issue 18).
 
-Run: ``OMP_NUM_THREADS=1 python benchmarks/scale.py [--n 100000 1000000] [--d 100]
+Run: ``OMP_NUM_THREADS=1 python benchmarks/scale.py [--n 100000 1000000] [--d 3 10 100]
 [--dtype float32 float64] [--methods ...] [--timeout 600] [--out FILE.json]
-[--plot docs/_static/scale.png]`` (``--load FILE.json ...``: re-tabulate / re-plot, run
-nothing). Defaults: n in {1e5, 1e6, 1e7}, d = 100, both dtypes, every method.
+[--plot docs/_static/scale.png] [--plot-grid docs/_static/scale_grid.png]``
+(``--load FILE.json ...``: re-tabulate / re-plot, run nothing). Defaults: n in {1e5, 1e6,
+1e7}, d = 100, both dtypes, every method. ``--plot`` draws time and memory against n (one
+d); ``--plot-grid`` the skdp defaults' ratios to scikit-learn against d, one line per
+(estimator, n, dtype) (issue 31's grid: d in {3, 10, 100, 1000}).
 
 Methods, each fitted on the same arrays in the same run: ``skdp_clf``
 (:class:`~skdp.minimax.PrivateMinimaxClassifier`, defaults, epsilon = 1,
 delta = 1e-6, ``feature_bound=1``, the public ``classes=[0, 1]``), ``skdp_reg``
 (:class:`~skdp.regression.KLAdaptiveRegressor`, defaults, epsilon = 1,
 delta = 1e-6, ``feature_bound=1``, ``target_bound=1``), and scikit-learn's
-``LogisticRegression()``, ``SGDClassifier(loss="log_loss")`` and ``Ridge()``
-(defaults, ``random_state=0`` where there is one). Issue 18's targets at
-n = 1e6, d = 100: the classifier's fit at most 2x LogisticRegression's time, the
-regressor's at most 2x Ridge's, and each fit's peak memory at most 1.2x the size of X.
+``LogisticRegression()``, ``SGDClassifier(loss="log_loss")``, ``Ridge()``,
+``SGDRegressor()`` and ``LinearRegression()`` (defaults, ``random_state=0`` where there
+is one). Issue 31's targets at n = 1e6, d in {3, 10, 100, 1000}: each default's fit at
+most 1.5x the time of scikit-learn's closest estimator (LogisticRegression; Ridge or
+LinearRegression: the table's ``x reference`` takes the faster of the two), and each
+fit's peak memory at most 1.2x the size of X.
 
 Data (generated, seed 0, written once per (n, d, dtype) to ``.npy`` files in
 ``--tmp``, default /tmp, in chunks of 1e5 rows): rows ``z / sqrt(2 d)`` with
@@ -61,7 +66,8 @@ import warnings
 
 import numpy as np
 
-METHODS = ["skdp_clf", "LogisticRegression", "SGDClassifier", "skdp_reg", "Ridge"]
+METHODS = ["skdp_clf", "LogisticRegression", "SGDClassifier", "skdp_reg", "Ridge",
+           "SGDRegressor", "LinearRegression"]
 CLASSIFIERS = {"skdp_clf", "LogisticRegression", "SGDClassifier"}
 ROWS = [100_000, 1_000_000, 10_000_000]
 DTYPES = ["float32", "float64"]
@@ -99,7 +105,8 @@ def generate(n, d, dtype, tmp):
 
 def make(method):
     """A fresh estimator and the extra ``fit`` keywords of ``method``."""
-    from sklearn.linear_model import LogisticRegression, Ridge, SGDClassifier
+    from sklearn.linear_model import (LinearRegression, LogisticRegression, Ridge,
+                                      SGDClassifier, SGDRegressor)
 
     from skdp.minimax import PrivateMinimaxClassifier
     from skdp.regression import KLAdaptiveRegressor
@@ -112,7 +119,8 @@ def make(method):
                                    random_state=0), {}
     return {"LogisticRegression": LogisticRegression(),
             "SGDClassifier": SGDClassifier(loss="log_loss", random_state=0),
-            "Ridge": Ridge()}[method], {}
+            "Ridge": Ridge(), "SGDRegressor": SGDRegressor(random_state=0),
+            "LinearRegression": LinearRegression()}[method], {}
 
 
 def _status_kb(field):
@@ -182,7 +190,8 @@ def child(method, n, d, dtype, tmp, traced=True):
     print(json.dumps(dict(method=method, n=n, d=d, dtype=dtype, status="ok", seconds=seconds,
                           cpu_seconds=cpu,
                           x_bytes=X.nbytes, rss_bytes=rss, rss_how=how, traced_bytes=traced,
-                          score=score, n_iter=_n_iter(est))), flush=True)
+                          score=score, n_iter=_n_iter(est),
+                          solver=getattr(est, "solver_", None))), flush=True)
 
 
 def _n_iter(est):
@@ -213,24 +222,38 @@ def _ratio(num, den):
     return "-" if num is None else f"{num / den:.2f}"
 
 
+REFERENCES = {"clf": ("LogisticRegression",), "reg": ("Ridge", "LinearRegression")}
+
+
+def _reference(ref, r):
+    """CPU seconds of scikit-learn's closest estimator in the same run: LogisticRegression
+    for a classifier, the faster of Ridge and LinearRegression for a regressor."""
+    names = REFERENCES["clf" if r["method"] in CLASSIFIERS else "reg"]
+    times = [ref[key] for key in ((r["n"], r["d"], r["dtype"], m) for m in names) if key in ref]
+    return min(times) if times else None
+
+
 def table(results):
-    """Markdown table; CPU-time ratios against LogisticRegression (classifiers) or Ridge."""
+    """Markdown table; CPU-time ratios against LogisticRegression (classifiers) or the faster
+    of Ridge and LinearRegression (regressors)."""
     ref = {(r["n"], r["d"], r["dtype"], r["method"]): _cpu(r) for r in results
            if r["status"] == "ok"}
     lines = ["| n | d | dtype | method | fit s | cpu s | x reference | rss x X | tm x X | score "
              "| n_iter |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    results = sorted(results, key=lambda r: (r["n"], r["d"], r["dtype"],
+                                             METHODS.index(r["method"])))
     for r in results:
         head = f"| {r['n']:.0e} | {r['d']} | {r['dtype']} | {r['method']} |"
         if r["status"] != "ok":
             lines.append(f"{head} {r['status']} | - | - | - | - | - | - |")
             continue
-        other = "LogisticRegression" if r["method"] in CLASSIFIERS else "Ridge"
-        base = ref.get((r["n"], r["d"], r["dtype"], other))
+        base = _reference(ref, r)
         ratio = f"{_cpu(r) / base:.2f}" if base else "-"
         lines.append(f"{head} {r['seconds']:.2f} | {_cpu(r):.2f} | {ratio} "
                      f"| {r['rss_bytes'] / r['x_bytes']:.2f} "
                      f"| {_ratio(r['traced_bytes'], r['x_bytes'])} | {r['score']:.3f} "
-                     f"| {r['n_iter'] if r['n_iter'] is not None else '-'} |")
+                     f"| {r['n_iter'] if r['n_iter'] is not None else '-'}"
+                     f"{' (' + r['solver'] + ')' if r.get('solver') else ''} |")
     return "\n".join(lines)
 
 
@@ -265,17 +288,56 @@ def plot(results, path):
     fig.savefig(path, dpi=80)
 
 
+def plot_grid(results, path):
+    """The skdp defaults' fit time over scikit-learn's (``x reference``) and peak memory over
+    X's size, against d: one line per (estimator, n, dtype); dotted: the 1.5x / 1.2x targets."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ref = {(r["n"], r["d"], r["dtype"], r["method"]): _cpu(r) for r in results
+           if r["status"] == "ok"}
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    keys = sorted({(r["method"], r["n"], r["dtype"]) for r in results
+                   if r["method"] in ("skdp_clf", "skdp_reg")})
+    for i, (method, n, dtype) in enumerate(keys):
+        ok = sorted((r for r in results if (r["method"], r["n"], r["dtype"]) == (method, n, dtype)
+                     and r["status"] == "ok" and _reference(ref, r)), key=lambda r: r["d"])
+        style = dict(color="C0" if method == "skdp_clf" else "C3",
+                     marker="o" if n < 10**6 else "s", ls="-" if dtype == "float64" else "--",
+                     alpha=0.6 if n < 10**6 else 1.0,
+                     label=f"{'classifier' if method == 'skdp_clf' else 'regressor'} "
+                           f"n={n:.0e} {dtype}")
+        axes[0].plot([r["d"] for r in ok], [_cpu(r) / _reference(ref, r) for r in ok], **style)
+        axes[1].plot([r["d"] for r in ok], [r["rss_bytes"] / r["x_bytes"] for r in ok], **style)
+    axes[0].axhline(1.5, color="grey", ls=":", lw=0.8)
+    axes[1].axhline(1.2, color="grey", ls=":", lw=0.8)
+    axes[0].set_ylabel("fit CPU s / scikit-learn's")
+    axes[1].set_ylabel("peak extra RSS / size of X")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("features d")
+    axes[1].legend(fontsize=6)
+    fig.suptitle("skdp defaults (epsilon 1) against LogisticRegression / the faster of Ridge "
+                 "and LinearRegression", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=70)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", nargs=4, metavar=("METHOD", "N", "D", "DTYPE"))
     parser.add_argument("--n", type=float, nargs="*", default=ROWS)
-    parser.add_argument("--d", type=int, default=100)
+    parser.add_argument("--d", type=int, nargs="*", default=[100])
     parser.add_argument("--dtype", nargs="*", default=DTYPES, choices=DTYPES)
     parser.add_argument("--methods", nargs="*", default=METHODS, choices=METHODS)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per fit")
     parser.add_argument("--tmp", default="/tmp", help="where the generated .npy files go")
     parser.add_argument("--out", help="write the raw results as JSON here")
     parser.add_argument("--plot", help="write the figure here (docs/_static/scale.png)")
+    parser.add_argument("--plot-grid", help="write the grid figure (ratios against d) here")
     parser.add_argument("--no-traced", dest="traced", action="store_false",
                         help="skip the tracemalloc fit (halves the time; tm x X shows -)")
     parser.add_argument("--load", nargs="*", help="re-tabulate / re-plot JSON files, run nothing")
@@ -288,12 +350,12 @@ def main(argv=None):
     for path in args.load or []:
         with open(path) as fh:
             results += json.load(fh)
-    for n in [] if args.load else [int(v) for v in args.n]:
+    sizes = [(int(n), d) for n in args.n for d in args.d]
+    for n, d in [] if args.load else sizes:
         for dtype in args.dtype:
-            generate(n, args.d, dtype, args.tmp)
+            generate(n, d, dtype, args.tmp)
             for method in args.methods:
-                results.append(run(method, n, args.d, dtype, args.tmp, args.timeout,
-                                   args.traced))
+                results.append(run(method, n, d, dtype, args.tmp, args.timeout, args.traced))
                 print(json.dumps(results[-1]), file=sys.stderr, flush=True)
                 if args.out:
                     with open(args.out, "w") as fh:
@@ -301,6 +363,8 @@ def main(argv=None):
     print(table(results))
     if args.plot:
         plot(results, args.plot)
+    if args.plot_grid:
+        plot_grid(results, args.plot_grid)
     return 0
 
 

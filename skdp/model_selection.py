@@ -102,8 +102,9 @@ def subsampled_steps(estimator, n_rows, n_features=None):
 
     For :class:`~skdp.KLAdaptiveRegressor` and
     :class:`~skdp.PrivateMinimaxClassifier`: their ``'dpsgd_poisson'``
-    solver, given or chosen by ``solver='auto'`` at ``n_rows * n_features >=
-    AUTO_SUBSAMPLE`` (an unknown ``n_features`` counts as large), takes ``T``
+    solver, given or chosen by ``solver='auto'`` at the shape of its spec's ``auto_from``
+    (``n_rows * n_features >= AUTO_SUBSAMPLE`` or ``n_rows >= AUTO_ROWS_*``; an
+    unknown ``n_features`` counts as large), takes ``T``
     steps at rate ``q`` (``max_iter`` or 100, resp. ``n_iter`` or
     :func:`~skdp.solvers.minimax.euclidean.auto_iterations` at the whole
     budget's ``mu``; ``q`` the ``sampling_rate`` option or ``min(1, 4 / T)``,
@@ -143,7 +144,8 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     from .regression import KLAdaptiveRegressor
     from .solvers.kl.subsampled import DPSGD_POISSON_STEPS
     from .solvers.minimax.euclidean import auto_iterations
-    from .solvers.shared.subsampling import AUTO_SUBSAMPLE, sampling_rate
+    from . import minimax, regression
+    from .solvers.shared.subsampling import sampling_rate
 
     if not isinstance(estimator, (KLAdaptiveRegressor, PrivateMinimaxClassifier)):
         return None, True
@@ -151,7 +153,11 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     if math.isinf(eps):
         return None, True
     solver = estimator.solver
-    large = n_features is None or n_rows * n_features >= AUTO_SUBSAMPLE
+    specs = (regression.SOLVER_SPECS if isinstance(estimator, KLAdaptiveRegressor)
+             else minimax.SOLVER_SPECS)
+    rule = specs["dpsgd_poisson"].auto_from  # 'auto''s shape rule (None: never by shape)
+    large = n_features is None or (rule is not None and rule.applies(n_rows,
+                                                                     n_rows * n_features))
     if isinstance(estimator, KLAdaptiveRegressor):
         auto = solver == "auto" and estimator.model == "linear" and large
     else:
@@ -316,7 +322,8 @@ class PrivateHyperparameterSearch(PrivacyMixin, MetaEstimatorMixin, BaseEstimato
     one spend after the search, and stated in ``privacy_spent_``.
 
     **Runs with Poisson-subsampled steps** (``solver='dpsgd_poisson'``, given
-    or chosen by ``solver='auto'`` at ``n_samples * n_features >= 1e7``) have
+    or chosen by ``solver='auto'``: from ``n_samples * n_features >= 1e7`` or from
+    ``5e4`` rows for the regressor, ``1e5`` for the classifier) have
     no useful zCDP bound: they are accounted by their RDP curve instead, at
     the orders of :data:`skdp.privacy.rdp.RDP_ORDERS`. Before any row is read
     the search plans each candidate's curve from its public parameters and the

@@ -23,8 +23,8 @@ import importlib
 from numbers import Integral, Real
 import warnings
 
-__all__ = ["Option", "SolverSpec", "SolverResult", "SolverRef", "solver_table", "solvers_with",
-           "auto_solvers", "choices_with", "deprecated_names"]
+__all__ = ["Option", "SolverSpec", "SolverResult", "SolverRef", "AutoFrom", "solver_table",
+           "solvers_with", "auto_solvers", "auto_by_size", "choices_with", "deprecated_names"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,37 @@ def _is_kind(value, kind):
 
 
 @dataclass(frozen=True)
+class AutoFrom:
+    """Where an estimator's ``solver='auto'`` runs a solver instead of its full-pass one, by
+    the public shape of ``X`` (issue 31): from ``rows`` rows, or from ``size`` cells
+    (``n_samples * n_features``), whichever comes first.
+
+    The full-pass solvers (the regressor's ``adaptive_gd``, the classifier's ``noisy_gd``)
+    read every row at each of up to ``T`` steps (2,000, resp. 200), so their cost is
+    ``passes x n x d``, and their number of passes grows with ``n`` (the noise of a step
+    falls as ``1/n``, so a fixed budget buys more steps); a subsampled solver reads about 4
+    passes in all. ``rows``: where the subsampled solver stops losing accuracy on the
+    real-table suite (below it, the noise of a subsampled step is too large for the
+    signal); ``size``: where the full passes cost too much whatever ``n``. Both measured in
+    ``benchmarks/RESULTS.md``.
+
+    Examples
+    --------
+    >>> rule = AutoFrom(rows=50_000, size=1e7)
+    >>> rule.applies(49_999, 49_999 * 3), rule.applies(50_000, 150_000), rule.applies(20_000, 2e7)
+    (False, True, True)
+    """
+
+    rows: float = float("inf")
+    size: float = float("inf")
+
+    def applies(self, rows, size):
+        """Whether ``X`` of ``rows`` rows and ``size = rows * n_features`` cells (public) is at
+        or above either threshold."""
+        return rows >= self.rows or size >= self.size
+
+
+@dataclass(frozen=True)
 class SolverSpec:
     """What a solver is and what it accepts.
 
@@ -141,6 +172,10 @@ class SolverSpec:
         on public quantities, stays in the estimator: ``resolve_solver``).
         ``'auto'`` has a fact (runs on Dask, fits ``add_remove``) when every
         solver the rule may pick has it (:func:`choices_with`).
+    auto_from : AutoFrom or None, default=None
+        The shapes of ``X`` from which ``'auto'`` picks it over the estimator's
+        full-pass solver on a private fit (:func:`auto_by_size`; the estimator's
+        ``resolve_solver`` reads it). None: not by size.
     gaussian : bool, default=False
         Every release is Gaussian and composed in a Gaussian-DP filter, so the
         estimator converts its budget to ``mu``-GDP exactly (Dong–Roth–Su
@@ -184,6 +219,7 @@ class SolverSpec:
     backends: tuple = ("numpy", "array_api")
     dask: bool = False
     auto: bool = False
+    auto_from: AutoFrom | None = None
     gaussian: bool = False
     losses: tuple | None = None
     models: tuple | None = None
@@ -264,6 +300,25 @@ def solvers_with(specs, **facts):
 def auto_solvers(specs, **context):
     """The solvers ``solver='auto'`` may pick, in a context (``loss=``, ``model=``...)."""
     return solvers_with(specs, auto=True, **context)
+
+
+def auto_by_size(specs, rows, size, **context):
+    """The solver ``'auto'`` picks by the public shape of ``X`` (its spec's
+    :class:`AutoFrom` applies), or None: the estimator's rule goes on by its other facts.
+
+    Examples
+    --------
+    >>> specs = {"gd": SolverSpec("gd", None, "kl", "004", "b", auto=True),
+    ...          "sgd": SolverSpec("sgd", None, "kl", "A16", "b", auto=True,
+    ...                            auto_from=AutoFrom(rows=50_000, size=1e7))}
+    >>> auto_by_size(specs, 1000, 1000 * 30), auto_by_size(specs, 10**6, 3 * 10**6)
+    (None, 'sgd')
+    """
+    for name in auto_solvers(specs, **context):
+        rule = specs[name].auto_from
+        if rule is not None and rule.applies(rows, size):
+            return name
+    return None
 
 
 def choices_with(specs, context=None, **facts):
@@ -369,6 +424,13 @@ class SolverResult:
     state: object = None
 
 
+def _auto_from_words(rule):
+    """`` from n >= 50000 or n d >= 1e+07``: an :class:`AutoFrom` in a table's words."""
+    words = [f"n >= {rule.rows:g}" if rule.rows != float("inf") else "",
+             f"n d >= {rule.size:g}" if rule.size != float("inf") else ""]
+    return " from " + " or ".join(w for w in words if w)
+
+
 def solver_table(registry):
     """A reStructuredText table of a registry: name (with its facts streaming, Dask, picked
     by ``auto``), family, paper, budget, options.
@@ -383,8 +445,9 @@ def solver_table(registry):
     rows = [("solver", "family", "paper", "budget", "options")]
     for name, spec in registry.items():
         opts = "; ".join(f"``{o.name}`` ({o.describe()})" for o in spec.options) or "none"
+        picked = "picked by auto" + (_auto_from_words(spec.auto_from) if spec.auto_from else "")
         flags = [word for word, on in (("streaming", spec.streaming), ("Dask", spec.dask),
-                                       ("picked by auto", spec.auto)) if on]
+                                       (picked, spec.auto)) if on]
         flags = f" ({', '.join(flags)})" if flags else ""
         rows.append((f"``{name}``{flags}", spec.family, spec.paper, spec.budget, opts))
     lines = [".. list-table::", "   :header-rows: 1", "   :widths: 12 8 18 30 32", ""]

@@ -80,6 +80,8 @@ def adassp(problem, budget, options):
         raise RuntimeError("internal error: adassp needs the public row and target bounds.")
     theory = bool(cfg.theory)
     X, c = D.X, D.intercept
+    if getattr(D, "scale", None) is not None:  # rows beyond the bound: clipped here (a copy)
+        X = X * D.scale[:, None]
     n, p = int(D.shape[0]), int(D.shape[1])
     scale = 1.0 if (theory or c is None) else float(options["intercept_scale"])
     c_new = None if c is None else c * scale

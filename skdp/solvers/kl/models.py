@@ -43,6 +43,10 @@ class Design:
     P : array of shape (p, p) or None
         Symmetric preconditioner (None: the identity).
     xp : namespace
+    scale : array of shape (n,) or None
+        Per-row factors applied on the fly: the design's rows are ``scale_i x_i``
+        (the clip factors ``min(1, B / ||x_i||)`` of the rows of a user's ``X``,
+        so that the fit keeps no clipped copy; issue 31). None: all 1.
 
     Examples
     --------
@@ -55,54 +59,75 @@ class Design:
     True
     """
 
-    def __init__(self, X, intercept, P, xp):
+    def __init__(self, X, intercept, P, xp, scale=None):
         self.X, self.intercept, self.P, self.xp = X, intercept, P, xp
+        self.scale = scale
         self.d = int(X.shape[1])
         self.shape = (int(X.shape[0]), self.d + (intercept is not None))
         self.dtype = X.dtype
 
-    def _rows(self, X, V):
+    def _rows(self, X, V, scale=None):
         out = X @ V[:self.d, ...]
+        if scale is not None:
+            out = (scale if out.ndim == 1 else scale[:, None]) * out
         if self.intercept is not None:
             out = out + self.intercept * V[self.d, ...]
         return out
 
     def __matmul__(self, W):
         """``[X, c 1] P W`` for ``W`` of shape (p,) or (p, k)."""
-        return self._rows(self.X, W if self.P is None else self.P @ W)
+        return self._rows(self.X, W if self.P is None else self.P @ W, self.scale)
 
     def rmatmul(self, U):
         """``U [X, c 1] P`` for ``U`` of shape (n,) or (m, n)."""
         xp = self.xp
-        A = U @ self.X
+        A = (U if self.scale is None else U * self.scale) @ self.X
         if self.intercept is not None:
             last = self.intercept * xp.sum(U, axis=-1)
             A = xp.concat([A, xp.reshape(last, (*A.shape[:-1], 1))], axis=-1)
         return A if self.P is None else A @ self.P
+
+    def _scale_rows(self, start, stop):
+        return None if self.scale is None else self.scale[start:stop]
 
     def row_sq_norms(self):
         """Squared norms of the rows of ``[X, c 1] P``, in blocks of ``ROW_CHUNK`` rows."""
         xp, n = self.xp, self.shape[0]
         if self.P is None:
             sq = xp.sum(self.X * self.X, axis=1)
+            if self.scale is not None:
+                sq = self.scale * self.scale * sq
             return sq if self.intercept is None else sq + self.intercept**2
         blocks = []
         for start in range(0, max(n, 1), ROW_CHUNK):  # one (empty) block when n = 0
-            Z = self._rows(self.X[start:min(start + ROW_CHUNK, n), ...], self.P)
+            stop = min(start + ROW_CHUNK, n)
+            Z = self._rows(self.X[start:stop, ...], self.P, self._scale_rows(start, stop))
             blocks.append(xp.sum(Z * Z, axis=1))
         return blocks[0] if len(blocks) == 1 else xp.concat(blocks)
 
     def second_moment(self):
-        """``[X, c 1]^T [X, c 1] / n`` (without ``P``), with no (n, p) temporary."""
-        return second_moment_block({"X": self.X}, self.intercept, self.shape[0])
+        """``[X, c 1]^T [X, c 1] / n`` (without ``P``), with no (n, p) temporary (rows scaled
+        by ``scale`` in blocks of ``ROW_CHUNK`` rows when there is one)."""
+        n = self.shape[0]
+        if self.scale is None:
+            return second_moment_block({"X": self.X}, self.intercept, n)
+        total = None
+        for start in range(0, max(n, 1), ROW_CHUNK):
+            stop = min(start + ROW_CHUNK, n)
+            block = self.X[start:stop, ...] * self.scale[start:stop, None]
+            part = second_moment_block({"X": block}, self.intercept, n)
+            total = part if total is None else total + part
+        return total
 
     def preconditioned(self, P):
         """The same rows in the coordinates of the preconditioner ``P``."""
-        return Design(self.X, self.intercept, P, self.xp)
+        return Design(self.X, self.intercept, P, self.xp, self.scale)
 
     def take(self, idx):
         """The rows ``idx`` (a subsample) as a :class:`Design` with the same ``c`` and ``P``."""
-        return Design(self.xp.take(self.X, idx, axis=0), self.intercept, self.P, self.xp)
+        xp = self.xp
+        scale = None if self.scale is None else xp.take(self.scale, idx, axis=0)
+        return Design(xp.take(self.X, idx, axis=0), self.intercept, self.P, xp, scale)
 
     def dense(self):
         """``[X, c 1] P`` materialised (the solvers that need an array: Goldstein, streams)."""
@@ -249,7 +274,7 @@ class RowModel:
 
 def _residuals(part, w, rows):
     xp = array_api_compat.array_namespace(part["X"])
-    X = Design(part["X"], rows.intercept, rows.P, xp)
+    X = Design(part["X"], rows.intercept, rows.P, xp, part.get("scale"))
     z, cache = rows.model.forward(w, X, xp)
     return xp, X, rows.loss.derivative(z, part["y"], xp), cache
 

@@ -55,7 +55,7 @@ class Objective:
         self.n = int(X.shape[0])
         self._x_sq_norms = None
         D = X if isinstance(X, Design) else Design(X, None, None, xp)
-        self._features = D.X
+        self._features, self._scale = D.X, D.scale
         self._rows = RowModel(loss, model, D.intercept, D.P)
 
     @property
@@ -67,7 +67,10 @@ class Objective:
         return self._x_sq_norms
 
     def _part(self):
-        return {"X": self._features, "y": self.y, "sq": self.x_sq_norms}
+        part = {"X": self._features, "y": self.y, "sq": self.x_sq_norms}
+        if self._scale is not None:  # the rows' clip factors, applied on the fly
+            part["scale"] = self._scale
+        return part
 
     def rows(self, idx, alpha=None):
         """The objective restricted to the rows ``idx`` (an integer index array), with the

@@ -3,14 +3,20 @@
 ``dpsgd_poisson`` exists for the classifier (:mod:`skdp.solvers.minimax.subsampled`)
 and for the regressor (:mod:`skdp.solvers.kl.subsampled`); both take the same
 option, the same default sampling rate and the same size rule of the estimators'
-``'auto'``. They live here, below the families, so that neither imports the other.
+``'auto'`` (in their specs' ``auto_from``: from ``AUTO_SUBSAMPLE`` cells or from
+``AUTO_ROWS_*`` rows). They live here, below the families, so that neither imports the other.
 """
 
 from ..spec import Option
 
-__all__ = ["AUTO_SUBSAMPLE", "SAMPLING_PASSES", "DPSGD_POISSON_OPTIONS", "sampling_rate"]
+__all__ = ["AUTO_SUBSAMPLE", "AUTO_ROWS_REGRESSOR", "AUTO_ROWS_CLASSIFIER", "SAMPLING_PASSES",
+           "DPSGD_POISSON_OPTIONS", "sampling_rate"]
 
 AUTO_SUBSAMPLE = 1e7  # n_samples * n_features from which the estimators' 'auto' runs it
+# rows from which the estimators' 'auto' runs it whatever n_features (issue 31): measured on
+# the real-table suite's validation split (benchmarks/auto_rows.py, benchmarks/RESULTS.md)
+AUTO_ROWS_REGRESSOR = 50_000
+AUTO_ROWS_CLASSIFIER = 100_000
 SAMPLING_PASSES = 4.0  # default q T: the expected number of passes over the rows
 
 DPSGD_POISSON_OPTIONS = (

@@ -280,3 +280,16 @@ def test_the_cli_checks_the_report_flags_before_reading(tmp_path, capsys, extra,
     assert main(["synthesize", src, "-o", str(tmp_path / "out.csv"), "--quiet"] + extra) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_column_mst_compressed_is_shown_on_its_compressed_cells():
+    # 20 codes, 3 frequent: mst merges the rare ones (noisy count below 3 sigma)
+    codes = np.where(rng.random(500) < 0.9, rng.integers(0, 3, 500), rng.integers(3, 20, 500))
+    X = pd.DataFrame({"code": codes, "b": rng.integers(0, 2, 500)})
+    est = SaddlePointSynthesizer(solver="mst", domain={"code": 20, "b": 2}, random_state=0,
+                                 accountant=BudgetAccountant()).fit(X)
+    assert 0 in est.model_.merges  # the premise
+    page = est.report(synthetic=est.sample(random_state=1), holdout=X)
+    parsed = _check_renders(page, 2 + 1 + 1)
+    assert any(t.startswith("rare (") for t in parsed.text)
+    assert all(np.isfinite(r[3]) for r in rep.residuals(est))

@@ -137,6 +137,12 @@ def _noisy_oneway(est, j):
     return counts.sum(axis=others), np.sqrt(var.sum(axis=others))
 
 
+def _short(v):
+    """A bin edge in few characters: ``11328``, not ``1.133e+04``."""
+    v = float(v)
+    return f"{v:.0f}" if 1e3 <= abs(v) < 1e9 else f"{v:.4g}"
+
+
 def _cell_labels(col):
     """Labels of a fitted column's cells on the model's domain."""
     if col.categorical:
@@ -150,7 +156,7 @@ def _cell_labels(col):
     else:
         edges = col.edges if col.edges is not None else \
             np.linspace(col.low, col.high, col.n_bins + 1)
-        labels = [f"[{a:.4g}, {b:.4g})" for a, b in zip(edges[:-1], edges[1:])]
+        labels = [f"[{_short(a)}, {_short(b)})" for a, b in zip(edges[:-1], edges[1:])]
     if col.missing:
         labels.append("missing")
     return labels
@@ -320,8 +326,9 @@ def _fine_panel(name, col, fine, syn_cols, j):
     shown = []
     for s in starts:
         lo, hi = cells[s][0], cells[min(s + block, len(cells)) - 1][1]
-        shown.append(f"{lo:.4g}" if lo == hi else
-                     (f"{lo:.4g}–{hi:.4g}" if "values" in fine else f"[{lo:.4g}, {hi:.4g})"))
+        shown.append(_short(lo) if lo == hi else
+                     (f"{_short(lo)}\u2013{_short(hi)}" if "values" in fine
+                      else f"[{_short(lo)}, {_short(hi)})"))
 
     def grouped(v):
         return np.add.reduceat(v, starts) if len(v) else v
@@ -475,7 +482,7 @@ def _utility_section(est, syn_cols, hold_cols, target):
                f"</code> from the other columns; {metric} on one half of the holdout "
                f"({len(b)} rows, split by a fixed seed).</p>")
     out.append('<div class="panel">' + bar_chart(
-        [s[0] for s in scores], [(metric, [s[1] for s in scores], None)],
+        ["synthetic rows", "holdout half", "constant"], [(metric, [s[1] for s in scores], None)],
         title=f"{metric} on the holdout", ylabel=metric) + "</div>")
     out.append(_table(["model", metric], [(s[0], _num(s[1])) for s in scores], "utility"))
     return "".join(out)

@@ -16,7 +16,7 @@ COLORS = {"noisy measurement": "#9a9a9a", "model": "#1f77b4", "synthetic rows": 
 
 _CYCLE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 _HEIGHT = 170  # the plot area's height in pixels
-_LABEL = 24  # characters of an x label kept
+_LABEL = 20  # characters of an x label kept
 
 
 def _esc(text):
@@ -29,16 +29,17 @@ def _short(text):
 
 
 def _ticks(low, high, n=5):
-    """Round tick values covering ``[low, high]``."""
+    """Round tick values from at or below ``low`` to at or above ``high``."""
     span = high - low
     if not span > 0 or not math.isfinite(span):
         return [low]
     raw = span / n
     mag = 10 ** math.floor(math.log10(raw))
     step = min((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), default=10 * mag)
-    start = math.ceil(low / step - 1e-9) * step
+    start = math.floor(low / step + 1e-9) * step  # ticks cover [low, high]
+    end = math.ceil(high / step - 1e-9) * step
     out, v = [], start
-    while v <= high + 1e-9 * step:
+    while v <= end + 1e-9 * step:
         out.append(0.0 if abs(v) < 1e-12 * step else v)
         v += step
     return out
@@ -81,7 +82,7 @@ def bar_chart(labels, series, *, title, ylabel="share", reference=None, fmt="{:.
     """
     k = max(len(series), 1)
     group = max(6 * k + 8, 16)
-    left, right, top, bottom = 58, 12, 42, 84
+    left, right, top, bottom = 70, 12, 42, 96
     legend = sum(24 + 6.5 * len(str(name)) for name, _, _ in series)
     width = int(max(left + group * max(len(labels), 1) + right, left + legend + right,
                     left + 7.5 * len(str(title)) + right, 320))
@@ -117,8 +118,8 @@ def bar_chart(labels, series, *, title, ylabel="share", reference=None, fmt="{:.
         out.append(f'<line x1="{left}" x2="{width - right}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
                    f'stroke="#e4e4e4"/><text x="{left - 4}" y="{y(t) + 4:.1f}" font-size="10" '
                    f'text-anchor="end">{_esc(fmt.format(t))}</text>')
-    out.append(f'<text x="12" y="{top + _HEIGHT / 2:.0f}" font-size="11" text-anchor="middle" '
-               f'transform="rotate(-90 12 {top + _HEIGHT / 2:.0f})">{_esc(ylabel)}</text>')
+    out.append(f'<text x="14" y="{top + _HEIGHT / 2:.0f}" font-size="11" text-anchor="middle" '
+               f'transform="rotate(-90 14 {top + _HEIGHT / 2:.0f})">{_esc(ylabel)}</text>')
     bar = (group - 6) / k
     for i, label in enumerate(labels):
         x0 = left + i * group + 3

@@ -376,6 +376,16 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "integer", "cells"}`` (the bound cells and ``cells`` equal cells),
         with ``"counts"``, the released noisy counts (the order of the cells).
         Empty when no column has one.
+    measurements_ : list of dict
+        The noisy marginal counts the solver released and fitted its
+        distribution to (``'smd'``, ``'smd_linf'``: every workload marginal;
+        ``'mst'``, ``'aim'``: every measured marginal, in the order measured;
+        empty for the private games and ``'mwem'``): ``{"marginal": (column
+        names), "shape": (cells per column, on the model's domain: after
+        ``'mst'``'s compression of rare values), "counts": flat array of the
+        noisy counts (C order), "sigma": the noise standard deviation in
+        counts (one float, or one per cell)}``. The Gaussian releases of the
+        ledger themselves: keeping them costs nothing (:meth:`report` reads them).
     marginals_ : list of tuple
         The workload marginals (column names).
     forbid_ : list of dict
@@ -418,8 +428,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     Privacy: the mechanisms and their composition are listed in
     ``privacy_ledger_``; ``privacy_spent_`` never exceeds (epsilon, delta).
     The released object is ``histogram_`` or ``model_`` (and samples from
-    it); the noisy measurements, solver iterates of the private games and the
-    data are not kept.
+    it), with the noisy measurements it was fitted to (``measurements_``);
+    solver iterates of the private games and the data are not kept.
 
     Examples
     --------
@@ -445,6 +455,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "compression_": "post",       # the released counts of the compressed columns
         "bin_edges_": "post",         # public bounds, or the released quantiles
         "resolution_": "release",     # each numeric column's fine grid and its noisy counts
+        "measurements_": "release",   # the noisy marginals the solver measured (smd, mst, aim)
         "marginals_": "public",       # the workload on the column names
         "forbid_": "public",          # the structural zeros of the domain
         "n_records_": "post",         # n (public, replace-one) or its noisy estimate
@@ -569,8 +580,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         info = dict(result.info)
         gap, n_estimate = info.pop("duality_gap", math.nan), info.pop("n_estimate", math.nan)
         self._columns = columns
-        self._set_release(name, result, backend, shape, columns, info)
         self._marginal_index = marginals
+        self._set_release(name, result, backend, shape, columns, info)
         n_records = int(round(n_estimate)) if math.isfinite(n_estimate) else problem.n
         self._publish(
             domain_={c.name: c.describe() for c in columns}, domain_shape_=shape,
@@ -722,12 +733,25 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         for attr in ("histogram_", "model_", "cliques_"):
             if hasattr(self, attr):
                 delattr(self, attr)
+        names = [c.name for c in columns]
+        noisy = info.pop("measurements", None)
         if SOLVER_SPECS[name].graphical_model:
             measured = info.pop("measured", [])
             self._publish(model_=result.solution,
                           cliques_=[tuple(columns[i].name for i in m) for m in measured])
+            inner = getattr(result.solution, "model", result.solution)  # compressed domain
+            released = [(m.cols, m.values, m.sigma) for m in noisy or []]
         else:
             self._publish(histogram_=backend.xp.reshape(result.solution, shape))
+            inner = None
+            released = [(m, v, info.get("noise_std_counts")) for m, v in
+                        zip(self._marginal_index, noisy or [])]
+        self._publish(measurements_=[
+            {"marginal": tuple(names[i] for i in cols),
+             "shape": tuple(int((shape if inner is None else inner.shape)[i]) for i in cols),
+             "counts": np.asarray(to_numpy(values), dtype=np.float64).ravel(),
+             "sigma": float(sigma) if np.ndim(sigma) == 0 else np.asarray(sigma, dtype=np.float64)}
+            for cols, values, sigma in released])
 
     def _budget(self, columns, values, how, epsilon, delta, backend):
         """Open the fit's budget, find the private domains (if any column needs one) on shares
@@ -1129,6 +1153,55 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             ``-mean_k TV(marginal_k(histogram_), marginal_k(X))``.
         """
         return -float(np.mean(list(self.workload_error(X).values())))
+
+    def report(self, path=None, synthetic=None, holdout=None, *, target=None, title=None):
+        """Build the release report: one self-contained HTML page to send with a release.
+
+        Computed from the released attributes only (``measurements_``, ``model_`` or
+        ``histogram_``, ``domain_``, ``resolution_``, ``privacy_spent_``, the ledger...),
+        the synthetic rows and an optional holdout: there is no argument for the
+        training data, and the synthesizer keeps none. Contents: what was released, at
+        what (epsilon, delta) and neighbouring relation, with the ledger; per column, the
+        noisy measured 1-way marginal against the model's and the synthetic rows'; the
+        model's residual on each measurement against the noise's expected norm
+        ``sigma sqrt(2) Gamma((c+1)/2) / Gamma(c/2)`` (about ``sigma sqrt(c)`` on ``c``
+        cells; :mod:`skdp._synth.report`); with ``holdout``, the 1-, 2-, 3-way errors at
+        the holdout's own bins and, with ``target``, a model trained on the synthetic
+        rows scored on the holdout. Everything but the holdout sections is
+        post-processing of the release and costs no privacy budget; the holdout
+        sections are computed without noise and say so. Plots are inline SVG; the page
+        has no script.
+
+        Parameters
+        ----------
+        path : str or path-like, default=None
+            Where to write the page (replaced atomically); ``None`` writes nothing.
+        synthetic : DataFrame, array-like or None, default=None
+            The published synthetic rows (the first 200,000 are read). ``None``: the
+            column panels show the model only, and a holdout is scored against a sample
+            of ``n_records_`` rows (at most 200,000) drawn with ``random_state=0``.
+        holdout : DataFrame, array-like or None, default=None
+            Rows held out of the fit, with the fitted columns (not private: the sections
+            it feeds say so).
+        target : str or int, default=None
+            With ``holdout``: the column the machine-learning utility section predicts
+            (a classifier for a categorical column, a regressor for a numeric one).
+        title : str, default=None
+            The page's title (default ``'Release report'``).
+
+        Returns
+        -------
+        page : str
+            The HTML document.
+        """
+        from ._synth.report import release_report, write_report
+
+        check_is_fitted(self)
+        page = release_report(self, synthetic=synthetic, holdout=holdout, target=target,
+                              title=title)
+        if path is not None:
+            write_report(os.fspath(path), page)
+        return page
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

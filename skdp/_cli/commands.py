@@ -155,7 +155,8 @@ def check_paths(outputs, inputs):
 def _job_paths(args):
     """The job's outputs and inputs, as :func:`check_paths` takes them."""
     domain = None if args.domain in (None, "private") else args.domain
-    return ([("-o", args.output), ("--plot", args.plot)],
+    return ([("-o", args.output), ("--plot", args.plot),
+             ("--report", getattr(args, "report", None))],
             [("INPUT", args.input), ("--domain", domain), ("--holdout", args.holdout),
              ("--store", args.store)])
 
@@ -189,6 +190,22 @@ def _check_plot(path):
         raise ValueError(f"--plot {path}: " + (f"matplotlib cannot write .{ext} files"
                                                if ext else "the file name has no extension")
                          + f"; end it with one of {', '.join('.' + f for f in formats)}.")
+
+
+def _check_report(args, header):
+    """``--report``'s directory, and ``--report-target`` (a column; needs --holdout and
+    --report)."""
+    report, target = getattr(args, "report", None), getattr(args, "report_target", None)
+    if report is not None:
+        _check_output(report)
+    if target is None:
+        return
+    if report is None or args.holdout is None:
+        raise ValueError("--report-target needs --report and --holdout (the ML utility is "
+                         "scored on the holdout).")
+    if target not in header:
+        raise ValueError(f"--report-target {target!r} is not a column of the input "
+                         f"({len(header)} columns).")
 
 
 def _row_bytes(header, domain):
@@ -260,6 +277,7 @@ def check_synthesize(args):
         domain = _load_domain(args.domain, header)
     if args.plot is not None:
         _check_plot(args.plot)
+    _check_report(args, header)
     _check_disk(args, header, domain if isinstance(domain, dict) else {})
     _note_clipping(domain, header)
     return header, domain
@@ -486,8 +504,9 @@ def _write(args, est, header, columns, holdout, n_bins):
     chunks = _chunks(est, n)
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
-    kept = []  # the first synthetic rows, for the holdout report
-    if holdout is not None:
+    kept = []  # the first synthetic rows, for the holdout report and the release report
+    report = getattr(args, "report", None)
+    if holdout is not None or report is not None:
         chunks = _keep(chunks, kept, columns)
     say(args, f"writing {n} synthetic rows to {args.output}")
     _stage(args, "writing")
@@ -496,6 +515,15 @@ def _write(args, est, header, columns, holdout, n_bins):
     _report(args, est, written)
     if holdout is not None:
         _holdout_report(est, header, kept, holdout)
+    if report is not None:
+        synthetic = np.concatenate(kept) if kept else np.empty((0, len(header)), dtype=object)
+        page = est.report(synthetic=synthetic, holdout=holdout,
+                          target=getattr(args, "report_target", None),
+                          title=f"Release report: {os.path.basename(args.output)}")
+        with replaced(report, ".html.part") as tmp:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(page)
+        print(f"report: {report}")
     if plot is not None:
         reference = Marginals(est.domain_, header, n_bins)
         if holdout is None:

@@ -70,8 +70,8 @@ def check_dask_job(args):
     if args.input is None:
         raise ValueError("a Parquet, glob or --scheduler job needs an INPUT (a file or a glob "
                          "such as 'data/*.parquet').")
-    for flag in ("holdout", "plot"):
-        if getattr(args, flag) is not None:
+    for flag in ("holdout", "plot", "report"):
+        if getattr(args, flag, None) is not None:
             raise ValueError(f"--{flag} is not supported with a Parquet, glob or --scheduler "
                              "job.")
     if args.domain is None or args.domain == "private":

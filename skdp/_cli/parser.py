@@ -36,7 +36,9 @@ sampled back as missing and written as empty cells (--missing).
 
 The report prints the privacy spent and how it composed. It never prints an error
 measured on the private table (that would leak); --holdout FILE prints the
-synthetic marginals' error against a held-out table instead. --seed is for tests:
+synthetic marginals' error against a held-out table instead. --report FILE.html
+writes a page to send with the release, computed from the release only (its
+holdout sections, with --holdout, are marked not private). --seed is for tests:
 a release is private only if its randomness is secret and never reused.
 
 The output is written to a hidden file beside it and renamed when complete: a
@@ -51,8 +53,8 @@ cluster of --scheduler or else on Dask's local scheduler; the model is estimated
 on this machine (its size is public and capped); the synthetic rows are written
 partition by partition ('out/*.parquet': one file per partition; 'out/*.csv' too,
 or one CSV without '*'). It needs --domain FILE naming every column (Parquet
-columns of bool or category dtype may be left out), and takes no --holdout or
---plot."""
+columns of bool or category dtype may be left out), and takes no --holdout,
+--plot or --report."""
 
 DOMAIN = """\
 Write a draft domain file for INPUT.csv: every column in the domain file's object
@@ -226,6 +228,15 @@ def _add_synthesize(sub):
                    help="figure of every column's 1-way marginal, synthetic against the "
                         "holdout, in the format of its extension (.png, .pdf, .svg... any "
                         "that matplotlib writes; needs matplotlib)")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write the release report: one self-contained HTML page computed from "
+                        "the release only (what was released and at what budget, each column "
+                        "against its noisy measurement, the model's fit to its measurements); "
+                        "with --holdout, the holdout errors too (marked not private)")
+    p.add_argument("--report-target", metavar="COLUMN",
+                   help="with --report and --holdout: the column the report's ML utility "
+                        "section predicts (a model trained on the synthetic rows, scored on "
+                        "the holdout)")
     p.add_argument("--seed", type=_int_at_least(0), default=None,
                    help="random seed, for reproducible tests only (a release must omit it)")
     p.add_argument("--quiet", action="store_true", help="print no progress")

@@ -349,8 +349,9 @@ def solve_mst(problem, budget, options):
     SolverResult
         ``solution``: the :class:`~skdp.solvers.synth.graphical.GraphicalModel`
         (a :class:`~skdp.solvers.synth.compress.CompressedModel` when a column
-        was compressed); ``info``: noise scales, the measured marginals,
-        ``n_estimate``, the compressed cardinalities.
+        was compressed); ``info``: noise scales, the measured marginals and their
+        noisy ``measurements`` (:class:`~.graphical.Measurement`, on the compressed
+        domain), ``n_estimate``, the compressed cardinalities.
     """
     rho = budget.rho
     one, sel, two = mst_shares(problem.d)
@@ -369,7 +370,7 @@ def solve_mst(problem, budget, options):
                                zeros=data.zeros)
     return SolverResult(_read_back(model, problem, merges), n_iter, info=dict(
         noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
-        n_estimate=total, compressed_shape=data.shape))
+        measurements=ones + pairs, n_estimate=total, compressed_shape=data.shape))
 
 
 def _compress(problem, budget, ones, factor):
@@ -621,7 +622,8 @@ def solve_aim(problem, budget, options):
     SolverResult
         ``solution``: the :class:`~skdp.solvers.synth.graphical.GraphicalModel`;
         ``n_iter``: rounds; ``history``: per round the marginal, its sigma and
-        whether the budget was raised.
+        whether the budget was raised; ``info``: the noisy ``measurements``
+        (:class:`~.graphical.Measurement`) among others.
     """
     cap = model_cap(problem.shape, problem.workload, options["max_model_size"])
     check_model_size(problem.shape, problem.workload, cap)
@@ -667,4 +669,4 @@ def solve_aim(problem, budget, options):
                                tol=options["tol"], warm_start=state["model"])
     return SolverResult(_read_back(model, original, merges), t, history=history, info=dict(
         noise_std_oneway=sigma1, rounds=t, initial_rounds=T,
-        measured=[m.cols for m in measurements], n_estimate=total))
+        measured=[m.cols for m in measurements], measurements=measurements, n_estimate=total))

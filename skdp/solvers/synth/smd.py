@@ -207,7 +207,8 @@ def solve_smd(problem, budget, options, *, query_set="box"):
     -------
     SolverResult
         ``solution`` the flat histogram; ``info`` the noise scale, the stopping
-        rule, ``duality_gap`` and ``n_estimate`` (the ``n`` of the measurement).
+        rule, ``duality_gap``, ``n_estimate`` (the ``n`` of the measurement) and
+        ``measurements`` (the noisy counts of each workload marginal: the release).
     """
     xp = budget.backend.xp
     answers, sigma, n_est = measure(problem, budget)
@@ -224,7 +225,8 @@ def solve_smd(problem, budget, options, *, query_set="box"):
                             tol=gap_tol, target=target, progress=problem.progress)
     return SolverResult(x, t, info=dict(noise_std_counts=sigma, query_set=query_set, tol=tol,
                                         stop_residual=target, duality_gap=gap,
-                                        n_estimate=n_est))
+                                        n_estimate=n_est,
+                                        measurements=[a * n_est for a in answers]))
 
 
 def solve_smd_linf(problem, budget, options):

@@ -27,14 +27,36 @@ import math
 
 import numpy as np
 
-__all__ = ["FineGrid", "fine_grid", "has_fine_grid", "project_nonnegative"]
+__all__ = ["FineGrid", "even_edges", "fine_grid", "has_fine_grid", "midpoints",
+           "project_nonnegative"]
+
+
+def even_edges(low, high, n):
+    """``n + 1`` evenly spaced edges from ``low`` to ``high`` (``np.linspace``), safe where
+    ``np.linspace`` overflows on a span near the largest float (then ``low + span * k / n``,
+    the span finite)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        edges = np.linspace(low, high, n + 1)
+    if np.all(np.isfinite(edges)):
+        return edges
+    return np.clip(low + (high - low) * (np.arange(n + 1) / n), low, high)
+
+
+def midpoints(left, right):
+    """``(left + right) / 2``, without overflow near the largest float."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mid = (left + right) / 2
+    bad = ~np.isfinite(mid)
+    if np.any(bad):
+        mid = np.where(bad, np.asarray(left) / 2 + np.asarray(right) / 2, mid)
+    return mid
 
 
 def has_fine_grid(col, resolution):
     """Whether ``col`` gets a fine grid: a numeric column with finite public bounds
-    ``low < high`` (public: its entry, its dtype, or a released range), ``resolution``
-    not None."""
-    return (resolution is not None and not col.categorical and col.high > col.low
+    ``low < high`` (public: its entry, its dtype, or a released range; a span the grid's
+    arithmetic can halve, not a subnormal one), ``resolution`` not None."""
+    return (resolution is not None and not col.categorical and col.high / 2 > col.low / 2
             and math.isfinite(col.high - col.low)
             and (not col.integer or math.floor(col.high) > math.ceil(col.low)))
 
@@ -48,7 +70,7 @@ def fine_grid(col, resolution):
             return FineGrid(low, high, integer=True,
                             points=np.arange(first, last + 1, dtype=np.float64))
     return FineGrid(low, high, integer=col.integer, points=np.array([low, high]),
-                    edges=np.linspace(low, high, int(resolution) + 1))
+                    edges=even_edges(low, high, int(resolution)))
 
 
 @dataclass
@@ -124,20 +146,20 @@ class FineGrid:
         else:
             n = len(self.edges) - 1
             coarse = col.edges if col.edges is not None \
-                else np.linspace(col.low, col.high, col.n_bins + 1)
+                else even_edges(col.low, col.high, col.n_bins)
             cuts = np.unique(np.concatenate([self.edges, np.clip(coarse, self.low,
                                                                  self.high)]))
             left, right = cuts[:-1], cuts[1:]
             ok = right > left
             left, right = left[ok], right[ok]
-            cell = np.clip(np.searchsorted(self.edges, (left + right) / 2, side="right") - 1,
+            cell = np.clip(np.searchsorted(self.edges, midpoints(left, right), side="right") - 1,
                            0, n - 1)
             width = self.edges[cell + 1] - self.edges[cell]
             lo = np.concatenate([[self.low], left, [self.high]])
             hi = np.concatenate([[self.low], right, [self.high]])
             weight = np.concatenate([[mass[0]], mass[1 + cell] * (right - left) / width,
                                      [mass[-1]]])
-        bins = col._encode_bins((lo + hi) / 2)
+        bins = col._encode_bins(midpoints(lo, hi))
         order = np.argsort(bins, kind="stable")
         bins, lo, hi, weight = bins[order], lo[order], hi[order], weight[order]
         starts = np.searchsorted(bins, np.arange(col.n_bins + 1))
@@ -174,7 +196,7 @@ class FineGrid:
         b = np.where(hi >= self.high, np.floor(hi), np.ceil(hi) - 1)
         draw = a + np.floor(v * np.maximum(b - a + 1, 1))
         point = np.clip(np.round(lo), first, last)
-        mid = np.clip(np.round((lo + hi) / 2), first, last)
+        mid = np.clip(np.round(midpoints(lo, hi)), first, last)
         return np.where(hi <= lo, point, np.where(b >= a, np.minimum(draw, b), mid))
 
 

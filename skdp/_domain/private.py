@@ -22,7 +22,7 @@ from scipy import special
 
 from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
-from .fine import fine_grid, has_fine_grid, project_nonnegative
+from .fine import even_edges, fine_grid, has_fine_grid, project_nonnegative
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
 __all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
@@ -312,7 +312,7 @@ def compress_counts(columns, prepared):
 
 def quantile_grid(col):
     """The fine public grid of a column binned at quantiles: ``QUANTILE_GRID n_bins`` cells."""
-    return np.linspace(col.low, col.high, QUANTILE_GRID * col.n_bins + 1)
+    return even_edges(col.low, col.high, QUANTILE_GRID * col.n_bins)
 
 
 def quantile_counts(columns, prepared):
@@ -334,7 +334,7 @@ def quantile_counts(columns, prepared):
 def _quantile_edges(grid, mass, n_bins):
     """Edges at the ``k / n_bins`` quantiles of ``mass`` spread uniformly on its grid cells."""
     if not mass.sum() > 0:
-        return np.linspace(grid[0], grid[-1], n_bins + 1)
+        return even_edges(grid[0], grid[-1], n_bins)
     cum = np.concatenate([[0.0], np.cumsum(mass)])
     targets = cum[-1] * np.arange(1, n_bins) / n_bins
     cell = np.clip(np.searchsorted(cum, targets, side="left") - 1, 0, len(mass) - 1)

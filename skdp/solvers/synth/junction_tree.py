@@ -77,29 +77,54 @@ def _graph(d, cliques):
 
 
 def _fill(adj, v):
-    """The number of edges missing among the neighbours of ``v``."""
-    nbs = list(adj[v])
-    return sum(1 for k, a in enumerate(nbs) for b in nbs[k + 1:] if b not in adj[a])
+    """The number of edges missing among the neighbours of ``v`` (``adj``: bit masks)."""
+    nbs = adj[v]
+    missing, rest = 0, nbs
+    while rest:
+        low = rest & -rest
+        a = low.bit_length() - 1
+        missing += (nbs & ~adj[a] & ~low).bit_count()
+        rest ^= low
+    return missing // 2
+
+
+def _bits(mask):
+    """The set bits of ``mask``, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _min_fill_cliques(shape, adj):
-    """Elimination cliques of the greedy min-fill order (module docstring, step 2)."""
-    adj = [set(a) for a in adj]
-    cost = {v: (_fill(adj, v), math.prod(shape[u] for u in adj[v]) * shape[v], v)
-            for v in range(len(shape))}
+    """Elimination cliques of the greedy min-fill order (module docstring, step 2).
+
+    Adjacency as bit masks (one int per column): the fill of a column is a few
+    popcounts, so screening every AIM candidate's model size stays cheap (issue 30).
+    Ties are broken as before: by ``(fill, cells of the eliminated clique, column)``.
+    """
+    masks = [sum(1 << b for b in a) for a in adj]
+
+    def cost(u):
+        return (_fill(masks, u), math.prod(shape[w] for w in _bits(masks[u])) * shape[u], u)
+
+    costs = {v: cost(v) for v in range(len(shape))}
     cliques = []
-    while cost:
-        v = min(cost, key=cost.__getitem__)
-        nbs = adj[v]
-        cliques.append(frozenset(nbs | {v}))
-        del cost[v]
-        for a in nbs:
-            adj[a].discard(v)
-            adj[a].update(b for b in nbs if b != a)
-        touched = set(nbs).union(*(adj[a] for a in nbs)) if nbs else set()
-        for u in touched:
-            cost[u] = (_fill(adj, u), math.prod(shape[w] for w in adj[u]) * shape[u], u)
-    return [c for c in cliques if not any(c < other for other in cliques)]
+    while costs:
+        v = min(costs, key=costs.__getitem__)
+        nbs = masks[v]
+        cliques.append(nbs | (1 << v))
+        del costs[v]
+        touched = nbs
+        for a in _bits(nbs):
+            masks[a] = (masks[a] | nbs) & ~((1 << a) | (1 << v))
+            touched |= masks[a]
+        for u in _bits(touched):
+            costs[u] = cost(u)
+    maximal = [c for c in cliques if not any(c != o and c & o == c for o in cliques)]
+    return [frozenset(_bits(c)) for c in maximal]
 
 
 def _spanning_tree(cliques):
@@ -176,8 +201,9 @@ def model_size(shape, cliques):
     >>> model_size((10, 10, 10), [(0, 1), (1, 2), (0, 2)])
     1000
     """
-    tree = junction_tree(shape, cliques)
-    return sum(math.prod(int(shape[c]) for c in clique) for clique in tree.cliques)
+    shape = tuple(int(s) for s in shape)
+    maximal = _min_fill_cliques(shape, _graph(len(shape), [tuple(c) for c in cliques]))
+    return sum(math.prod(shape[c] for c in clique) for clique in maximal)
 
 
 def message_plan(tree, shape):

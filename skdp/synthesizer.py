@@ -44,7 +44,7 @@ from .solvers.synth import sample as sampling
 from .solvers.synth import mst_aim
 from .solvers.synth.marginals import (MAX_CELLS, MarginalProblem, PartitionMarginalProblem,
                                       total_variation)
-from .solvers.synth.registry import SOLVER_SPECS
+from .solvers.synth.registry import SOLVER_SPECS, resolve_solver
 
 __all__ = ["SaddlePointSynthesizer", "SOLVER_SPECS"]
 
@@ -137,11 +137,12 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         given.
     solver : {'auto', 'smd', 'smd_linf', 'smd_private_game', 'smd_vertex', 'mwem', \
 'mst', 'aim'}, default='auto'
-        - ``'auto'``: ``'smd'`` when the public domain has at most ``10**7``
-          cells (the dense histogram's cap), else ``'aim'``. The domain is
-          public (or released privately first), so the choice is too.
-          ``solver_options`` are then checked against ``'aim'`` and ignored
-          when ``'smd'`` is chosen.
+        - ``'auto'``: ``'aim'``, or ``'mst'`` when ``n`` is public
+          (``neighbouring='replace_one'``) and ``epsilon * n < 1000``
+          (:func:`~skdp.solvers.synth.registry.resolve_solver`, chosen on
+          measurements of smd / aim / mst on validation tables, issue 30).
+          The inputs are public, so the choice is too. ``solver_options``
+          are checked against ``'aim'`` and ignored when ``'mst'`` is chosen.
         - ``'smd'``: select-measure-solve. Every workload marginal is measured
           once by the Gaussian mechanism under zCDP (l2-sensitivity
           ``sqrt(2 M)`` for ``M`` marginals under replace-one neighbours,
@@ -564,7 +565,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         budget = self._budget(columns, values, how, epsilon, delta, backend)
         self._zeros = forbid_masks(columns, forbid)  # on the cells (after any compression)
         shape = tuple(c.cardinality for c in columns)
-        name = self._solver_for(shape)
+        name = self._solver_for(epsilon, values)
         budget = self._budget_for(name, budget)
         spec = SOLVER_SPECS[name]
         options = spec.resolve_options(self.solver_options if name == asked else None)
@@ -685,12 +686,16 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                               "Use neighbouring='add_remove', under which dropping rows is "
                               "private, or missing='keep'.")
 
-    def _solver_for(self, shape):
-        """The solver to run: ``'auto'`` resolved on the public domain size (see ``solver``)."""
-        name = self.solver
-        if name == "auto":
-            name = "smd" if math.prod(shape) <= MAX_CELLS else "aim"
-        return name
+    def _solver_for(self, epsilon, values):
+        """The solver to run: ``'auto'`` resolved by
+        :func:`~skdp.solvers.synth.registry.resolve_solver` on the fit's epsilon and, under
+        replace-one neighbours only, the public row count (see ``solver``)."""
+        if self.solver != "auto":
+            return self.solver
+        n = None
+        if self.neighbouring == "replace_one":
+            n = values.n if not isinstance(values, list) else len(values[0]) if values else 0
+        return resolve_solver(epsilon, n)
 
     @staticmethod
     def _budget_for(name, budget):

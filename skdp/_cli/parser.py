@@ -188,8 +188,8 @@ def _add_synthesize(sub):
     p.add_argument("--workload", type=_int_at_least(1), default=2,
                    help="marginals to preserve: all k-way marginals")
     p.add_argument("--solver", default="auto", choices=SOLVERS,
-                   help="solver; auto: smd when the domain has at most 1e7 cells, else aim "
-                        "(a graphical model: any number of columns)")
+                   help="solver; auto: aim (a graphical model: any number of columns), or "
+                        "mst when epsilon x rows is below 1000")
     p.add_argument("--solver-options", type=_json_object, default=None, metavar="JSON",
                    help="expert options of the solver, a JSON object (mst and aim take some, "
                         "e.g. '{\"max_model_size\": 1000000}'; an unknown key is an error "

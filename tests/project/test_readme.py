@@ -86,9 +86,10 @@ def test_quickstart_runs_and_its_printed_score_is_good(seeded_fresh_noise):
 # The estimator table against the solver registries
 # ---------------------------------------------------------------------------
 def _auto_synthesizer():
-    est = SaddlePointSynthesizer()
-    cells = skdp.synthesizer.MAX_CELLS
-    return {est._solver_for(shape) for shape in [(10,), (cells,), (cells + 1,)]}
+    from skdp.solvers.synth.registry import resolve_solver
+
+    return {resolve_solver(eps, n) for eps, n in itertools.product(
+        [0.5, 1.0, math.inf], [None, 10, 10**6])}
 
 
 def _auto_classifier():
@@ -182,6 +183,11 @@ def test_the_auto_thresholds_in_the_table_are_the_code_s():
     rows = _table_rows()
     assert skdp.synthesizer.MAX_CELLS == AUTO_SUBSAMPLE == 1e7
     for name in ESTIMATORS:
+        if name == "SaddlePointSynthesizer":  # epsilon * n, not cells (issue 30 item 3)
+            from skdp.solvers.synth.registry import AUTO_MST_BELOW
+
+            assert f"{AUTO_MST_BELOW:,.0f}" in rows[name]
+            continue
         assert "1e7" in rows[name], f"README.md's {name} row: the 'auto' threshold is 1e7"
 
 

@@ -8,7 +8,7 @@ scikit-learn.
 
 from ..spec import Option, SolverRef, SolverSpec
 
-__all__ = ["SOLVER_SPECS"]
+__all__ = ["SOLVER_SPECS", "AUTO_MST_BELOW", "resolve_solver"]
 
 _PGM = "the model estimated as in McKenna-Sheldon-Miklau 2019 (private-pgm, post-processing)"
 _MODEL_SIZE = Option("max_model_size", "int", None, low=1,
@@ -36,7 +36,7 @@ SOLVER_SPECS = {
         paper="002 §1.4 eq. (3), box query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su Cor. 2.13",
         budget="one Gaussian release of all workload marginals; the mirror-prox solve is "
                "post-processing",
-        dask=True, auto=True, neighbourings=_BOTH),
+        dask=True, neighbourings=_BOTH),
     "smd_linf": SolverSpec(
         "smd_linf", _ref("smd", "solve_smd_linf"), family="synth",
         paper="002 §1.4 eq. (3), simplex query set; Bun-Steinke Prop. 1.6 / Dong-Roth-Su "
@@ -68,7 +68,7 @@ SOLVER_SPECS = {
         options=(Option("estimate_iter", "int", 200, low=1,
                         doc="estimation iterations of the 1-way model the edges are scored on"),
                  _compress_option(3.0)),
-        backends=("numpy",), dask=True, neighbourings=_BOTH, graphical_model=True),
+        backends=("numpy",), dask=True, auto=True, neighbourings=_BOTH, graphical_model=True),
     "aim": SolverSpec(
         "aim", _ref("mst_aim", "solve_aim"), family="synth",
         paper="McKenna-Mullins-Sheldon-Miklau 2022 (AIM) Alg. 1-2, the private game of 002 "
@@ -98,8 +98,41 @@ SOLVER_SPECS = {
 :class:`~skdp.solvers.synth.marginals.MarginalProblem` (a
 :class:`~skdp.solvers.synth.mst_aim.TableProblem` for the graphical ones) and returns a
 :class:`~skdp.solvers.spec.SolverResult` (``solution``: the flat histogram, or the graphical
-model). The facts the synthesizer decides by: ``auto`` (``'smd'`` up to ``MAX_CELLS`` cells,
-else ``'aim'``), ``dask`` (those that read the table only through counts; the private games
+model). The facts the synthesizer decides by: ``auto`` (what :func:`resolve_solver` may
+pick: ``'mst'`` or ``'aim'``), ``dask`` (those that read the table only through counts; the private games
 read single records), ``neighbourings`` (``'add_remove'``: those that release ``n`` or never
 use it) and ``graphical_model`` (a graphical model of :mod:`skdp.solvers.synth.mst_aim`
 instead of a dense histogram)."""
+
+
+AUTO_MST_BELOW = 1000.0
+"""``solver='auto'`` runs ``'mst'`` where ``epsilon * n`` is below this (``n`` public), else
+``'aim'`` (:func:`resolve_solver`)."""
+
+
+def resolve_solver(epsilon, n=None):
+    """The solver ``solver='auto'`` runs: ``'mst'`` when ``n`` is public (replace-one
+    neighbours; ``None`` under add/remove, where ``n`` is private) and ``epsilon * n <``
+    :data:`AUTO_MST_BELOW`, else ``'aim'``. Public inputs only: the fit's ``epsilon`` and the
+    public row count, so the choice is public too.
+
+    Rule (issue 30 item 3; measured in ``benchmarks/RESULTS.md``, "Issue 30 item 3"): on the
+    validation tables (coded column subsets of 2e4-3e4 cells through the API, at 500, 2,000
+    and all rows; mixed tables through the CLI, scored at the holdout's bins; epsilon 0.5, 1
+    and 5; 2 seeds) ``'aim'`` had the lowest mean 2-way TV of smd / aim / mst in every cell
+    with ``epsilon * n >= 1000`` but one near tie, 1.2-6x below ``'smd'``; at
+    ``epsilon * n <= 500`` (500 rows at epsilon 0.5 and 1) ``'mst'`` was lowest in every
+    cell, and ``'smd'`` nowhere. ``'smd'`` was also the slowest at 3e4 cells and past 1e5
+    (250 s against aim's 30 s at 6.9e5 cells), so the rule no longer picks it: the dense
+    solvers stay available by name.
+
+    Examples
+    --------
+    >>> resolve_solver(1.0, 500), resolve_solver(1.0, 20_000), resolve_solver(0.5, None)
+    ('mst', 'aim', 'aim')
+    >>> resolve_solver(float("inf"), 10)
+    'aim'
+    """
+    if n is not None and epsilon * n < AUTO_MST_BELOW:
+        return "mst"
+    return "aim"

@@ -31,16 +31,21 @@ def logsumexp(values, axes, out=None):
     """
     if not axes:
         return values
-    top = values.max(axis=axes, keepdims=True)
-    if not np.isfinite(top).all():  # a slice of -inf (structural zeros): log 0 = -inf
-        top = np.where(np.isfinite(top), top, 0.0)
+    # the ufuncs' reduce directly (the same arithmetic as ndarray.max / .sum, without their
+    # Python wrappers: AIM's estimation calls this hundreds of thousands of times)
+    top = _max(values, axis=axes, keepdims=True)
+    if not _all(_isfinite(top), axis=None):  # a slice of -inf (structural zeros): log 0 = -inf
+        top = np.where(_isfinite(top), top, 0.0)
         shifted = np.subtract(values, top, out=out)
         with np.errstate(divide="ignore"):
-            out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
+            out = np.log(_sum(np.exp(shifted, out=shifted), axis=axes))
         return out + top.reshape(out.shape)
     shifted = np.subtract(values, top, out=out)
-    out = np.log(np.exp(shifted, out=shifted).sum(axis=axes))
+    out = np.log(_sum(np.exp(shifted, out=shifted), axis=axes))
     return out + top.reshape(out.shape)
+
+
+_max, _sum, _all, _isfinite = np.maximum.reduce, np.add.reduce, np.logical_and.reduce, np.isfinite
 
 
 class Factor:

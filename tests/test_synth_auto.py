@@ -18,7 +18,9 @@ from skdp import SaddlePointSynthesizer
 from skdp.solvers.spec import auto_solvers
 from skdp.solvers.synth.registry import AUTO_MST_BELOW, SOLVER_SPECS, resolve_solver
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.abspath(__file__))
+while not os.path.exists(os.path.join(ROOT, "README.md")):  # tests/ or tests/<group>/
+    ROOT = os.path.dirname(ROOT)
 
 
 def _table(n, seed=0):

@@ -77,7 +77,7 @@ def test_large_column_compresses_to_frequent_values_and_one_merged_cell():
 def test_small_domains_are_not_compressed_by_default(releases):
     X = _wide()
     X["c"] = X["c"].where(X["c"].isin(FREQUENT), "v0")
-    synth = _fit(X, domain={"c": CATS[:100], "z": 3})
+    synth = _fit(X, domain={"c": CATS[:100], "z": 3}, solver="smd")
     assert synth.compression_ == {} and synth.bin_edges_ == {}
     assert [label for label, _, _ in releases] == ["1 workload marginals"]
 
@@ -126,7 +126,7 @@ def test_which_columns_are_compressed_does_not_depend_on_the_data(releases):
     neighbour = X.copy()
     neighbour.loc[0, "c"] = "v4999"
     degenerate = X.assign(c="v7")  # one value: no column's cardinality is read from data
-    fits = [_fit(t) for t in (X, neighbour, degenerate)]
+    fits = [_fit(t, solver="smd") for t in (X, neighbour, degenerate)]
     assert all(set(f.compression_) == {"c"} for f in fits)
     per_fit = len(releases) // 3
     plans = [releases[i * per_fit:(i + 1) * per_fit] for i in range(3)]
@@ -261,7 +261,7 @@ def test_fine_grid_release_sensitivity_and_ledger(releases, neighbouring, factor
     """One Gaussian release of the fine counts of every numeric column: l2-sensitivity
     sqrt(d) (add/remove) or sqrt(2 d) (replace-one), resolution_share of the zCDP budget."""
     synth = _fit(_spiky(2000), domain=SPIKY, neighbouring=neighbouring, resolution=64,
-                 resolution_share=0.2)
+                 resolution_share=0.2, solver="smd")
     label, sens, sigma = releases[0]
     assert label == "fine grid counts of 3 columns"
     assert sens == pytest.approx(math.sqrt(factor * 3))

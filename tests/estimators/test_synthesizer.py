@@ -292,7 +292,7 @@ def test_missing_domain_warns_and_private_domain_does_not():
 def test_add_remove_relation():
     X = _table()
     est = SaddlePointSynthesizer(domain=DOMAIN, neighbouring="add_remove", random_state=0,
-                                 resolution=None, solver="smd").fit(X)  # the solver's release alone
+                                 resolution=None, solver="smd").fit(X)  # its release alone
     assert est.solver_info_["noise_std_counts"] == pytest.approx(
         math.sqrt(10) / approx_dp_to_gdp(1.0, 1e-6))
     assert abs(est.n_records_ - len(X)) < 0.2 * len(X)

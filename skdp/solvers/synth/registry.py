@@ -98,10 +98,10 @@ SOLVER_SPECS = {
 :class:`~skdp.solvers.synth.marginals.MarginalProblem` (a
 :class:`~skdp.solvers.synth.mst_aim.TableProblem` for the graphical ones) and returns a
 :class:`~skdp.solvers.spec.SolverResult` (``solution``: the flat histogram, or the graphical
-model). The facts the synthesizer decides by: ``auto`` (what :func:`resolve_solver` may
-pick: ``'mst'`` or ``'aim'``), ``dask`` (those that read the table only through counts; the private games
-read single records), ``neighbourings`` (``'add_remove'``: those that release ``n`` or never
-use it) and ``graphical_model`` (a graphical model of :mod:`skdp.solvers.synth.mst_aim`
+model). The facts the synthesizer decides by: ``auto`` (what :func:`resolve_solver` may pick:
+``'mst'`` or ``'aim'``), ``dask`` (those that read the table only through counts; the private
+games read single records), ``neighbourings`` (``'add_remove'``: those that release ``n`` or
+never use it) and ``graphical_model`` (a graphical model of :mod:`skdp.solvers.synth.mst_aim`
 instead of a dense histogram)."""
 
 
@@ -123,9 +123,9 @@ def resolve_solver(epsilon, n=None):
     with ``epsilon * n >= 1000`` but one near tie (2%), 1.1-6x below ``'smd'``; at
     ``epsilon * n <= 500`` (500 rows at epsilon 0.5 and 1) ``'mst'`` was lowest in 5 of 8
     cells and 4% lower on their mean (aim twice, smd once: wvs_usa_abortion, where mst was
-    worst), and ``'smd'`` was lowest in no other cell. ``'smd'`` was also slower than ``'aim'`` in most
-    cells, and far slower past 1e5 cells (250 s against aim's 30 s at 6.9e5 cells), so the
-    rule no longer picks it: the dense solvers stay available by name.
+    worst), and ``'smd'`` was lowest in no other cell. ``'smd'`` was also slower than
+    ``'aim'`` in most cells, and far slower past 1e5 cells (250 s against aim's 30 s at 6.9e5
+    cells), so the rule no longer picks it: the dense solvers stay available by name.
 
     Examples
     --------

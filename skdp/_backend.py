@@ -32,7 +32,8 @@ try:  # the standalone package when installed, else scikit-learn's vendored copy
 except ImportError:  # pragma: no cover - depends on the environment
     from sklearn.externals import array_api_compat  # type: ignore[no-redef]
 
-__all__ = ["Backend", "make_rng", "sampling_rng", "get_namespace", "to_numpy", "WeakenedGenerator"]
+__all__ = ["Backend", "make_rng", "sampling_rng", "get_namespace", "is_numpy", "to_numpy",
+           "WeakenedGenerator"]
 
 
 def make_rng(random_state):
@@ -99,6 +100,19 @@ def get_namespace(*arrays):
         if given:
             return array_api_compat.array_namespace(*given)
     return array_api_compat.array_namespace(np.zeros(0))
+
+
+def is_numpy(xp):
+    """Whether the namespace ``xp`` is NumPy's (NumPy itself, or array-api-compat's wrapper,
+    as :func:`get_namespace` gives with dispatch off).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_numpy(np), is_numpy(get_namespace(np.zeros(1)))
+    (True, True)
+    """
+    return "numpy" in getattr(xp, "__name__", "")
 
 
 def to_numpy(x):

@@ -1,5 +1,6 @@
-"""Privacy plumbing shared by the estimators."""
+"""Privacy plumbing shared by the estimators, and their one fit template."""
 
+from dataclasses import dataclass
 import hashlib
 import json
 import math
@@ -8,9 +9,12 @@ import pickle
 import warnings
 
 from .privacy.accountant import BudgetAccountant
+from .privacy.budget import Budget
+from .privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp
 
-__all__ = ["PROVENANCES", "PrivacyMixin", "PrivateEstimator", "Reservation", "noise_seed",
-           "reserve_fit", "resolve_delta", "table_signature"]
+__all__ = ["PROVENANCES", "BudgetPlan", "FitRun", "PrivacyMixin", "PrivateEstimator",
+           "Reservation", "Rows", "noise_seed", "reserve_fit", "resolve_delta",
+           "table_signature"]
 
 
 def resolve_delta(delta, epsilon, accountant=None):
@@ -273,7 +277,7 @@ class PrivacyMixin:
         ``partial`` is for the streaming estimators (:class:`~skdp._partial_fit.StreamingMixin`
         keeps the delta a stream started with); here it is ignored.
         """
-        self.delta_ = self._fit_delta()
+        self._publish(delta_=self._fit_delta())
         return self.delta_
 
     def _fit_delta(self):
@@ -348,7 +352,7 @@ class PrivacyMixin:
         (after checking that it holds this fit's claim on this accountant).
         """
         accountant, epsilon, delta, seed = self._claim()
-        self.delta_ = delta
+        self._publish(delta_=delta)
         self._noise_seed = seed
         held = self.__dict__.pop("_held_reservation", None)
         if held is not None and not held.settled:
@@ -411,9 +415,125 @@ class PrivacyMixin:
         else:
             token = None if reservation is None else reservation[1]
             accountant.charge(token, self.epsilon, delta, **record)
-        self.privacy_spent_ = (float(eps_used), float(delta))
-        self.privacy_method_ = method
-        self.privacy_ledger_ = ledger
+        self._publish(privacy_spent_=(float(eps_used), float(delta)), privacy_method_=method,
+                      privacy_ledger_=ledger)
+
+    def _publish(self, **attributes):
+        """Set fitted attributes (:class:`PrivateEstimator` checks each against its declared
+        list)."""
+        for name, value in attributes.items():
+            setattr(self, name, value)
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    """The calibration of a fit's one :class:`~skdp.privacy.budget.Budget`, as data.
+
+    Every estimator declares its calibration with :meth:`PrivateEstimator._budget_plan`;
+    :meth:`PrivateEstimator._open_budget` alone turns it into the fit's ``Budget``
+    (``Budget.for_fit``). The fit's ``(epsilon, delta)`` is spent in one of two
+    currencies, and the budget may carry a Gaussian-DP filter beside its zCDP one:
+
+    * ``currency='gdp'``: the fit is ``mu``-GDP with ``mu = approx_dp_to_gdp(epsilon,
+      delta) * (1 - slack)`` (Dong–Roth–Su 2022, Cor. 2.13 inverted: exactly (epsilon,
+      delta)-DP), and the zCDP total is ``rho = mu**2 / 2`` (a Gaussian release is
+      ``rho``-zCDP exactly when it is ``sqrt(2 rho)``-GDP, Thm 2.7, and both compose by
+      adding ``rho``, Cor. 3.3; adaptively: Smith–Thakurta 2022). For fits made of
+      Gaussian releases only: the classifier, the regressor's ``gaussian`` solvers.
+    * ``currency='zcdp'``: ``rho = approx_dp_to_zcdp(epsilon, zcdp_delta or delta)``
+      (Canonne–Kamath–Steinke 2020; Bun–Steinke 2016 Prop. 1.3): any mechanism
+      (exponential, tree, matrix, Poisson-subsampled) composes in zCDP.
+
+    ``gdp_filter`` gives the budget a GDP filter ``mu`` beside ``rho``: None (none),
+    ``'exact'`` (``approx_dp_to_gdp(epsilon, delta) * (1 - slack)``, the fit's exact GDP
+    budget: its Gaussian releases compose to (epsilon, delta) with no conversion loss,
+    any other release closes the filter) or ``'of_rho'`` (``sqrt(2 rho) * (1 - slack)``,
+    the GDP image of the zCDP total: a stream calibrated in zCDP whose one Gaussian
+    mechanism is accounted as GDP). ``slack`` shrinks ``mu`` by a relative amount so
+    that round-off never overspends. ``exclusive``: no other mechanism shares the
+    fit's (epsilon, delta) (False where releases before the solver's take shares);
+    ``gdp_only``: Budget's flag (a non-Gaussian zCDP release is refused). At
+    ``epsilon = inf`` both totals are infinite (the non-private fit: no noise).
+
+    Examples
+    --------
+    >>> plan = BudgetPlan("gdp", slack=1e-9, exclusive=False)
+    >>> round(plan.rho(1.0, 1e-6), 4), plan.mu(1.0, 1e-6)
+    (0.028, None)
+    >>> round(BudgetPlan("zcdp").rho(1.0, 1e-6), 4)
+    0.0244
+    """
+
+    currency: str = "zcdp"
+    zcdp_delta: float | None = None
+    gdp_filter: str | None = None
+    slack: float = 0.0
+    exclusive: bool = True
+    gdp_only: bool = False
+
+    def __post_init__(self):
+        if self.currency not in ("gdp", "zcdp"):
+            raise ValueError(f"currency must be 'gdp' or 'zcdp', got {self.currency!r}.")
+        if self.gdp_filter not in (None, "exact", "of_rho"):
+            raise ValueError(f"gdp_filter must be None, 'exact' or 'of_rho', got "
+                             f"{self.gdp_filter!r}.")
+
+    def _exact_mu(self, epsilon, delta):
+        return approx_dp_to_gdp(epsilon, delta) * (1.0 - self.slack)
+
+    def rho(self, epsilon, delta):
+        """The zCDP total of the fit's budget (``inf`` at ``epsilon = inf``)."""
+        if math.isinf(epsilon):
+            return math.inf
+        if self.currency == "gdp":
+            mu = self._exact_mu(epsilon, delta)
+            return mu * mu / 2.0
+        return approx_dp_to_zcdp(epsilon, delta if self.zcdp_delta is None else self.zcdp_delta)
+
+    def mu(self, epsilon, delta):
+        """The GDP filter of the fit's budget (None: none; ``inf`` at ``epsilon = inf``)."""
+        if self.gdp_filter is None:
+            return None
+        if math.isinf(epsilon):
+            return math.inf
+        if self.gdp_filter == "exact":
+            return self._exact_mu(epsilon, delta)
+        return math.sqrt(2.0 * self.rho(epsilon, delta)) * (1.0 - self.slack)
+
+
+class Rows:
+    """What a fit's ``_read_rows`` returns: the ``backend`` its noise is drawn on and the
+    estimator's encoded rows (its own fields, by keyword). Lives in the call only."""
+
+    def __init__(self, backend, **fields):
+        self.backend = backend
+        self.__dict__.update(fields)
+
+
+class FitRun:
+    """One fit's working state, handed from step to step of the template.
+
+    It lives in the call (never on the estimator, never published). The base sets
+    ``X``, ``args`` / ``kwargs`` (the rest of the fit's arguments), ``partial``,
+    ``epsilon`` / ``delta`` (step 1), ``rows`` (step 3), ``plan`` and ``budget`` (the
+    fit's one budget, step 4) and ``result`` (step 5). The estimator's hooks set the
+    rest: ``charged`` (False: a chunk of a stream already charged, nothing reserved),
+    ``stream_dask`` (a Dask collection fitted chunk by chunk, each chunk through this
+    template), ``read_args`` / ``read_kwargs`` (what ``_read_rows`` gets after ``X``),
+    ``ledger`` (a stream's chunk continues its stream's ledger), and ``solver``,
+    ``spec``, ``options``, ``problem``, ``solver_budget`` (what step 5 dispatches);
+    anything else a hook keeps for a later one is an attribute too.
+    """
+
+    def __init__(self, X, args, kwargs, partial):
+        self.X, self.args, self.kwargs, self.partial = X, args, kwargs, partial
+        self.epsilon = self.delta = None
+        self.charged = True
+        self.stream_dask = False
+        self.read_args, self.read_kwargs = args, {}
+        self.ledger = None
+        self.solver = self.spec = self.options = self.problem = self.solver_budget = None
+        self.rows = self.plan = self.budget = self.result = None
 
 
 PROVENANCES = {
@@ -437,38 +557,52 @@ _PUBLISHED = {
 class PrivateEstimator(PrivacyMixin):
     """The fit template of the skdp estimators (developer guide, "The fit template").
 
-    ``fit`` runs :meth:`_fit_atomically` (all or nothing), whose ``_fit``
-    takes these steps in this order, each through the method named:
+    ``fit`` (and ``partial_fit``) runs :meth:`_fit_atomically` (all or nothing),
+    whose :meth:`_fit` is this class's, the one sequence of every estimator. Each
+    step is a method of the base; what differs between estimators is a hook
+    (marked *hook*), and a :class:`FitRun` carries the fit's state from step to
+    step:
 
     1. parameters: sklearn's ``_fit_context`` validates them against
        ``_parameter_constraints``; :meth:`_check_privacy_params` checks
-       ``epsilon`` and resolves ``delta`` into ``delta_``; the solver is
-       resolved as far as public things allow and its ``solver_options``
-       are checked against its spec -- no data row read;
+       ``epsilon`` and resolves ``delta`` into ``delta_``;
+       :meth:`_warn_moved_parameters`; *hook* :meth:`_prepare`: the solver
+       resolved as far as public things allow, its ``solver_options`` checked
+       against its spec, the public schema checked -- no data row read. A
+       streaming solver on a Dask collection (``run.stream_dask``) becomes
+       here a sequence of chunk fits, each through this template
+       (:meth:`~skdp._partial_fit.StreamingMixin._fit_stream_dask`);
     2. reserve: :meth:`_reserve` (:meth:`~PrivacyMixin._check_budget`), the
        fit's claim counted on its accountant before any row is read (a Dask
-       collection whose row counts must be computed reserves ahead,
-       :meth:`~PrivacyMixin._reserve_ahead`);
-    3. read: :meth:`_read_rows`, the one entry of the rows: a Dask collection to
-       the estimator's ``_read_dask``, anything else (arrays of any
+       collection whose row counts must be computed reserves ahead in step 1,
+       :meth:`~PrivacyMixin._reserve_ahead`; an uncharged chunk of a stream
+       reserves nothing);
+    3. read: :meth:`_read_rows`, the one entry of the rows: a Dask collection
+       to the estimator's ``_read_dask``, anything else (arrays of any
        namespace, DataFrames, lists, a stream's chunk) to its
-       ``_read_arrays``; each marks :meth:`~PrivacyMixin._reading_data`
-       right before the first row is touched;
-    4. budget: one :class:`~skdp.privacy.budget.Budget` per fit
-       (``Budget.for_fit``), the estimator's calibration;
+       ``_read_arrays`` (*hooks*, each returning :class:`Rows`); each marks
+       :meth:`~PrivacyMixin._reading_data` right before the first row is
+       touched;
+    4. budget: *hook* :meth:`_budget_plan` declares the calibration as data
+       (a :class:`BudgetPlan`), and :meth:`_open_budget` opens the fit's one
+       :class:`~skdp.privacy.budget.Budget` from it; *hook*
+       :meth:`_build_problem` makes the releases that come before the
+       solver's (preconditioner, private clip, group sizes, private domains)
+       on shares of it, and the solver's problem and share;
     5. dispatch: :meth:`_dispatch`, ``spec.fn(problem, budget, options)`` of
        the solver's :class:`~skdp.solvers.spec.SolverSpec`;
-    6. publish: :meth:`_publish` and :meth:`_dispatch` set the fitted
-       attributes, each declared in ``_published`` (name -> provenance, a
-       key of :data:`PROVENANCES`): an attribute ending in ``_`` that is not
-       declared fails the fit (:meth:`_after_fit`), before anything leaves;
+    6. publish: :meth:`_dispatch` and *hook* :meth:`_after_dispatch` set the
+       fitted attributes through :meth:`_publish`, each declared in
+       ``_published`` (name -> provenance, a key of :data:`PROVENANCES`);
+       :meth:`_check_published` fails the fit on an attribute ending in
+       ``_`` that is not declared, before anything leaves;
     7. charge: :meth:`_charge`, the reservation replaced by the ledger's
        spend (the last step: a fit that fails before it leaves the estimator
        as it was).
 
-    An estimator keeps what differs: its parameters, its encoding (the
-    ``_read_*`` hooks and its problem), its budget's calibration, and
-    ``predict`` / ``sample``.
+    An estimator keeps what differs: its parameters, the hooks (its
+    encoding, its calibration, its problem, its outputs), and ``predict`` /
+    ``sample``.
     """
 
     _published: dict[str, str] = {}
@@ -486,6 +620,61 @@ class PrivateEstimator(PrivacyMixin):
     def published_attributes(cls):
         """Every fitted attribute the estimator may publish: name -> provenance."""
         return {**_PUBLISHED, **cls._published}
+
+    # -- the template -------------------------------------------------------------------
+    def _fit(self, X, *args, partial=False, **kwargs):
+        """The one fit sequence (the class docstring's steps 1 to 7), run by
+        :meth:`_fit_atomically`: ``fit(X, ...)`` and ``partial_fit(X, ..., partial=True)``
+        of every estimator, and each chunk of a Dask stream."""
+        run = FitRun(X, args, kwargs, partial)
+        # 1. parameters, the solver and its options, the public schema: no row read
+        run.epsilon, run.delta = self._check_privacy_params(partial)
+        self._warn_moved_parameters()
+        self._prepare(run)
+        if run.stream_dask:  # chunk after chunk, each chunk through this template
+            return self._fit_stream_dask(run)
+        accountant = self._reserve(run.charged)  # 2. reserve
+        run.rows = self._read_rows(run.X, *run.read_args, **run.read_kwargs)  # 3. read
+        run.plan = self._budget_plan(run)  # 4. the one budget
+        run.budget = self._open_budget(run.plan, run.rows.backend, run.epsilon, run.delta,
+                                       ledger=run.ledger)
+        self._build_problem(run)  # the releases before the solver's, the solver's share
+        run.result = self._dispatch(run.solver, run.spec, run.problem,  # 5. dispatch
+                                    run.solver_budget, run.options)
+        self._after_dispatch(run)  # 6. publish
+        self._check_published()
+        self._charge(accountant, run.budget)  # 7. charge (None: a chunk of a charged stream)
+        return self
+
+    def _prepare(self, run):
+        """Hook of step 1: resolve the solver and its options (``run.solver``,
+        ``run.spec``, ``run.options``, or later in :meth:`_build_problem` where the
+        rule needs a public fact of the rows), check what the parameters and the schema
+        alone fix, and set ``run.charged``, ``run.read_args`` / ``run.read_kwargs``,
+        ``run.ledger`` or ``run.stream_dask``. Reads no row."""
+
+    def _budget_plan(self, run):
+        """Hook of step 4: the calibration of the fit's budget, a :class:`BudgetPlan`
+        (public things only: parameters, the solver, the schema)."""
+        return BudgetPlan()
+
+    def _build_problem(self, run):
+        """Hook of step 4: the releases before the solver's, on shares of ``run.budget``;
+        set ``run.problem``, ``run.solver_budget`` (and the solver, where
+        :meth:`_prepare` left it)."""
+        raise NotImplementedError
+
+    def _after_dispatch(self, run):
+        """Hook of step 6: publish the fitted attributes from ``run.result``
+        (:meth:`_publish`); post-processing only."""
+
+    def _open_budget(self, plan, backend, epsilon, delta, ledger=None):
+        """Step 4: the fit's one :class:`~skdp.privacy.budget.Budget`, calibrated by
+        ``plan`` (:class:`BudgetPlan`) on ``backend``'s generator, recording in a new
+        ledger (or ``ledger``: a stream's chunk continues its stream's)."""
+        return Budget.for_fit(backend, epsilon, delta, plan.rho(epsilon, delta),
+                              mu=plan.mu(epsilon, delta), exclusive=plan.exclusive,
+                              ledger=ledger, gdp_only=plan.gdp_only)
 
     def _check_privacy_params(self, partial=False):
         """Step 1: ``(epsilon, delta)`` of the fit, checked, ``delta='auto'`` resolved into
@@ -545,7 +734,9 @@ class PrivateEstimator(PrivacyMixin):
         return result
 
     def _publish(self, **attributes):
-        """Step 6: set fitted attributes, each declared in ``_published``."""
+        """Step 6: set fitted attributes, each declared in ``_published``; the only way an
+        estimator sets one (sklearn's ``validate_data`` sets ``n_features_in_`` and
+        ``feature_names_in_`` itself)."""
         declared = self.published_attributes()
         for name, value in attributes.items():
             if name not in declared:
@@ -557,13 +748,14 @@ class PrivateEstimator(PrivacyMixin):
         """Step 7: the reservation replaced by the fit's spend, ``budget``'s ledger (a
         stream's pass by :meth:`~skdp._partial_fit.StreamingMixin._record_pass`); nothing
         for ``accountant=None`` (a chunk of a stream charged by the call that started it)."""
-        self._check_published()  # before anything is charged
         if accountant is None:
             return
         record = getattr(self, "_record_pass", self._record_spend)
         record(accountant, budget.recorded())
 
     def _check_published(self):
+        """Step 6: fail the fit on a public attribute ending in ``_`` that ``_published``
+        does not declare (before the charge: nothing leaves)."""
         declared = self.published_attributes()
         undeclared = sorted(name for name in vars(self)
                             if name.endswith("_") and not name.startswith("_")

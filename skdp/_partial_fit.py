@@ -262,6 +262,28 @@ class StreamingMixin:
         else:
             self._reading_data()
 
+    @staticmethod
+    def _dask_column(column):
+        """A per-row Dask argument of ``fit`` as a Dask array, once the budget is reserved
+        (here as given; the regressor's turns a Dask Series into one)."""
+        return column
+
+    def _fit_stream_dask(self, run):
+        """The template's Dask stream (``run.stream_dask``, set by the estimator's
+        ``_prepare``): the fit's per-row arguments (``run.args`` not None: the target, the
+        groups) cut into chunks with ``run.X``, and the template (``_fit``) run on each
+        chunk with ``run.kwargs``, by :meth:`_fit_dask_stream`."""
+        present = [i for i, arg in enumerate(run.args) if arg is not None]
+
+        def fit_chunk(X_i, *columns, partial):
+            args = list(run.args)
+            for i, column in zip(present, columns):
+                args[i] = column
+            self._fit(X_i, *args, partial=partial, **run.kwargs)
+
+        return self._fit_dask_stream(run.X, [run.args[i] for i in present], run.partial,
+                                     fit_chunk, prepare=self._dask_column)
+
     def _fit_dask_stream(self, X, columns, partial, fit_chunk, prepare=None):
         """A streaming solver on a Dask collection ``X`` (with its Dask ``columns``: the
         target, the groups): ``fit_chunk(X_i, *columns_i, partial=...)`` on its first chunk
@@ -321,9 +343,8 @@ class StreamingMixin:
         total = PrivacyLedger(list(before.entries) + list(ledger.entries))
         delta = delta_before + self.privacy_spent_[1]
         eps, method = total.spent(min(delta, 1.0))
-        self.privacy_spent_ = (float(eps), float(delta))
-        self.privacy_method_ = method
-        self.privacy_ledger_ = total
+        self._publish(privacy_spent_=(float(eps), float(delta)), privacy_method_=method,
+                      privacy_ledger_=total)
 
     def _spend_record(self, seed=None):
         """The accountant's record of the call; a new pass's seed names the pass.

@@ -9,6 +9,7 @@ clipped, deterministic-sensitivity variant of it give the Euclidean solvers). Se
 
 import math
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -17,8 +18,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._backend import Backend, array_api_compat, get_namespace, make_rng, to_numpy
-from ._base import PrivateEstimator
+from ._backend import Backend, array_api_compat, get_namespace, is_numpy, make_rng, to_numpy
+from ._base import BudgetPlan, PrivateEstimator, Rows
 from ._dask import check_dask_solver, check_finite
 from ._partitions import is_dask_collection
 from ._partial_fit import STREAM_CHUNKS, StreamingMixin, has_streaming_solver
@@ -26,7 +27,6 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           EPSILON_CONSTRAINT, warn_large_delta,
                           warn_privacy_leak)
 from .privacy.ledger import approx_dp_to_gdp
-from .privacy.budget import Budget
 from .privacy.clipping import clip_factors, clip_overflowing_rows
 from .solvers.losses.classification import LOSSES
 from .solvers.minimax.data import LinearData, PartitionedLinearData
@@ -41,12 +41,12 @@ from .solvers.minimax.steps import CENTER_SHARE, LOSS_SHARE
 from .solvers.shared.subsampling import (AUTO_ROWS_CLASSIFIER, AUTO_SUBSAMPLE,
                                          DPSGD_POISSON_OPTIONS)
 from .solvers.streaming.classifier import STREAM_CLASSIFIERS
-from .solvers.spec import (AutoFrom, SolverSpec, auto_by_size, auto_solvers, choices_with,
-                           deprecated_names, solvers_with)
+from .solvers.spec import (AutoFrom, SolverResult, SolverSpec, auto_by_size, auto_solvers,
+                           choices_with, deprecated_names, solvers_with)
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
-__all__ = ["PrivateMinimaxClassifier", "SOLVER_SPECS", "GROUP_SIZE_SHARE", "SIZE_FLOOR_SDS",
-           "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
+__all__ = ["FIT_BUDGET", "PrivateMinimaxClassifier", "SOLVER_SPECS", "GROUP_SIZE_SHARE",
+           "SIZE_FLOOR_SDS", "UNKNOWN_LABEL_MESSAGE", "resolve_solver"]
 
 
 _LEFT = "what the group sizes leave "  # of (epsilon, delta), when they are released
@@ -143,6 +143,14 @@ __getattr__ = deprecated_names(__name__, {
                      "choices_with(SOLVER_SPECS, {'loss': 'logistic'}, dask=True)"),
 })
 
+
+FIT_BUDGET = BudgetPlan("gdp", gdp_filter="exact", gdp_only=True)
+"""The classifier's calibration (every solver): ``mu``-GDP with ``mu = approx_dp_to_gdp(epsilon,
+delta)``, exactly (epsilon, delta)-DP (Dong–Roth–Su 2022, Cor. 2.13), with the zCDP image
+``rho = mu**2 / 2``; a non-Gaussian zCDP release is refused (``gdp_only``). Every release is
+Gaussian (GDP), an exponential-mechanism draw or a Poisson-subsampled step checked against the
+ledger's (epsilon, delta), or a tree / matrix mechanism in GDP, so no zCDP conversion is
+needed (:class:`~skdp._base.BudgetPlan`)."""
 
 GROUP_SIZE_SHARE = 0.05
 """Share of the fit's ``mu**2`` (GDP) spent on the group sizes when they are not public.
@@ -615,94 +623,137 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         """
         return self._fit_atomically(X, y, groups, classes=classes, partial=True)
 
-    def _fit(self, X, y, groups=None, classes=None, partial=False):
-        # 1. parameters, the solver and its options, the public groups: no row read
-        epsilon, delta = self._check_privacy_params(partial)
-        self._warn_moved_parameters()
-        if not math.isinf(epsilon) and delta == 0:
+    # -- the fit template's hooks (PrivateEstimator._fit runs the sequence) ----------------
+    def _prepare(self, run):
+        """Step 1: the stream to continue, the solver, its options and the public groups,
+        checked before any row is read; a streaming solver on Dask streams chunk by chunk."""
+        X, (y, groups), classes = run.X, run.args, run.kwargs.get("classes")
+        if not math.isinf(run.epsilon) and run.delta == 0:
             raise ValueError("delta must be > 0.")
-        state, charged = self._stream_to_continue(partial)
+        state, run.charged = self._stream_to_continue(run.partial)
         solver = self._resolve_loss_solver()
         picks = auto_solvers(SOLVER_SPECS, loss=self.loss) if solver == "auto" else (solver,)
         for name in picks:  # before any data is read
             SOLVER_SPECS[name].check_options(self._solver_options(SOLVER_SPECS[name]))
         self._check_public_groups(groups, classes, state, solver)  # before any data is read
+        run.search = None
         if self.search is not None:  # the private search of issue 31 (model_selection)
-            return self._fit_searched(X, y, groups, classes, epsilon, delta, partial, solver)
-        on_dask = is_dask_collection(X)
-        if on_dask:  # before any data are read
+            self._prepare_search(run, solver)
+            return
+        if is_dask_collection(X):  # before any data are read
             check_dask_solver(type(self).__name__, solver,
                               choices_with(SOLVER_SPECS, {"loss": self.loss}, dask=True))
             if SOLVER_SPECS.get(solver) and SOLVER_SPECS[solver].streaming:
-                return self._stream_dask(X, y, groups, classes, partial)
-        accountant = self._reserve(charged)  # 2. reserve
-        data, counts, labels, backend = self._read_rows(X, y, groups, classes, state,
-                                                        delta)  # 3. read
-        n = data.n
+                run.stream_dask = True
+                return
+        run.solver, run.state, run.groups = solver, state, groups
+        run.read_args = (y, groups, classes, state, run.delta)
+
+    def _budget_plan(self, run):
+        """Step 4: ``mu``-GDP with ``mu`` exactly (epsilon, delta) (Dong–Roth–Su Cor. 2.13),
+        its zCDP image ``rho = mu**2 / 2`` refusing non-Gaussian zCDP releases: the group
+        sizes (when released) are its first GDP release; the solver gets what they leave
+        (:func:`_solver_budget`)."""
+        return FIT_BUDGET
+
+    def _build_problem(self, run):
+        """Step 4: the group sizes (public, or released on a share of the fit's budget), the
+        ``'auto'`` rule on the public shape, the problem and the solver's share."""
+        if run.search is not None:
+            return self._build_search(run)
+        data, labels, fit = run.rows.data, run.rows.labels, run.budget
+        n, solver = data.n, run.solver
         if solver != "auto" and SOLVER_SPECS[solver].streaming and labels.shape[0] > 1:
             raise ValueError(_one_group_message(self.solver, labels.shape[0]))
-        fit = _fit_budget(backend, epsilon, delta)  # 4. the one budget
-        sizes = self._group_sizes(counts, labels, n, epsilon, delta, fit)
-        solver = resolve_solver(n, data.p, epsilon) if solver == "auto" else solver
+        sizes = self._group_sizes(run.rows.counts, labels, n, run.epsilon, run.delta, fit)
+        solver = resolve_solver(n, data.p, run.epsilon) if solver == "auto" else solver
         spec = SOLVER_SPECS[solver]
         options = spec.resolve_options(self._solver_options(spec))
         # the Goldstein solvers' smoothing radius: the problem's (goldstein_config's radius)
         goldstein_radius = options.pop("radius", None) if spec.family == "goldstein" else None
-        problem = MinimaxProblem(
-            data, sizes, reference="balanced" if groups is None else "population",
+        run.problem = MinimaxProblem(
+            data, sizes, reference="balanced" if run.groups is None else "population",
             radius=self.radius, n_iter=self.n_iter, theory=self.theory, verbose=self.verbose,
-            goldstein_radius=goldstein_radius, state=state)
+            goldstein_radius=goldstein_radius, state=run.state)
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
-        result = self._dispatch(solver, spec, problem, _solver_budget(fit), options)  # 5.
+        run.solver, run.spec, run.options, run.sizes = solver, spec, options, sizes
+        run.solver_budget = _solver_budget(fit)
+
+    def _after_dispatch(self, run):
+        """Step 6: the coefficients, the groups and their weights; the live stream. With
+        ``search``: the best run's fitted attributes, its grid point and noisy score."""
+        result = run.result
+        if run.search is not None:
+            model = result.info["model"]
+            self._publish(**{k: v for k, v in vars(model).items()
+                             if k in self.published_attributes() and k.endswith("_")
+                             and not k.startswith("privacy_") and k != "delta_"},
+                          search_params_=result.info["params"],
+                          search_score_=result.info["score"])
+            return
         coef, intercept = result.solution
-        self._publish(coef_=coef, intercept_=intercept, group_labels_=labels,  # 6. publish
+        self._publish(coef_=coef, intercept_=intercept, group_labels_=run.rows.labels,
                       group_weights_=np.asarray(result.info["group_weights"], dtype=float),
-                      group_sizes_=np.asarray(sizes, dtype=float))
-        self._keep_stream(result.state if spec.streaming else None)
-        self._charge(accountant, fit)  # 7. charge (None: a chunk of a charged stream)
-        return self
+                      group_sizes_=np.asarray(run.sizes, dtype=float))
+        self._keep_stream(result.state if run.spec.streaming else None)
 
-    def _fit_searched(self, X, y, groups, classes, epsilon, delta, partial, solver):
-        """``fit`` with ``search``: the best of K private runs (see the ``search`` parameter)."""
-        from ._search_in_fit import SEARCH_SOLVER, check_search, search_in_fit
+    # -- fit with search: the same template, the search dispatched as the solver ------------
+    def _prepare_search(self, run, solver):
+        """Step 1 of ``fit`` with ``search`` (see the ``search`` parameter): refuse what the
+        search cannot run, check its settings; the rows go to the search's runs, unread."""
+        from ._search_in_fit import SEARCH_SOLVER, check_search
 
-        if partial or is_dask_collection(X) or math.isinf(epsilon) or self.loss != "logistic" \
-                or solver not in ("auto", SEARCH_SOLVER):
+        if run.partial or is_dask_collection(run.X) or math.isinf(run.epsilon) \
+                or self.loss != "logistic" or solver not in ("auto", SEARCH_SOLVER):
             raise ValueError("search needs fit (not partial_fit) on in-memory data, a finite "
                              "epsilon, loss='logistic' and solver 'auto' or 'noisy_gd'.")
-        search = check_search(self.search, SOLVER_SPECS[SEARCH_SOLVER], ("n_iter",))
-        accountant = self._reserve()
-        fit = _fit_budget(Backend(np, "cpu", make_rng(self.random_state)), epsilon, delta)
+        run.search = check_search(self.search, SOLVER_SPECS[SEARCH_SOLVER], ("n_iter",))
+        run.charged, (y, groups), classes = True, run.args, run.kwargs.get("classes")
+        run.read_args, run.read_kwargs = (y, groups, classes), {"search": True}
+
+    def _read_rows(self, X, *args, search=False):
+        """Step 3; with ``search``, the rows as given (each run of the search reads its part
+        through its own fit) and the host backend of the search's draws."""
+        if not search:
+            return super()._read_rows(X, *args)
         self._reading_data()
-        model, params, score, _ = search_in_fit(self, X, y, groups, {"classes": classes},
-                                                search, fit, fit.backend.rng)
-        self._publish(**{k: v for k, v in vars(model).items()
-                         if k in self.published_attributes() and k.endswith("_")
-                         and not k.startswith("privacy_") and k != "delta_"},
-                      search_params_=params, search_score_=score)
-        self._charge(accountant, fit)
-        return self
+        y, groups, classes = args
+        return Rows(Backend(np, "cpu", make_rng(self.random_state)), X=X, y=y, groups=groups,
+                    classes=classes)
+
+    def _build_search(self, run):
+        """Step 4 of ``fit`` with ``search``: the search is the solver, on the whole budget
+        (one ``(epsilon, delta)`` entry, PS22 Thm 2: :func:`_search_solver`)."""
+        from ._search_in_fit import SEARCH_SOLVER
+
+        rows = run.rows
+        run.solver, run.spec, run.options = SEARCH_SOLVER, _SEARCH, run.search
+        run.problem = (self, rows.X, rows.y, rows.groups, rows.classes)
+        run.solver_budget = run.budget
 
     def _read_arrays(self, X, y, groups, classes, state, delta):
-        """In-memory data: ``(LinearData, group counts (a callable), group labels, backend)``."""
+        """In-memory data: :class:`~skdp._base.Rows` (``data`` a :class:`LinearData`, group
+        ``counts`` a callable, group ``labels``, ``backend``)."""
         X, y, xp = self._validate_fit_data(X, y, reset=state is None,
                                            check_y=classes is None and state is None)
         X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
         n = X.shape[0]
         if state is None:
             warn_large_delta(delta, n)
-            self.classes_ = _fit_classes(y, classes)
+            self._publish(classes_=_fit_classes(y, classes))
         y_codes = _label_codes(self.classes_, y, UNKNOWN_LABEL_MESSAGE)
         group_codes, labels = self._group_codes(y_codes, groups, n)
         backend = Backend.from_arrays(X, random_state=self.random_state)
         data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
                           self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
                           self._intercept_feature(), xp, norms=norms)
-        return data, lambda: _code_counts(group_codes, labels.shape[0]), labels, backend
+        return Rows(backend, data=data, labels=labels,
+                    counts=lambda: _code_counts(group_codes, labels.shape[0]))
 
     def _read_dask(self, X, y, groups, classes, state, delta):
-        """Dask data: ``(PartitionedLinearData, group counts, group labels, backend)``.
+        """Dask data: :class:`~skdp._base.Rows` (a :class:`PartitionedLinearData`, group
+        counts, group labels, backend).
 
         The rows are validated (finite) and clipped per partition and kept in
         cluster memory; the label sets read from the data (``classes=None``,
@@ -714,7 +765,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
 
         self._reading_data()
         X = _rows_known(check_dask_X(X))
-        self.n_features_in_ = X.shape[1]
+        self._publish(n_features_in_=X.shape[1])
         arrays = {"X": X, "y": check_dask_y(y, X)}
         if groups is not None:
             arrays["groups"] = check_dask_y(groups, X)
@@ -723,9 +774,9 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         if classes is None:
             found = _distinct(rows, "y")
             check_classification_targets(found)
-            self.classes_ = _fit_classes(found, None)
+            self._publish(classes_=_fit_classes(found, None))
         else:
-            self.classes_ = _fit_classes(None, classes)
+            self._publish(classes_=_fit_classes(None, classes))
         labels = self._group_labels(groups, lambda: _distinct(rows, "groups"))
         rows = rows.with_columns(_encode_part, self.classes_, labels,
                                  groups is None and self.group_by is None,
@@ -734,17 +785,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         data = PartitionedLinearData(rows, X.shape[1], X.dtype, self.classes_.shape[0], m,
                                      float(self.feature_bound), self._intercept_feature())
         backend = Backend(np, "cpu", make_rng(self.random_state))
-        return data, lambda: rows.reduce(_group_counts, m), labels, backend
-
-    def _stream_dask(self, X, y, groups, classes, partial):
-        """A streaming solver on Dask: ``fit`` on the first fixed-size chunk (``partial_fit``
-        if ``partial``), ``partial_fit`` on each next one
-        (:meth:`~skdp._partial_fit.StreamingMixin._fit_dask_stream`)."""
-        def fit_chunk(X_i, y_i, *g_i, partial):
-            self._fit(X_i, y_i, g_i[0] if g_i else None, classes=classes, partial=partial)
-
-        columns = [y] + ([] if groups is None else [groups])
-        return self._fit_dask_stream(X, columns, partial, fit_chunk)
+        return Rows(backend, data=data, labels=labels,
+                    counts=lambda: rows.reduce(_group_counts, m))
 
     def _intercept_feature(self):
         return float(self.feature_bound) if self.fit_intercept else 0.0
@@ -777,16 +819,16 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         values to the membership test, whose message is the same whatever they are."""
         self._reading_data()
         xp = get_namespace(X)
-        if _is_numpy(xp) and check_y:
+        if is_numpy(xp) and check_y:
             X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=reset)
             y = column_or_1d(y, warn=True)
-        elif _is_numpy(xp):
+        elif is_numpy(xp):
             X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
             y = _labels_1d(y, X.shape[0])
         else:
             X = _check_array_api_X(X, xp)
             if reset:
-                self.n_features_in_ = X.shape[1]
+                self._publish(n_features_in_=X.shape[1])
             elif X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.n_features_in_} features as input.")
@@ -897,7 +939,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         if is_dask_collection(X):
             return self._dask_scores(X)
         xp = get_namespace(self.coef_)
-        if _is_numpy(xp):
+        if is_numpy(xp):
             X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         else:
             if get_namespace(X) is not xp:
@@ -979,14 +1021,22 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         return {}
 
 
-def _fit_budget(backend, epsilon, delta):
-    """The fit's budget: ``mu``-GDP with ``mu`` exactly (epsilon, delta) (Dong–Roth–Su Cor. 2.13).
+def _search_solver(problem, budget, options):
+    """The private search of ``fit(search=...)`` dispatched as a solver: the best of K
+    private ``noisy_gd`` runs, recorded as one ``(epsilon, delta)`` mechanism
+    (Papernot–Steinke 2022 Thm 2; :func:`skdp.model_selection.search_in_fit`)."""
+    from ._search_in_fit import search_in_fit
 
-    The group sizes (when released) are its first GDP release; the solver
-    gets what they leave (:func:`_solver_budget`).
-    """
-    mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
-    return Budget.for_fit(backend, epsilon, delta, rho=mu * mu / 2.0, mu=mu, gdp_only=True)
+    estimator, X, y, groups, classes = problem
+    model, params, score, _ = search_in_fit(estimator, X, y, groups, {"classes": classes},
+                                            options, budget, budget.backend.rng)
+    return SolverResult(model, int(model.n_iter_),
+                        info={"model": model, "params": params, "score": score})
+
+
+_SEARCH = SimpleNamespace(fn=_search_solver, info_attributes=(), streaming=False)
+"""What step 5 dispatches for ``fit(search=...)``: ``fn(problem, budget, options)``, like
+a solver's spec (not a solver of :data:`SOLVER_SPECS`: the search runs one of them)."""
 
 
 def _solver_budget(fit):
@@ -1028,10 +1078,6 @@ def _block_scores(X, coef, intercept, bound):
 
 def _labels_of_block(X, coef, intercept, bound, classes):
     return classes[np.argmax(_proba(_block_scores(X, coef, intercept, bound)), axis=1)]
-
-
-def _is_numpy(xp):
-    return array_api_compat.is_numpy_namespace(xp) or "numpy" in getattr(xp, "__name__", "")
 
 
 def _check_array_api_X(X, xp):

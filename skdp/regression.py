@@ -11,19 +11,17 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted, validate_data
 
-from ._backend import Backend, array_api_compat, get_namespace
-from ._base import PrivateEstimator
+from ._backend import Backend, array_api_compat, get_namespace, is_numpy
+from ._base import BudgetPlan, PrivateEstimator, Rows
 from ._dask import (check_dask_solver, check_dask_X, check_dask_y, check_finite, known_rows,
                     rows_unknown)
 from ._partitions import Partitions, is_dask_collection
 from ._partial_fit import STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
-                          EPSILON_CONSTRAINT, check_bound, check_epsilon_delta, warn_large_delta,
+                          EPSILON_CONSTRAINT, check_bound, warn_large_delta,
                           warn_privacy_leak)
 from .privacy.clipping import clip_factors, clip_overflowing_rows, clip_rows, row_norms
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
-from .privacy.ledger import PrivacyLedger, approx_dp_to_gdp, approx_dp_to_zcdp
-from .privacy.budget import Budget
 from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile_of_counts
 from .solvers.spec import (AutoFrom, Option, SolverSpec, auto_by_size, choices_with,
                            deprecated_names, solvers_with)
@@ -55,23 +53,49 @@ CLIP_ROWS = 100_000   # the quantile reads at most this many rows (a public rand
 GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
 
 
-def fit_budget(epsilon, delta, solver):
-    """The filter total ``rho`` of a batch fit: exact GDP where every release is Gaussian.
+STREAM_SLACK = 1e-9  # the stream's GDP filter, sqrt(2 rho), shrunk by this relative amount
 
-    A fit made only of Gaussian releases (the preconditioner and the
-    solvers whose spec says ``gaussian``) is calibrated on Gaussian DP: ``mu =
-    approx_dp_to_gdp(epsilon, delta)`` (Dong–Roth–Su 2022, Cor. 2.13 inverted),
-    and its filter runs on ``sum_t mu_t**2 <= mu**2``, which for Gaussian
-    releases (``mu_t = Delta_t / sigma_t = sqrt(2 rho_t)``) is the zCDP
-    filter ``sum_t rho_t <= rho = mu**2 / 2``. A Gaussian-DP filter is valid
-    when each ``mu_t`` is chosen from earlier outputs (fully adaptive
-    composition: Smith & Thakurta 2022, "Fully adaptive composition for
-    Gaussian differential privacy", arXiv:2210.17520: such a filter has the
-    parameters of non-adaptive composition, Dong–Roth–Su Cor. 3.3), so the
-    fit is ``mu``-GDP, i.e. exactly ``(epsilon, delta)``-DP, and the ledger
-    (its ``'gdp'`` rule) reports ``epsilon`` when the filter is emptied.
-    Other solvers (exponential mechanisms, trees, streams) keep the zCDP
-    calibration of Canonne–Kamath–Steinke 2020.
+
+def budget_plan(solver):
+    """The calibration of the fit's budget for ``solver`` (a :class:`~skdp._base.BudgetPlan`).
+
+    A fit made only of Gaussian releases (the preconditioner, the private clip's
+    histogram, and the solvers whose spec says ``gaussian``) is calibrated on
+    Gaussian DP: ``mu = approx_dp_to_gdp(epsilon, delta)`` (Dong–Roth–Su 2022,
+    Cor. 2.13 inverted), and its filter runs on ``sum_t mu_t**2 <= mu**2``, which
+    for Gaussian releases (``mu_t = Delta_t / sigma_t = sqrt(2 rho_t)``) is the
+    zCDP filter ``sum_t rho_t <= rho = mu**2 / 2``. A Gaussian-DP filter is valid
+    when each ``mu_t`` is chosen from earlier outputs (fully adaptive composition:
+    Smith & Thakurta 2022, "Fully adaptive composition for Gaussian differential
+    privacy", arXiv:2210.17520: such a filter has the parameters of non-adaptive
+    composition, Dong–Roth–Su Cor. 3.3), so the fit is ``mu``-GDP, i.e. exactly
+    ``(epsilon, delta)``-DP, and the ledger (its ``'gdp'`` rule) reports
+    ``epsilon`` when the filter is emptied. Other batch solvers (exponential
+    mechanisms, trees, Poisson-subsampled steps) keep the zCDP calibration of
+    Canonne–Kamath–Steinke 2020. Both share the budget (``exclusive=False``)
+    with the releases before the solver's. A streaming solver owns the whole
+    budget, ``rho``-zCDP, its one Gaussian mechanism also filtered as
+    ``sqrt(2 rho)``-GDP (Bun–Steinke 2016 Prop. 1.6; Dong–Roth–Su Thm 2.7).
+
+    Examples
+    --------
+    >>> plan = budget_plan("adaptive_gd")
+    >>> plan.currency, plan.slack, plan.exclusive
+    ('gdp', 1e-09, False)
+    >>> budget_plan("srgd").gdp_filter
+    'of_rho'
+    """
+    spec = SOLVER_SPECS[solver]
+    if spec.streaming:
+        return BudgetPlan("zcdp", gdp_filter="of_rho", slack=STREAM_SLACK)
+    if spec.gaussian:
+        return BudgetPlan("gdp", slack=GDP_SLACK, exclusive=False)
+    return BudgetPlan("zcdp", exclusive=False)
+
+
+def fit_budget(epsilon, delta, solver):
+    """The filter total ``rho`` of a fit: :func:`budget_plan`'s (exact GDP where every
+    release is Gaussian, ``mu**2 / 2``; else zCDP).
 
     Examples
     --------
@@ -80,12 +104,7 @@ def fit_budget(epsilon, delta, solver):
     >>> round(fit_budget(1.0, 1e-6, "stationary_gd"), 4)  # zCDP (an exponential mechanism)
     0.0244
     """
-    if math.isinf(epsilon):
-        return math.inf
-    if SOLVER_SPECS[solver].gaussian:
-        mu = approx_dp_to_gdp(epsilon, delta) * (1.0 - GDP_SLACK)
-        return mu * mu / 2.0
-    return approx_dp_to_zcdp(epsilon, delta)
+    return budget_plan(solver).rho(epsilon, delta)
 
 
 def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0, rows=0):
@@ -707,9 +726,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
     @staticmethod
     def _float_dtypes(X):
         xp = get_namespace(X)
-        if _is_numpy(xp):
+        if is_numpy(xp):
             return [np.float64, np.float32]
         return [xp.float64, xp.float32]
+
+    def _publish_bounds(self, max_row_norm, max_abs_target):
+        """Publish ``feature_bound_`` and ``target_bound_`` (:meth:`_bounds`)."""
+        feature_bound, target_bound = self._bounds(max_row_norm, max_abs_target)
+        self._publish(feature_bound_=feature_bound, target_bound_=target_bound)
 
     def _bounds(self, max_row_norm, max_abs_target):
         """(feature_bound_, target_bound_): the parameters, or for ``'data'`` the maxima
@@ -881,13 +905,18 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
                 self.feature_bound, self.target_bound, self.alpha, self.fit_intercept,
                 self.clip_norm, self.theory, repr(self.solver_options), self.hidden_units)
 
-    def _fit(self, X, y, partial=False):
+    # -- the fit template's hooks (PrivateEstimator._fit runs the sequence) ----------------
+    def _prepare(self, run):
+        """Step 1: the loss, the KL constants, the solver and its options (no row read).
+        A streaming solver on a Dask collection streams chunk by chunk; a Dask collection
+        whose row counts are unknown reserves before they are computed."""
+        X, partial = run.X, run.partial
         on_dask = is_dask_collection(X)
         if on_dask and self.solver in solvers_with(SOLVER_SPECS, streaming=True):
-            return self._stream_partitions(X, y, partial)
-        # 1. parameters, the solver and its options: no row read
-        self._check_privacy_params(partial)
-        self._warn_moved_parameters()
+            spec = SOLVER_SPECS[self.solver]
+            spec.resolve_options(self._solver_options(spec))  # before any read
+            run.stream_dask = True
+            return
         loss = make_loss(self.loss, huber_delta=self.huber_delta, p=self.p,
                          truncation=self.truncation)
         gamma, kappa = self._kl_constants(loss)
@@ -902,27 +931,44 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         if on_dask:
             check_dask_solver(type(self).__name__, solver, choices_with(SOLVER_SPECS, dask=True))
         spec = SOLVER_SPECS[solver]
-        # before any data or charge
-        options = spec.resolve_options(self._solver_options(spec))
+        options = spec.resolve_options(self._solver_options(spec))  # before any data or charge
         settings = self._settings(spec, options)
         if spec.streaming and options.get("n_rows") is None:
             options["n_rows"] = getattr(self, "_stream_rows", None)  # a Dask stream's length
-        # 2. reserve, 3. read, 4. the one budget: by the batch or the streaming problem
-        if spec.streaming:
-            problem, budget, accountant, P = self._stream_problem(X, y, loss, partial,
-                                                                  settings)
+        run.X, run.solver, run.spec, run.options = X, solver, spec, options
+        run.loss, run.gamma, run.kappa, run.settings = loss, gamma, kappa, settings
+        if spec.streaming:  # fit starts a stream; partial_fit continues it (a pass or a chunk)
+            state, run.charged = self._stream_to_continue(partial)
+            run.state, run.read_kwargs = state, {"stream": (state,)}
+            run.ledger = None if run.charged else self.privacy_ledger_
             if options["clip"] is None and self.clip_norm is not None:
                 options["clip"] = float(self.clip_norm)
         else:
             self._check_solver(solver, loss, gamma, kappa)
-            problem, budget, accountant, P = self._batch_problem(X, y, loss, gamma, kappa,
-                                                                 solver, settings)
-        result = self._dispatch(solver, spec, problem, budget, options)  # 5. dispatch
-        self._publish(history_=result.history)  # 6. publish
-        self._set_coef(result.solution, problem.objective.model, P, budget.backend.xp)
+
+    def _budget_plan(self, run):
+        """Step 4: :func:`budget_plan` of the solver."""
+        return budget_plan(run.solver)
+
+    def _build_problem(self, run):
+        """Step 4: the batch problem (private preconditioner and clip first, on shares of the
+        fit's budget) or the streaming one (the whole budget to the stream)."""
+        self._publish(rho_=run.budget.rho)
+        build = self._stream_problem if run.spec.streaming else self._batch_problem
+        run.problem, run.solver_budget, run.P = build(run)
+
+    def _after_dispatch(self, run):
+        """Step 6: ``history_``, the coefficients (in the original coordinates), the stream."""
+        result = run.result
+        self._publish(history_=result.history)
+        self._set_coef(result.solution, run.problem.objective.model, run.P,
+                       run.budget.backend.xp)
         self._keep_stream(result.state)
-        self._charge(accountant, budget)  # 7. charge (None: a chunk of a charged stream)
-        return self
+
+    @staticmethod
+    def _dask_column(column):
+        """A Dask Series target as a Dask array (:func:`_dask_target`)."""
+        return _dask_target(column)
 
     def _check_before_rows(self, loss, gamma, kappa):
         """The solver checks of a Dask fit whose row count is not known yet (a Dask
@@ -946,29 +992,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         if len(errors) == len(names):
             raise errors[0]
 
-    def _stream_partitions(self, X, y, partial):
-        """A streaming solver on a Dask collection: ``fit`` (or ``partial_fit``) on its first
-        chunk of ``STREAM_ROWS`` rows, then ``partial_fit`` on each next one
-        (:meth:`~skdp._partial_fit.StreamingMixin._fit_dask_stream`)."""
-        check_epsilon_delta(self.epsilon, self._resolve_delta(partial), need_delta=True)
-        self._warn_moved_parameters()
-        spec = SOLVER_SPECS[self.solver]
-        spec.resolve_options(self._solver_options(spec))  # before any read
-        return self._fit_dask_stream(X, [y], partial, self._fit, prepare=_dask_target)
-
-    def _batch_problem(self, X, y, loss, gamma, kappa, solver, settings):
-        """(problem, budget, accountant, P) of a fit that reads the data as often as it likes.
-
-        The accountant is checked first; ``settings['precondition']`` of ``rho`` goes to the
-        private preconditioner, the rest to the solver's :class:`Budget`.
-        """
-        accountant = self._reserve()
-        self._reading_data()
-        Xd, y, backend = self._read_rows(X, y)
+    def _batch_problem(self, run):
+        """(problem, solver budget, P) of a fit that reads the data as often as it likes:
+        ``settings['precondition']`` of ``rho`` goes to the private preconditioner, a
+        ``CLIP_SHARE`` to the private clip (where it is informative), the rest to the
+        solver."""
+        Xd, y, backend = run.rows.X, run.rows.y, run.rows.backend
         xp = backend.xp
-        eps, delta = float(self.epsilon), self.delta_
-        self.rho_ = fit_budget(eps, delta, solver)
-        fit = Budget.for_fit(backend, eps, delta, self.rho_, exclusive=False)
+        loss, solver, settings, fit = run.loss, run.solver, run.settings, run.budget
         # a solver on sufficient statistics reads the design once and is not preconditioned
         share = (0.0 if SOLVER_SPECS[solver].family == "suffstats"
                  else float(settings["precondition"]))
@@ -979,7 +1010,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         objective = (PartitionedObjective(Xd, loss, model, float(self.alpha))
                      if isinstance(Xd, PartitionedDesign)
                      else Objective(Xd, y, loss, model, float(self.alpha), xp))
-        config = self._config(loss, model, row_sq, top_eig, gamma, kappa, settings)
+        config = self._config(loss, model, row_sq, top_eig, run.gamma, run.kappa, settings)
         config.row_sq, config.target_bound = row_sq, self.target_bound_
         w0 = model.init(backend, Xd.dtype)
         config.loss_bound += 0.5 * self.alpha * float(xp.sum(w0 * w0))
@@ -988,13 +1019,19 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
             clip_budget = fit.share(CLIP_SHARE * self.rho_, exclusive=True)
             config.clip = self._private_clip(objective, w0, config.clip, clip_budget)
             rest -= clip_budget.rho
-        self.clip_norm_ = config.clip
+        self._publish(clip_norm_=config.clip)
         budget = fit.share(rest, exclusive=True)
-        return KLProblem(objective, w0, config), budget, accountant, P
+        return KLProblem(objective, w0, config), budget, P
+
+    def _read_rows(self, X, y, stream=None):
+        """Step 3: the rows are read from here on (a failure keeps the reservation)."""
+        self._reading_data()
+        return super()._read_rows(X, y, **({} if stream is None else {"stream": stream}))
 
     def _read_arrays(self, X, y, stream=None):
-        """(design, clipped y, backend) of in-memory arrays: validated, bounded, clipped.
-        ``stream=(state,)``: a streaming call's chunk (:meth:`_read_chunk`)."""
+        """:class:`~skdp._base.Rows` (design ``X``, clipped ``y``, backend) of in-memory
+        arrays: validated, bounded, clipped. ``stream=(state,)``: a streaming call's chunk
+        (:meth:`_read_chunk`)."""
         if stream is not None:
             return self._read_chunk(X, y, *stream)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X))
@@ -1002,13 +1039,15 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         backend = Backend.from_arrays(X, random_state=self.random_state)
         xp = backend.xp
         y = xp.astype(backend.move(y), X.dtype)  # y of another namespace or device follows X
-        self.feature_bound_, self.target_bound_ = self._bounds(
-            lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
+        self._publish_bounds(lambda: float(xp.max(row_norms(X, xp))),
+                             lambda: float(xp.max(xp.abs(y))))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
-        return self._design_operator(X, xp), xp.clip(y, low, self.target_bound_), backend
+        return Rows(backend, X=self._design_operator(X, xp),
+                    y=xp.clip(y, low, self.target_bound_))
 
     def _read_chunk(self, X, y, state):
-        """(dense clipped design, clipped y, backend) of a streaming call's chunk; ``state``:
+        """:class:`~skdp._base.Rows` (dense clipped design, clipped y, backend) of a streaming
+        call's chunk; ``state``:
         the stream it continues (None: a new stream, whose bounds the chunk sets)."""
         X, y = validate_data(self, X, y, y_numeric=True, dtype=self._float_dtypes(X),
                              reset=state is None)
@@ -1019,13 +1058,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         xp = backend.xp
         y = xp.astype(y, X.dtype)
         if state is None:
-            self.feature_bound_, self.target_bound_ = self._bounds(
-                lambda: float(xp.max(row_norms(X, xp))), lambda: float(xp.max(xp.abs(y))))
+            self._publish_bounds(lambda: float(xp.max(row_norms(X, xp))),
+                                 lambda: float(xp.max(xp.abs(y))))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
-        return self._design(X, xp), xp.clip(y, low, self.target_bound_), backend
+        return Rows(backend, X=self._design(X, xp), y=xp.clip(y, low, self.target_bound_))
 
     def _read_dask(self, X, y):
-        """(partitioned design, None, backend) of Dask input: each partition validated
+        """:class:`~skdp._base.Rows` (partitioned design, no ``y``, backend) of Dask input:
+        each partition validated
         (the NumPy path's messages), bounded and clipped where it lives, then persisted;
         ``'data'`` bounds are maxima over the partitions (one pass each)."""
         y = check_dask_y(_dask_target(y), X)
@@ -1033,17 +1073,17 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         if n < 1:
             raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
                              f"of 1 is required by {type(self).__name__}.")
-        self.n_features_in_ = d
+        self._publish(n_features_in_=d)
         self.__dict__.pop("feature_names_in_", None)
         warn_large_delta(self.delta_, n)
         backend = Backend.from_arrays(np.zeros(0, X.dtype), random_state=self.random_state)
         raw = Partitions.from_arrays({"X": X, "y": y}, prepare=_checked_rows, persist=False)
-        self.feature_bound_, self.target_bound_ = self._bounds(
-            lambda: max(raw.map(_max_row_norm)), lambda: max(raw.map(_max_abs_target)))
+        self._publish_bounds(lambda: max(raw.map(_max_row_norm)),
+                             lambda: max(raw.map(_max_abs_target)))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         parts = raw.with_parts(_clipped_rows, self.feature_bound_, low, self.target_bound_)
         intercept = self.feature_bound_ if self.fit_intercept and self.model == "linear" else None
-        return PartitionedDesign(parts, d, intercept, None, X.dtype), None, backend
+        return Rows(backend, X=PartitionedDesign(parts, d, intercept, None, X.dtype), y=None)
 
     def _adaptive_clip(self, solver, n):
         """The clip comes from a private quantile: no ``clip_norm``, private, a paper-004 solver,
@@ -1069,28 +1109,20 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         return private_quantile_of_counts(counts, objective.n, CLIP_QUANTILE, grid, budget,
                                           budget.rho, label="gradient-norm histogram")[0]
 
-    def _stream_problem(self, X, y, loss, partial, settings):
-        """(problem, budget, accountant, P) of a streaming call: ``fit`` starts a stream,
-        ``partial_fit`` continues it, as a new pass (charged: a fresh ledger) or as a
-        disjoint chunk of the stream (uncharged, ``stream_chunks='disjoint'``);
+    def _stream_problem(self, run):
+        """(problem, budget, P) of a streaming call: ``fit`` starts a stream, ``partial_fit``
+        continues it, as a new pass (charged: a fresh ledger) or as a disjoint chunk of the
+        stream (uncharged, ``stream_chunks='disjoint'``: its stream's ledger);
         :meth:`~skdp._partial_fit.StreamingMixin._stream_to_continue`."""
-        state, charged = self._stream_to_continue(partial)
-        accountant = self._reserve(charged)
-        self._reading_data()
-        Xd, y, backend = self._read_rows(X, y, stream=(state,))
+        Xd, y, backend = run.rows.X, run.rows.y, run.rows.backend
         xp = backend.xp
-        eps, delta = float(self.epsilon), self.delta_
-        self.rho_ = math.inf if math.isinf(eps) else approx_dp_to_zcdp(eps, delta)
-        ledger = PrivacyLedger() if charged else self.privacy_ledger_
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         model = (MLPModel(int(Xd.shape[1]), self.hidden_units) if self.model == "mlp"
                  else LinearModel(int(Xd.shape[1])))
-        config = self._config(loss, model, row_sq, row_sq, None, None, settings)
-        w0 = model.init(backend, Xd.dtype) if state is None else None
-        budget = Budget.for_fit(backend, eps, delta, self.rho_, ledger=ledger,
-                                mu=math.sqrt(2.0 * self.rho_) * (1 - 1e-9))
-        objective = Objective(Xd, y, loss, model, float(self.alpha), xp)
-        return KLProblem(objective, w0, config, state=state), budget, accountant, None
+        config = self._config(run.loss, model, row_sq, row_sq, None, None, run.settings)
+        w0 = model.init(backend, Xd.dtype) if run.state is None else None
+        objective = Objective(Xd, y, run.loss, model, float(self.alpha), xp)
+        return KLProblem(objective, w0, config, state=run.state), run.budget, None
 
     def _set_coef(self, w, model, P, xp):
         self._w, self._model, self._precond = w, model, P
@@ -1215,6 +1247,3 @@ def _quantile_noise(n, rho):
     ``sqrt(CLIP_GRID) sigma / n``, ``sigma = sqrt(2) / sqrt(2 rho)``."""
     return math.sqrt(CLIP_GRID) * HISTOGRAM_SENSITIVITY / math.sqrt(2.0 * rho) / n
 
-
-def _is_numpy(xp):
-    return "numpy" in getattr(xp, "__name__", "")

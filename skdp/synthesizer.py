@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 from scipy.sparse import issparse
-from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.base import BaseEstimator, DensityMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, validate_data
 
@@ -32,13 +32,11 @@ from ._domain.forbid import forbid_masks, forbid_protect, full_mask
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
                               fine_grids, measure_domains, quantile_bins, quantile_counts,
                               to_compress, to_fine, to_quantile)
-from ._base import PrivateEstimator
+from ._base import BudgetPlan, PrivateEstimator, Rows
 from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                           warn_large_delta, warn_privacy_leak)
-from .privacy.ledger import (approx_dp_to_gdp, approx_dp_to_zcdp)
-from .privacy.budget import Budget
 from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
 from .solvers.synth import mst_aim
@@ -514,6 +512,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, feature_names=None):
         """Release a synthetic distribution of ``X``.
 
@@ -541,12 +540,13 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         """
         return self._fit_atomically(X, y, feature_names)
 
-    def _fit(self, X, y=None, feature_names=None):
-        # 1. parameters, the solver's options, the domain and the schema: no row read
-        self._validate_params()
+    # -- the fit template's hooks (PrivateEstimator._fit runs the sequence) ----------------
+    def _prepare(self, run):
+        """Step 1: the asked solver's options, the neighbouring relation, the domain's
+        entries and X's schema against them: before the budget is reserved."""
+        X, feature_names = run.X, run.args[1]
         asked = "aim" if self.solver == "auto" else self.solver
         SOLVER_SPECS[asked].resolve_options(self.solver_options)  # before the data and any charge
-        epsilon, delta = self._check_privacy_params()
         if self.solver not in choices_with(SOLVER_SPECS, neighbouring=self.neighbouring):
             names = [repr(s) for s in solvers_with(SOLVER_SPECS, neighbouring=self.neighbouring)]
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
@@ -555,50 +555,78 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         encoding.check_domain_entries(self.domain)  # the parameter alone: before any charge
         forbid = encoding.load_forbid(self.domain)  # structural zeros: public, checked too
         self._check_schema(X, feature_names)  # X's column names (schema, not rows): too
-        accountant = self._reserve()  # 2. reserve
-        if issparse(X):
-            raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
-        backend, columns, how, values = self._read_rows(X, feature_names)  # 3. read
-        for j, kept in forbid_protect(columns, forbid).items():  # never merged by compression
-            columns[j].protect = tuple(kept)
-        # 4. the one budget (its domain releases first)
-        budget = self._budget(columns, values, how, epsilon, delta, backend)
-        self._zeros = forbid_masks(columns, forbid)  # on the cells (after any compression)
-        shape = tuple(c.cardinality for c in columns)
-        name = self._solver_for(epsilon, values)
-        budget = self._budget_for(name, budget)
-        spec = SOLVER_SPECS[name]
-        options = spec.resolve_options(self.solver_options if name == asked else None)
-        marginals = encoding.workload_marginals(columns, self.workload)
-        self.solver_ = name  # read by the progress lines while the solver runs
-        problem = self._problem(name, options, columns, values, shape, marginals)
-        self._progress_at = None
-        result = self._dispatch(name, spec, problem, budget, options)  # 5. dispatch
-        if self.verbose and not spec.graphical_model and sys.stderr.isatty():
-            print(file=sys.stderr)
+        run.asked, run.forbid, run.read_args = asked, forbid, (feature_names, forbid)
 
-        # 6. publish
+    def _read_rows(self, X, feature_names, forbid):
+        """Step 3; the structural zeros' columns then protected from compression."""
+        rows = super()._read_rows(X, feature_names)
+        for j, kept in forbid_protect(rows.columns, forbid).items():  # never merged
+            rows.columns[j].protect = tuple(kept)
+        return rows
+
+    def _budget_plan(self, run):
+        """Step 4: zCDP (``rho = approx_dp_to_zcdp(epsilon, delta)``, at ``delta / 2`` where
+        categories are found privately: the other half is their thresholds'), with the
+        exact GDP filter ``mu = approx_dp_to_gdp(epsilon, delta)`` beside it where no
+        column's domain is released before the solver's (or only the fine grids'
+        Gaussian release is). Which columns are released is public (the domain's entries,
+        the dtypes, the parameters)."""
+        columns, how = run.rows.columns, run.rows.how
+        find = [j for j, h in enumerate(how) if h == "private"]
+        compress = to_compress(columns, how, self.max_categories)
+        quantile = to_quantile(columns, how, self.bin_strategy)
+        # which columns get a fine grid is public (kinds, bounds); those found privately
+        # are known after their release, which already makes the budget a shared one
+        fine = [] if find else to_fine(columns, self.resolution)
+        run.find, run.compress, run.quantile, run.fine = find, compress, quantile, fine
+        delta_main = run.delta / 2.0 if any(columns[j].categorical for j in find) else None
+        if find or compress or quantile:  # domain releases: zCDP shares, no GDP filter
+            return BudgetPlan("zcdp", zcdp_delta=delta_main, exclusive=False)
+        return BudgetPlan("zcdp", gdp_filter="exact", exclusive=not fine)
+
+    def _build_problem(self, run):
+        """Step 4: the domain releases on shares of the fit's budget (:meth:`_budget`), the
+        solver (``'auto'`` on epsilon and the public row count), its problem and its
+        share."""
+        columns, values, backend = run.rows.columns, run.rows.values, run.rows.backend
+        budget = self._budget(run)
+        self._zeros = forbid_masks(columns, run.forbid)  # on the cells (after any compression)
+        shape = tuple(c.cardinality for c in columns)
+        name = self._solver_for(run.epsilon, values)
+        run.solver_budget = self._budget_for(name, budget)
+        spec = SOLVER_SPECS[name]
+        options = spec.resolve_options(self.solver_options if name == run.asked else None)
+        marginals = encoding.workload_marginals(columns, self.workload)
+        self._publish(solver_=name)  # read by the progress lines while the solver runs
+        run.problem = self._problem(name, options, columns, values, shape, marginals)
+        run.solver, run.spec, run.options = name, spec, options
+        run.shape, run.marginals, run.backend = shape, marginals, backend
+        self._progress_at = None
+
+    def _after_dispatch(self, run):
+        """Step 6: the released histogram or model, the domain, the workload, the info."""
+        result, columns, shape = run.result, run.rows.columns, run.shape
+        if self.verbose and not run.spec.graphical_model and sys.stderr.isatty():
+            print(file=sys.stderr)
         info = dict(result.info)
         gap, n_estimate = info.pop("duality_gap", math.nan), info.pop("n_estimate", math.nan)
         self._columns = columns
-        self._marginal_index = marginals
-        self._set_release(name, result, backend, shape, columns, info)
-        n_records = int(round(n_estimate)) if math.isfinite(n_estimate) else problem.n
+        self._marginal_index = run.marginals
+        self._set_release(run.solver, result, run.backend, shape, columns, info)
+        n_records = int(round(n_estimate)) if math.isfinite(n_estimate) else run.problem.n
         self._publish(
             domain_={c.name: c.describe() for c in columns}, domain_shape_=shape,
             compression_={c.name: c.compression() for c in columns if c.cells is not None},
             bin_edges_={c.name: c.edges.copy() for c in columns if c.edges is not None},
             resolution_={c.name: c.fine.describe() for c in columns
                          if c.fine is not None and c.fine.counts is not None},
-            marginals_=[tuple(columns[i].name for i in m) for m in marginals],
+            marginals_=[tuple(columns[i].name for i in m) for m in run.marginals],
             forbid_=[{columns[j].name: columns[j].categories[k] for j, k in
                       ((self._column_index(columns, n), k) for n, k in conj.items())}
-                     for conj in forbid],
+                     for conj in run.forbid],
             n_records_=n_records, duality_gap_=float(gap), step_rule_=info.get("step_rule"),
             solver_info_=info)
-        warn_large_delta(delta, self.n_records_)  # n public, or released (add_remove)
-        self._charge(accountant, budget)  # 7. charge: last (fit is atomic, see fit)
-        return self
+        warn_large_delta(run.delta, self.n_records_)  # n public, or released (add_remove)
 
     @staticmethod
     def _column_index(columns, name):
@@ -650,7 +678,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         mst_aim.check_candidates(n_columns, workload, options["max_candidates"])
 
     def _read_arrays(self, X, feature_names):
-        """An in-memory table: its backend, columns, how their domains are found, values."""
+        """An in-memory table: :class:`~skdp._base.Rows` (its backend, ``columns``, ``how``
+        their domains are found, ``values``)."""
+        if issparse(X):  # before a row is read
+            raise TypeError("sparse input is not supported: pass a dense array or a DataFrame.")
         backend = Backend.from_arrays(*([X] if _is_namespace_array(X) else []),
                                       random_state=self.random_state)
         columns, values = self._read(X, reset=True, feature_names=feature_names)
@@ -661,24 +692,26 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         values = encoding.complete(values, [c.name for c in columns], self.missing,
                                    allow_empty=self.neighbouring == "add_remove")
         encoding.derive_columns(columns, values, how, self.n_bins)
-        return backend, columns, how, values
+        return Rows(backend, columns=columns, how=how, values=values)
 
     def _read_dask(self, X, feature_names):
         """A Dask table: the columns and their public domains from its metadata, then its
-        partitions of prepared values (:func:`skdp._synth.dask_io.partitions`)."""
+        partitions of prepared values (:func:`skdp._synth.dask_io.partitions`), as
+        :class:`~skdp._base.Rows`."""
         from ._dask import check_dask_solver
 
         check_dask_solver(type(self).__name__, self.solver, choices_with(SOLVER_SPECS, dask=True))
         columns, meta, self._output = dask_io.columns_of(X, feature_names)
         _check_feature_names(self, meta, reset=True)
-        self.n_features_in_ = len(columns)
+        self._publish(n_features_in_=len(columns))
         how = encoding.plan_columns(columns, self.domain, self.n_bins, self.missing)
         dask_io.check_public(columns, how)
         self._warn_drop()
         self._reading_data()
         values = dask_io.partitions(X, columns, self.missing,
                                     allow_empty=self.neighbouring == "add_remove")
-        return Backend.from_arrays(random_state=self.random_state), columns, how, values
+        return Rows(Backend.from_arrays(random_state=self.random_state), columns=columns,
+                    how=how, values=values)
 
     def _warn_drop(self):
         if self.missing == "drop" and self.neighbouring == "replace_one":
@@ -758,54 +791,44 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
              "sigma": float(sigma) if np.ndim(sigma) == 0 else np.asarray(sigma, dtype=np.float64)}
             for cols, values, sigma in released])
 
-    def _budget(self, columns, values, how, epsilon, delta, backend):
-        """Open the fit's budget, find the private domains (if any column needs one) on shares
-        of it; the solver's budget."""
-        find = [j for j, h in enumerate(how) if h == "private"]
-        # public decisions (entries, dtypes, parameters): which columns are compressed or
-        # binned at quantiles, and whether delta is split
-        compress = to_compress(columns, how, self.max_categories)
-        quantile = to_quantile(columns, how, self.bin_strategy)
-        delta_main = delta / 2.0 if any(columns[j].categorical for j in find) else delta
-        rho = math.inf if math.isinf(epsilon) else approx_dp_to_zcdp(epsilon, delta_main)
+    def _budget(self, run):
+        """The private domains (if any column needs one) on shares of the fit's budget
+        ``run.budget`` (:meth:`_budget_plan`'s calibration); the solver's budget."""
+        fit, columns, values = run.budget, run.rows.columns, run.rows.values
+        find, compress, quantile, fine = run.find, run.compress, run.quantile, run.fine
+        rho = fit.rho
         n_measured = len(find) + len(compress) + len(quantile)
-        # which columns get a fine grid is public (kinds, bounds); those found privately
-        # are known after their release, which already makes the budget a shared one
-        fine = [] if find else to_fine(columns, self.resolution)
-        mu = math.inf if math.isinf(epsilon) else approx_dp_to_gdp(epsilon, delta)
         if not n_measured and not fine:
-            return Budget.for_fit(backend, epsilon, delta, rho, mu=mu, exclusive=True)
+            return fit
         if not n_measured:  # the fine grids' Gaussian release and the solver's only
-            return self._fine_and_solver(columns, values, fine, epsilon, delta, rho, mu,
-                                         backend)
-        fit = Budget.for_fit(backend, epsilon, delta, rho, exclusive=False)
-        rho_domain = self.domain_share * rho if n_measured else 0.0
+            return self._fine_and_solver(columns, values, fine, fit)
+        rho_domain = self.domain_share * rho
         if find:  # each release's share in proportion to its columns: one noise scale
+            delta_main = fit.delta if run.plan.zcdp_delta is None else run.plan.zcdp_delta
             self._private_domain([columns[j] for j in find], [values[j] for j in find],
-                                 rho_domain * (len(find) / n_measured), delta - delta_main,
-                                 fit)
+                                 rho_domain * (len(find) / n_measured),
+                                 fit.delta - delta_main, fit)
             fine = to_fine(columns, self.resolution)
-        if n_measured:
-            self._measure_domain(columns, values, compress,
-                                 rho_domain * (len(compress) / n_measured),
-                                 compress_columns, fit, self.max_categories)
-            self._measure_domain(columns, values, quantile,
-                                 rho_domain * (len(quantile) / n_measured),
-                                 quantile_bins, fit)
+        self._measure_domain(columns, values, compress,
+                             rho_domain * (len(compress) / n_measured),
+                             compress_columns, fit, self.max_categories)
+        self._measure_domain(columns, values, quantile,
+                             rho_domain * (len(quantile) / n_measured),
+                             quantile_bins, fit)
         rho_fine = self.resolution_share * rho if fine else 0.0
         self._measure_domain(columns, values, fine, rho_fine, fine_grids, fit)
         rest = rho if math.isinf(rho) else rho - rho_domain - rho_fine
         # not private: mu = inf, so the solver's Gaussian release is recorded (without noise)
         return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False)
 
-    def _fine_and_solver(self, columns, values, fine, epsilon, delta, rho, mu, backend):
+    def _fine_and_solver(self, columns, values, fine, fit):
         """The fine grids' release on ``resolution_share`` of ``rho`` (``rho_f``-zCDP, i.e.
         ``sqrt(2 rho_f)``-GDP), and the solver's budget: ``rho - rho_f``-zCDP and
         ``sqrt(mu**2 - 2 rho_f)``-GDP. Both splits are exact: a solver of Gaussian releases
         only composes with the fine release to ``mu``-GDP (Dong–Roth–Su 2022 Cor. 3.3), which
         is the fit's (epsilon, delta) exactly (Cor. 2.13); any other composes in zCDP to
         ``rho`` (Bun–Steinke 2016 Lemma 2.3)."""
-        fit = Budget.for_fit(backend, epsilon, delta, rho, mu=mu, exclusive=False)
+        rho, mu = fit.rho, fit.mu
         rho_fine = self.resolution_share * rho
         self._measure_domain(columns, values, fine, rho_fine, fine_grids, fit)
         if math.isinf(rho):

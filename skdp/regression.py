@@ -51,8 +51,6 @@ CLIP_GRID = 9         # candidates: the bound rule's clip times 2**(-k/2), k < C
 CLIP_NOISE_TOL = 0.1  # released only if the noisy cumulative fraction's sd is at most this
 CLIP_ROWS = 100_000   # the quantile reads at most this many rows (a public random subset)
 GDP_SLACK = 1e-9  # mu is shrunk by this relative amount so round-off never overspends
-
-
 STREAM_SLACK = 1e-9  # the stream's GDP filter, sqrt(2 rho), shrunk by this relative amount
 
 

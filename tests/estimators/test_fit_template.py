@@ -62,6 +62,9 @@ FITS = {
                                   (X, y), {}),
     "classifier": lambda: (PrivateMinimaxClassifier(n_iter=5, random_state=0), (X, y_class),
                            {"classes": [0, 1]}),
+    "classifier, search": lambda: (PrivateMinimaxClassifier(search={"mean_runs": 2},
+                                                            random_state=0),
+                                   (X, y_class), {"classes": [0, 1]}),
     "synthesizer": lambda: (SaddlePointSynthesizer(domain=DOMAIN, n_iter=5, random_state=0),
                             (X_table,), {}),
 }

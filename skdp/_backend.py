@@ -23,7 +23,6 @@ is the mathematical one of the documented mechanism.
 """
 
 import numpy as np
-from scipy import special
 import sklearn
 from sklearn.utils import check_random_state
 
@@ -32,8 +31,7 @@ try:  # the standalone package when installed, else scikit-learn's vendored copy
 except ImportError:  # pragma: no cover - depends on the environment
     from sklearn.externals import array_api_compat  # type: ignore[no-redef]
 
-__all__ = ["Backend", "make_rng", "sampling_rng", "get_namespace", "is_numpy", "to_numpy",
-           "WeakenedGenerator"]
+__all__ = ["Backend", "make_rng", "sampling_rng", "get_namespace", "is_numpy", "to_numpy"]
 
 
 def make_rng(random_state):
@@ -279,62 +277,3 @@ class Backend:
     def public_rng(self):
         """The fit's generator, for data-independent sampling (orders, batches, levels)."""
         return self.rng
-
-
-# ---------------------------------------------------------------------------
-# The audit's broken variant: a generator whose privacy noise is weaker
-# ---------------------------------------------------------------------------
-NOISE_DRAWS = ("standard_normal", "normal", "gumbel", "laplace", "multinomial")
-"""Generator methods :func:`skdp.audit.weakened_noise` weakens (every privacy noise of skdp)."""
-PASS_THROUGH = ("permutation", "integers", "choice", "geometric", "binomial", "random",
-                "shuffle", "uniform", "bit_generator")
-"""Generator methods it leaves alone: data-independent sampling (batches, levels)."""
-
-
-class WeakenedGenerator:
-    """A :class:`numpy.random.Generator` whose privacy noise is ``factor`` times weaker.
-
-    The broken variant of :func:`skdp.audit.weakened_noise`: tests and audits only.
-    """
-
-    def __init__(self, rng, factor, record):
-        self._rng, self._factor, self._record = rng, float(factor), record
-
-    def standard_normal(self, size=None, dtype=np.float64, out=None):
-        self._record.append("standard_normal")
-        return self._rng.standard_normal(size, dtype=dtype) / self._factor
-
-    def normal(self, loc=0.0, scale=1.0, size=None):
-        self._record.append("normal")
-        return loc + self._rng.normal(0.0, scale, size) / self._factor
-
-    def gumbel(self, loc=0.0, scale=1.0, size=None):
-        self._record.append("gumbel")
-        return loc + self._rng.gumbel(0.0, scale, size) / self._factor
-
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        self._record.append("laplace")
-        return loc + self._rng.laplace(0.0, scale, size) / self._factor
-
-    def multinomial(self, n, pvals, size=None):
-        # a draw from softmax(l) is argmax(l + Gumbel): dividing that Gumbel noise by
-        # `factor` draws from softmax(factor * l), i.e. p ** factor renormalised
-        self._record.append("multinomial")
-        logp = self._factor * np.log(np.maximum(np.asarray(pvals, dtype=float), 1e-300))
-        p = special.softmax(np.where(np.asarray(pvals) > 0, logp, -np.inf))
-        return self._rng.multinomial(n, p, size)
-
-    def spawn(self, n_children):
-        # children draw the noise of the solvers that split their stream (paper 001's)
-        self._record.append("spawn")
-        return [WeakenedGenerator(child, self._factor, self._record)
-                for child in self._rng.spawn(n_children)]
-
-    def __getattr__(self, name):
-        if name in PASS_THROUGH:
-            self._record.append(name)
-            return getattr(self._rng, name)
-        raise AttributeError(
-            f"weakened_noise does not cover Generator.{name}: add it to NOISE_DRAWS (with "
-            "its weakened form) or to PASS_THROUGH (data-independent sampling) in "
-            "skdp/_backend.py.")

@@ -33,12 +33,12 @@ import math
 import warnings
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 from sklearn.base import clone, is_classifier, is_regressor
 
 from . import _backend
 from ._base import resolve_delta
-from ._backend import NOISE_DRAWS, PASS_THROUGH, make_rng, to_numpy  # noqa: F401 (re-exported)
+from ._backend import make_rng, to_numpy
 from .privacy.clipping import row_norms
 from .privacy.accountant import BudgetAccountant
 
@@ -779,6 +779,62 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
 # ---------------------------------------------------------------------------
 # A deliberately broken variant, to check that an audit has power
 # ---------------------------------------------------------------------------
+NOISE_DRAWS = ("standard_normal", "normal", "gumbel", "laplace", "multinomial")
+"""Generator methods :func:`weakened_noise` weakens (every privacy noise of skdp)."""
+PASS_THROUGH = ("permutation", "integers", "choice", "geometric", "binomial", "random",
+                "shuffle", "uniform", "bit_generator")
+"""Generator methods it leaves alone: data-independent sampling (batches, levels)."""
+
+
+class WeakenedGenerator:
+    """A :class:`numpy.random.Generator` whose privacy noise is ``factor`` times weaker.
+
+    The broken variant of :func:`weakened_noise`: tests and audits only.
+    """
+
+    def __init__(self, rng, factor, record):
+        self._rng, self._factor, self._record = rng, float(factor), record
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
+        self._record.append("standard_normal")
+        return self._rng.standard_normal(size, dtype=dtype) / self._factor
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        self._record.append("normal")
+        return loc + self._rng.normal(0.0, scale, size) / self._factor
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):
+        self._record.append("gumbel")
+        return loc + self._rng.gumbel(0.0, scale, size) / self._factor
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        self._record.append("laplace")
+        return loc + self._rng.laplace(0.0, scale, size) / self._factor
+
+    def multinomial(self, n, pvals, size=None):
+        # a draw from softmax(l) is argmax(l + Gumbel): dividing that Gumbel noise by
+        # `factor` draws from softmax(factor * l), i.e. p ** factor renormalised
+        self._record.append("multinomial")
+        logp = self._factor * np.log(np.maximum(np.asarray(pvals, dtype=float), 1e-300))
+        p = special.softmax(np.where(np.asarray(pvals) > 0, logp, -np.inf))
+        return self._rng.multinomial(n, p, size)
+
+    def spawn(self, n_children):
+        # children draw the noise of the solvers that split their stream (paper 001's)
+        self._record.append("spawn")
+        return [WeakenedGenerator(child, self._factor, self._record)
+                for child in self._rng.spawn(n_children)]
+
+    def __getattr__(self, name):
+        if name in PASS_THROUGH:
+            self._record.append(name)
+            return getattr(self._rng, name)
+        raise AttributeError(
+            f"weakened_noise does not cover Generator.{name}: add it to NOISE_DRAWS (with "
+            "its weakened form) or to PASS_THROUGH (data-independent sampling) in "
+            "skdp/audit.py.")
+
+
 @contextmanager
 def weakened_noise(factor=10.0):
     """Make every skdp fit's privacy noise ``factor`` times smaller (a broken variant).
@@ -824,7 +880,7 @@ def weakened_noise(factor=10.0):
     record: list = []
 
     def weak_rng(random_state):
-        return _backend.WeakenedGenerator(original(random_state), factor, record)
+        return WeakenedGenerator(original(random_state), factor, record)
 
     _backend.make_rng = weak_rng
     try:

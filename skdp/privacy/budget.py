@@ -44,7 +44,10 @@ exclusive budget they are admitted while the fit's ledger, with them, spends
 at most ``epsilon`` at ``delta``, and they close the zCDP filter (releases
 charged in zCDP come first); in a shared budget they are charged to the zCDP
 filter at their unamplified ``rho = (2C)**2 / (2 sigma**2)``, a valid upper
-bound.
+bound. A solver that knows its horizon declares it first
+(:meth:`Budget.plan_subsampled`): one composition admits the ``T`` steps,
+which then draw the plan down; otherwise the filter verifies a doubling
+horizon as the steps come (O(log T) compositions).
 
 A fit opens its budget with :meth:`Budget.for_fit`; :meth:`share` gives a
 part of it its own filter on the same ledger (the estimator's split of the
@@ -73,7 +76,9 @@ class _Filter:
         self.mu_spent2 = 0.0      # sum of mu_i**2 of the GDP releases
         self.delta_spent = 0.0    # (0, delta_i) mechanisms
         self.gdp_closed = False   # a non-Gaussian release went through: GDP no longer exact
-        self.ahead = {}           # subsampled steps already verified, by (C/sigma, q)
+        # subsampled steps admitted ahead of their release (verified, or charged in a shared
+        # budget: the step-by-step horizon or a plan), by (C/sigma, q): (left, horizon)
+        self.ahead = {}
 
 
 class Budget:
@@ -353,6 +358,7 @@ class Budget:
         if self.exclusive:
             trial = self.recorded()
             trial.exponential(epsilon, count=count, label=label)
+            self._add_ahead(trial)      # subsampled steps admitted ahead count as spent
             self._check_ledger(trial, label)
         elif self.private:
             self._charge(count * bounded_range_rho(epsilon), label)
@@ -417,18 +423,63 @@ class Budget:
         return self._release.subsampled_gaussian_batch(sensitivity, sigma, sampling_rate, count,
                                                        label=label)
 
+    def plan_subsampled(self, sensitivity, sigma, sampling_rate, steps, *, label):
+        """Declare ``steps`` subsampled Gaussian steps up front: verified now, drawn down later.
+
+        A solver that knows its whole horizon (DP-SGD's ``T`` steps at one
+        noise and one rate) states it before its first step. In an exclusive
+        budget the plan is admitted only if the fit's ledger with the
+        ``steps`` steps, and with every step verified earlier and not yet
+        released, spends at most ``epsilon`` at ``delta`` — the same check
+        (:meth:`PrivacyLedger.spent <skdp.privacy.ledger.PrivacyLedger.spent>`,
+        PLD composition) that :meth:`subsampled_gaussian` runs on an
+        undeclared horizon, once instead of O(log T) times; in a shared
+        budget the steps' unamplified ``rho = steps (2C)**2 / (2 sigma**2)``
+        is charged to the zCDP filter now (the same bound as step by step).
+        Refused (``RuntimeError``, before any draw) when it would overspend.
+
+        Releases of the same ``(C / sigma, q)`` through :meth:`subsampled_gaussian`
+        or :meth:`subsampled_gaussian_batch` then draw the plan down without
+        another composition; each is still recorded in the ledger as before,
+        so a planned fit's ledger and released values are those of the same
+        fit unplanned. A release beyond the plan, or at another ``(C / sigma,
+        q)``, goes through the step-by-step verification (with what is left of
+        the plan counted as spent), and is refused if it would overspend.
+        The plan is a valid filter for the same reason the step-by-step check
+        is: the admitted steps' composition is bounded before the first of
+        them is drawn, and the ledger composes them adaptively (composition of
+        dominating pairs, Zhu, Dong and Wang 2022; :mod:`skdp.privacy.pld`).
+        Nothing is reserved when not private.
+        """
+        steps = int(steps)
+        if not self.private or steps <= 0:
+            return
+        f = self._filter
+        key = _step_key(sensitivity, sigma, sampling_rate)
+        left, span = f.ahead.get(key, (0, 0))
+        total = left + steps
+        if not self.exclusive:
+            self._charge(steps * gaussian_rho(2.0 * sensitivity, sigma), label, gaussian=True)
+        else:
+            f.spent = max(f.spent, self.rho)    # the zCDP filter is closed
+            f.gdp_closed = True
+            if not self._fits(key, sensitivity, sigma, sampling_rate, total):
+                raise RuntimeError(f"internal error: the plan of {steps} steps {label!r} would "
+                                   f"overspend (epsilon {self.epsilon} at delta {self.delta}).")
+        f.ahead[key] = (total, max(span, total))
+
     def _charge_subsampled(self, sensitivity, sigma, sampling_rate, count, label):
         f = self._filter
+        key = _step_key(sensitivity, sigma, sampling_rate)
+        left, span = f.ahead.get(key, (0, 0))
+        if left >= count:                       # verified (exclusive) or charged (shared) ahead
+            f.ahead[key] = (left - count, span)
+            return
         if not self.exclusive:
             self._charge(count * gaussian_rho(2.0 * sensitivity, sigma), label, gaussian=True)
             return
         f.spent = max(f.spent, self.rho)        # the zCDP filter is closed
         f.gdp_closed = True
-        key = (sensitivity / sigma if sigma > 0 else math.inf, float(sampling_rate))
-        left, span = f.ahead.get(key, (0, 0))
-        if left >= count:
-            f.ahead[key] = (left - count, span)
-            return
         # verify a horizon twice the last one; failing that, the longest that fits
         # (bisection): O(log T) PLD evaluations for T steps
         ahead = max(count, 2 * span)
@@ -447,10 +498,19 @@ class Budget:
     def _fits(self, key, sensitivity, sigma, sampling_rate, count):
         trial = self.recorded()
         trial.subsampled_gaussian(sensitivity, sigma, sampling_rate, count=count)
-        for other, (left, _) in self._filter.ahead.items():  # verified earlier, not yet drawn
-            if other != key and left:
-                trial.subsampled_gaussian(1.0, 1.0 / other[0], other[1], count=left)
+        self._add_ahead(trial, skip=key)
         return trial.epsilon(self.delta) <= self.epsilon * _SLACK
+
+    def _add_ahead(self, trial, skip=None):
+        """Record in ``trial`` the subsampled steps verified or planned but not yet drawn."""
+        for other, (left, _) in self._filter.ahead.items():
+            if other != skip and left:
+                trial.subsampled_gaussian(1.0, 1.0 / other[0], other[1], count=left)
+
+
+def _step_key(sensitivity, sigma, sampling_rate):
+    """``(C / sigma, q)``: what a subsampled Gaussian step's privacy depends on."""
+    return (sensitivity / sigma if sigma > 0 else math.inf, float(sampling_rate))
 
 
 def _gdp(sensitivity, sigma):

@@ -54,6 +54,7 @@ the exact one up to floating-point error (about ``1e-13`` in delta).
 are then read exactly.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -132,8 +133,13 @@ def _pair_range(c, q):
     return float(lo), float(hi)
 
 
+@functools.lru_cache(maxsize=32)
 def _discretise(c, q, h):
     """Connect-the-dots pmf of the pair on ``k h`` (Doroshenko et al. 2022, Alg. 1).
+
+    Remembered (the pmf read-only), by its public ``(c, q, h)``: a noise
+    calibration composes the same plain Gaussian part (a fit's earlier
+    releases) with each trial noise of its steps, on the same grid.
 
     Returns ``(offset, probs, p_inf)``: mass ``probs[j]`` at loss
     ``(offset + j) h`` and ``p_inf`` at ``+inf``. With ``d_k`` the exact
@@ -152,7 +158,9 @@ def _discretise(c, q, h):
     probs[0] = (1.0 - d[0]) + step[0] / em1
     probs[1:-1] = (step[1:] - (em1 + 1.0) * step[:-1]) / em1
     probs[-1] = step[-1] / math.expm1(-h)
-    return k_lo, np.maximum(probs, 0.0), float(d[-1])
+    probs = np.maximum(probs, 0.0)
+    probs.setflags(write=False)
+    return k_lo, probs, float(d[-1])
 
 
 # ---------------------------------------------------------------------------

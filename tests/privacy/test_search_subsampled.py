@@ -203,7 +203,7 @@ def test_the_check_catches_a_ledger_with_half_the_noise():
 def test_a_run_with_halved_noise_is_refused(monkeypatch):
     """The solver itself calibrating half the noise: refused by the run's own ledger filter
     (or else by the search's check)."""
-    import skdp.solvers.kl.subsampled as sub
+    import skdp.solvers.shared.subsampling as sub  # the calibration both dpsgd_poisson use
     calibrated = sub.subsampled_noise_within
     monkeypatch.setattr(sub, "subsampled_noise_within", lambda *args: calibrated(*args) / 2)
     X, y = _table(300)

@@ -21,21 +21,24 @@ preconditioner, a Gaussian mechanism) are composed by privacy loss
 distributions in the fit's ledger, and ``z`` is the smallest noise
 multiplier for which the ledger spends at most the fit's epsilon at its
 delta (:func:`~skdp.privacy.ledger.subsampled_noise_within`),
-so the fit spends its epsilon exactly. The zCDP share ``budget.rho`` is not
-used: the subsampled Gaussian is calibrated on the ledger's PLD total.
+so the fit spends its epsilon exactly; the ``T`` steps are declared to the
+budget's filter before the first (:meth:`Budget.plan_subsampled
+<skdp.privacy.budget.Budget.plan_subsampled>`: one composition verifies them).
+The zCDP share ``budget.rho`` is not used: the subsampled Gaussian is
+calibrated on the ledger's PLD total.
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES``); only the
 sampled rows are gathered (``X[idx]``), ``X`` is never copied.
 """
 
-from ...privacy.ledger import subsampled_noise_within
-from ..shared.subsampling import DPSGD_POISSON_OPTIONS, sampling_rate
+from ..shared.subsampling import DPSGD_POISSON_OPTIONS, planned_noise_multiplier, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start
 
 __all__ = ["dpsgd_poisson", "DPSGD_POISSON_STEPS", "DPSGD_POISSON_OPTIONS"]
 
 DPSGD_POISSON_STEPS = 100  # default T (max_iter None): benchmarks/RESULTS.md
+_LABEL = "subsampled gradient sum"
 
 
 def dpsgd_poisson(problem, budget, options):
@@ -71,16 +74,12 @@ def dpsgd_poisson(problem, budget, options):
     obj, w, cfg = problem.objective, problem.w0, problem.config
     T = int(cfg.max_iter or DPSGD_POISSON_STEPS)
     q = sampling_rate(options["sampling_rate"], T, budget.private)
-    z = 0.0
-    if budget.private:
-        z = subsampled_noise_within(budget.recorded().entries, [], q, T, budget.epsilon,
-                                    budget.delta)
+    z = planned_noise_multiplier(budget, q, T, cfg.clip, label=_LABEL)  # 0 when not private
     eta = 1.0 / (2.0 * cfg.smoothness) if cfg.theory else 1.0 / cfg.smoothness
     iterates, history = [w], []
     for t in range(T):
         total = _clipped_sum(obj, w, budget.poisson_sample(obj.n, q), cfg.clip)
-        noisy = budget.subsampled_gaussian(total, cfg.clip, z * cfg.clip, q,
-                                           label="subsampled gradient sum")
+        noisy = budget.subsampled_gaussian(total, cfg.clip, z * cfg.clip, q, label=_LABEL)
         w = w - eta * (noisy / (q * obj.n) + obj.alpha * w)
         iterates.append(w)
         history.append(dict(step=t, sampling_rate=q, noise_multiplier=z, sigma=z * cfg.clip))

@@ -35,7 +35,9 @@ in its ledger (Koskela, Jälkö and Honkela 2020; Doroshenko et al. 2022,
 "Connect the dots"); ``z`` is the smallest noise multiplier for which the
 whole ledger spends at most the fit's epsilon at its delta
 (:func:`~skdp.privacy.ledger.subsampled_noise_within`, a root search on the ledger's own
-composition), so the fit spends its epsilon exactly.
+composition), so the fit spends its epsilon exactly; the ``T`` steps are declared to the
+budget's filter before the first (:meth:`Budget.plan_subsampled
+<skdp.privacy.budget.Budget.plan_subsampled>`: one composition verifies them).
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
 default), against ``T`` passes for ``noisy_gd``. Only the sampled rows are
@@ -49,9 +51,8 @@ import math
 
 import numpy as np
 
-from ...privacy.ledger import subsampled_noise_within
 from ..losses.classification import lipschitz
-from ..shared.subsampling import sampling_rate
+from ..shared.subsampling import planned_noise_multiplier, sampling_rate
 from ..spec import SolverResult
 from .common import softmax_np
 from .euclidean import auto_iterations, reference_logits
@@ -60,6 +61,7 @@ from .steps import (LOSS_SHARE, TailAverager, centre_rows, intercept_of, loss_cl
 
 __all__ = ["dpsgd_poisson"]
 
+_LABEL = "subsampled gradient and group-loss sums"
 SGD_CLIP_RATIO = 0.25  # per-sample clip / Lipschitz bound (noisy_gd's is smaller: full batches)
 
 
@@ -100,9 +102,8 @@ def dpsgd_poisson(problem, budget, options):
     q = sampling_rate(options["sampling_rate"], T, not math.isinf(budget.mu))
     data, _ = centre_rows(data, budget.mu, budget)
     z = 0.0
-    if not math.isinf(budget.mu):
-        z = subsampled_noise_within(budget.recorded().entries, [], q, T, budget.epsilon,
-                                    budget.delta)
+    if not math.isinf(budget.mu):  # calibrated, and the T steps declared to the filter
+        z = planned_noise_multiplier(budget, q, T, 1.0, label=_LABEL)
     W, b, y_avg = _run(problem, budget, data, T, q, z)
     return SolverResult(solution=(W, intercept_of(data, W, b)), n_iter=T,
                         info=dict(group_weights=np.asarray(to_host(xp, y_avg)),
@@ -151,8 +152,7 @@ def _noisy_step(budget, data, model, groups, plan):
     if a_l > 0:
         parts.append(loss_sums * backend.asarray(n_min / sizes, dtype=dtype)
                      * (a_l * clip / (a_g * loss_clip)))
-    flat = budget.subsampled_gaussian(xp.concat(parts) * (a_g / clip), 1.0, z, q,
-                                      label="subsampled gradient and group-loss sums")
+    flat = budget.subsampled_gaussian(xp.concat(parts) * (a_g / clip), 1.0, z, q, label=_LABEL)
     flat = flat * (clip / a_g)
     k, p = gw.shape
     g_scale = top / q

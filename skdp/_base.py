@@ -219,7 +219,8 @@ def reserve_fit(estimator):
     >>> import numpy as np
     >>> from skdp import BudgetAccountant, SaddlePointSynthesizer
     >>> acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
-    >>> est = SaddlePointSynthesizer(epsilon=1.0, domain={0: 2}, accountant=acc)
+    >>> est = SaddlePointSynthesizer(epsilon=1.0, domain={0: 2}, solver="smd",
+    ...                              accountant=acc)
     >>> with reserve_fit(est) as held:
     ...     print(acc.total()[0])  # counted before a row is read
     ...     held.reading_data()
@@ -531,7 +532,7 @@ class FitRun:
         self.charged = True
         self.stream_dask = False
         self.read_args, self.read_kwargs = args, {}
-        self.ledger = None
+        self.stream_ledger = None  # a continued stream's ledger (its budget records into it)
         self.solver = self.spec = self.options = self.problem = self.solver_budget = None
         self.rows = self.plan = self.budget = self.result = None
 
@@ -637,7 +638,7 @@ class PrivateEstimator(PrivacyMixin):
         run.rows = self._read_rows(run.X, *run.read_args, **run.read_kwargs)  # 3. read
         run.plan = self._budget_plan(run)  # 4. the one budget
         run.budget = self._open_budget(run.plan, run.rows.backend, run.epsilon, run.delta,
-                                       ledger=run.ledger)
+                                       ledger=run.stream_ledger)
         self._build_problem(run)  # the releases before the solver's, the solver's share
         run.result = self._dispatch(run.solver, run.spec, run.problem,  # 5. dispatch
                                     run.solver_budget, run.options)
@@ -651,7 +652,7 @@ class PrivateEstimator(PrivacyMixin):
         ``run.spec``, ``run.options``, or later in :meth:`_build_problem` where the
         rule needs a public fact of the rows), check what the parameters and the schema
         alone fix, and set ``run.charged``, ``run.read_args`` / ``run.read_kwargs``,
-        ``run.ledger`` or ``run.stream_dask``. Reads no row."""
+        ``run.stream_ledger`` or ``run.stream_dask``. Reads no row."""
 
     def _budget_plan(self, run):
         """Hook of step 4: the calibration of the fit's budget, a :class:`BudgetPlan`

@@ -938,7 +938,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         if spec.streaming:  # fit starts a stream; partial_fit continues it (a pass or a chunk)
             state, run.charged = self._stream_to_continue(partial)
             run.state, run.read_kwargs = state, {"stream": (state,)}
-            run.ledger = None if run.charged else self.privacy_ledger_
+            run.stream_ledger = None if run.charged else self.privacy_ledger_
             if options["clip"] is None and self.clip_norm is not None:
                 options["clip"] = float(self.clip_norm)
         else:

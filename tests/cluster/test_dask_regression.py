@@ -28,9 +28,15 @@ def _chunked(X):
 
 
 def _releases(reg):
-    """(kind, label, count) and (epsilon, rho, mu, q) of each release (nan where none)."""
-    return [(e.kind, e.label, e.count, e.epsilon, e.rho, e.mu, e.q)
+    """(kind, label, count) and (epsilon, rho, mu, q) of each release (nan where its kind has
+    no such field)."""
+    return [(e.kind, e.label, e.count, *(_number(getattr(e, f, None)) for f in
+                                         ("epsilon", "rho", "mu", "q")))
             for e in reg.privacy_ledger_.entries]
+
+
+def _number(value):
+    return np.nan if value is None else value
 
 
 def _assert_same_fit(a, b, rtol=1e-6):

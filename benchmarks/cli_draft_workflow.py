@@ -268,8 +268,10 @@ def curated(args):
             assert abs(rows[("skdp CLI", kind)][0][0] - be[(kind, k)][2][0]) < 1e-9
             if kind == "quantile":
                 upstream_codes = (t, h, cards)
-                np.savez(os.path.join(args.out, "upstream", f"{item}.npz"), codes=t,
-                         cards=np.array(cards), holdout=h, target=-1, target_missing=-1)
+                npz = os.path.join(args.out, "upstream", f"{item}.npz")
+                if not os.path.exists(npz):  # (an upstream run may be reading it)
+                    np.savez(npz, codes=t, cards=np.array(cards), holdout=h, target=-1,
+                             target_missing=-1)
         methods = ["real train (not private)", "DP indep", "skdp CLI"]
         if args.upstream:
             t, h, cards = upstream_codes

@@ -226,7 +226,7 @@ def curated(args):
     for item in args.tables or list(CURATED):
         package, edits = CURATED[item]
         df = _load(package, item)
-        order = np.random.default_rng(SUBSAMPLE_SEED).permutation(len(df))[:args.rows]
+        order = np.random.default_rng(SUBSAMPLE_SEED).permutation(len(df))[:args.rows or None]
         cut = int(0.8 * len(order))
         train, hold = df.iloc[np.sort(order[:cut])], df.iloc[np.sort(order[cut:])]
         full = os.path.join(args.out, f"{item}.full.csv")  # what the curator drafts from
@@ -350,7 +350,7 @@ def _main(argv=None):
     parser.add_argument("--skdp", default=None)
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rows", type=int, default=15000, help="public subsample (rows)")
+    parser.add_argument("--rows", type=int, default=15000, help="public subsample (rows; 0: all)")
     parser.add_argument("--tables", nargs="*", default=None)
     parser.add_argument("--upstream", default=None, help="folder of anchors_pgm.py --save")
     parser.add_argument("--synth-args", default="", help="more synthesize options, e.g. "

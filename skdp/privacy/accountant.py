@@ -82,6 +82,19 @@ DELTA_SHARE_WITHOUT_EPSILON_CAP = 1e-3
 the delta cap, so that it holds 1000 fits."""
 
 
+
+def _store_argument(store, ledger, where):
+    """``store``, or the deprecated ``ledger=`` spelling of it (with a FutureWarning)."""
+    if ledger is None:
+        return store
+    if store is not None:
+        raise TypeError("give the budget store as store=; ledger= is its deprecated name, "
+                        "and both were given.")
+    warnings.warn(f"{where}(ledger=...) is deprecated: the budget store's path is now "
+                  "store=...; ledger= will be removed in the next release.", FutureWarning,
+                  stacklevel=3)
+    return ledger
+
 class BudgetAccountant:
     """Tracks the privacy budget spent by fits on one dataset.
 
@@ -170,14 +183,7 @@ class BudgetAccountant:
 
     def __init__(self, epsilon=math.inf, delta=1.0, store=None, dataset=None, purpose=None,
                  timeout=30.0, neighbouring="replace_one", ledger=None):
-        if ledger is not None:
-            if store is not None:
-                raise TypeError("give the budget store as store=; ledger= is its deprecated "
-                                "name, and both were given.")
-            warnings.warn("BudgetAccountant(store=...) is deprecated: the budget store's "
-                          "path is now store=...; ledger= will be removed in the next "
-                          "release.", FutureWarning, stacklevel=2)
-            store = ledger
+        store = _store_argument(store, ledger, "BudgetAccountant")
         if isinstance(epsilon, bool) or isinstance(delta, bool):
             raise TypeError(f"epsilon and delta must be real numbers, not bools; got "
                             f"{epsilon!r}, {delta!r}.")
@@ -282,14 +288,7 @@ class BudgetAccountant:
         >>> BudgetAccountant.open(path, "d").epsilon
         3.0
         """
-        if ledger is not None:
-            if store is not None:
-                raise TypeError("give the budget store as store=; ledger= is its deprecated "
-                                "name, and both were given.")
-            warnings.warn("BudgetAccountant.open(ledger=...) is deprecated: the budget store's "
-                          "path is now store=...; ledger= will be removed in the next "
-                          "release.", FutureWarning, stacklevel=2)
-            store = ledger
+        store = _store_argument(store, ledger, "BudgetAccountant.open")
         if store is None or dataset is None:
             raise TypeError("BudgetAccountant.open needs the budget store and the dataset: "
                             "BudgetAccountant.open(store, dataset).")

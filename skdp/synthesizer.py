@@ -28,7 +28,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted, vali
 
 from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to_numpy
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
-from ._domain.forbid import forbid_masks, forbid_protect, full_mask
+from ._domain.forbid import forbid_masks, forbid_protect, forbid_value, full_mask
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
                               fine_grids, measure_domains, quantile_bins, quantile_counts,
                               to_compress, to_fine, to_quantile)
@@ -202,8 +202,14 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         list of conjunctions ``{column: value, ...}``, e.g. ``{"forbid":
         [{"pregnant": "yes", "sex": "male"}]}``: the combinations that cannot
         occur (public facts, like the rest of the domain; no budget). Each value is
-        one of the column's categories or codes, given by its entry (numeric
-        columns are refused). Every solver's released distribution is 0 on them and
+        one of the column's categories or codes, given by its entry, or for a numeric
+        column with public bounds an interval ``{">=": a, "<": b}`` (keys ``">"``,
+        ``">="``, ``"<"``, ``"<="``), e.g. ``{"age": {"<": 16}, "marital":
+        "married"}``, which must hold whole bins of the column's ``n_bins`` equal
+        bins (integers: ``"integer": true`` judges it on the integers a bin holds;
+        else as reals and integers alike), or is refused naming the column and
+        the nearest edges (:mod:`skdp._domain.forbid`; not with
+        ``bin_strategy='quantile'``). Every solver's released distribution is 0 on them and
         :meth:`sample` never draws them: the dense solvers' histogram player ranges
         over the other cells only; the graphical models hold each conjunction's
         columns as a clique whose forbidden cells have the fixed log-potential
@@ -552,8 +558,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
-        encoding.check_domain_entries(self.domain)  # the parameter alone: before any charge
-        forbid = encoding.load_forbid(self.domain)  # structural zeros: public, checked too
+        encoding.check_domain_entries(self.domain, self.n_bins, self.bin_strategy)  # no charge yet
+        # structural zeros: public, checked too (numeric intervals against the public bins)
+        forbid = encoding.load_forbid(self.domain, self.n_bins, self.bin_strategy)
         self._check_schema(X, feature_names)  # X's column names (schema, not rows): too
         run.asked, run.forbid, run.read_args = asked, forbid, (feature_names, forbid)
 
@@ -621,7 +628,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             resolution_={c.name: c.fine.describe() for c in columns
                          if c.fine is not None and c.fine.counts is not None},
             marginals_=[tuple(columns[i].name for i in m) for m in run.marginals],
-            forbid_=[{columns[j].name: columns[j].categories[k] for j, k in
+            forbid_=[{columns[j].name: forbid_value(columns[j], k) for j, k in
                       ((self._column_index(columns, n), k) for n, k in conj.items())}
                      for conj in run.forbid],
             n_records_=n_records, duality_gap_=float(gap), step_rule_=info.get("step_rule"),

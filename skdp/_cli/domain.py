@@ -57,7 +57,7 @@ def check_domain(domain, header):
             raise ValueError(f"{exc} {_HINT}") from None
     if forbid:
         try:
-            check_forbid(entries, forbid)
+            check_forbid(entries, forbid, n_bins=None)  # intervals' bins: by the estimator
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{exc} {_HINT}") from None
 

@@ -34,8 +34,12 @@ structural zeros: the key "forbid" holds a list of combinations that cannot
 occur, each an object {column: value} read as "all of these at once", e.g.
   "forbid": [{"pregnant": "yes", "sex": "male"}, {"relationship": "Wife",
               "sex": "Male"}]
-Each value is one of the column's categories or codes (numeric columns are
-not accepted); no synthetic row matches any of them. They are public facts,
+Each value is one of the column's categories or codes, or for a numeric
+column with bounds an interval, e.g. {"age": {"<": 16}, "marital": "married"}
+(keys ">", ">=", "<", "<="), which must hold whole bins of the column's equal
+bins (with "integer": true, the integers a bin holds: {"<=": 19} fits a bin
+edge at 20); an interval that cuts a bin is refused, naming the column and
+the nearest edges. No synthetic row matches any of them. They are public facts,
 cost no budget, and the data is not checked against them (rows that break
 one are counted as any other, but never sampled).
 

@@ -9,13 +9,40 @@ released distribution gives it probability 0 and no sample contains it.
 They are public facts, like the rest of the domain: they come from the
 domain, never from the data, and cost no budget. Each value is one of the
 column's public categories (a list entry, ``{"categories": [...]}``) or
-codes (an int ``k`` or ``{"codes": k}``); numeric columns (bounds) are
-refused (their bins are not values a curator names). The data is not
+codes (an int ``k`` or ``{"codes": k}``), or, for a numeric column with public
+bounds (``(low, high)``, ``{"low": l, "high": h}``), an **interval**: a dict of
+one or two comparisons ``{">=": a, "<": b}`` (keys ``">"``, ``">="``, ``"<"``,
+``"<="``; at most one lower and one upper end), e.g. ``{"age": {"<": 16},
+"marital": "married"}``. The data is not
 checked against them: a row that matches a conjunction is the curator's
 input error, and an error raised on it (or a count of such rows) would be
 a release that depends on the private data. Such rows are counted by the
 measurements as any other row; the estimate then puts no mass on their
 cells and the sample never holds them.
+
+Numeric intervals are structural zeros on the model's bins, so they must
+align with the column's public bin edges (``n_bins`` equal bins of
+``[low, high]``; the last bin holds ``high``): every bin lies inside the
+interval or outside it. An interval that cuts a bin is refused before the
+budget is reserved, with an error naming the column, the bin and its
+edges (no data is read: the edges come from the entry and ``n_bins``).
+Integer columns (``"integer": true`` in the entry) are judged on the
+integers each bin holds, so ``{"<=": 19}`` aligns with a bin edge at 20;
+a column whose entry does not say ``"integer"`` may still be one (its
+dtype decides, read only after the budget is reserved), so its interval
+must align both as reals and as integers (write ``{"<": 20}``). Columns
+binned at private quantiles (``bin_strategy='quantile'``) or with bounds
+found privately (``{"kind": "numeric"}``) are refused: their edges are
+not public before the fit.
+
+What is exact: the forbidden bins get probability 0 in every solver's
+release and are never sampled, and a value is decoded within its bin
+(uniformly, or from the fine grid's pieces within the bin), so no synthetic
+value falls inside the interval when the rest of the conjunction holds. At
+an interior bin edge the comparison allows a tolerance of ``1e-9`` of the
+bin's width (edges like ``0.3`` are not exact floats); the point masses
+at the bounds (``low`` and ``high``, which the fine grid can release) are
+compared exactly.
 
 Disambiguation: ``"forbid"`` is the structural zeros when its value is a
 list of dicts (which no column entry can be: categories are strings,
@@ -23,15 +50,18 @@ numbers or booleans); any other value is the entry of a column named
 ``forbid``.
 """
 
+from dataclasses import dataclass
 import math
+from numbers import Real
 
 import numpy as np
 
+from .fine import even_edges
 from .parse import parse_entry
 from .values import _is_missing, value_key
 
-__all__ = ["FORBID", "allowed", "check_forbid", "forbid_masks", "forbid_protect", "full_mask",
-           "is_forbid", "split_forbid"]
+__all__ = ["FORBID", "Interval", "allowed", "check_forbid", "forbid_masks", "forbid_protect",
+           "forbid_value", "full_mask", "interval_bins", "is_forbid", "split_forbid"]
 
 FORBID = "forbid"
 
@@ -66,21 +96,236 @@ def split_forbid(domain):
     return domain, []
 
 
+_OPS = {">=": ("low", True), ">": ("low", False), "<=": ("high", True), "<": ("high", False)}
+TOLERANCE = 1e-9
+"""At an interior bin edge, an interval's end within this share of the bin's width of
+the edge counts as on it (edges such as ``0.3`` are not exact floats)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A numeric condition of a forbid conjunction: ``low (<|<=) value (<|<=) high``.
+
+    ``spec``: the comparisons as given (``((op, bound), ...)``), published in ``forbid_``.
+
+    Examples
+    --------
+    >>> Interval.parse("age", {"<": 16})
+    Interval(low=-inf, low_closed=True, high=16.0, high_closed=False, spec=(('<', 16),))
+    >>> Interval.parse("age", {">=": 3, ">": 4})
+    Traceback (most recent call last):
+    ...
+    ValueError: forbid: the interval of column 'age' gives two lower ends ('>=' and '>'); \
+an interval is a dict of one or two comparisons, e.g. {">=": 18, "<": 65} (keys '>', '>=', \
+'<', '<=').
+    """
+
+    low: float = -math.inf
+    low_closed: bool = True
+    high: float = math.inf
+    high_closed: bool = True
+    spec: tuple = ()
+
+    @classmethod
+    def parse(cls, name, value):
+        form = ('an interval is a dict of one or two comparisons, e.g. {">=": 18, "<": 65} '
+                "(keys '>', '>=', '<', '<=').")
+        if not value or not all(isinstance(k, str) and k in _OPS for k in value):
+            raise ValueError(f"forbid: the interval of column {name!r} has the keys "
+                             f"{sorted(map(str, value))}: {form}")
+        ends = {}
+        for op, bound in value.items():
+            side, closed = _OPS[op]
+            if side in ends:
+                raise ValueError(f"forbid: the interval of column {name!r} gives two "
+                                 f"{'lower' if side == 'low' else 'upper'} ends "
+                                 f"({ends[side][0]!r} and {op!r}); {form}")
+            if not isinstance(bound, Real) or isinstance(bound, (bool, np.bool_)) \
+                    or not math.isfinite(bound):
+                raise ValueError(f"forbid: the interval of column {name!r} compares with "
+                                 f"{bound!r}; its ends must be finite numbers.")
+            ends[side] = (op, float(bound), closed)
+        out = cls(spec=tuple(value.items()),
+                  **{k: v for side, (_, b, c) in ends.items()
+                     for k, v in ((side, b), (f"{side}_closed", c))})
+        if out.high < out.low or (out.high == out.low and not (out.low_closed
+                                                                and out.high_closed)):
+            raise ValueError(f"forbid: the interval {value!r} of column {name!r} holds no "
+                             "value.")
+        return out
+
+    def describe(self):
+        """The interval as given (a dict of comparisons)."""
+        return dict(self.spec)
+
+    def holds(self, v):
+        """Whether the number ``v`` is in the interval."""
+        return ((v > self.low or (self.low_closed and v == self.low))
+                and (v < self.high or (self.high_closed and v == self.high)))
+
+    def integers(self):
+        """The integers in the interval, as ``(first, last)`` (infinite ends stay)."""
+        first, last = -math.inf, math.inf
+        if math.isfinite(self.low):
+            first = math.ceil(self.low) if self.low_closed else math.floor(self.low) + 1
+        if math.isfinite(self.high):
+            last = math.floor(self.high) if self.high_closed else math.ceil(self.high) - 1
+        return first, last
+
+    def __str__(self):
+        return "{" + ", ".join(f"{op!r}: {b!r}" for op, b in self.spec) + "}"
+
+
+def _bins(low, high, n_bins):
+    """The bin edges of a numeric column with public bounds and equal bins (both ways the
+    decoders compute them: :func:`~skdp._domain.fine.even_edges` and ``low + k * width``):
+    ``(left, right)`` arrays, the loose (smallest left, largest right) of the two."""
+    if n_bins == 1 or not high > low:
+        return np.array([low]), np.array([high])
+    a = even_edges(low, high, n_bins)
+    with np.errstate(over="ignore", invalid="ignore"):
+        b = low + np.arange(n_bins + 1) * ((high - low) / n_bins)
+    b = np.where(np.isfinite(b), b, a)
+    b[0], b[-1] = low, high
+    return np.minimum(a[:-1], b[:-1]), np.maximum(a[1:], b[1:])
+
+
+def interval_bins(name, interval, low, high, n_bins, integer):
+    """The bins of a numeric column (public bounds, ``n_bins`` equal bins) that hold a value
+    in ``interval``, as a sorted list; a ValueError naming the column and the nearest edges
+    when the interval cuts a bin (see the module docstring).
+
+    ``integer``: True (integers: the values a bin holds are its integers), False (reals) or
+    None (not known before the fit: both must align; the bins of either).
+
+    Examples
+    --------
+    >>> interval_bins("age", Interval.parse("age", {"<": 20}), 0, 100, 10, None)
+    [0, 1]
+    >>> interval_bins("age", Interval.parse("age", {"<=": 19}), 0, 100, 10, True)
+    [0, 1]
+    >>> interval_bins("age", Interval.parse("age", {"<": 15}), 0, 100, 10, False)
+    Traceback (most recent call last):
+    ...
+    ValueError: forbid: the interval {'<': 15} of column 'age' cuts its bin [10, 20) \
+(10 equal bins of [0, 100]): an interval must hold whole bins; the nearest bin edges are \
+10 and 20 (or change the column's bounds or n_bins).
+    """
+    left, right = _bins(float(low), float(high), int(n_bins))
+    if integer is None:
+        reals = interval_bins(name, interval, low, high, n_bins, False)
+        return sorted(set(reals) | set(interval_bins(name, interval, low, high, n_bins, True)))
+    out = []
+    for i, (a, b) in enumerate(zip(left, right)):
+        last = i == len(left) - 1
+        held, whole = (_integer_bin if integer else _real_bin)(interval, a, b, i == 0, last,
+                                                                 float(low), float(high))
+        if held and not whole:
+            raise ValueError(_cut(name, interval, a, b, last, low, high, n_bins, integer))
+        if held:
+            out.append(i)
+    if not out:
+        raise ValueError(f"forbid: the interval {interval} of column {name!r} holds no value "
+                         f"of its range [{_num(low)}, {_num(high)}].")
+    return out
+
+
+def _real_bin(interval, a, b, first, last, low, high):
+    """``(holds a value of the interval, lies inside it)`` for the real bin ``[a, b)``
+    (``[a, b]`` when last); bounds exact, interior edges with :data:`TOLERANCE`."""
+    tol = TOLERANCE * (b - a)
+    lo = max(a, interval.low)
+    hi = min(b, interval.high)
+    held = hi - lo > tol
+    if first and interval.holds(low):
+        held = True
+    if last and interval.holds(high):
+        held = True
+    if a == b:  # a single value (one bin, low == high)
+        return interval.holds(a), interval.holds(a)
+    inside_low = interval.holds(low) if first else interval.low <= a + tol
+    inside_high = interval.holds(high) if last else interval.high >= b - tol
+    return held, inside_low and inside_high
+
+
+def _integer_bin(interval, a, b, first, last, low, high):
+    """As :func:`_real_bin` on the integers the bin holds (or, when it holds none, on the
+    integer its midpoint is decoded to)."""
+    lo = max(math.ceil(a), math.ceil(low))
+    hi = min(math.floor(high) if last else math.ceil(b) - 1, math.floor(high))
+    if hi < lo:  # no integer: decoded at the rounded midpoint (clipped or not)
+        mid = round(a / 2 + b / 2)
+        values = {mid, min(max(mid, math.ceil(low)), math.floor(high))}
+        inside = [interval.holds(v) for v in values]
+        return any(inside), all(inside)
+    first_int, last_int = interval.integers()
+    held = max(lo, first_int) <= min(hi, last_int)
+    return held, first_int <= lo and hi <= last_int
+
+
+def _num(x):
+    x = float(x)
+    return repr(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
+
+
+def _cut(name, interval, a, b, last, low, high, n_bins, integer):
+    span = f"[{_num(a)}, {_num(b)}{']' if last else ')'}"
+    what = "the integers of its bin" if integer else "its bin"
+    hint = ""
+    if integer is None or not integer:
+        hint = (" A column whose entry does not say \"integer\": true may be an integer "
+                "column (its dtype decides), so its interval must align as reals and as "
+                "integers: write '<' and '>=' at bin edges.")
+    return (f"forbid: the interval {interval} of column {name!r} cuts {what} {span} "
+            f"({n_bins} equal bins of [{_num(low)}, {_num(high)}]): an interval must hold "
+            f"whole bins; the nearest bin edges are {_num(a)} and {_num(b)} (or change the "
+            "column's bounds or n_bins)." + (hint if integer is None else ""))
+
+
 def _entry_values(name, spec):
     """The public values of a column entry for forbid: its categories or codes, else an
     error naming the column."""
     parsed = parse_entry(name, spec)
     if "categories" not in parsed:
         raise ValueError(f"forbid names column {name!r}, whose domain entry gives no "
-                         "categories or codes: structural zeros take categories or codes "
+                         "categories or codes: a single value is for categories or codes "
                          "only (a list, {'categories': [...]}, an int k or {'codes': k}); "
-                         "numeric bounds and kinds found privately are not accepted.")
+                         "a numeric column with public bounds takes an interval, e.g. "
+                         '{">=": 18, "<": 65}; kinds found privately are not accepted.')
     return list(parsed["categories"])
 
 
-def check_forbid(entries, forbid):
+def _numeric_entry(name, spec, n_bins, bin_strategy):
+    """``(low, high, n_bins, integer)`` of a numeric entry an interval may name (integer:
+    True, or None when the dtype decides), else a ValueError naming the column."""
+    parsed = parse_entry(name, spec)
+    if "categories" in parsed:
+        raise ValueError(f"forbid: column {name!r} has categories or codes: give one of "
+                         "them, not an interval.")
+    if "low" not in parsed:
+        raise ValueError(f"forbid: column {name!r} has no public bounds (its entry gives the "
+                         "kind only; the bounds are found privately, after the budget is "
+                         "reserved): an interval needs public bounds {'low': l, 'high': h}.")
+    low, high = parsed["low"], parsed["high"]
+    if n_bins is None:  # the form only (the estimator checks the bins)
+        return low, high, None, parsed.get("integer") or None
+    bins = 1 if high == low else parsed.get("n_bins", n_bins)
+    if bin_strategy == "quantile" and bins > 1 and math.isfinite(high - low):
+        raise ValueError(f"forbid: column {name!r} is binned at private quantiles "
+                         "(bin_strategy='quantile'): its bin edges are released by the fit, "
+                         "so an interval cannot be checked against them before; use "
+                         "bin_strategy='uniform' or forbid on categories.")
+    return low, high, int(bins), parsed.get("integer") or None
+
+
+def check_forbid(entries, forbid, n_bins=10, bin_strategy="uniform"):
     """Check the forbid list against the column entries (no data read); return it as a
-    list of ``{column: category index}`` dicts (in the entries' category order).
+    list of ``{column: category index}`` dicts (in the entries' category order), an
+    :class:`Interval` for a numeric column's interval.
+
+    ``n_bins`` and ``bin_strategy``: the estimator's (public); a numeric interval must
+    align with the column's bins (:func:`interval_bins`). ``n_bins=None``: the intervals'
+    form only is checked (the CLI's domain file, before the estimator checks the rest).
 
     Errors name the column and the value (public: they come from the domain): an
     unknown column, a column without public categories, a value not among them, an
@@ -100,7 +345,7 @@ def check_forbid(entries, forbid):
     if not isinstance(forbid, list):
         raise TypeError(f"{_FORM}; got a {type(forbid).__name__}.")
     keys = {str(k): k for k in entries}
-    values, out = {}, []
+    values, out, ranges = {}, [], {}
     for i, conj in enumerate(forbid):
         if not isinstance(conj, dict) or not conj:
             raise ValueError(f"forbid entry {i}: {_FORM}; got {conj!r}.")
@@ -112,6 +357,18 @@ def check_forbid(entries, forbid):
                                  "structural zeros need the column's public categories or "
                                  "codes.")
             key = keys[str(name)]
+            if isinstance(value, dict):
+                interval = Interval.parse(key, value)
+                low, high, bins, integer = _numeric_entry(key, entries[key], n_bins,
+                                                          bin_strategy)
+                if bins is not None:
+                    held = interval_bins(key, interval, low, high, bins, integer)
+                    values.setdefault(key, bins)
+                    cells[key] = interval
+                    ranges.setdefault(key, {})[interval] = held
+                else:
+                    cells[key] = interval
+                continue
             if key not in values:
                 cats = _entry_values(key, entries[key])
                 values[key] = {value_key(c): j for j, c in enumerate(cats)}
@@ -121,7 +378,10 @@ def check_forbid(entries, forbid):
                                  f"column {key!r} ({len(values[key])} of them).")
             cells[key] = index
         out.append(cells)
-    _check_not_empty({k: len(v) for k, v in values.items()}, out)
+    sizes = {k: v if isinstance(v, int) else len(v) for k, v in values.items()}
+    if all(all(not isinstance(v, Interval) or k in ranges for k, v in c.items()) for c in out):
+        _check_not_empty(sizes, [{k: ranges[k][v] if isinstance(v, Interval) else [v]
+                                  for k, v in c.items()} for c in out])
     return out
 
 
@@ -138,10 +398,12 @@ def _key(value):
 
 def _check_not_empty(sizes, conjunctions):
     """Refuse a forbid that removes every value of a column, or every combination of a
-    group of columns linked by forbid entries (enumerated up to :data:`ENUMERATE_CELLS`)."""
+    group of columns linked by forbid entries (enumerated up to :data:`ENUMERATE_CELLS`).
+    ``conjunctions``: ``{column: list of value (or bin) indices}`` each; ``sizes``: the
+    number of values (categories or bins; the missing cell aside) per column."""
     names = list(sizes)
     for name in names:
-        single = {c[name] for c in conjunctions if list(c) == [name]}
+        single = {i for c in conjunctions if list(c) == [name] for i in c[name]}
         if len(single) == sizes[name]:
             raise ValueError(f"forbid removes every category of column {name!r}: a column "
                              "needs at least one allowed value.")
@@ -166,7 +428,7 @@ def _check_not_empty(sizes, conjunctions):
         mask = np.zeros([sizes[n] for n in group], dtype=bool)
         for c in conjunctions:
             if set(c) <= set(group):
-                mask[tuple(c[n] if n in c else slice(None) for n in group)] = True
+                mask[np.ix_(*[c[n] if n in c else np.arange(sizes[n]) for n in group])] = True
         if mask.all():
             raise ValueError(f"forbid removes every combination of the columns {group}: "
                              "some combination must stay allowed.")
@@ -179,7 +441,8 @@ def forbid_protect(columns, forbid):
     out = {}
     for conj in forbid:
         for name, cat in conj.items():
-            out.setdefault(index[str(name)], set()).add(cat)
+            if not isinstance(cat, Interval):  # bins are never merged
+                out.setdefault(index[str(name)], set()).add(cat)
     return {j: sorted(v) for j, v in out.items()}
 
 
@@ -207,6 +470,13 @@ def forbid_masks(columns, forbid):
         for name, cat in conj.items():
             j = index[str(name)]
             col = columns[j]
+            if isinstance(cat, Interval):  # its bins, on the fitted column (public)
+                if col.categorical or col.edges is not None:
+                    raise RuntimeError(f"column {col.name!r}: an interval of forbid on a "
+                                       "column without public equal bins.")
+                cells[j] = interval_bins(col.name, cat, col.low, col.high, col.n_bins,
+                                         bool(col.integer))
+                continue
             cell = int(cat) if col.cells is None else int(col.cells[cat])
             if col.cells is not None and cell == int(col.cells.max()):
                 raise RuntimeError(f"column {col.name!r}: a forbidden category was merged by "
@@ -215,8 +485,14 @@ def forbid_masks(columns, forbid):
         cols = tuple(sorted(cells))
         if cols not in out:
             out[cols] = np.zeros([columns[j].cardinality for j in cols], dtype=bool)
-        out[cols][tuple(cells[j] for j in cols)] = True
+        out[cols][np.ix_(*[np.atleast_1d(cells[j]) for j in cols])] = True
     return out
+
+
+def forbid_value(column, value):
+    """The public form of one value of a checked conjunction, for ``forbid_``: the
+    category, or the interval as given."""
+    return value.describe() if isinstance(value, Interval) else column.categories[value]
 
 
 def full_mask(shape, masks):

@@ -95,15 +95,16 @@ def load_domain(domain):
     return split_forbid(_load(domain))[0]
 
 
-def load_forbid(domain):
+def load_forbid(domain, n_bins=10, bin_strategy="uniform"):
     """The structural zeros of the ``domain`` parameter, checked against its entries
-    (:func:`skdp._domain.forbid.check_forbid`): a list of ``{column: category index}``
-    (``[]`` without any)."""
+    (:func:`skdp._domain.forbid.check_forbid`; ``n_bins`` and ``bin_strategy``: the
+    estimator's, for numeric intervals): a list of ``{column: category index or
+    Interval}`` (``[]`` without any)."""
     entries, forbid = split_forbid(_load(domain))
-    return check_forbid(entries, forbid) if forbid else []
+    return check_forbid(entries, forbid, n_bins, bin_strategy) if forbid else []
 
 
-def check_domain_entries(domain):
+def check_domain_entries(domain, n_bins=10, bin_strategy="uniform"):
     """Check every entry of the ``domain`` parameter on its own (no column of X is read).
 
     Bounds, categories and code counts are checked here, before the fit reserves its
@@ -112,7 +113,7 @@ def check_domain_entries(domain):
     """
     for name, spec in load_domain(domain).items():
         parse_entry(name, spec)
-    load_forbid(domain)
+    load_forbid(domain, n_bins, bin_strategy)
 
 
 def check_domain_names(domain, names):

@@ -40,10 +40,10 @@ MAX_ROWS = 200_000
 
 
 def _is_missing(v):
-    if v is None:
+    if v is None or type(v).__name__ in ("NAType", "NaTType"):  # before v != v: NA raises
         return True
     try:
-        return bool(v != v) or type(v).__name__ in ("NAType", "NaTType")
+        return bool(v != v)
     except (TypeError, ValueError):
         return False
 
@@ -53,22 +53,38 @@ def _numeric(entry):
 
 
 def _category_codes(columns):
-    """Codes of a categorical column over the holdout and the synthetic rows together."""
+    """Codes of a categorical column over the holdout and the synthetic rows together
+    (in order of first appearance; a missing value is a code of its own).
+
+    Each distinct ``(type, value)`` is keyed once, by :func:`value_key` (``1 == 1.0``, but
+    ``True`` is not ``1``), a missing one by :func:`_is_missing`.
+    """
     index, out = {}, []
     for values in columns:
-        codes = np.empty(len(values), dtype=np.int64)
-        for i, v in enumerate(values):
-            key = ("<missing>",) if _is_missing(v) else value_key(v)
-            codes[i] = index.setdefault(key, len(index))
-        out.append(codes)
+        local = {}
+        raw = np.fromiter((local.setdefault((v.__class__, v), len(local)) for v in values),
+                          dtype=np.int64, count=len(values))
+        lut = np.array([index.setdefault(_category_key(v), len(index)) for _, v in local],
+                       dtype=np.int64)
+        out.append(lut[raw] if len(raw) else np.zeros(0, dtype=np.int64))
     return out, len(index)
 
 
+def _category_key(v):
+    return ("<missing>",) if _is_missing(v) else value_key(v)
+
+
 def _floats(values):
-    out = np.full(len(values), np.nan)
-    for i, v in enumerate(values):
-        if not _is_missing(v):
-            out[i] = float(v)
+    """The values as float64, NaN where missing (``None``, NaN, ``pd.NA``, ``NaT``)."""
+    values = np.asarray(values, dtype=object)
+    try:
+        none = np.equal(values, None).astype(bool)
+        out = np.where(none, np.nan, values).astype(np.float64)
+    except (TypeError, ValueError):  # pd.NA, NaT, ...: one by one
+        out = np.full(len(values), np.nan)
+        for i, v in enumerate(values):
+            if not _is_missing(v):
+                out[i] = float(v)
     return out
 
 
@@ -88,21 +104,76 @@ def _bin_codes(values, edges):
     return np.where(np.isnan(values), len(edges) + 1, codes).astype(np.int64)
 
 
-def _tv(a, b, cols, shape):
-    """Total variation between the marginals on ``cols`` of two code tables."""
-    sub = tuple(shape[j] for j in cols)
-    size = math.prod(sub)
-    pa = np.bincount(np.ravel_multi_index(tuple(a[:, j] for j in cols), sub), minlength=size)
-    pb = np.bincount(np.ravel_multi_index(tuple(b[:, j] for j in cols), sub), minlength=size)
-    return 0.5 * np.abs(pa / max(len(a), 1) - pb / max(len(b), 1)).sum(), pb / max(len(b), 1)
+CHUNK_ROWS = 1 << 16
+"""The marginals of one way are counted together in chunks of at most this many row
+entries (rows x marginals; one marginal at least), and :data:`CHUNK_CELLS` cells (the
+sum of their sizes): small enough for the cache, where counting is fastest."""
+
+CHUNK_CELLS = 1 << 18
 
 
-def _independent_tv(b, cols, shape, joint):
-    """TV between the holdout's marginal on ``cols`` and the product of its 1-way ones."""
-    prod = np.ones(1)
-    for j in cols:
-        prod = np.multiply.outer(prod, np.bincount(b[:, j], minlength=shape[j]) / len(b))
-    return 0.5 * np.abs(prod.ravel() - joint).sum()
+def _scores(a, b, marginals, shape, independent):
+    """Per marginal of ``marginals`` (``(m, way)`` column indices): the total variation
+    between the synthetic ``a`` and holdout ``b`` code tables, and (``independent``) the
+    holdout's own against the product of its 1-way marginals (NaN otherwise).
+
+    Vectorised: the marginals of a chunk are counted by one ``bincount`` over the cells
+    of all of them laid end to end (each marginal's cells in ``ravel_multi_index``
+    order), and the TVs summed per marginal by ``np.add.reduceat``.
+    """
+    marginals = np.asarray(marginals, dtype=np.int64).reshape(len(marginals), -1)
+    shape = np.asarray(shape, dtype=np.int64)
+    na, nb = max(len(a), 1), max(len(b), 1)
+    rows = max(len(a), len(b), 1)
+    ones = [np.bincount(b[:, j], minlength=shape[j]) / len(b) for j in range(len(shape))] \
+        if independent else None
+    sizes = np.array([math.prod(int(s) for s in shape[m]) for m in marginals], dtype=np.int64)
+    dtype = np.int32 if sizes.sum(initial=0) < 2**31 else np.int64
+    a, b = (np.ascontiguousarray(t.T, dtype=dtype) for t in (a, b))  # columns by rows
+    tv, base = np.empty(len(marginals)), np.full(len(marginals), math.nan)
+    start = 0
+    while start < len(marginals):
+        stop = start + 1
+        cells = sizes[start]
+        while stop < len(marginals) and cells + sizes[stop] <= CHUNK_CELLS \
+                and (stop - start + 1) * rows <= CHUNK_ROWS:
+            cells, stop = cells + sizes[stop], stop + 1
+        chunk = marginals[start:stop]
+        sub = shape[chunk]                                   # (m, way)
+        strides = np.cumprod(np.concatenate([np.ones((len(chunk), 1), np.int64),
+                                             sub[:, :0:-1]], axis=1),
+                             axis=1)[:, ::-1].astype(dtype)  # C order, as ravel_multi_index
+        offsets = np.concatenate([[0], np.cumsum(sizes[start:stop])]).astype(dtype)
+        pa = _counts(a, chunk, strides, offsets) / na
+        pb = _counts(b, chunk, strides, offsets) / nb
+        tv[start:stop] = 0.5 * np.add.reduceat(np.abs(pa - pb), offsets[:-1])
+        if independent:
+            prod = _product(ones, chunk)
+            base[start:stop] = 0.5 * np.add.reduceat(np.abs(prod - pb), offsets[:-1])
+        start = stop
+    return tv, base
+
+
+def _counts(codes, chunk, strides, offsets):
+    """The counts of ``codes`` (columns by rows, contiguous) on the cells of every marginal
+    of ``chunk``, end to end."""
+    flat = codes[chunk[:, 0]] * strides[:, :1]
+    for k in range(1, chunk.shape[1]):
+        flat += codes[chunk[:, k]] * strides[:, k:k + 1]
+    flat += offsets[:-1, None]
+    return np.bincount(flat.ravel(), minlength=int(offsets[-1]))
+
+
+def _product(ones, chunk):
+    """The product of the holdout's 1-way marginals ``ones`` on the cells of every
+    marginal of ``chunk``, end to end (``np.multiply.outer`` in column order)."""
+    out = []
+    for cols in chunk:
+        prod = ones[cols[0]]
+        for j in cols[1:]:
+            prod = np.multiply.outer(prod, ones[j])
+        out.append(prod.ravel())
+    return np.concatenate(out)
 
 
 def _marginals(d, way, rng):
@@ -157,11 +228,7 @@ def binned_errors(synthetic, holdout, domain, header):
         b, a = np.stack(hold_codes, axis=1), np.stack(syn_codes, axis=1)
         res = {}
         for way, marginals in chosen.items():
-            errs, base = [], []
-            for cols in marginals:
-                tv, joint = _tv(a, b, cols, shape)
-                errs.append(tv)
-                base.append(_independent_tv(b, cols, shape, joint) if way > 1 else math.nan)
+            errs, base = _scores(a, b, marginals, shape, independent=way > 1)
             res[way] = (float(np.mean(errs)), float(np.max(errs)), float(np.mean(base)))
         out[(kind, k)] = res
     return out

@@ -33,9 +33,11 @@ that would overspend *before* any noise is drawn (fail closed):
   :meth:`exponential_filter` keeps the fully adaptive bound of 002 Thm 3.5
   (Rogers et al. 2016) for exponential samples whose epsilon changes from
   step to step.
-* delta (:meth:`approx_dp`): the ``delta`` of mechanisms that are
-  ``(0, delta_i)``-DP (a thresholded histogram's categories) stays within
-  ``delta``.
+* (epsilon, delta) of 'approx' mechanisms (:meth:`approx_dp`: a thresholded
+  histogram's categories, a private search): their deltas stay within ``delta``,
+  and composed (basic composition) with the zCDP the budget reserves, spent or
+  not, the fit stays within ``(epsilon, delta)``; an untouched zCDP filter is
+  narrowed to what they leave.
 
 Poisson-subsampled Gaussian steps (:meth:`Budget.subsampled_gaussian`,
 :meth:`Budget.subsampled_gaussian_batch`) are accounted by privacy loss
@@ -57,7 +59,8 @@ same generator.
 
 import math
 
-from .ledger import PrivacyLedger, bounded_range_rho, gaussian_rho, gaussian_sigma
+from .ledger import (PrivacyLedger, approx_dp_to_zcdp, bounded_range_rho, gaussian_rho,
+                     gaussian_sigma)
 from .composite import DisjointGaussian, ExponentialTally, gaussian_blocks, host
 from .release import GaussianBatch, Release
 
@@ -76,6 +79,8 @@ class _Filter:
         self.mu_spent2 = 0.0      # sum of mu_i**2 of the GDP releases
         self.delta_spent = 0.0    # (0, delta_i) mechanisms
         self.gdp_closed = False   # a non-Gaussian release went through: GDP no longer exact
+        self.rho_cap = None       # zCDP left to the filter by an approx_dp release (or None)
+        self.shared = False       # a share() of this budget was handed out
         # subsampled steps admitted ahead of their release (verified, or charged in a shared
         # budget: the step-by-step horizon or a plan), by (C/sigma, q): (left, horizon)
         self.ahead = {}
@@ -151,6 +156,7 @@ class Budget:
         The caller's split (``rho`` of this budget's, ``mu`` of its GDP) is
         the composition: the parts' totals add up to at most the whole.
         """
+        self._filter.shared = True
         return Budget(self.epsilon if epsilon is None else epsilon,
                       self.delta if delta is None else delta, rho, release=self._release,
                       mu=mu, exclusive=exclusive, gdp_only=gdp_only)
@@ -224,9 +230,10 @@ class Budget:
             raise RuntimeError(f"internal error: release {label!r} is not Gaussian and is "
                                "charged in zCDP on a GDP-only budget (rho = mu**2 / 2 bounds "
                                "Gaussian releases only).")
-        if f.spent + cost > self.rho * _SLACK:
+        limit = self.rho if f.rho_cap is None else min(self.rho, f.rho_cap)
+        if f.spent + cost > limit * _SLACK:
             raise RuntimeError(f"internal error: release {label!r} would overspend "
-                               f"({f.spent} + {cost} > {self.rho}).")
+                               f"({f.spent} + {cost} > {limit}).")
         f.spent += cost
         f.gdp_closed = True
 
@@ -380,18 +387,58 @@ class Budget:
 
     def approx_dp(self, epsilon, delta, *, label):
         """Record an ``(epsilon, delta)``-DP mechanism that draws nothing here (a threshold's
-        delta).
+        delta, a private search's whole guarantee).
 
-        Refused unless the delta it takes fits in what the budget's ``delta``
-        has left after the earlier ones.
+        Admitted, before anything is recorded, only if the fit stays within its
+        ``(epsilon, delta)`` once composed with the rest: the 'approx' parts add up
+        (basic composition, Dwork and Roth 2014 Thm 3.16) to ``(eps_a, delta_a)``, and
+        the zCDP this budget may still spend (its ``rho`` less what the ledger holds:
+        reserved, spent or not) converts at the delta left, so the check is the
+        ledger's composition with that reservation,
+        ``eps_a + zcdp_to_approx_dp(rho, delta - delta_a) <= epsilon`` in the
+        zCDP-only case (Bun and Steinke 2016 Prop. 1.3; the ledger takes the
+        smallest of its valid bounds). Where the reservation does not fit but this
+        budget has released nothing and handed out no share (the zCDP is still
+        unspent), its zCDP filter is narrowed instead to the largest ``rho`` that
+        fits, ``approx_dp_to_zcdp(epsilon - eps_a, delta - delta_a)`` less what the
+        ledger holds (0 when nothing is left), and later zCDP charges are refused
+        past it. Otherwise refused (``RuntimeError``). Called on the fit's budget
+        (whose ``rho`` is the fit's).
         """
         f = self._filter
         if f.delta_spent + delta > self.delta * _SLACK:
             raise RuntimeError(f"internal error: release {label!r} would overspend delta "
                                f"({f.delta_spent} + {delta} > {self.delta}).")
+        if self.private and math.isfinite(self.epsilon):
+            self._check_approx(epsilon, delta, label)
         f.delta_spent += delta
         f.gdp_closed = True
         self._release.ledger.approx(epsilon, delta, label=label)
+
+    def _check_approx(self, epsilon, delta, label):
+        """:meth:`approx_dp`'s composition check (and the narrowing of the zCDP filter)."""
+        f = self._filter
+        trial = self.recorded()
+        held = trial.rho  # zCDP of what the fit has released so far (its shares' too)
+        trial.approx(epsilon, delta, label=label)
+        reserved = max(self.rho - held, 0.0)
+        if f.rho_cap is not None:
+            reserved = min(reserved, max(f.rho_cap - f.spent, 0.0))
+        if reserved > 0:
+            trial.zcdp(reserved, label="zCDP reserved, not yet spent")
+        if trial.spent(self.delta)[0] <= self.epsilon * _SLACK:
+            return
+        eps_a, delta_a = trial._approx_totals()
+        untouched = not (f.spent or f.shared or f.ahead or held)
+        if untouched and eps_a <= self.epsilon * _SLACK and delta_a <= self.delta * _SLACK:
+            eps_left, delta_left = self.epsilon - eps_a, self.delta - delta_a
+            f.rho_cap = approx_dp_to_zcdp(eps_left, delta_left) \
+                if eps_left > 0 and delta_left > 0 else 0.0
+            return
+        raise RuntimeError(f"internal error: release {label!r} would overspend: with the "
+                           f"zCDP reserved ({reserved}) the fit would spend epsilon "
+                           f"{trial.spent(self.delta)[0]} > {self.epsilon} at delta "
+                           f"{self.delta}.")
 
     # ------------------------------------------------------------- subsampled
     def poisson_sample(self, n, sampling_rate):

@@ -43,7 +43,7 @@ from scipy.special import gammaln
 
 from .._backend import to_numpy
 from ..privacy.ledger import describe_composition
-from .holdout import MAX_ROWS, RESOLUTIONS, _category_codes, _floats, _is_missing, binned_errors
+from .holdout import MAX_ROWS, RESOLUTIONS, _category_codes, _floats, binned_errors
 from .svg import bar_chart
 
 __all__ = ["release_report", "write_report", "expected_noise_norm", "residuals"]
@@ -337,7 +337,7 @@ def _fine_panel(name, col, fine, syn_cols, j):
     series = [("noisy measurement", grouped(counts) / total if total > 0 else
                grouped(counts) * np.nan, None)]
     if syn_cols is not None:
-        v = np.array([np.nan if _is_missing(x) else float(x) for x in syn_cols[j]])
+        v = _floats(syn_cols[j])
         v = v[~np.isnan(v)]
         share = np.bincount(col.fine.cell(v), minlength=len(counts)).astype(np.float64)
         series.append(("synthetic rows", grouped(share) / max(len(v), 1), None))

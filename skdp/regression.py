@@ -39,7 +39,7 @@ from .solvers.goldstein import GOLDSTEIN_OPTIONS, goldstein_gap
 from .solvers.goldstein.config import RADIUS_OPTION
 from .solvers.goldstein.regressor import goldstein_solver, regression_glm
 from .solvers.streaming.regressor import stream_solver
-from .solvers.suffstats import ADASSP_OPTIONS, adassp
+from .solvers.suffstats import ADASSP_OPTIONS, SSP_OPTIONS, adassp, ssp
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
 __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
@@ -220,6 +220,12 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                "rho/2 each to the Gaussian releases of X^T X and X^T y (theory=True: rho/3 "
                "each, with lambda_min(X^T X)); no preconditioner", ADASSP_OPTIONS, gaussian=True,
                losses=("squared",), models=("linear",)),
+    SolverSpec("ssp", ssp, "suffstats",
+               "AdaSSP's releases (Wang 2018, Alg. 2) with an eigenvalue floor, then private "
+               "refinement steps on the clipped residuals (issue 31)",
+               "quantile_share rho to the residuals' quantile; of the rest, xtx_share to "
+               "X^T X, the remainder evenly to X^T y and each X^T r; no preconditioner",
+               SSP_OPTIONS, gaussian=True, losses=("squared",), models=("linear",)),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
 
@@ -289,7 +295,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         given.
     solver : {'auto', 'adaptive_gd', 'noisy_gd', 'stationary_gd', 'dpsgd_poisson', 'spider', \
             'ppm', 'srgd', 'srg_memf', 'memf', 'dpsgd', 'fo_single_pass', 'zo_single_pass', \
-            'zo_multi_pass', 'adassp'}, default='auto'
+            'zo_multi_pass', 'adassp', 'ssp'}, default='auto'
         - ``'adaptive_gd'``: paper 004 Alg. 3 (Thm 3, 4); unknown gamma, kappa;
           a privacy filter stops it when the budget is spent.
         - ``'noisy_gd'``: ``max_iter`` (default 10) noisy gradient steps, the
@@ -324,6 +330,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
           adaptive ``lambda`` from a third release, ``lambda_min(X^T X)``);
           ``loss='squared'``, linear model, no preconditioner, in memory only
           (see :mod:`skdp.solvers.suffstats`). Not chosen by ``'auto'``.
+        - ``'ssp'``: AdaSSP's two releases with ``X^T X``'s eigenvalues floored
+          at ``3 sigma sqrt(p)`` instead of a ridge, then two refinement steps:
+          the residuals' 0.95 quantile released privately, and ``X^T r`` of
+          the residuals clipped there, twice (five Gaussian releases, see
+          :func:`skdp.solvers.suffstats.ssp`); same restrictions as
+          ``'adassp'``.
         - ``'auto'``: ``fo_single_pass`` for the robust losses; else
           ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm`` for
           ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.

@@ -39,7 +39,7 @@ from .solvers.goldstein import GOLDSTEIN_OPTIONS, goldstein_gap
 from .solvers.goldstein.config import RADIUS_OPTION
 from .solvers.goldstein.regressor import goldstein_solver, regression_glm
 from .solvers.streaming.regressor import stream_solver
-from .solvers.suffstats import ADASSP_OPTIONS, SSP_OPTIONS, adassp, ssp
+from .solvers.suffstats import ADASSP_OPTIONS, SSP_OPTIONS, adassp, ssp, ssp_applies
 from .solvers.streaming.srgd import STREAM_OPTIONS
 
 __all__ = ["KLAdaptiveRegressor", "SOLVER_SPECS"]
@@ -105,7 +105,8 @@ def fit_budget(epsilon, delta, solver):
     return budget_plan(solver).rho(epsilon, delta)
 
 
-def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0, rows=0):
+def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0, rows=0,
+                   features=0, mu=0.0):
     """The ``'auto'`` rule: a solver from public facts of the loss and of ``X``'s shape.
 
     Robust (truncated, nonconvex) losses: ``fo_single_pass`` (paper 001 Alg. 2
@@ -119,7 +120,13 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0, row
     ``auto_from`` gives: ``rows >= 5e4`` (issue 31: from there it matched
     ``adaptive_gd``'s R^2 on the real-table suite's validation split at a
     fraction of the passes) or ``size >= AUTO_SUBSAMPLE = 1e7`` (issue 18:
-    the cost of the full passes whatever ``n``).
+    the cost of the full passes whatever ``n``). There, ``ssp`` (one pass on noisy
+    sufficient statistics, :func:`~skdp.solvers.suffstats.ssp`) instead where the caller
+    passes ``features = n_features`` and the fit's ``mu`` (a private, in-memory fit of the
+    squared loss and the linear model; 0 otherwise) and
+    :func:`~skdp.solvers.suffstats.ssp_applies` holds: ``rows >= 5e4`` and ``rows * mu >=
+    100 * features**1.5`` (issue 31: there it matched ``dpsgd_poisson``'s R^2 at a fraction
+    of its time).
 
     Examples
     --------
@@ -133,6 +140,8 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0, row
     'dpsgd_poisson'
     >>> resolve_solver("auto", None, None, True, size=3 * 10**6, rows=10**6)
     'dpsgd_poisson'
+    >>> resolve_solver("auto", None, None, True, size=3 * 10**6, rows=10**6, features=3, mu=0.24)
+    'ssp'
     """
     if solver != "auto":
         return solver
@@ -140,6 +149,8 @@ def resolve_solver(solver, kl_gamma, kl_kappa, smooth, robust=False, size=0, row
         return "fo_single_pass"
     if kl_gamma is None or kl_kappa is None:
         by_size = auto_by_size(SOLVER_SPECS, rows, size) if smooth else None
+        if by_size == "dpsgd_poisson" and features and ssp_applies(rows, features, mu):
+            return "ssp"
         return by_size or ("adaptive_gd" if smooth else "ppm")
     return "spider" if kl_kappa <= 2 and smooth else "ppm"
 
@@ -225,7 +236,7 @@ SOLVER_SPECS = {spec.name: spec for spec in (
                "refinement steps on the clipped residuals (issue 31)",
                "quantile_share rho to the residuals' quantile; of the rest, xtx_share to "
                "X^T X, the remainder evenly to X^T y and each X^T r; no preconditioner",
-               SSP_OPTIONS, gaussian=True, losses=("squared",), models=("linear",)),
+               SSP_OPTIONS, gaussian=True, auto=True, losses=("squared",), models=("linear",)),
 )}
 """Every solver of :class:`KLAdaptiveRegressor`: name -> :class:`~skdp.solvers.spec.SolverSpec`.
 
@@ -335,10 +346,17 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
           the residuals' 0.95 quantile released privately, and ``X^T r`` of
           the residuals clipped there, twice (five Gaussian releases, see
           :func:`skdp.solvers.suffstats.ssp`); same restrictions as
-          ``'adassp'``.
+          ``'adassp'``. ``'auto'`` runs it on private in-memory fits of the
+          squared loss and the linear model from 5e4 rows where ``n_samples *
+          mu >= 100 * n_features**1.5`` (``mu`` the fit's Gaussian-DP budget:
+          :func:`skdp.solvers.suffstats.ssp_applies`).
         - ``'auto'``: ``fo_single_pass`` for the robust losses; else
           ``adaptive_gd`` when (gamma, kappa) are unknown (``ppm`` for
-          ``'lp'``); ``spider`` for known kappa <= 2, else ``ppm``.
+          ``'lp'``), on a private linear fit ``dpsgd_poisson`` instead from
+          5e4 rows or 1e7 cells, and there ``ssp`` for the squared loss on an
+          in-memory ``X`` where ``n_samples * mu >= 100 * n_features**1.5``
+          (:func:`resolve_solver`); ``spider`` for known kappa <= 2, else
+          ``ppm``.
     loss : {'squared', 'huber', 'lp', 'sigmoid', 'truncated_absolute', \
             'capped_huber'}, default='squared'
         See :mod:`skdp.solvers.losses.regression`. ``'truncated_absolute'`` (``min(|r|,
@@ -898,17 +916,23 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         """
         return self._fit_atomically(X, y, partial=True)
 
-    def _auto_shape(self, X):
+    def _auto_shape(self, X, run):
         """``{"rows": n_samples, "size": n_samples * n_features}`` for the ``'auto'`` rule:
         the public shape of ``X`` (0 where the rule does not look at it: a non-private fit,
-        an MLP, ``partial_fit``)."""
+        an MLP, ``partial_fit``), with ``features`` and the fit's ``mu`` (from ``epsilon``
+        and ``delta``: public) for the squared loss on an in-memory ``X`` (the rule's
+        ``ssp``)."""
         if self.solver != "auto" or math.isinf(self.epsilon) or self.model != "linear":
             return {"rows": 0, "size": 0}
         try:
-            rows = _num_samples(X)
-            return {"rows": rows, "size": rows * _num_features(X)}
+            rows, features = _num_samples(X), _num_features(X)
         except TypeError:  # not array-like: validate_data names the problem
             return {"rows": 0, "size": 0}
+        shape = {"rows": rows, "size": rows * features}
+        if self.loss == "squared" and not is_dask_collection(X):
+            mu = math.sqrt(2.0 * fit_budget(run.epsilon, run.delta, "ssp"))
+            shape.update(features=features, mu=mu)
+        return shape
 
     def _stream_params(self):
         return (self.solver, float(self.epsilon), self.delta, self.loss, self.model,
@@ -937,7 +961,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
                 self._reserve_ahead()
                 X = known_rows(X)
         solver = resolve_solver(self.solver, gamma, kappa, loss.smooth,
-                                robust=self.loss in ROBUST_LOSSES, **self._auto_shape(X))
+                                robust=self.loss in ROBUST_LOSSES, **self._auto_shape(X, run))
         if on_dask:
             check_dask_solver(type(self).__name__, solver, choices_with(SOLVER_SPECS, dask=True))
         spec = SOLVER_SPECS[solver]

@@ -10,9 +10,13 @@ with the adaptive ``lambda`` the released lower bound gives. Arrays only
 
 import math
 
+from .shared.subsampling import AUTO_ROWS_REGRESSOR
 from .spec import Option, SolverResult
 
-__all__ = ["adassp", "ADASSP_OPTIONS", "ssp", "SSP_OPTIONS", "RESIDUAL_GRID"]
+AUTO_SSP_RATIO = 100.0  # auto runs ssp where rows * mu >= AUTO_SSP_RATIO * n_features**1.5
+
+__all__ = ["adassp", "ADASSP_OPTIONS", "ssp", "SSP_OPTIONS", "RESIDUAL_GRID", "AUTO_SSP_RATIO",
+           "ssp_applies"]
 
 RESIDUAL_GRID = 13  # ssp's residual clip: target_bound * 2**(-k/2), k < RESIDUAL_GRID
 
@@ -144,6 +148,30 @@ SSP_OPTIONS = (
     Option("residual_quantile", "float", 0.95, low=0.0, high=1.0, low_open=True,
            high_open=True, doc="ssp: the quantile of |residual| the refinement clips at"),
 )
+
+
+def ssp_applies(rows, n_features, mu):
+    """Whether the regressor's ``solver='auto'`` runs :func:`ssp` on a private, in-memory
+    linear least-squares fit of ``rows`` rows, ``n_features`` columns at ``mu``-GDP (all
+    public): from ``AUTO_ROWS_REGRESSOR = 5e4`` rows (where ``dpsgd_poisson`` takes over from
+    the full-pass solvers) and where ``rows * mu >= AUTO_SSP_RATIO * n_features**1.5``.
+
+    The second condition compares the signal of ``X^T X`` (its eigenvalues grow as ``rows /
+    n_features`` for rows of bounded norm) with the floor ``3 sigma sqrt(p)`` (``sigma``
+    proportional to ``1 / mu``): below it the floor covers the signal's directions and
+    ``ssp`` shrinks them. ``AUTO_SSP_RATIO = 100`` was chosen on measurements
+    (``benchmarks/RESULTS.md``, issue 31 item 1, fourth part): ``ssp`` within 0.0003 R^2 of
+    ``dpsgd_poisson`` on the suite's flights table (validation split) from 5e4 rows, and
+    within 0.0001 on generated data at ratios 90 to 240, 0.0003 to 0.0006 behind at 47 to 75.
+
+    Examples
+    --------
+    >>> ssp_applies(10**6, 100, 0.2367), ssp_applies(10**5, 1000, 0.2367)
+    (True, False)
+    >>> ssp_applies(49_999, 3, 5.0)
+    False
+    """
+    return rows >= AUTO_ROWS_REGRESSOR and rows * mu >= AUTO_SSP_RATIO * n_features ** 1.5
 
 
 def ssp(problem, budget, options):

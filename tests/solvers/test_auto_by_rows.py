@@ -71,7 +71,10 @@ def test_the_regressor_fit_takes_the_rule_from_its_shape():
     X = rng.uniform(-0.5, 0.5, size=(AUTO_ROWS_REGRESSOR, 2))
     y = np.clip(X @ np.array([1.0, -1.0]), -1, 1)
     reg = KLAdaptiveRegressor(feature_bound=1.0, target_bound=1.0, random_state=0).fit(X, y)
-    assert reg.solver_ == "dpsgd_poisson"
+    assert reg.solver_ == "ssp"  # the squared loss in memory, rows * mu >= 100 d**1.5
+    weak = KLAdaptiveRegressor(epsilon=0.01, feature_bound=1.0, target_bound=1.0,
+                               random_state=0).fit(X, y)  # rows * mu < 100 d**1.5
+    assert weak.solver_ == "dpsgd_poisson"
     small = KLAdaptiveRegressor(feature_bound=1.0, target_bound=1.0, max_iter=5,
                                 random_state=0).fit(X[:2000], y[:2000])
     assert small.solver_ == "adaptive_gd"

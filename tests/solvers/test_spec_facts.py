@@ -30,7 +30,7 @@ REGISTRIES = {"minimax": CLF, "regression": REG, "synthesizer": SYN}
 CASES = [(name, solver) for name, specs in REGISTRIES.items() for solver in specs]
 GOLDSTEIN = {"fo_single_pass", "zo_single_pass", "zo_multi_pass"}
 STREAMS = {"srgd", "srg_memf", "memf", "dpsgd"}
-ADDED = {"adassp"}  # regressor solvers registered since (Gaussian, linear model only)
+ADDED = {"adassp", "ssp"}  # regressor solvers registered since (Gaussian, linear model only)
 
 # the name sets as they stood before the facts replaced them (main at 7978bc8)
 OLD_SETS = {
@@ -53,7 +53,7 @@ OLD_SETS = {
     "regression: family goldstein": (GOLDSTEIN,
                                      lambda: [s for s in REG if REG[s].info_attributes]),
     "regression: resolve_solver's values": (
-        {"fo_single_pass", "dpsgd_poisson", "adaptive_gd", "ppm", "spider"},
+        {"fo_single_pass", "dpsgd_poisson", "adaptive_gd", "ppm", "spider", "ssp"},
         lambda: auto_solvers(REG)),
     "synthesizer.MODEL_SOLVERS": ({"mst", "aim"},
                                   lambda: solvers_with(SYN, graphical_model=True)),
@@ -163,10 +163,11 @@ def test_the_classifier_auto_rule_picks_only_auto_solvers():
 
 
 def test_the_regressor_auto_rule_picks_only_auto_solvers():
-    picks = {regression.resolve_solver("auto", gamma, kappa, smooth, robust=robust, size=size)
+    picks = {regression.resolve_solver("auto", gamma, kappa, smooth, robust=robust, size=size,
+                                       rows=size // 10, features=features, mu=1.0)
              for gamma, kappa in [(None, None), (0.7, 1.5), (0.7, 3.0)]
-             for smooth, robust, size in itertools.product([True, False], [True, False],
-                                                           [0, 10**8])}
+             for smooth, robust, size, features in itertools.product(
+                 [True, False], [True, False], [0, 10**8], [0, 10])}
     assert picks == set(auto_solvers(REG))
     for name in REG:  # a named solver is run as named
         assert regression.resolve_solver(name, None, None, True) == name

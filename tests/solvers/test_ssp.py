@@ -139,3 +139,19 @@ def test_ssp_refuses_other_losses_and_models_and_bad_options_before_reading():
     for opts in ({"refine_steps": 9}, {"xtx_share": 1.0}, {"ridge_scale": 2.0}):
         with pytest.raises(ValueError, match="solver_options"):
             KLAdaptiveRegressor(solver="ssp", solver_options=opts).fit(X, y)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_ssp_on_the_array_api_equals_numpy_and_keeps_the_dtype(dtype):
+    xp = pytest.importorskip("array_api_strict")
+    import sklearn
+
+    X, y = _data(n=2000)
+    X, y = X.astype(dtype), y.astype(dtype)
+    ref = _fit(X, y)
+    with sklearn.config_context(array_api_dispatch=True):
+        got = _fit(xp.asarray(X), xp.asarray(y))
+    assert got.coef_.dtype == getattr(xp, dtype)
+    tol = 1e-3 if dtype == "float32" else 1e-8
+    assert np.allclose(np.asarray(got.coef_), ref.coef_, rtol=tol, atol=tol)
+    assert got.intercept_ == pytest.approx(ref.intercept_, rel=tol, abs=tol)

@@ -12,7 +12,8 @@ Methods, each fitted on the same arrays in the same run: ``skdp_clf``
 (:class:`~skdp.minimax.PrivateMinimaxClassifier`, defaults, epsilon = 1,
 delta = 1e-6, ``feature_bound=1``, the public ``classes=[0, 1]``), ``skdp_reg``
 (:class:`~skdp.regression.KLAdaptiveRegressor`, defaults, epsilon = 1,
-delta = 1e-6, ``feature_bound=1``, ``target_bound=1``), and scikit-learn's
+delta = 1e-6, ``feature_bound=1``, ``target_bound=1``; ``skdp_ssp``: the same with
+``solver='ssp'``), and scikit-learn's
 ``LogisticRegression()``, ``SGDClassifier(loss="log_loss")``, ``Ridge()``,
 ``SGDRegressor()`` and ``LinearRegression()`` (defaults, ``random_state=0`` where there
 is one). Issue 31's targets at n = 1e6, d in {3, 10, 100, 1000}: each default's fit at
@@ -66,7 +67,7 @@ import warnings
 
 import numpy as np
 
-METHODS = ["skdp_clf", "LogisticRegression", "SGDClassifier", "skdp_reg", "Ridge",
+METHODS = ["skdp_clf", "LogisticRegression", "SGDClassifier", "skdp_reg", "skdp_ssp", "Ridge",
            "SGDRegressor", "LinearRegression"]
 CLASSIFIERS = {"skdp_clf", "LogisticRegression", "SGDClassifier"}
 ROWS = [100_000, 1_000_000, 10_000_000]
@@ -114,9 +115,10 @@ def make(method):
     if method == "skdp_clf":
         return PrivateMinimaxClassifier(epsilon=1.0, delta=1e-6, feature_bound=1.0,
                                         random_state=0), dict(classes=[0, 1])
-    if method == "skdp_reg":
+    if method in ("skdp_reg", "skdp_ssp"):
+        solver = {"skdp_ssp": "ssp"}.get(method, "auto")
         return KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, feature_bound=1.0, target_bound=1.0,
-                                   random_state=0), {}
+                                   solver=solver, random_state=0), {}
     return {"LogisticRegression": LogisticRegression(),
             "SGDClassifier": SGDClassifier(loss="log_loss", random_state=0),
             "Ridge": Ridge(), "SGDRegressor": SGDRegressor(random_state=0),

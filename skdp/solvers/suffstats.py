@@ -10,6 +10,8 @@ with the adaptive ``lambda`` the released lower bound gives. Arrays only
 
 import math
 
+import numpy as np
+
 from .shared.subsampling import AUTO_ROWS_REGRESSOR
 from .spec import Option, SolverResult
 
@@ -19,6 +21,7 @@ __all__ = ["adassp", "ADASSP_OPTIONS", "ssp", "SSP_OPTIONS", "RESIDUAL_GRID", "A
            "ssp_applies"]
 
 RESIDUAL_GRID = 13  # ssp's residual clip: target_bound * 2**(-k/2), k < RESIDUAL_GRID
+QUANTILE_ROWS = 100_000  # ssp's residual quantile reads at most this many rows (a public subset)
 
 ADASSP_OPTIONS = (
     Option("failure_prob", "float", 0.05, low=0.0, high=1.0, low_open=True, high_open=True,
@@ -196,7 +199,11 @@ def ssp(problem, budget, options):
        released values only), the ``residual_quantile`` quantile of ``|r_i|`` on the grid
        ``C 2**(-k/2)``, ``k < RESIDUAL_GRID`` (:func:`~skdp.privacy.quantile.
        private_quantile`: one Gaussian histogram, sensitivity ``sqrt(2)``) at
-       ``quantile_share`` of ``rho``, whose value ``tau_r`` clips the residuals;
+       ``quantile_share`` of ``rho``, whose value ``tau_r`` clips the residuals. Above
+       ``QUANTILE_ROWS`` rows the histogram counts a random subset of ``QUANTILE_ROWS`` of
+       them drawn from the public generator (independent of the data; replacing one record
+       changes at most one counted value, so the sensitivity is unchanged, and the
+       fractions are over the subset's public size), as the default's private clip does;
     3. per step ``t``: ``D^T clip(r, tau_r)`` (``2 R tau_r``: one row moves it by at
        most ``||d_i|| tau_r + ||d'_i|| tau_r``) at the same share as ``D^T y``, and
        ``w_{t+1} = w_t + A^{-1} g^_t`` (post-processing; the same ``A``).
@@ -209,18 +216,21 @@ def ssp(problem, budget, options):
     as in :func:`adassp`. Not private (``epsilon = inf``): the exact ridge (or
     minimum-norm least squares) solution, no refinement.
     """
+    from .kl.models import Design
+
     obj, cfg = problem.objective, problem.config
     xp, D, y = obj.xp, obj.X, obj.y
     if getattr(D, "P", None) is not None or not hasattr(D, "intercept"):
         raise RuntimeError("internal error: ssp needs the un-preconditioned in-memory design.")
     if cfg.row_sq is None or cfg.target_bound is None:
         raise RuntimeError("internal error: ssp needs the public row and target bounds.")
-    X, c = D.X, D.intercept
-    if getattr(D, "scale", None) is not None:  # rows beyond the bound: clipped here (a copy)
-        X = X * D.scale[:, None]
+    c = D.intercept
     n, p = int(D.shape[0]), int(D.shape[1])
     scale = 1.0 if c is None else float(options["intercept_scale"])
     c_new = None if c is None else c * scale
+    # the design [X, c' 1] as an operator on the user's X: rows beyond the bound are scaled
+    # on the fly (no copy of X)
+    Dn = Design(D.X, c_new, None, xp, getattr(D, "scale", None))
     row_sq = float(cfg.row_sq) - (0.0 if c is None else c * c * (1.0 - scale * scale))
     R, C = math.sqrt(row_sq), float(cfg.target_bound)
     private = budget.private
@@ -229,14 +239,14 @@ def ssp(problem, budget, options):
     rest = budget.rho - rho_q
     rho_G = float(options["xtx_share"]) * rest
     rho_b = (rest - rho_G) / (1 + steps)
-    G, b = _statistics(X, y, c_new, xp)
+    G, b = _gram(Dn, xp), Dn.rmatmul(y)
     sens_G, sens_b = math.sqrt(2.0) * row_sq, 2.0 * R * C
     sigma_G, sigma_b = budget.sigma(sens_G, rho_G), budget.sigma(sens_b, rho_b)
     tau = float(options["floor_scale"]) * sigma_G * math.sqrt(p)
     step = {"sigma_xtx": sigma_G, "sigma_xty": sigma_b, "intercept_column": c_new,
             "floor": tau}
     G_hat = budget.gaussian(G, sens_G, sigma_G, label="ssp X^T X")
-    dev = _device(X)
+    dev = _device(D.X)
     idx = xp.arange(p, device=dev)
     G_hat = xp.where(idx[:, None] <= idx[None, :], G_hat, G_hat.T)  # upper triangle, mirrored
     b_hat = budget.gaussian(b, sens_b, sigma_b, label="ssp X^T y")
@@ -253,17 +263,20 @@ def ssp(problem, budget, options):
         from ..privacy.quantile import private_quantile
 
         grid = [C * 2.0 ** (-k / 2.0) for k in reversed(range(RESIDUAL_GRID))]
-        r = y - _predict(X, c_new, w, xp)
-        tau_r, _ = private_quantile(xp.abs(r), float(options["residual_quantile"]), grid,
+        r = y - Dn @ w
+        sub = r
+        if n > QUANTILE_ROWS:  # a public random subset (drawn independently of the data)
+            pick = budget.backend.public_rng.choice(n, QUANTILE_ROWS, replace=False)
+            sub = xp.take(r, budget.backend.asarray(np.sort(pick)), axis=0)
+        tau_r, _ = private_quantile(xp.abs(sub), float(options["residual_quantile"]), grid,
                                     budget, rho_q, label="ssp |residual| histogram")
         step["residual_clip"] = tau_r
         sens_r = 2.0 * R * tau_r
         sigma_r = budget.sigma(sens_r, rho_b)
         for t in range(steps):
             if t:
-                r = y - _predict(X, c_new, w, xp)
-            r = xp.clip(r, -tau_r, tau_r)
-            g = _statistics_b(X, r, c_new, xp)
+                r = y - Dn @ w
+            g = Dn.rmatmul(xp.clip(r, -tau_r, tau_r))
             g_hat = budget.gaussian(g, sens_r, sigma_r, label="ssp X^T r (refinement)")
             w = w + _solve(A, g_hat, xp)
             history.append({"sigma_xtr": sigma_r, "residual_clip": tau_r})
@@ -275,26 +288,32 @@ def ssp(problem, budget, options):
     return SolverResult(w, 1 + steps, history, info)
 
 
+def _gram(D, xp):
+    """``[X, c 1]^T [X, c 1]`` of a :class:`~skdp.solvers.kl.models.Design` without ``P``, the
+    rows beyond the bound scaled by their factors ``s_i`` (``D.scale``) without a copy of X:
+    ``X^T X`` plus the correction ``X_b^T diag(s_b**2 - 1) X_b`` over those rows only."""
+    from .kl.models import second_moment_block
+
+    G = second_moment_block({"X": D.X}, None, 1)
+    s = D.scale
+    if s is not None:
+        rows = xp.nonzero(s < 1)[0]
+        Xb, sb = xp.take(D.X, rows, axis=0), xp.take(s, rows, axis=0)
+        G = G + (Xb * (sb * sb - 1)[:, None]).T @ Xb
+    if D.intercept is None:
+        return G
+    c, n = D.intercept, D.shape[0]
+    col = c * (xp.sum(D.X, axis=0) if s is None else s @ D.X)
+    corner = xp.full((1, 1), c * c * n, dtype=G.dtype, device=_device(G))
+    return xp.concat([xp.concat([G, col[:, None]], axis=1),
+                      xp.concat([col[None, :], corner], axis=1)], axis=0)
+
+
 def _solve(A, b, xp):
     try:
         return xp.linalg.solve(A, b[:, None])[:, 0]
     except ValueError:  # singular (a non-private fit without ridge): the minimum-norm solution
         return xp.linalg.pinv(A) @ b
-
-
-def _predict(X, c, w, xp):
-    """``D w`` of ``D = [X, c 1]`` without materialising ``D``."""
-    if c is None:
-        return X @ w
-    return X @ w[:-1] + c * w[-1]
-
-
-def _statistics_b(X, r, c, xp):
-    """``D^T r`` of ``D = [X, c 1]``."""
-    g = X.T @ r
-    if c is None:
-        return g
-    return xp.concat([g, xp.reshape(c * xp.sum(r), (1,))])
 
 
 def _statistics(X, y, c, xp):

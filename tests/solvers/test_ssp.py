@@ -155,3 +155,28 @@ def test_ssp_on_the_array_api_equals_numpy_and_keeps_the_dtype(dtype):
     tol = 1e-3 if dtype == "float32" else 1e-8
     assert np.allclose(np.asarray(got.coef_), ref.coef_, rtol=tol, atol=tol)
     assert got.intercept_ == pytest.approx(ref.intercept_, rel=tol, abs=tol)
+
+
+def test_ssp_on_rows_beyond_the_bound_equals_the_fit_on_their_clipped_copy():
+    """The design's clip factors are applied on the fly (no copy of X): the same fit as on
+    the clipped rows, within round-off."""
+    from skdp.privacy.clipping import clip_rows
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1500, 4)) / 3
+    X[::5] *= 6
+    y = np.clip(X @ np.array([0.5, -0.5, 0.2, 0.0]), -1, 1)
+    a, b = _fit(X, y), _fit(clip_rows(X, 1.0, np), y)
+    assert np.allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-8)
+    assert a.history_[0]["residual_clip"] == b.history_[0]["residual_clip"]
+
+
+def test_ssp_reads_a_public_subset_for_the_quantile_above_quantile_rows():
+    from skdp.solvers.suffstats import QUANTILE_ROWS
+
+    X, y = _data(n=QUANTILE_ROWS + 5000, d=2)
+    reg = _fit(X, y)
+    log = reg.privacy_ledger_.log()
+    assert [e["label"] for e in log].count("ssp |residual| histogram") == 1
+    assert sum(e["rho"] for e in log) == pytest.approx(reg.rho_, rel=1e-9)
+    assert reg.score(X[:5000], y[:5000]) > 0.9

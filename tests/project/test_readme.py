@@ -101,10 +101,11 @@ def _auto_classifier():
 
 def _auto_regressor():
     rule = skdp.regression.resolve_solver
-    return {rule("auto", gamma, kappa, smooth, robust=robust, size=size)
-            for (gamma, kappa), smooth, robust, size in itertools.product(
+    return {rule("auto", gamma, kappa, smooth, robust=robust, size=size, rows=size // 10,
+                 features=features, mu=1.0)
+            for (gamma, kappa), smooth, robust, size, features in itertools.product(
                 [(None, None), (1.0, 1.5), (1.0, 2.0), (1.0, 3.0)], [True, False],
-                [True, False], [0, 10**8])}
+                [True, False], [0, 10**8], [0, 10])}
 
 
 ESTIMATORS = {  # README row -> (class, registry, the solvers solver="auto" can run)

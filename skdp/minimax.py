@@ -1161,6 +1161,13 @@ def _label_codes(labels, values, message):
     """
     if not isinstance(values, np.ndarray):
         return _namespace_label_codes(labels, values, message)
+    if _consecutive_integers(labels) and values.dtype.kind in "iu" and values.size:
+        # labels lo, lo + 1, ..., hi (the classes 0..K-1, say): the code is the value
+        # minus lo, checked by the range (two reductions instead of a search and a gather)
+        lo, hi = int(labels[0]), int(labels[-1])
+        if int(values.min()) < lo or int(values.max()) > hi:
+            raise ValueError(message)
+        return np.asarray(values, dtype=np.intp) - lo
     try:
         codes = np.clip(np.searchsorted(labels, values), 0, labels.shape[0] - 1)
         known = np.all(labels[codes] == values)
@@ -1169,6 +1176,12 @@ def _label_codes(labels, values, message):
     if not known:
         raise ValueError(message)
     return codes
+
+
+def _consecutive_integers(labels):
+    """Whether the sorted ``labels`` are integers ``lo, lo + 1, ..., hi`` (no bool)."""
+    return labels.dtype.kind in "iu" and labels.shape[0] > 0 \
+        and int(labels[-1]) - int(labels[0]) == labels.shape[0] - 1
 
 
 def _group_label_codes(labels, groups, public):

@@ -1202,10 +1202,14 @@ def _calibrate(entries, planned, q, steps, epsilon, delta):
     if others.entries and others.spent(delta)[0] >= target:
         raise ValueError("no privacy budget left for the subsampled gradient steps.")
 
+    seen = {}  # the root search asks some noise multipliers more than once
+
     def excess(z):
-        ledger = PrivacyLedger(list(others.entries))
-        ledger.subsampled_gaussian(1.0, z, q, count=steps)
-        return ledger.spent(delta)[0] - target
+        if z not in seen:
+            ledger = PrivacyLedger(list(others.entries))
+            ledger.subsampled_gaussian(1.0, z, q, count=steps)
+            seen[z] = ledger.spent(delta)[0] - target
+        return seen[z]
 
     mu = approx_dp_to_gdp(epsilon, delta)
     guess = 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))

@@ -56,6 +56,7 @@ are then read exactly.
 
 import functools
 import math
+import weakref
 
 import numpy as np
 from scipy import fft as sfft
@@ -170,8 +171,38 @@ _TS = np.geomspace(1e-3, 1e4, 36)
 _NEAR = np.array([0.5, 0.7, 1.0, 1.4, 2.0])
 
 
+_MEMO = {}  # results of a remembered pmf (read-only: _discretise's), by its identity
+
+
+def _memo(probs, key, compute):
+    """``compute()``, remembered by ``key`` for the read-only ``probs``.
+
+    A calibration composes the same plain Gaussian part with each trial noise of its
+    steps: its log-mgf at the same ``t`` and its spectrum at the same size are then the
+    same numbers. Keyed by the array's identity, held by a weak reference that must
+    still point to it (an identity reused after the array is gone is not a hit).
+    """
+    if probs.flags.writeable:
+        return compute()
+    full = (id(probs), *key)
+    hit = _MEMO.get(full)
+    if hit is not None and hit[0]() is probs:
+        return hit[1]
+    if len(_MEMO) > 512:
+        _MEMO.clear()
+    value = compute()
+    value.setflags(write=False)
+    _MEMO[full] = (weakref.ref(probs), value)
+    return value
+
+
 def _log_mgf(offset, probs, h, ts):
     """``log sum_j p_j exp(t eps_j)`` at each ``t`` in ``ts`` (the finite part)."""
+    return _memo(probs, ("mgf", offset, h, ts.tobytes()),
+                 lambda: _compute_log_mgf(offset, probs, h, ts))
+
+
+def _compute_log_mgf(offset, probs, h, ts):
     losses = (offset + np.arange(probs.size)) * h
     keep = probs > 0
     logs = np.log(probs[keep])[None, :] + ts[:, None] * losses[keep][None, :]
@@ -287,7 +318,7 @@ def _compose(parts, h, ts):
     size = sfft.next_fast_len(max(hi - lo + 1, max(p.size for _, p, _, _ in parts)), real=True)
     spectrum = np.ones(size // 2 + 1, dtype=complex)
     for _, p, _, n in parts:
-        spectrum *= sfft.rfft(p, size) ** n
+        spectrum *= _memo(p, ("rfft", size), lambda: sfft.rfft(p, size)) ** n
     circular = sfft.irfft(spectrum, size)
     start = lo - first                                 # circular index of the window's start
     probs = np.maximum(np.roll(circular, -(start % size)), 0.0)

@@ -251,6 +251,8 @@ def _bernoulli_rows(rng, n, q):
     if q < 1.0 / 50:
         count = int(rng.binomial(n, q))
         rows = rng.choice(n, size=count, replace=False, shuffle=False) if count else []
+        if n <= np.iinfo(np.int32).max:  # the same order, sorted twice as fast in 32 bits
+            return np.sort(np.asarray(rows, dtype=np.int32)).astype(np.int64)
         return np.sort(np.asarray(rows, dtype=np.int64))
     parts, end = [], -1
     chunk = int(q * n + 4.0 * math.sqrt(q * n) + 16)

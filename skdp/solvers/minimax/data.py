@@ -27,6 +27,7 @@ from ..losses.classification import loss_and_residual
 
 __all__ = ["LinearData", "PartitionedLinearData", "margins_block", "clipped_sum_block",
            "row_norm_block", "gradient_sums_block", "group_sums_block", "design_block",
+           "class_targets", "group_indicators",
            "finish_gradient", "row_blocks", "blockwise", "BLOCK_NAMES", "BLOCK_BYTES"]
 
 BLOCK_BYTES = 1 << 22
@@ -92,36 +93,65 @@ class LinearData:
         self.intercept_scale = float(intercept_scale)
         self.feature_bound = float(feature_bound)
         self.norms = row_norms(X, xp) if norms is None else norms
-        part = design_block({"X": X, "norms": self.norms, "y": y_codes, "group": group_codes},
-                            n_classes, n_groups, self.feature_bound, xp)
-        self.scale, self.targets, self.onehot = part["scale"], part["targets"], part["onehot"]
+        self.y_codes, self.group_codes = y_codes, group_codes
+        self.scale = clip_factors(self.norms, self.feature_bound, xp)
+        # no row beyond the bound: every factor is exactly 1, so the products may skip it
+        self.clipped = bool(xp.any(self.scale < 1))
         self.center = center
-        self.row_norm = self._row_norm(self.norms)
-        self.group_counts = xp.sum(self.onehot, axis=0)
+        self._row_norm = self._targets = self._onehot = self._packed = None
 
-    def _row_norm(self, norms):
-        return row_norm_block({"X": self.X, "norms": norms, "scale": self.scale}, self.center,
-                              self.intercept_scale, self.xp)
+    # the per-row arrays below are derived when first read (a solver that reads a sample of
+    # the rows only, as dpsgd_poisson, derives them for its samples: no (n,) array of each)
+    @property
+    def row_norm(self):
+        """l2 norm of the augmented clipped row ``(s_i x_i - center, c)``, shape (n,)."""
+        if self._row_norm is None:
+            self._row_norm = row_norm_block({"X": self.X, "norms": self.norms,
+                                             "scale": self.scale}, self.center,
+                                            self.intercept_scale, self.xp)
+        return self._row_norm
+
+    @property
+    def targets(self):
+        """``+-1`` labels (binary, shape (n, 1)) or one-hot classes (n, n_classes)."""
+        if self._targets is None:
+            self._targets = class_targets(self.y_codes, self.n_classes, self.dtype, self.xp)
+        return self._targets
+
+    @property
+    def onehot(self):
+        """Group indicator matrix, shape (n, n_groups)."""
+        if self._onehot is None:
+            self._onehot = group_indicators(self.group_codes, self.n_groups, self.dtype,
+                                            self.xp)
+        return self._onehot
+
+    @property
+    def group_counts(self):
+        """Rows per group, shape (n_groups,) (in the rows' dtype)."""
+        return self.xp.sum(self.onehot, axis=0)
 
     @property
     def dtype(self):
         """Float dtype of the rows."""
         return self.X.dtype
 
-    def with_center(self, center):
-        """A copy whose rows are ``s_i x_i - center``."""
+    def _copy(self):
         out = object.__new__(LinearData)
         out.__dict__.update(self.__dict__)
-        out.center = center
-        out.row_norm = out._row_norm(self.norms)
+        return out
+
+    def with_center(self, center):
+        """A copy whose rows are ``s_i x_i - center``."""
+        out = self._copy()
+        out.center, out._row_norm, out._packed = center, None, None
         return out
 
     def with_intercept_scale(self, intercept_scale):
         """A copy whose constant intercept feature is ``intercept_scale``."""
-        out = object.__new__(LinearData)
-        out.__dict__.update(self.__dict__)
-        out.intercept_scale = float(intercept_scale)
-        out.row_norm = out._row_norm(self.norms)
+        out = self._copy()
+        out.intercept_scale, out._row_norm = float(intercept_scale), None
+        out._packed = None
         return out
 
     def clipped_sum(self):
@@ -136,19 +166,21 @@ class LinearData:
     def subset(self, idx):
         """The same data restricted to rows ``idx`` (an integer index array)."""
         xp = self.xp
-        out = object.__new__(LinearData)
-        out.__dict__.update(self.__dict__)
+        out = self._copy()
         out.X = xp.take(self.X, idx, axis=0)
-        for name in ("norms", "scale", "row_norm", "onehot", "targets"):
-            setattr(out, name, xp.take(getattr(self, name), idx, axis=0))
+        for name in ("norms", "scale", "row_norm", "y_codes", "group_codes"):
+            setattr(out, name if name != "row_norm" else "_row_norm",
+                    xp.take(getattr(self, name), idx, axis=0))
+        if self.group_codes is self.y_codes:
+            out.group_codes = out.y_codes
+        out._targets = out._onehot = out._packed = None
         out.n = int(idx.shape[0])
-        out.group_counts = xp.sum(out.onehot, axis=0)
         return out
 
     def margins(self, W, b):
         """``Z = s * (X @ W.T) - center @ W.T + c * b``, shape (n, k)."""
-        return margins_block({"X": self.X, "scale": self.scale}, W, b, self.center,
-                             self.intercept_scale)
+        part = {"X": self.X, "scale": self.scale if self.clipped else None}
+        return margins_block(part, W, b, self.center, self.intercept_scale)
 
     def gradient(self, weights):
         """``sum_i weights_i r_i a_i^T`` given ``weights[:, None] * r`` of shape (n, k).
@@ -162,10 +194,51 @@ class LinearData:
         return finish_gradient((gw, total, None), self.center, self.intercept_scale)[:2]
 
     def _rows(self, names, idx=None):
-        arrays = {name: getattr(self, name) for name in names}
+        """The per-row arrays ``names`` (of the rows ``idx`` if given) for the block kernels.
+
+        ``scale`` is None when no row is clipped (every factor is 1: the products skip
+        it, the same numbers). The rows of a sample are gathered from ``X`` and from one
+        array holding the other per-row arrays side by side (:meth:`_per_row`): two
+        gathers per step instead of five.
+        """
+        xp = self.xp
         if idx is None:
-            return arrays
-        return {name: self.xp.take(a, idx, axis=0) for name, a in arrays.items()}
+            return {name: None if name == "scale" and not self.clipped else getattr(self, name)
+                    for name in names}
+        packed = self._per_row()
+        part = {"scale": None} if "scale" in names and not self.clipped else {}
+        if any(name not in packed and name not in part and name != "X" for name in names):
+            return {**part, **{name: xp.take(getattr(self, name), idx, axis=0)
+                               for name in names if name not in part}}
+        rows = xp.take(self._packed, idx, axis=0)
+        for name in names:
+            if name == "X":
+                part[name] = xp.take(self.X, idx, axis=0)
+            elif name not in part:
+                start, stop = packed[name]
+                part[name] = rows[:, start] if name in ("row_norm", "scale") \
+                    else rows[:, start:stop]
+        if "onehot" in part:  # contiguous, as the loss sums' product read it before (the same
+            part["onehot"] = xp.asarray(part["onehot"], copy=True)  # BLAS path, same digits)
+        return part
+
+    def _per_row(self):
+        """``row_norm``, ``scale`` (if a row is clipped), ``targets`` and ``onehot`` as the
+        columns of one (n, 1 + [1] + k + m) array, built once (``row_norm``, ``targets``
+        and ``onehot`` become its columns); ``{name: (start, stop)}`` of its columns."""
+        xp = self.xp
+        k, c = (1 if self.n_classes <= 2 else self.n_classes), int(self.clipped)
+        if getattr(self, "_packed", None) is None:
+            columns = [self.row_norm[:, None]] + [self.scale[:, None]] * c
+            self._packed = xp.concat(columns + [self.targets, self.onehot], axis=1)
+            self._row_norm = self._packed[:, 0]
+            self._targets = self._packed[:, 1 + c:1 + c + k]
+            self._onehot = self._packed[:, 1 + c + k:]
+        names = {"row_norm": (0, 1), "targets": (1 + c, 1 + c + k),
+                 "onehot": (1 + c + k, 1 + c + k + self.n_groups)}
+        if c:
+            names["scale"] = (1, 2)
+        return names
 
     def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None):
         """Clipped, group-weighted gradient sums (and group-loss sums) at ``(W, b)``.
@@ -319,14 +392,35 @@ def design_block(part, n_classes, n_groups, feature_bound, xp=np):
     >>> out["scale"].tolist(), out["targets"].tolist(), out["onehot"].tolist()
     ([0.2], [[-1.0]], [[0.0, 1.0]])
     """
-    X, y, dtype = part["X"], part["y"], part["X"].dtype
-    onehot = xp.astype(part["group"][:, None] == xp.arange(n_groups)[None, :], dtype)
-    if n_classes <= 2:
-        targets = xp.astype(2 * y - 1, dtype)[:, None]
-    else:
-        targets = xp.astype(y[:, None] == xp.arange(n_classes)[None, :], dtype)
+    X, dtype = part["X"], part["X"].dtype
     return {"X": X, "norms": part["norms"], "scale": clip_factors(part["norms"], feature_bound, xp),
-            "targets": targets, "onehot": onehot}
+            "targets": class_targets(part["y"], n_classes, dtype, xp),
+            "onehot": group_indicators(part["group"], n_groups, dtype, xp)}
+
+
+def class_targets(y, n_classes, dtype, xp=np):
+    """``+-1`` labels, shape (rows, 1), of class codes ``y`` (two classes), else one-hot.
+
+    Examples
+    --------
+    >>> class_targets(np.array([0, 1]), 2, np.float64).tolist()
+    [[-1.0], [1.0]]
+    """
+    if n_classes <= 2:
+        return xp.astype(2 * y - 1, dtype)[:, None]
+    return group_indicators(y, n_classes, dtype, xp)
+
+
+def group_indicators(group, n_groups, dtype, xp=np):
+    """Indicator matrix, shape (rows, n_groups), of group codes ``group``.
+
+    Examples
+    --------
+    >>> group_indicators(np.array([1, 0]), 2, np.float64).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    # one comparison per column (three times faster than broadcasting against arange)
+    return xp.astype(xp.stack([group == j for j in range(n_groups)], axis=1), dtype)
 
 
 BLOCK_NAMES = ("X", "scale", "row_norm", "targets", "onehot")
@@ -346,7 +440,11 @@ def margins_block(part, W, b, center, intercept_scale):
     >>> margins_block(part, np.ones((1, 2)), np.zeros(1), None, 1.0).round(6).tolist()
     [[1.4]]
     """
-    Z = part["scale"][:, None] * (part["X"] @ W.T) + intercept_scale * b[None, :]
+    Z = part["X"] @ W.T
+    scale = part.get("scale")
+    if scale is not None:  # None: no row clipped (every factor 1)
+        Z = scale[:, None] * Z
+    Z = Z + intercept_scale * b[None, :]
     if center is not None:
         Z = Z - (center[None, :] @ W.T)
     return Z
@@ -404,7 +502,7 @@ def group_sums_block(part, W, b, center, intercept_scale, xp=np):
     loss, r = loss_and_residual(margins_block(part, W, b, center, intercept_scale),
                                 part["targets"], xp)
     onehot, X = part["onehot"], part["X"]
-    R = r * part["scale"][:, None]
+    R = r if part.get("scale") is None else r * part["scale"][:, None]
     G, t = [], []
     for g in range(onehot.shape[1]):
         rows = xp.nonzero(onehot[:, g])[0]
@@ -438,13 +536,23 @@ def gradient_sums_block(part, W, b, center, intercept_scale, q, clip, loss_clip=
     """
     loss, r = loss_and_residual(margins_block(part, W, b, center, intercept_scale),
                                 part["targets"], xp)
-    gnorm = xp.sqrt(xp.sum(r * r, axis=1)) * part["row_norm"]
+    gnorm = _residual_norms(r, xp) * part["row_norm"]
     R = r * ((part["onehot"] @ q) * clip_factors(gnorm, clip, xp))[:, None]
-    sums = ((R * part["scale"][:, None]).T @ part["X"], xp.sum(R, axis=0))
+    scale = part.get("scale")
+    sums = ((R if scale is None else R * scale[:, None]).T @ part["X"], xp.sum(R, axis=0))
     if loss_clip is None:
         return sums + (None,)
     clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
     return sums + (part["onehot"].T @ clipped,)
+
+
+def _residual_norms(r, xp):
+    """``||r_i||``: ``|r_i|`` for one output (``sqrt(r**2)`` is ``|r|`` exactly in binary
+    floating point, underflow aside, where both are far below any clip), else
+    ``sqrt(sum_j r_ij**2)``."""
+    if r.shape[1] == 1:
+        return xp.abs(r[:, 0])
+    return xp.sqrt(xp.sum(r * r, axis=1))
 
 
 def row_blocks(part, xp=np):
@@ -458,10 +566,15 @@ def row_blocks(part, xp=np):
     [(3, 2)]
     """
     n, p = part["X"].shape
-    step = max(1, BLOCK_BYTES // (max(p, 1) * (xp.finfo(part["X"].dtype).bits // 8)))
+    step = _block_rows(p, part["X"].dtype, xp)
     for start in range(0, n, step) if n else [0]:
         rows = slice(start, min(start + step, n))
-        yield {name: a[rows] if a.ndim == 1 else a[rows, :] for name, a in part.items()}
+        yield {name: a if a is None else a[rows] if a.ndim == 1 else a[rows, :]
+               for name, a in part.items()}
+
+
+def _block_rows(p, dtype, xp):
+    return max(1, BLOCK_BYTES // (max(p, 1) * (xp.finfo(dtype).bits // 8)))
 
 
 def blockwise(part, fn, *args, xp=np):
@@ -477,6 +590,9 @@ def blockwise(part, fn, *args, xp=np):
     >>> blockwise({"X": np.ones((5, 2)), "scale": np.ones(5)}, clipped_sum_block).tolist()
     [5.0, 5.0]
     """
+    n, p = part["X"].shape
+    if n <= _block_rows(p, part["X"].dtype, xp):  # one block: the rows themselves
+        return fn(part, *args, xp=xp)
     total = None
     for block in row_blocks(part, xp):
         sums = fn(block, *args, xp=xp)

@@ -198,47 +198,53 @@ class LinearData:
 
         ``scale`` is None when no row is clipped (every factor is 1: the products skip
         it, the same numbers). The rows of a sample are gathered from ``X`` and from one
-        array holding the other per-row arrays side by side (:meth:`_per_row`): two
-        gathers per step instead of five.
+        array holding ``row_norm``, ``scale`` (if a row is clipped) and the label and
+        group codes side by side (:meth:`_per_row`): two gathers per step instead of
+        five; the sample's ``targets`` and ``onehot`` are derived from its codes (the
+        same numbers as the full arrays' rows).
         """
         xp = self.xp
         if idx is None:
             return {name: None if name == "scale" and not self.clipped else getattr(self, name)
                     for name in names}
-        packed = self._per_row()
-        part = {"scale": None} if "scale" in names and not self.clipped else {}
-        if any(name not in packed and name not in part and name != "X" for name in names):
-            return {**part, **{name: xp.take(getattr(self, name), idx, axis=0)
-                               for name in names if name not in part}}
+        columns = self._per_row()
+        derived = {"targets": "y_codes", "onehot": "group_codes"}
+        if any(name not in columns and name not in derived and name not in ("X", "scale")
+               for name in names):
+            return {name: None if name == "scale" and not self.clipped
+                    else xp.take(getattr(self, name), idx, axis=0) for name in names}
         rows = xp.take(self._packed, idx, axis=0)
+        part = {}
         for name in names:
             if name == "X":
                 part[name] = xp.take(self.X, idx, axis=0)
-            elif name not in part:
-                start, stop = packed[name]
-                part[name] = rows[:, start] if name in ("row_norm", "scale") \
-                    else rows[:, start:stop]
-        if "onehot" in part:  # contiguous, as the loss sums' product read it before (the same
-            part["onehot"] = xp.asarray(part["onehot"], copy=True)  # BLAS path, same digits)
+            elif name == "scale" and not self.clipped:
+                part[name] = None
+            elif name == "targets":
+                part[name] = class_targets(rows[:, columns["y_codes"]], self.n_classes,
+                                           self.dtype, xp)
+            elif name == "onehot":
+                part[name] = group_indicators(rows[:, columns["group_codes"]], self.n_groups,
+                                              self.dtype, xp)
+            else:
+                part[name] = rows[:, columns[name]]
         return part
 
     def _per_row(self):
-        """``row_norm``, ``scale`` (if a row is clipped), ``targets`` and ``onehot`` as the
-        columns of one (n, 1 + [1] + k + m) array, built once (``row_norm``, ``targets``
-        and ``onehot`` become its columns); ``{name: (start, stop)}`` of its columns."""
+        """``row_norm``, ``scale`` (if a row is clipped) and the codes as the columns of one
+        (n, 2 to 4) array, built once (``row_norm`` becomes its column); ``{name:
+        column}``. Codes are small integers, exact in the rows' float dtype."""
         xp = self.xp
-        k, c = (1 if self.n_classes <= 2 else self.n_classes), int(self.clipped)
-        if getattr(self, "_packed", None) is None:
-            columns = [self.row_norm[:, None]] + [self.scale[:, None]] * c
-            self._packed = xp.concat(columns + [self.targets, self.onehot], axis=1)
+        names = ["row_norm"] + ["scale"] * self.clipped + ["y_codes"]
+        if self.group_codes is not self.y_codes:
+            names.append("group_codes")
+        columns = {name: j for j, name in enumerate(names)}
+        columns.setdefault("group_codes", columns["y_codes"])
+        if self._packed is None:
+            self._packed = _side_by_side([getattr(self, name) for name in names], self.dtype,
+                                         xp)
             self._row_norm = self._packed[:, 0]
-            self._targets = self._packed[:, 1 + c:1 + c + k]
-            self._onehot = self._packed[:, 1 + c + k:]
-        names = {"row_norm": (0, 1), "targets": (1 + c, 1 + c + k),
-                 "onehot": (1 + c + k, 1 + c + k + self.n_groups)}
-        if c:
-            names["scale"] = (1, 2)
-        return names
+        return columns
 
     def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None):
         """Clipped, group-weighted gradient sums (and group-loss sums) at ``(W, b)``.
@@ -571,6 +577,17 @@ def row_blocks(part, xp=np):
         rows = slice(start, min(start + step, n))
         yield {name: a if a is None else a[rows] if a.ndim == 1 else a[rows, :]
                for name, a in part.items()}
+
+
+def _side_by_side(arrays, dtype, xp):
+    """The 1-D ``arrays`` as the columns of one (n, len(arrays)) array of ``dtype`` (NumPy:
+    filled in place, no second copy of the columns)."""
+    if isinstance(arrays[0], np.ndarray):
+        out = np.empty((arrays[0].shape[0], len(arrays)), dtype=dtype)
+        for j, a in enumerate(arrays):
+            out[:, j] = a
+        return out
+    return xp.stack([xp.astype(a, dtype) for a in arrays], axis=1)
 
 
 def _block_rows(p, dtype, xp):

@@ -6,6 +6,8 @@ float dtype, without dividing by zero or overflowing (a 1e-300 floor, for
 instance, is 0 in float32).
 """
 
+import functools
+
 import numpy as np
 
 __all__ = ["clip_factors", "row_norms", "clip_rows", "clip_overflowing_rows"]
@@ -23,8 +25,14 @@ def clip_factors(norms, bound, xp=np):
     >>> clip_factors(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
     [0.2, 1.0, 1.0]
     """
-    limit = xp.full_like(norms, min(float(bound), float(xp.finfo(norms.dtype).max)))
+    limit = xp.full_like(norms, min(float(bound), _largest(xp, norms.dtype)))
     return limit / xp.maximum(norms, limit)
+
+
+@functools.lru_cache(maxsize=64)
+def _largest(xp, dtype):
+    """``float(xp.finfo(dtype).max)``, remembered (a solver asks at each step)."""
+    return float(xp.finfo(dtype).max)
 
 
 def row_norms(X, xp=np):

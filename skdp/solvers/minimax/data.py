@@ -18,6 +18,7 @@ The kernels take one partition (a dict of arrays, :data:`BLOCK_NAMES`) and retur
 over its rows, which a Dask fit adds across the partitions.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -590,6 +591,7 @@ def _side_by_side(arrays, dtype, xp):
     return xp.stack([xp.astype(a, dtype) for a in arrays], axis=1)
 
 
+@functools.lru_cache(maxsize=256)
 def _block_rows(p, dtype, xp):
     return max(1, BLOCK_BYTES // (max(p, 1) * (xp.finfo(dtype).bits // 8)))
 

@@ -19,7 +19,11 @@ they are, a missing value a cell of its own):
 
 Rows: ``before`` (``resolution=None``: values uniform within the model's bins), ``after``
 (the defaults), and a sweep of the fine grid (``R`` cells, share ``s`` of the zCDP
-budget). The sweep re-draws only the fine release on the fitted ``after`` model: the
+budget). With ``--spikes`` (issue 30 item 1, second part) the sweep is instead: the old
+default (``R=256``, no spikes), 256 cells with spikes, ``'auto'`` cells without spikes,
+and ``'auto'`` at other noise ratios ``K`` (cells ``n / (K sigma)``), each with spikes;
+``--rows N`` fits a public random subsample of ``N`` rows (seed 2030), ``--no-before``
+skips the ``resolution=None`` fit. The sweep re-draws only the fine release on the fitted ``after`` model: the
 counts of the real table on the grid of ``resolution=R`` plus Gaussian noise of the
 standard deviation a fit with ``resolution_share=s`` calibrates (the model itself keeps
 the ``after`` fit's 90% of the budget). The synthetic rows of every row of the sweep
@@ -41,12 +45,22 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from synth_real_tables import TABLES, levels, raw_table  # noqa: E402
 
+from skdp._domain import fine as fine_mod  # noqa: E402
 from skdp._domain.fine import fine_grid  # noqa: E402
+from skdp._domain.private import key_delta, stability_threshold  # noqa: E402
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma  # noqa
 from skdp.synthesizer import SaddlePointSynthesizer  # noqa: E402
 
 EPSILON, DELTA = 1.0, 1e-6
 SWEEP = [(None, None), (64, 0.1), (256, 0.05), (256, 0.1), (256, 0.2), (1024, 0.1)]
+# --spikes: (label, resolution, share, spikes, K)
+SPIKE_SWEEP = [("R=256, no spikes (old default)", 256, 0.1, False, None),
+               ("R=256 + spikes", 256, 0.1, True, None),
+               ("auto, no spikes", "auto", 0.1, False, 2.0),
+               ("auto K=1 + spikes", "auto", 0.1, True, 1.0),
+               ("auto K=4 + spikes", "auto", 0.1, True, 4.0),
+               ("auto K=2 + spikes, share 0.2", "auto", 0.2, True, 2.0)]
+SPIKE_DELTA = 0.1
 
 
 def domain_of(df, bounds):
@@ -139,15 +153,49 @@ def refine(synth, df, resolution, share, rng):
         c.fine.counts = counts + rng.normal(0, sigma, len(counts))
 
 
-def run(table, seed, figure_data):
+def refine_spikes(synth, df, resolution, share, spikes, ratio, rng):
+    """Re-draw the fine release (and spikes) of the fitted ``synth`` as a fit with
+    ``resolution``, ``resolution_share=share`` and the spikes on or off would draw it, at
+    the auto rule's noise ratio ``ratio``; returns the equal cells of the grids."""
+    cols = [c for c in synth._columns if c.fine is not None]
+    spiky = [c for c in cols if fine_grid(c, resolution).edges is not None] if spikes else []
+    rho = share * approx_dp_to_zcdp(EPSILON, DELTA * (1 - SPIKE_DELTA) if spiky else DELTA)
+    sigma = gaussian_sigma(math.sqrt(2 * (len(cols) + len(spiky))), rho)
+    cells = None
+    if resolution == "auto":
+        old = fine_mod.AUTO_NOISE_RATIO
+        fine_mod.AUTO_NOISE_RATIO = ratio
+        try:
+            cells = fine_mod.auto_cells(len(df), sigma)
+        finally:
+            fine_mod.AUTO_NOISE_RATIO = old
+    threshold = stability_threshold(sigma, key_delta(SPIKE_DELTA * DELTA, max(len(spiky), 1),
+                                                     "replace_one"))
+    for c in cols:
+        c.fine = fine_grid(c, resolution, cells)
+        prepared = c.prepare(df[c.name].to_numpy())
+        counts = c.fine.counts_of(prepared)
+        c.fine.counts = counts + rng.normal(0, sigma, len(counts))
+        if c.fine.edges is not None and spikes:
+            keys, kc = c.fine.spike_keys(prepared)
+            noisy = kc + rng.normal(0, sigma, len(kc))
+            keep = noisy > threshold
+            c.fine.spikes, c.fine.spike_counts = keys[keep], noisy[keep]
+    return cells
+
+
+def run(table, seed, figure_data, rows=0, before=True, spikes=False):
     bounds = TABLES[table][0]
     df = raw_table(*table)
+    if rows and rows < len(df):
+        keep = np.sort(np.random.default_rng(2030).permutation(len(df))[:rows])
+        df = df.iloc[keep].reset_index(drop=True)
     dom = domain_of(df, bounds)
     names = list(df.columns)
     numeric = [j for j, n in enumerate(names) if "low" in dom[n]]
     out = {}
     fits = {}
-    for label, res in (("before", None), ("after", "default")):
+    for label, res in ((("before", None),) if before else ()) + (("after", "default"),):
         params = dict(epsilon=EPSILON, delta=DELTA, domain=dom, random_state=seed)
         if res is None:
             params["resolution"] = None
@@ -157,16 +205,25 @@ def run(table, seed, figure_data):
             synth = SaddlePointSynthesizer(**params).fit(df)
         fits[label] = (synth, time.perf_counter() - t0)
     rng = np.random.default_rng(seed + 100)
-    rows = [("before", fits["before"][0], None)]
+    rows = [("before", fits["before"][0], None)] if before else []
     rows.append(("after (default)", fits["after"][0], None))
-    for r, s in SWEEP[1:]:
-        rows.append((f"R={r}, share={s}", fits["after"][0], (r, s)))
+    if spikes:
+        for label, *spec in SPIKE_SWEEP:
+            rows.append((label, fits["after"][0], ("spikes", *spec)))
+    else:
+        for r, s in SWEEP[1:]:
+            rows.append((f"R={r}, share={s}", fits["after"][0], (r, s)))
+    grids = {"after (default)": sorted({c.fine.describe().get("cells", 0)
+                                        for c in fits["after"][0]._columns
+                                        if c.fine is not None})}
     real = {how: user_codes(df, dom, df, how) for how in ("eq8", "q10")}
     for how, (R, cards) in real.items():
         S = independent(R, cards, np.random.default_rng(seed + 7))
         out[("independent", how)] = scores(R, S, cards, numeric)
     for label, synth, sweep in rows:
-        if sweep is not None:
+        if sweep is not None and sweep[0] == "spikes":
+            grids[label] = refine_spikes(synth, df, *sweep[1:], rng)
+        elif sweep is not None:
             refine(synth, df, *sweep, rng)
         syn = synth.sample(len(df), random_state=seed)
         if label in ("before", "after (default)"):
@@ -174,6 +231,7 @@ def run(table, seed, figure_data):
         for how, (R, cards) in real.items():
             S, _ = user_codes(syn, dom, df, how)
             out[(label, how)] = scores(R, S, cards, numeric)
+    print(f"<!-- {table[1]}: equal cells {grids} -->", flush=True)
     return out, names, numeric, {k: v[1] for k, v in fits.items()}, df, dom
 
 
@@ -205,6 +263,9 @@ def main():
     ap.add_argument("--tables", nargs="*", default=[t[1] for t in TABLES])
     ap.add_argument("--seeds", nargs="*", type=int, default=[0])
     ap.add_argument("--figure", default=None)
+    ap.add_argument("--rows", type=int, default=0)
+    ap.add_argument("--no-before", action="store_true")
+    ap.add_argument("--spikes", action="store_true")
     ap.add_argument("--panels", nargs="*", default=["DoctorContacts:mdu", "weather:wind_dir",
                                                     "nassCDS:yearVeh"])
     args = ap.parse_args()
@@ -215,11 +276,13 @@ def main():
     print("|---|---|---|---|---|---|---|")
     for table in chosen:
         for seed in args.seeds:
-            out, names, numeric, secs, df, dom = run(table, seed, figure_data)
+            out, names, numeric, secs, df, dom = run(table, seed, figure_data, args.rows,
+                                                     not args.no_before, args.spikes)
             meta[table] = (df, dom)
             ind = {how: out[("independent", how)] for how in ("eq8", "q10")}
-            labels = ["independent", "before", "after (default)"] + \
-                [f"R={r}, share={s}" for r, s in SWEEP[1:]]
+            labels = ["independent"] + ([] if args.no_before else ["before"]) + \
+                ["after (default)"] + ([spec[0] for spec in SPIKE_SWEEP] if args.spikes else
+                                       [f"R={r}, share={s}" for r, s in SWEEP[1:]])
             for label in labels:
                 cells = []
                 for how in ("eq8", "q10"):

@@ -445,8 +445,13 @@ class BudgetPlan:
       (Canonne–Kamath–Steinke 2020; Bun–Steinke 2016 Prop. 1.3): any mechanism
       (exponential, tree, matrix, Poisson-subsampled) composes in zCDP.
 
+    ``zcdp_delta``: where part of ``delta`` goes to mechanisms charged apart (a threshold's
+    ``(0, delta_t)``, composed with the rest by the ledger's basic composition), the
+    ``delta`` left to the calibrated releases, used by ``rho`` and by the ``'exact'``
+    filter alike.
+
     ``gdp_filter`` gives the budget a GDP filter ``mu`` beside ``rho``: None (none),
-    ``'exact'`` (``approx_dp_to_gdp(epsilon, delta) * (1 - slack)``, the fit's exact GDP
+    ``'exact'`` (``approx_dp_to_gdp(epsilon, zcdp_delta or delta) * (1 - slack)``, the fit's exact GDP
     budget: its Gaussian releases compose to (epsilon, delta) with no conversion loss,
     any other release closes the filter) or ``'of_rho'`` (``sqrt(2 rho) * (1 - slack)``,
     the GDP image of the zCDP total: a stream calibrated in zCDP whose one Gaussian
@@ -497,8 +502,8 @@ class BudgetPlan:
             return None
         if math.isinf(epsilon):
             return math.inf
-        if self.gdp_filter == "exact":
-            return self._exact_mu(epsilon, delta)
+        if self.gdp_filter == "exact":  # at the delta left to the calibrated releases
+            return self._exact_mu(epsilon, delta if self.zcdp_delta is None else self.zcdp_delta)
         return math.sqrt(2.0 * self.rho(epsilon, delta)) * (1.0 - self.slack)
 
 

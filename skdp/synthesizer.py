@@ -28,10 +28,11 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted, vali
 
 from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to_numpy
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
+from ._domain.fine import fine_grid, has_fine_grid
 from ._domain.forbid import forbid_masks, forbid_protect, forbid_value, full_mask
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
-                              fine_grids, measure_domains, quantile_bins, quantile_counts,
-                              to_compress, to_fine, to_quantile)
+                              fine_release, measure_domains, merge_spike_keys, quantile_bins,
+                              quantile_counts, spike_keys, to_compress, to_fine, to_quantile)
 from ._base import BudgetPlan, PrivateEstimator, Rows
 from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
@@ -82,11 +83,15 @@ __getattr__ = deprecated_names(__name__, {
                      "choices_with(SOLVER_SPECS, dask=True)"),
 })
 
-RESOLUTION = 256
-"""Fine cells per numeric column by default (``resolution``; measured in
-``benchmarks/RESULTS.md``, "Numeric columns at the resolution of the data")."""
+RESOLUTION = "auto"
+"""Fine cells per numeric column by default (``resolution``: ``'auto'`` follows the data's
+size; measured in ``benchmarks/RESULTS.md``, "Numeric columns at the resolution of the
+data" and its second part)."""
 RESOLUTION_SHARE = 0.1
 """Share of the zCDP budget spent on the fine grids by default (``resolution_share``)."""
+SPIKE_DELTA_SHARE = 0.1
+"""Share of ``delta`` given to the spikes' threshold where some numeric column's fine grid
+has equal cells (``resolution``; the rest calibrates the Gaussian releases)."""
 
 SAMPLE_PARTITION = 1_000_000
 """Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
@@ -295,35 +300,58 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (``max_categories``) or binned at quantiles (``bin_strategy``). The
         share is split between these releases in proportion to their numbers
         of columns, so that all domain counts get the same noise.
-    resolution : int or None, default=256
+    resolution : int, 'auto' or None, default='auto'
         Fine cells per numeric column (issue 30): the model sees a numeric
         column through its ``n_bins`` bins, and its values are placed within
         a bin from a finer release of the column's 1-way distribution. Every
         numeric column with finite public bounds ``low < high`` gets a public
         fine grid: one cell per integer for an integer column whose bounds
-        hold at most ``resolution`` integers; otherwise a point cell at each
-        bound (the values equal to it or clipped to it: point masses at the
-        bounds survive) and ``resolution`` equal cells between them. The
+        hold at most ``resolution`` integers (256 with ``'auto'``); otherwise
+        a point cell at each bound (the values equal to it or clipped to it:
+        point masses at the bounds survive) and equal cells between them:
+        ``resolution`` of them, or with ``'auto'`` as many as keep ``n /
+        cells`` at least twice the release's noise (a power of two in [16,
+        256]; :func:`skdp._domain.fine.auto_cells`: from ``n``, public under
+        replace-one, 64 under add/remove, and the noise, from epsilon, delta,
+        ``resolution_share`` and the number of columns; all public). The
         counts of all these columns on their grids are released by one
-        Gaussian mechanism from ``resolution_share`` of the zCDP budget
-        (a row falls in one cell per column: l2-sensitivity ``sqrt(d)`` for
-        ``d`` columns under add/remove, ``sqrt(2 d)`` under replace-one;
-        Bun–Steinke 2016 Prop. 1.6: ``rho = sensitivity**2 / (2 sigma**2)``).
-        Sampling then draws a fine cell within the value's bin in proportion
-        to the noisy counts projected onto the non-negative vectors of their
-        total (post-processing), and a value within the cell: the integer
-        itself, the bound itself, or a uniform draw (an integer for integer
-        columns). The 2-way structure stays that of the model's bins.
-        ``None``: no fine release, values drawn uniformly within their bin.
-        The default was chosen on validation tables (``benchmarks/RESULTS.md``).
+        Gaussian mechanism from ``resolution_share`` of the zCDP budget, and
+        in the same mechanism the **spikes** of every grid of equal cells: the
+        count of each exact value strictly inside the bounds. A record moves
+        one cell count and one value count per such column: l2-sensitivity
+        ``sqrt(d + d_s)`` for ``d`` grids of which ``d_s`` have equal cells
+        under add/remove, ``sqrt(2 (d + d_s))`` under replace-one (Bun–Steinke
+        2016 Prop. 1.6: ``rho = sensitivity**2 / (2 sigma**2)``). The values
+        whose noisy count exceeds ``1 + sigma Phi^-1(1 - delta_t / (k d_s))``
+        (``k = 2`` replace-one, 1 add/remove) are released as spikes with their
+        noisy counts, the others dropped unseen: a value held by one record is
+        released with probability at most ``delta_t / (k d_s)``, and the
+        release is (epsilon, delta_g + delta_t)-DP where its Gaussian part is
+        (epsilon, delta_g)-DP (the stability-based histogram: Korolova et al.
+        2009, Bun, Nissim, Stemmer 2016; Gaussian noise: Wilkins, Kifer,
+        Zhang, Karrer 2024), with ``delta_t = 0.1 delta``
+        (:data:`SPIKE_DELTA_SHARE`, charged as ``(0, delta_t)`` in the
+        ledger) and the other Gaussian releases calibrated at ``delta -
+        delta_t``. Columns of a table where some domain is found privately
+        get no spikes. Sampling then draws a fine cell within the value's bin
+        in proportion to the noisy counts projected onto the non-negative
+        vectors of their total (post-processing), and a value within the
+        cell: the integer itself, the bound itself, a released spike with
+        probability proportional to its noisy count (the cell's mass the
+        larger of its projected count and its spikes' total), or else a
+        uniform draw (an integer for integer columns). The 2-way structure
+        stays that of the model's bins. ``None``: no fine release, values
+        drawn uniformly within their bin. The default was chosen on
+        validation tables (``benchmarks/RESULTS.md``).
     resolution_share : float, default=0.1
-        Share of the zCDP budget spent on the fine grids when some column
-        has one (the rest, after ``domain_share`` if any, goes to the solver).
-        Without other domain releases the solver also gets the rest of the
-        Gaussian-DP budget, ``sqrt(mu**2 - 2 rho_f)``: ``'smd'``'s single
-        Gaussian release then composes with the fine grids' exactly to the
-        fit's ``mu`` (Dong–Roth–Su 2022 Cor. 3.3, 2.13), the other solvers
-        in zCDP to ``rho`` (Bun–Steinke 2016 Lemma 2.3).
+        Share of the zCDP budget spent on the fine grids (and spikes) when
+        some column has one (the rest, after ``domain_share`` if any, goes
+        to the solver). Without other domain releases the solver also gets
+        the rest of the Gaussian-DP budget, ``sqrt(mu**2 - 2 rho_f)``:
+        ``'smd'``'s single Gaussian release then composes with the fine
+        grids' exactly to the fit's ``mu`` (Dong–Roth–Su 2022 Cor. 3.3,
+        2.13), the other solvers in zCDP to ``rho`` (Bun–Steinke 2016 Lemma
+        2.3).
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -376,7 +404,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         Column name -> its ``n_bins + 1`` bin edges (ndarray), for the columns
         binned at quantiles (``bin_strategy='quantile'``); empty otherwise.
     resolution_ : dict
-        Column name -> its fine grid (``resolution``): ``{"low", "high",
+        Column name -> its fine grid (``resolution``; with ``"spikes": {"values",
+        "counts"}``, the released spikes, where it has equal cells): ``{"low", "high",
         "integer", "values"}`` (one cell per integer) or ``{"low", "high",
         "integer", "cells"}`` (the bound cells and ``cells`` equal cells),
         with ``"counts"``, the released noisy counts (the order of the cells).
@@ -483,7 +512,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
-        "resolution": [Interval(Integral, 1, None, closed="left"), None],
+        "resolution": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "resolution_share": [Interval(Real, 0, 1, closed="neither")],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
         "solver_options": [dict, None],
@@ -582,14 +611,35 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         find = [j for j, h in enumerate(how) if h == "private"]
         compress = to_compress(columns, how, self.max_categories)
         quantile = to_quantile(columns, how, self.bin_strategy)
-        # which columns get a fine grid is public (kinds, bounds); those found privately
-        # are known after their release, which already makes the budget a shared one
-        fine = [] if find else to_fine(columns, self.resolution)
-        run.find, run.compress, run.quantile, run.fine = find, compress, quantile, fine
-        delta_main = run.delta / 2.0 if any(columns[j].categorical for j in find) else None
+        run.find, run.compress, run.quantile = find, compress, quantile
+        # which columns get a fine grid, and spikes, is public (kinds, bounds, parameters,
+        # n under replace-one); the grids of columns found privately are known after their
+        # release (no spikes then), which already makes the budget a shared one
+        spikes = not find and self.resolution is not None and any(
+            fine_grid(c, self.resolution).edges is not None
+            for c in columns if has_fine_grid(c, self.resolution))
+        delta_cat = run.delta / 2.0 if any(columns[j].categorical for j in find) else 0.0
+        run.delta_cat = delta_cat
+        run.delta_spikes = SPIKE_DELTA_SHARE * run.delta if spikes else 0.0
+        delta_main = run.delta - delta_cat - run.delta_spikes \
+            if delta_cat or run.delta_spikes else None
         if find or compress or quantile:  # domain releases: zCDP shares, no GDP filter
-            return BudgetPlan("zcdp", zcdp_delta=delta_main, exclusive=False)
-        return BudgetPlan("zcdp", gdp_filter="exact", exclusive=not fine)
+            plan = BudgetPlan("zcdp", zcdp_delta=delta_main, exclusive=False)
+            run.fine = [] if find else self._fine_grids(columns, run, plan)
+            return plan
+        plan = BudgetPlan("zcdp", zcdp_delta=delta_main, gdp_filter="exact", exclusive=False)
+        run.fine = self._fine_grids(columns, run, plan)
+        return plan if run.fine else BudgetPlan("zcdp", gdp_filter="exact", exclusive=True)
+
+    def _fine_grids(self, columns, run, plan):
+        """The fine grids (:func:`~skdp._domain.private.to_fine`), set on the columns: with
+        ``resolution='auto'``, from the noise of the fine release on ``resolution_share``
+        of the plan's ``rho`` and the public row count (replace-one)."""
+        rho = plan.rho(run.epsilon, run.delta) * self.resolution_share
+        values = run.rows.values
+        n = len(values[0]) if isinstance(values, list) and values else getattr(values, "n", 0)
+        return to_fine(columns, self.resolution, n=n, rho=rho, neighbouring=self.neighbouring,
+                       spikes=run.delta_spikes > 0)
 
     def _build_problem(self, run):
         """Step 4: the domain releases on shares of the fit's budget (:meth:`_budget`), the
@@ -808,14 +858,12 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         if not n_measured and not fine:
             return fit
         if not n_measured:  # the fine grids' Gaussian release and the solver's only
-            return self._fine_and_solver(columns, values, fine, fit)
+            return self._fine_and_solver(columns, values, fine, fit, run.delta_spikes)
         rho_domain = self.domain_share * rho
         if find:  # each release's share in proportion to its columns: one noise scale
-            delta_main = fit.delta if run.plan.zcdp_delta is None else run.plan.zcdp_delta
             self._private_domain([columns[j] for j in find], [values[j] for j in find],
-                                 rho_domain * (len(find) / n_measured),
-                                 fit.delta - delta_main, fit)
-            fine = to_fine(columns, self.resolution)
+                                 rho_domain * (len(find) / n_measured), run.delta_cat, fit)
+            fine = self._fine_grids(columns, run, run.plan)
         self._measure_domain(columns, values, compress,
                              rho_domain * (len(compress) / n_measured),
                              compress_columns, fit, self.max_categories)
@@ -823,21 +871,22 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                              rho_domain * (len(quantile) / n_measured),
                              quantile_bins, fit)
         rho_fine = self.resolution_share * rho if fine else 0.0
-        self._measure_domain(columns, values, fine, rho_fine, fine_grids, fit)
+        self._fine_release(columns, values, fine, rho_fine, run.delta_spikes, fit)
         rest = rho if math.isinf(rho) else rho - rho_domain - rho_fine
         # not private: mu = inf, so the solver's Gaussian release is recorded (without noise)
         return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False)
 
-    def _fine_and_solver(self, columns, values, fine, fit):
+    def _fine_and_solver(self, columns, values, fine, fit, delta_spikes):
         """The fine grids' release on ``resolution_share`` of ``rho`` (``rho_f``-zCDP, i.e.
         ``sqrt(2 rho_f)``-GDP), and the solver's budget: ``rho - rho_f``-zCDP and
         ``sqrt(mu**2 - 2 rho_f)``-GDP. Both splits are exact: a solver of Gaussian releases
         only composes with the fine release to ``mu``-GDP (Dong–Roth–Su 2022 Cor. 3.3), which
-        is the fit's (epsilon, delta) exactly (Cor. 2.13); any other composes in zCDP to
-        ``rho`` (Bun–Steinke 2016 Lemma 2.3)."""
+        is the fit's (epsilon, delta - delta_spikes) exactly (Cor. 2.13), and with the spikes'
+        ``(0, delta_spikes)`` to (epsilon, delta) (:func:`~skdp._domain.private.fine_release`);
+        any other composes in zCDP to ``rho`` (Bun–Steinke 2016 Lemma 2.3)."""
         rho, mu = fit.rho, fit.mu
         rho_fine = self.resolution_share * rho
-        self._measure_domain(columns, values, fine, rho_fine, fine_grids, fit)
+        self._fine_release(columns, values, fine, rho_fine, delta_spikes, fit)
         if math.isinf(rho):
             return fit.share(rho, mu=math.inf, exclusive=False)
         rest_mu = math.sqrt(max(mu * mu - 2.0 * rho_fine, 0.0))
@@ -905,6 +954,29 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (:func:`skdp._domain.private.find_domains`)."""
         find_domains(columns, values, rho, delta_thr, fit, self.neighbouring)
 
+    def _fine_release(self, columns, values, index, rho, delta_spikes, fit):
+        """The fine grids of ``columns[index]`` and, when ``delta_spikes > 0``, the spikes of
+        those with equal cells (:func:`skdp._domain.private.fine_release`): one Gaussian
+        release (``rho``-zCDP) thresholded at ``delta_spikes``; a Dask table's counts and
+        keys are summed in one pass over its partitions each."""
+        if not index:
+            return
+        if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
+            fit = fit.on_host(get_namespace(np.zeros(1)))
+        cols = [columns[j] for j in index]
+        spiky = [k for k, c in enumerate(cols) if c.fine.edges is not None] \
+            if delta_spikes > 0 else []
+        if isinstance(values, list):
+            fine_release(cols, [values[j] for j in index], rho, delta_spikes, fit,
+                         self.neighbouring, spiky)
+            return
+        counts = dask_io.domain_counts(values, fine_counts, cols, index)
+        keys = merge_spike_keys(values.map(dask_io._domain_block, spike_keys,
+                                           [cols[k] for k in spiky],
+                                           [index[k] for k in spiky])) if spiky else None
+        fine_release(cols, None, rho, delta_spikes, fit, self.neighbouring, spiky,
+                     counts=counts, keys=keys)
+
     def _measure_domain(self, columns, values, index, rho, measure, fit, *args):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by
         ``measure`` (:func:`skdp._domain.private.measure_domains`); a Dask table's counts
@@ -918,8 +990,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             measure_domains(cols, [values[j] for j in index], rho, measure, fit,
                             self.neighbouring, *args)
             return
-        counter = {compress_columns: compress_counts, quantile_bins: quantile_counts,
-                   fine_grids: fine_counts}[measure]
+        counter = {compress_columns: compress_counts, quantile_bins: quantile_counts}[measure]
         measure_domains(cols, None, rho, measure, fit, self.neighbouring, *args,
                         counts=dask_io.domain_counts(values, counter, cols, index))
 

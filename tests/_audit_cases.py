@@ -250,6 +250,36 @@ def fine_grid_case(epsilon):
     return est, canary, statistic
 
 
+# Issue 30, item 1 (second part): the spikes of a float column's grid of equal cells,
+# released in the fine grid's Gaussian mechanism with a threshold. D0: 40 rows at 10.5 (a
+# spike); D1 moves one of them to 90.5, a value no other row holds: a replace-one change of
+# two cell counts and two exact-value counts (l2-sensitivity 2). The statistic reads three
+# of the four: the cells of 90.5 and 10.5 and the spike at 10.5 (its released count, the
+# threshold when it is not released): sqrt(3) / 2 of the release's GDP. 90.5 itself is
+# released with probability at most key_delta (tests/privacy/test_spike_release.py).
+SPIKE_X = np.column_stack([np.full(40, 10.5), _rng.integers(0, 3, 40)])
+
+
+def spike_case(epsilon):
+    """(estimator, canary, statistic) of the spike-release audit at ``epsilon``."""
+    est = SaddlePointSynthesizer(epsilon=epsilon, delta=1e-5, solver="smd", n_iter=20,
+                                 n_bins=2, domain={0: {"low": 0.0, "high": 100.0},
+                                                   1: [0, 1, 2]},
+                                 resolution=100, resolution_share=0.5)
+    X_in = SPIKE_X.copy()
+    X_in[0, 0] = 90.5
+    canary = Canary(X_out=SPIKE_X, y_out=None, X_in=X_in, y_in=None,
+                    record_out=(SPIKE_X[:1], None), record_in=(X_in[:1], None), index=0)
+
+    def statistic(fitted, canary):
+        grid = fitted.resolution_[0]
+        counts = grid["counts"]  # the point cell at 0, 100 equal cells of width 1, at 100
+        spikes = dict(zip(grid["spikes"]["values"], grid["spikes"]["counts"]))
+        return counts[91] - counts[11] - spikes.get(10.5, 0.0)
+
+    return est, canary, statistic
+
+
 # ---------------------------------------------------------------------------
 # The classifier's private search in fit (issue 31, item 2): a mechanism of its own
 # (the best of K noisy_gd runs, Papernot-Steinke 2022 Thm 2), audited on the pair's data

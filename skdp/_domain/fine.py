@@ -20,6 +20,18 @@ The grid is public, from the column's bounds, its integer flag and the
   the bounds survive) and ``resolution`` equal cells between them (decoded
   uniformly within the part of the cell inside the coarse bin; integer
   columns draw an integer there).
+
+A grid of equal cells may also carry **spikes**: exact values held by many
+records, released with their noisy counts by a stability-based (thresholded)
+Gaussian histogram in the same Gaussian mechanism as the cells
+(:func:`skdp._domain.private.fine_grids`). Decoding draws, within a fine cell,
+a released spike with probability proportional to its noisy count (the cell's
+mass taken as the larger of its projected count and the sum of its spikes'),
+else a value uniformly within the cell: post-processing.
+
+The number of equal cells is ``resolution`` when it is an integer; with
+``resolution='auto'`` it follows the data's size (:func:`auto_cells`), from
+public quantities only.
 """
 
 from dataclasses import dataclass, field
@@ -27,8 +39,48 @@ import math
 
 import numpy as np
 
-__all__ = ["FineGrid", "even_edges", "fine_grid", "has_fine_grid", "midpoints",
+__all__ = ["AUTO_MAX_CELLS", "AUTO_MIN_CELLS", "AUTO_NOISE_RATIO", "INTEGER_CELLS",
+           "FineGrid", "auto_cells", "even_edges", "fine_grid", "has_fine_grid", "has_spikes",
+           "midpoints",
            "project_nonnegative"]
+
+INTEGER_CELLS = 256
+"""With ``resolution='auto'``: an integer column whose bounds hold at most this many
+integers gets one cell per integer (the grid of ``resolution=256``)."""
+AUTO_NOISE_RATIO = 2.0
+"""With ``resolution='auto'``: the equal cells are as many as keep ``n / cells``, the
+count of a cell were the rows spread evenly, at least this many times the noise's
+standard deviation (:func:`auto_cells`; chosen by measurement, ``benchmarks/RESULTS.md``)."""
+AUTO_MIN_CELLS, AUTO_MAX_CELLS = 16, 256
+"""With ``resolution='auto'``: the range of the number of equal cells."""
+
+
+def auto_cells(n, sigma):
+    """Equal cells per numeric column with ``resolution='auto'``: ``n / (AUTO_NOISE_RATIO
+    sigma)`` rounded down to a power of two, within ``[AUTO_MIN_CELLS, AUTO_MAX_CELLS]``.
+
+    ``n`` is the public row count (replace-one; ``None`` under add/remove, where it is
+    private: then :data:`AUTO_MIN_CELLS` times 4) and ``sigma`` the noise of the fine
+    release (from epsilon, delta, ``resolution_share`` and the number of columns): public,
+    so the grid is too. Cells whose even share of the rows is below twice the noise are
+    mostly noise once projected to non-negative counts (``benchmarks/RESULTS.md``, issue 30
+    item 6: 12,000 rows, 256 cells, sigma 61).
+
+    Examples
+    --------
+    >>> auto_cells(12000, 61.0), auto_cells(26000, 35.0), auto_cells(100, 50.0)
+    (64, 256, 16)
+    >>> auto_cells(10**6, 0.0), auto_cells(None, 10.0)
+    (256, 64)
+    """
+    if n is None:
+        return AUTO_MIN_CELLS * 4
+    if not sigma > 0:
+        return AUTO_MAX_CELLS
+    raw = n / (AUTO_NOISE_RATIO * sigma)
+    if not raw >= AUTO_MIN_CELLS:
+        return AUTO_MIN_CELLS
+    return int(min(AUTO_MAX_CELLS, 2 ** math.floor(math.log2(raw))))
 
 
 def even_edges(low, high, n):
@@ -61,23 +113,38 @@ def has_fine_grid(col, resolution):
             and (not col.integer or math.floor(col.high) > math.ceil(col.low)))
 
 
-def fine_grid(col, resolution):
-    """The public fine grid of ``col`` (see the module docstring)."""
+def fine_grid(col, resolution, cells=None):
+    """The public fine grid of ``col`` (see the module docstring): ``resolution`` an int, or
+    ``'auto'`` with ``cells`` equal cells (:func:`auto_cells`; per-integer grids up to
+    :data:`INTEGER_CELLS` integers)."""
     low, high = float(col.low), float(col.high)
+    if resolution == "auto":
+        resolution = INTEGER_CELLS if cells is None else cells
+        per_integer = INTEGER_CELLS
+    else:
+        per_integer = resolution
     if col.integer:
         first, last = math.ceil(low), math.floor(high)
-        if last - first + 1 <= resolution:
+        if last - first + 1 <= per_integer:
             return FineGrid(low, high, integer=True,
                             points=np.arange(first, last + 1, dtype=np.float64))
     return FineGrid(low, high, integer=col.integer, points=np.array([low, high]),
                     edges=even_edges(low, high, int(resolution)))
 
 
+def has_spikes(col):
+    """Whether ``col``'s fine grid has equal cells, whose exact values may be released as
+    spikes (a per-integer grid already decodes to exact values): public, the grid's."""
+    return col.fine is not None and col.fine.edges is not None
+
+
 @dataclass
 class FineGrid:
     """A fine public partition of ``[low, high]``: ``points`` (point cells) and, when
     ``edges`` is set, the equal cells between them; the released counts (``counts``,
-    noisy) once measured.
+    noisy) once measured, and the released spikes (``spikes``: exact values strictly
+    inside the bounds whose noisy count ``spike_counts`` cleared the release's threshold;
+    empty when none did, ``None`` when not released).
 
     Cells are ordered: per-integer grids, one cell per value of ``points``;
     otherwise the point cell at ``low``, the ``len(edges) - 1`` equal cells, the
@@ -97,6 +164,8 @@ class FineGrid:
     points: np.ndarray
     edges: np.ndarray | None = None
     counts: np.ndarray | None = None
+    spikes: np.ndarray | None = None
+    spike_counts: np.ndarray | None = None
     _pieces: tuple | None = field(default=None, repr=False)
 
     @property
@@ -111,7 +180,18 @@ class FineGrid:
         else:
             out["cells"] = len(self.edges) - 1
         out["counts"] = None if self.counts is None else self.counts.tolist()
+        if self.spikes is not None:
+            out["spikes"] = {"values": self.spikes.tolist(),
+                             "counts": self.spike_counts.tolist()}
         return out
+
+    def spike_keys(self, prepared):
+        """The distinct non-missing values strictly inside the bounds and their counts (the
+        keys of the spike release: private, never published as such)."""
+        p = prepared[~np.isnan(prepared)]
+        p = p[(p > self.low) & (p < self.high)]
+        keys, counts = np.unique(p, return_counts=True)
+        return keys, counts.astype(np.float64)
 
     def cell(self, v):
         """The cell of every (non-missing) value, clipped to the bounds."""
@@ -155,15 +235,30 @@ class FineGrid:
             cell = np.clip(np.searchsorted(self.edges, midpoints(left, right), side="right") - 1,
                            0, n - 1)
             width = self.edges[cell + 1] - self.edges[cell]
-            lo = np.concatenate([[self.low], left, [self.high]])
-            hi = np.concatenate([[self.low], right, [self.high]])
-            weight = np.concatenate([[mass[0]], mass[1 + cell] * (right - left) / width,
-                                     [mass[-1]]])
+            spikes, spike_w = self._spike_mass()
+            # a cell's mass: the larger of its projected count and its spikes' noisy counts;
+            # the spikes take theirs, the rest is spread uniformly over the cell
+            inner = mass[1:-1]
+            if len(spikes):
+                inner = np.clip(inner - np.bincount(self.cell(spikes) - 1, weights=spike_w,
+                                                    minlength=n), 0.0, None)
+            lo = np.concatenate([[self.low], left, [self.high], spikes])
+            hi = np.concatenate([[self.low], right, [self.high], spikes])
+            weight = np.concatenate([[mass[0]], inner[cell] * (right - left) / width,
+                                     [mass[-1]], spike_w])
         bins = col._encode_bins(midpoints(lo, hi))
         order = np.argsort(bins, kind="stable")
         bins, lo, hi, weight = bins[order], lo[order], hi[order], weight[order]
         starts = np.searchsorted(bins, np.arange(col.n_bins + 1))
         return starts, lo, hi, weight
+
+    def _spike_mass(self):
+        """The released spikes inside the bounds and their noisy counts clipped at 0."""
+        if self.spikes is None or not len(self.spikes):
+            return np.zeros(0), np.zeros(0)
+        w = np.clip(np.asarray(self.spike_counts, dtype=np.float64), 0.0, None)
+        keep = (self.spikes > self.low) & (self.spikes < self.high) & (w > 0)
+        return np.asarray(self.spikes, dtype=np.float64)[keep], w[keep]
 
     def decode(self, col, codes, rng, fallback):
         """Values of the coarse bin ``codes`` (no missing cell): a fine piece drawn in

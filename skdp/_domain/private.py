@@ -12,7 +12,12 @@
   (:func:`to_compress`, :func:`to_quantile`) is public;
 - :func:`fine_grids`: every numeric column's counts on its fine public grid
   (:mod:`skdp._domain.fine`), which place the decoded values within the
-  model's coarse bins (:func:`to_fine`: which columns, public).
+  model's coarse bins (:func:`to_fine`: which columns, public), and, in the
+  same Gaussian mechanism, the spikes of the grids of equal cells: a
+  stability-based histogram of their exact values (:func:`fine_release`).
+
+The thresholded (stability-based) histograms of :func:`find_domains` and
+:func:`fine_release` share :func:`stability_threshold`.
 """
 
 import math
@@ -22,13 +27,15 @@ from scipy import special
 
 from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
-from .fine import even_edges, fine_grid, has_fine_grid, project_nonnegative
+from .fine import (auto_cells, even_edges, fine_grid, has_fine_grid, has_spikes,
+                   project_nonnegative)
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
 __all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
-           "fine_counts", "fine_grids", "gaussian_share", "measure_domains", "private_domains",
-           "quantile_bins", "quantile_counts", "quantile_grid", "to_compress", "to_fine",
-           "to_quantile"]
+           "fine_counts", "fine_grids", "fine_noise", "fine_release", "gaussian_share",
+           "key_delta", "measure_domains", "merge_spike_keys", "private_domains",
+           "quantile_bins", "quantile_counts", "quantile_grid", "spike_keys",
+           "stability_threshold", "to_compress", "to_fine", "to_quantile"]
 
 
 def gaussian_share(fit, rho):
@@ -85,11 +92,51 @@ def find_domains(columns, values, rho, delta_thr, fit, neighbouring):
     threshold = 0.0
     if n_thr:
         # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
-        threshold = 1.0 + sigma * float(special.ndtri(1.0 - delta_thr / n_thr))
+        threshold = stability_threshold(sigma, delta_thr / n_thr)
     private_domains(columns, [v[~missing_mask(v)] for v in values], gaussian_share(fit, rho),
                     sens, sigma, threshold, replace_sensitivity=replace_sens)
     if n_thr:
         fit.approx_dp(0.0, delta_thr, label="category thresholding")
+
+
+def stability_threshold(sigma, key_delta):
+    """The threshold of a stability-based Gaussian histogram: a key held by one record
+    (count 1) is released, ``1 + N(0, sigma**2)`` above it, with probability exactly
+    ``key_delta``: ``1 + sigma * Phi^-1(1 - key_delta)``.
+
+    A key absent from one of two neighbouring tables and held by one record of the other
+    is released from that one with probability at most ``key_delta`` and never from the
+    first: alone, a ``(0, key_delta)``-DP mechanism; the noisy counts of the keys both
+    tables hold are a Gaussian mechanism. Composed (basic composition, Dwork–Roth 2014
+    Thm 3.16), a release whose Gaussian part is ``(epsilon, delta_g)``-DP is ``(epsilon,
+    delta_g + sum of the key_delta of the keys that can appear or vanish)``-DP: the
+    standard stability-histogram argument (Korolova et al. 2009; Bun, Nissim, Stemmer
+    2016), for Gaussian noise the bound that Wilkins, Kifer, Zhang, Karrer 2024 ("Exact
+    privacy analysis of the Gaussian sparse histogram mechanism") analyse exactly.
+
+    Examples
+    --------
+    >>> from scipy.stats import norm
+    >>> t = stability_threshold(10.0, 1e-7)
+    >>> round(float(norm.sf(t - 1.0, scale=10.0)) / 1e-7, 6)
+    1.0
+    """
+    return 1.0 + sigma * float(special.ndtri(1.0 - key_delta))
+
+
+def key_delta(delta_thr, n_columns, neighbouring):
+    """The probability ``key_delta`` at which a key held by one record may cross the
+    threshold (:func:`stability_threshold`) so that ``n_columns`` thresholded histograms
+    together cost ``delta_thr``: a record holds one key per column; under add/remove one
+    key per column can appear (``delta_thr / d``), under replace-one one can vanish and
+    another appear (``delta_thr / (2 d)``).
+
+    Examples
+    --------
+    >>> key_delta(1e-7, 4, "add_remove"), key_delta(1e-7, 4, "replace_one")
+    (2.5e-08, 1.25e-08)
+    """
+    return delta_thr / ((2.0 if neighbouring == "replace_one" else 1.0) * n_columns)
 
 
 def measure_domains(columns, values, rho, measure, fit, neighbouring, *args, counts=None):
@@ -347,13 +394,130 @@ def _quantile_edges(grid, mass, n_bins):
 # ---------------------------------------------------------------------------
 # Fine grids: numeric columns at the resolution of the data (issue 30, item 1)
 # ---------------------------------------------------------------------------
-def to_fine(columns, resolution):
+def to_fine(columns, resolution, n=None, rho=None, neighbouring="replace_one", spikes=True):
     """Indices of the columns that get a fine grid (:func:`skdp._domain.fine.has_fine_grid`:
-    numeric, finite bounds ``low < high``; public), their grids set on them."""
+    numeric, finite bounds ``low < high``; public), their grids set on them.
+
+    ``resolution='auto'``: the equal cells from :func:`skdp._domain.fine.auto_cells` at the
+    noise of the fine release (:func:`fine_noise`) of ``rho``-zCDP over these columns (and
+    their spikes when ``spikes``) and the public row count ``n`` (None under add/remove).
+    Everything here is public: kinds, bounds, parameters, ``n`` under replace-one."""
     index = [j for j, c in enumerate(columns) if has_fine_grid(c, resolution)]
+    cells = None
+    if resolution == "auto" and index:
+        n_spiky = sum(fine_grid(columns[j], "auto").edges is not None for j in index) \
+            if spikes else 0
+        sigma = fine_noise(len(index), n_spiky, rho, neighbouring)[1]
+        cells = auto_cells(n if neighbouring == "replace_one" else None, sigma)
     for j in index:
-        columns[j].fine = fine_grid(columns[j], resolution)
+        columns[j].fine = fine_grid(columns[j], resolution, cells)
     return index
+
+
+def fine_noise(n_columns, n_spiky, rho, neighbouring):
+    """l2-sensitivity, noise and replace-one sensitivity of the fine release
+    (:func:`fine_release`): a record moves one cell count of each of ``n_columns`` grids
+    and one exact-value count of each of the ``n_spiky`` with spikes (add/remove; twice as
+    many under replace-one), so ``sqrt(d + d_s)`` (``sqrt(2 (d + d_s))``), released at
+    ``rho``-zCDP (Bun–Steinke 2016 Prop. 1.6)."""
+    return _count_noise(n_columns + n_spiky, rho, neighbouring)
+
+
+def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), counts=None,
+                 keys=None):
+    """The fine grids' counts and the spikes of ``columns[spiky]``: one Gaussian mechanism on
+    :func:`gaussian_share` of ``fit`` (``rho``-zCDP), thresholded at ``delta_thr``.
+
+    Released at once, ``N(0, sigma**2)`` added to each, ``sigma`` from
+    :func:`fine_noise`:
+
+    - every column's counts on its fine grid (:func:`fine_grids`: one cell per record);
+    - for each column of ``spiky`` (grids of equal cells: public), the count of each
+      distinct value strictly inside its bounds (the keys; one per record).
+
+    So one record moves ``d + d_s`` counts by one under add/remove (l2-sensitivity
+    ``sqrt(d + d_s)``) and ``2 (d + d_s)`` under replace-one (``sqrt(2 (d + d_s))``;
+    recorded as the replace-one sensitivity under add/remove): a Gaussian mechanism,
+    Bun–Steinke 2016 Prop. 1.6. Then the keys whose noisy count exceeds
+    :func:`stability_threshold` at :func:`key_delta` (``delta_thr`` over the ``d_s``
+    columns) are released as spikes with their noisy counts; the others, and their
+    number, are dropped unseen. A value held by one record is released with probability
+    at most ``key_delta``: the thresholding is charged ``(0, delta_thr)`` through
+    :meth:`~skdp.privacy.budget.Budget.approx_dp` (before the draw), composed with the
+    Gaussian part by the ledger (basic composition: the stability-histogram argument of
+    :func:`stability_threshold`).
+
+    Parameters
+    ----------
+    columns : list of Column
+        Numeric columns with a fine grid (``Column.fine``).
+    values : list of arrays
+        Each column's values (missing ones included); not read when ``counts`` and
+        ``keys`` are given.
+    rho : float
+        zCDP share of the release.
+    delta_thr : float
+        The thresholding's delta (unused without ``spiky``).
+    fit : Budget
+        The fit's budget.
+    neighbouring : {'replace_one', 'add_remove'}
+    spiky : sequence of int
+        Indices (into ``columns``) of the columns whose spikes are released.
+    counts, keys : lists, default=None
+        Already summed (a Dask table): :func:`fine_counts` and :func:`merge_spike_keys`.
+    """
+    spiky = list(spiky)
+    sens, sigma, replace_sens = fine_noise(len(columns), len(spiky), rho, neighbouring)
+    prepared = None
+    if counts is None or (spiky and keys is None):
+        prepared = [c.prepare(v) for c, v in zip(columns, values)]
+    counts = fine_counts(columns, prepared) if counts is None else counts
+    if spiky and keys is None:
+        keys = spike_keys([columns[k] for k in spiky], [prepared[k] for k in spiky])
+    keys = list(keys or [])
+    label = f"fine grid counts of {len(columns)} columns"
+    threshold = None
+    if spiky:
+        threshold = stability_threshold(sigma, key_delta(delta_thr, len(spiky), neighbouring))
+        fit.approx_dp(0.0, delta_thr, label=f"spike thresholding of {len(spiky)} columns")
+        label += f" and exact values of {len(spiky)}"
+    parts = _stacked_release(list(counts) + [c for _, c in keys], gaussian_share(fit, rho),
+                             sens, sigma, replace_sens, label=label)
+    for col, part in zip(columns, parts):
+        col.fine.counts = np.asarray(part, dtype=np.float64)
+    for k, (vals, _), part in zip(spiky, keys, parts[len(columns):]):
+        keep = np.asarray(part) > threshold
+        columns[k].fine.spikes = np.asarray(vals, dtype=np.float64)[keep]
+        columns[k].fine.spike_counts = np.asarray(part, dtype=np.float64)[keep]
+
+
+def spike_keys(columns, prepared):
+    """Per column, its distinct non-missing values strictly inside its bounds and their
+    counts (:meth:`FineGrid.spike_keys <skdp._domain.fine.FineGrid.spike_keys>`); merged
+    over row blocks by :func:`merge_spike_keys`. Private: only the release's thresholded
+    part leaves :func:`fine_release`."""
+    return [c.fine.spike_keys(p) for c, p in zip(columns, prepared)]
+
+
+def merge_spike_keys(blocks):
+    """The :func:`spike_keys` of several row blocks, merged (keys united, counts summed).
+
+    Examples
+    --------
+    >>> a = [(np.array([1.0, 2.0]), np.array([3.0, 1.0]))]
+    >>> b = [(np.array([2.0, 5.0]), np.array([2.0, 2.0]))]
+    >>> [(k.tolist(), c.tolist()) for k, c in merge_spike_keys([a, b])]
+    [([1.0, 2.0, 5.0], [3.0, 3.0, 2.0])]
+    """
+    blocks = list(blocks)
+    out = []
+    for per_column in zip(*blocks):
+        keys = np.concatenate([k for k, _ in per_column])
+        counts = np.concatenate([c for _, c in per_column])
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        out.append((uniq, np.bincount(inverse.ravel(), weights=counts,
+                                      minlength=len(uniq)).astype(np.float64)))
+    return out
 
 
 def fine_grids(columns, values, budget, sensitivity, sigma, counts=None,

@@ -115,10 +115,12 @@ _max_categories.__name__ = "integer or none"
 def _resolution(text):
     if text.strip().lower() == "none":
         return None
+    if text.strip().lower() == "auto":
+        return "auto"
     return _int_at_least(1)(text)
 
 
-_resolution.__name__ = "integer or none"
+_resolution.__name__ = "integer, auto or none"
 
 
 def _share(text):
@@ -207,12 +209,15 @@ def _add_synthesize(sub):
                    help="how a numeric column's public bounds are cut into bins: equal widths, "
                         "or at the quantiles of noisy counts on a fine grid (a private release "
                         "that spends part of the budget)")
-    p.add_argument("--resolution", type=_resolution, default=256, metavar="R|none",
+    p.add_argument("--resolution", type=_resolution, default="auto", metavar="R|auto|none",
                    help="fine grid of a numeric column (one cell per integer for integer "
-                        "columns with at most R integers in their bounds, else a cell per bound "
-                        "and R equal cells): its noisy counts (a private release that spends "
-                        "--resolution-share of the budget) place the values within their bins; "
-                        "none: values uniform within their bins")
+                        "columns with at most R integers in their bounds, 256 with auto; else a "
+                        "cell per bound and R equal cells, with auto as many as the row count "
+                        "and the noise support) and, on equal cells, the exact values many rows "
+                        "hold (spikes, above a noisy threshold): their noisy counts (a private "
+                        "release that spends --resolution-share of the budget and a tenth of "
+                        "delta) place the values within their bins; none: values uniform within "
+                        "their bins (default: auto)")
     p.add_argument("--resolution-share", type=_share, default=0.1, metavar="S",
                    help="share of the budget spent on the fine grids (default 0.1)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",

@@ -310,7 +310,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         a point cell at each bound (the values equal to it or clipped to it:
         point masses at the bounds survive) and equal cells between them:
         ``resolution`` of them, or with ``'auto'`` as many as keep ``n /
-        cells`` at least twice the release's noise (a power of two in [16,
+        cells`` at least 4 times the release's noise (a power of two in [16,
         256]; :func:`skdp._domain.fine.auto_cells`: from ``n``, public under
         replace-one, 64 under add/remove, and the noise, from epsilon, delta,
         ``resolution_share`` and the number of columns; all public). The

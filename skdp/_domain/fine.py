@@ -47,7 +47,7 @@ __all__ = ["AUTO_MAX_CELLS", "AUTO_MIN_CELLS", "AUTO_NOISE_RATIO", "INTEGER_CELL
 INTEGER_CELLS = 256
 """With ``resolution='auto'``: an integer column whose bounds hold at most this many
 integers gets one cell per integer (the grid of ``resolution=256``)."""
-AUTO_NOISE_RATIO = 2.0
+AUTO_NOISE_RATIO = 4.0
 """With ``resolution='auto'``: the equal cells are as many as keep ``n / cells``, the
 count of a cell were the rows spread evenly, at least this many times the noise's
 standard deviation (:func:`auto_cells`; chosen by measurement, ``benchmarks/RESULTS.md``)."""
@@ -62,14 +62,15 @@ def auto_cells(n, sigma):
     ``n`` is the public row count (replace-one; ``None`` under add/remove, where it is
     private: then :data:`AUTO_MIN_CELLS` times 4) and ``sigma`` the noise of the fine
     release (from epsilon, delta, ``resolution_share`` and the number of columns): public,
-    so the grid is too. Cells whose even share of the rows is below twice the noise are
-    mostly noise once projected to non-negative counts (``benchmarks/RESULTS.md``, issue 30
-    item 6: 12,000 rows, 256 cells, sigma 61).
+    so the grid is too. Cells whose even share of the rows is a small multiple of the noise
+    are mostly noise once projected to non-negative counts (``benchmarks/RESULTS.md``, issue
+    30 item 6: 12,000 rows, 256 cells, sigma 61; the ratio 4 chosen against 1 and 2 in its
+    second part).
 
     Examples
     --------
-    >>> auto_cells(12000, 61.0), auto_cells(26000, 35.0), auto_cells(100, 50.0)
-    (64, 256, 16)
+    >>> auto_cells(12000, 86.4), auto_cells(26000, 40.7), auto_cells(100, 50.0)
+    (32, 128, 16)
     >>> auto_cells(10**6, 0.0), auto_cells(None, 10.0)
     (256, 64)
     """

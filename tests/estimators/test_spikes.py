@@ -109,7 +109,7 @@ def test_auto_cells_follow_n_epsilon_and_the_number_of_columns():
     synth = _fit(X, domain=DOMAIN)
     assert synth.resolution == "auto"
     assert {synth.resolution_[c]["cells"] for c in ("educ", "lc", "gain")} == {expected}
-    assert expected == 2 ** math.floor(math.log2(6000 / (2 * sigma)))
+    assert expected == 2 ** math.floor(math.log2(6000 / (fine_mod.AUTO_NOISE_RATIO * sigma)))
     # more rows, or more epsilon: finer; the values themselves play no part
     assert _fit(X, domain=DOMAIN, epsilon=8.0).resolution_["educ"]["cells"] > expected
     shuffled = X.assign(educ=np.random.default_rng(1).uniform(0, 25, len(X)))

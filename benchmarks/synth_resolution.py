@@ -22,7 +22,8 @@ Rows: ``before`` (``resolution=None``: values uniform within the model's bins), 
 budget). With ``--spikes`` (issue 30 item 1, second part) the sweep is instead: the old
 default (``R=256``, no spikes), 256 cells with spikes, ``'auto'`` cells without spikes,
 and ``'auto'`` at other noise ratios ``K`` (cells ``n / (K sigma)``), each with spikes;
-``--rows N`` fits a public random subsample of ``N`` rows (seed 2030), ``--no-before``
+``--redraws R`` averages each re-drawn row over ``R`` draws of the fine noise and the
+sample; ``--rows N`` fits a public random subsample of ``N`` rows (seed 2030), ``--no-before``
 skips the ``resolution=None`` fit. The sweep re-draws only the fine release on the fitted ``after`` model: the
 counts of the real table on the grid of ``resolution=R`` plus Gaussian noise of the
 standard deviation a fit with ``resolution_share=s`` calibrates (the model itself keeps
@@ -57,10 +58,10 @@ SWEEP = [(None, None), (64, 0.1), (256, 0.05), (256, 0.1), (256, 0.2), (1024, 0.
 SPIKE_SWEEP = [("R=256, no spikes (old default)", 256, 0.1, False, None),
                ("R=256 + spikes", 256, 0.1, True, None),
                ("auto, no spikes", "auto", 0.1, False, 2.0),
-               ("auto K=2 + spikes (the default, re-drawn)", "auto", 0.1, True, 2.0),
                ("auto K=1 + spikes", "auto", 0.1, True, 1.0),
-               ("auto K=4 + spikes", "auto", 0.1, True, 4.0),
-               ("auto K=2 + spikes, share 0.2", "auto", 0.2, True, 2.0)]
+               ("auto K=2 + spikes", "auto", 0.1, True, 2.0),
+               ("auto K=4 + spikes (the default, re-drawn)", "auto", 0.1, True, 4.0),
+               ("auto K=4 + spikes, share 0.2", "auto", 0.2, True, 4.0)]
 SPIKE_DELTA = 0.1
 
 

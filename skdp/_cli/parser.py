@@ -218,8 +218,8 @@ def _add_synthesize(sub):
                         "release that spends --resolution-share of the budget and a tenth of "
                         "delta) place the values within their bins; none: values uniform within "
                         "their bins (default: auto)")
-    p.add_argument("--resolution-share", type=_share, default=0.1, metavar="S",
-                   help="share of the budget spent on the fine grids (default 0.1)")
+    p.add_argument("--resolution-share", type=_share, default=0.2, metavar="S",
+                   help="share of the budget spent on the fine grids and spikes (default 0.2)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
                    help="a column with more than K public categories is compressed: its "
                         "categories with small noisy counts (a private release that spends "

@@ -12,7 +12,7 @@ import pytest
 from skdp._domain import fine as fine_mod
 from skdp._domain.private import fine_noise
 from skdp.privacy.ledger import approx_dp_to_zcdp
-from skdp.synthesizer import SaddlePointSynthesizer
+from skdp.synthesizer import RESOLUTION_SHARE, SaddlePointSynthesizer
 
 
 def _fit(X, **params):
@@ -103,7 +103,7 @@ def test_released_shapes_do_not_depend_on_the_number_of_distinct_values():
 # ----------------------------------------------------------------- resolution='auto'
 def test_auto_cells_follow_n_epsilon_and_the_number_of_columns():
     X = _doctor(6000)
-    rho = 0.1 * approx_dp_to_zcdp(1.0, 0.9e-6)
+    rho = RESOLUTION_SHARE * approx_dp_to_zcdp(1.0, 0.9e-6)
     sigma = fine_noise(3, 3, rho, "replace_one")[1]  # 3 grids, all of equal cells
     expected = fine_mod.auto_cells(6000, sigma)
     synth = _fit(X, domain=DOMAIN)

@@ -15,7 +15,7 @@ from skdp import audit
 from skdp._domain import Column
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
 from skdp.privacy.release import Release
-from skdp.synthesizer import SaddlePointSynthesizer
+from skdp.synthesizer import RESOLUTION_SHARE, SaddlePointSynthesizer
 
 pd = pytest.importorskip("pandas")
 
@@ -281,7 +281,7 @@ def test_fine_grid_release_sensitivity_and_ledger(releases, neighbouring, factor
     entries = [e for e in aim.privacy_ledger_.entries if e.kind != "approx"]
     total = sum(e.rho for e in entries)  # zCDP: the shares add up
     assert total == pytest.approx(approx_dp_to_zcdp(1.0, 0.9e-6))
-    assert entries[0].rho == pytest.approx(0.1 * total)
+    assert entries[0].rho == pytest.approx(RESOLUTION_SHARE * total)
     # the grids: per integer for months (73 integers <= 64? no: 73 > 64, so equal cells);
     # bound cells and 64 equal cells for the others
     assert synth.resolution_["months"]["cells"] == 64
@@ -305,7 +305,7 @@ def _fine_noise_ratio(synth, X):
     true = col.fine.counts_of(col.prepare(X["big"].to_numpy()))
     noisy = np.asarray(synth.resolution_["big"]["counts"])
     sens = math.sqrt(2 * (3 + 2))  # 3 grids, 2 of equal cells (spikes): 'months' per integer
-    sigma = gaussian_sigma(sens, 0.1 * approx_dp_to_zcdp(1.0, 0.9e-6))
+    sigma = gaussian_sigma(sens, RESOLUTION_SHARE * approx_dp_to_zcdp(1.0, 0.9e-6))
     return np.std(noisy - true) / sigma
 
 
@@ -373,8 +373,9 @@ def test_fine_grid_and_smd_compose_exactly_in_gdp(releases):
     (l1, s1, sig1), (l2, s2, sig2) = releases[:2]
     rho, mu = approx_dp_to_zcdp(0.7, 1e-6), approx_dp_to_gdp(0.7, 1e-6)
     assert l1 == "fine grid counts of 1 columns" and l2.endswith("workload marginals")
-    assert sig1 == pytest.approx(gaussian_sigma(math.sqrt(2), 0.1 * rho))
-    assert s2 / sig2 == pytest.approx(math.sqrt(mu ** 2 - 2 * 0.1 * rho))
+    share = RESOLUTION_SHARE
+    assert sig1 == pytest.approx(gaussian_sigma(math.sqrt(2), share * rho))
+    assert s2 / sig2 == pytest.approx(math.sqrt(mu ** 2 - 2 * share * rho))
     assert synth.privacy_method_ == "gdp"
     assert synth.privacy_spent_[0] == pytest.approx(0.7, rel=1e-6)
     assert synth.privacy_spent_[0] <= 0.7 * (1 + 1e-9)

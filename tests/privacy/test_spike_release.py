@@ -24,7 +24,7 @@ from skdp._domain.private import (fine_release, key_delta, merge_spike_keys, spi
 from skdp.privacy.budget import Budget
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
 from skdp.privacy.release import Release
-from skdp.synthesizer import SPIKE_DELTA_SHARE, SaddlePointSynthesizer
+from skdp.synthesizer import RESOLUTION_SHARE, SPIKE_DELTA_SHARE, SaddlePointSynthesizer
 
 
 def _fit(X, **params):
@@ -171,7 +171,7 @@ def _spike_noise_ratio(X):
     synth = _fit(X, domain={"x": {"low": 0, "high": 1000}}, solver="smd", epsilon=8.0,
                  resolution=16)
     sens = math.sqrt(2 * 2)
-    sigma = gaussian_sigma(sens, 0.1 * approx_dp_to_zcdp(8.0, 0.9e-6))
+    sigma = gaussian_sigma(sens, RESOLUTION_SHARE * approx_dp_to_zcdp(8.0, 0.9e-6))
     spikes = synth.resolution_["x"]["spikes"]
     true = X["x"].value_counts()
     resid = np.array([c - true[v] for v, c in zip(spikes["values"], spikes["counts"])])

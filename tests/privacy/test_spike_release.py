@@ -122,9 +122,10 @@ def test_no_spike_release_without_grids_of_equal_cells(releases):
 
 
 # ----------------------------------------------------------------- the threshold, measured
-def _budget(seed, delta=1.0):
+def _budget(seed):
+    """A fit's budget with room for the releases below (rho 1, delta 0.1, epsilon 50)."""
     backend = Backend.from_arrays(np.zeros(1), random_state=seed)
-    return Budget.for_fit(backend, 1.0, delta, rho=10.0, exclusive=False)
+    return Budget.for_fit(backend, 50.0, 0.1, rho=1.0, exclusive=False)
 
 
 def _singletons(n):

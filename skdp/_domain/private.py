@@ -27,8 +27,7 @@ from scipy import special
 
 from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
-from .fine import (auto_cells, even_edges, fine_grid, has_fine_grid, has_spikes,
-                   project_nonnegative)
+from .fine import auto_cells, even_edges, fine_grid, has_fine_grid, project_nonnegative
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
 __all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",

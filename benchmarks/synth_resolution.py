@@ -25,9 +25,9 @@ and ``'auto'`` at other noise ratios ``K`` (cells ``n / (K sigma)``), each with 
 ``--redraws R`` averages each re-drawn row over ``R`` draws of the fine noise and the
 sample; ``--rows N`` fits a public random subsample of ``N`` rows (seed 2030), ``--no-before``
 skips the ``resolution=None`` fit. The sweep re-draws only the fine release on the
-fitted ``after`` model: the counts of the real table on the grid of ``resolution=R`` plus Gaussian noise of the
-standard deviation a fit with ``resolution_share=s`` calibrates (the model itself keeps
-the ``after`` fit's 90% of the budget). The synthetic rows of every row of the sweep
+fitted ``after`` model: the counts of the real table on the grid of ``resolution=R`` plus
+Gaussian noise of the standard deviation a fit with ``resolution_share=s`` calibrates (the
+model itself keeps the ``after`` fit's share of the budget). The synthetic rows of every row of the sweep
 come from the same model records (one seed): only the placement within bins changes.
 
     PYTHONPATH=. nice -n 10 python benchmarks/synth_resolution.py \\

@@ -27,8 +27,9 @@ sample; ``--rows N`` fits a public random subsample of ``N`` rows (seed 2030), `
 skips the ``resolution=None`` fit. The sweep re-draws only the fine release on the
 fitted ``after`` model: the counts of the real table on the grid of ``resolution=R`` plus
 Gaussian noise of the standard deviation a fit with ``resolution_share=s`` calibrates (the
-model itself keeps the ``after`` fit's share of the budget). The synthetic rows of every row of the sweep
-come from the same model records (one seed): only the placement within bins changes.
+model itself keeps the ``after`` fit's share of the budget). The synthetic rows of every
+row of the sweep come from the same model records (one seed): only the placement within
+bins changes.
 
     PYTHONPATH=. nice -n 10 python benchmarks/synth_resolution.py \\
         [--tables nassCDS weather] [--seeds 0] [--figure benchmarks/results/synth_resolution.png]

@@ -453,9 +453,9 @@ class BudgetPlan:
     ``gdp_filter`` gives the budget a GDP filter ``mu`` beside ``rho``: None (none),
     ``'exact'`` (``approx_dp_to_gdp(epsilon, zcdp_delta or delta) * (1 - slack)``, the
     fit's exact GDP budget: its Gaussian releases compose to (epsilon, delta) with no
-    conversion loss, any other release closes the filter) or ``'of_rho'`` (``sqrt(2 rho) * (1 - slack)``,
-    the GDP image of the zCDP total: a stream calibrated in zCDP whose one Gaussian
-    mechanism is accounted as GDP). ``slack`` shrinks ``mu`` by a relative amount so
+    conversion loss, any other release closes the filter) or ``'of_rho'`` (``sqrt(2 rho) *
+    (1 - slack)``, the GDP image of the zCDP total: a stream calibrated in zCDP whose one
+    Gaussian mechanism is accounted as GDP). ``slack`` shrinks ``mu`` by a relative amount so
     that round-off never overspends. ``exclusive``: no other mechanism shares the
     fit's (epsilon, delta) (False where releases before the solver's take shares);
     ``gdp_only``: Budget's flag (a non-Gaussian zCDP release is refused). At

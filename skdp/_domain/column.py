@@ -232,8 +232,10 @@ class Column:
         else:
             width = (self.high - self.low) / self.n_bins
             left = self.low + codes * width
-        if not self.integer:
-            return left + rng.uniform(size=len(codes)) * width
+        if not self.integer:  # inside [left, right): a rounded-up draw kept below the edge
+            right = self.edges[codes + 1] if self.edges is not None else left + width
+            return np.minimum(left + rng.uniform(size=len(codes)) * width,
+                              np.nextafter(right, -np.inf))
         lo = np.ceil(left)
         hi = np.where(codes == self.n_bins - 1, np.floor(self.high), np.ceil(left + width) - 1)
         mid = np.round(left + width / 2)

@@ -286,7 +286,8 @@ class FineGrid:
         """A value in each piece ``[lo, hi)`` (a point when ``lo == hi``): uniform, an
         integer for integer columns."""
         if not self.integer:
-            return np.where(hi > lo, lo + v * (hi - lo), lo)
+            inside = np.minimum(lo + v * (hi - lo), np.nextafter(hi, lo))  # never ``hi``
+            return np.where(hi > lo, inside, lo)
         first, last = math.ceil(self.low), math.floor(self.high)
         a = np.ceil(lo)
         b = np.where(hi >= self.high, np.floor(hi), np.ceil(hi) - 1)

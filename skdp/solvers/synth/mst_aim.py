@@ -16,7 +16,12 @@ in memory on tables of any width.
     its ``d - 1`` edges chosen (Kruskal-style, among the pairs joining two
     components) by one exponential mechanism on the L1 error of the pair
     under the model of the 1-way measurements; the tree's 2-way marginals
-    measured in one Gaussian release.
+    measured in one Gaussian release. With at most two columns there is no
+    selection and both releases are Gaussian: they are calibrated in Gaussian DP
+    (``sigma_i = Delta_i / mu_i``, ``mu_1**2 + mu_2**2 = mu**2``, Dong–Roth–Su 2022
+    Cor. 3.3) where the budget carries the exact ``mu`` of (epsilon, delta), the
+    composition the fit's ledger charges them by (:func:`mst_gdp_shares`), so that
+    they spend the whole budget.
 
 ``aim`` (McKenna, Mullins, Sheldon, Miklau 2022, Alg. 1 and 2)
     The candidates are the workload and its downward closure, candidate ``r``
@@ -238,8 +243,9 @@ def downward_closure(marginals):
     return sorted(out, key=lambda c: (len(c), c))
 
 
-def _measure(problem, budget, marginals, rho, label):
-    """One Gaussian release of the stacked counts of ``marginals``, costing ``rho``.
+def _measure(problem, budget, marginals, rho, label, mu=None):
+    """One Gaussian release of the stacked counts of ``marginals``, costing ``rho``
+    (zCDP), or ``mu``-GDP when ``mu`` is given (``sigma = Delta / mu``: :func:`gdp_sigma`).
 
     l2-sensitivity ``sqrt(k) * problem.l2_sensitivity()``; returns the
     :class:`~skdp.solvers.synth.graphical.Measurement` list and sigma.
@@ -247,18 +253,66 @@ def _measure(problem, budget, marginals, rho, label):
     if not marginals:
         return [], 0.0
     sens = math.sqrt(len(marginals)) * problem.l2_sensitivity()
-    sigma = budget.sigma(sens, rho)
+    replace = replace_one_sensitivity(sens, problem.relation)
     problem.prefetch(marginals)
     exact = np.concatenate([problem.counts(m) for m in marginals])
-    noisy = np.asarray(budget.gaussian(exact, sens, sigma, label=label,
-                                       replace_sensitivity=replace_one_sensitivity(
-                                           sens, problem.relation)), dtype=np.float64)
+    if mu is None:
+        sigma = budget.sigma(sens, rho)
+        noisy = budget.gaussian(exact, sens, sigma, label=label, replace_sensitivity=replace)
+    else:
+        sigma = gdp_sigma(sens, mu)
+        noisy = budget.gaussian_gdp(exact, sens, sigma, label=label,
+                                    replace_sensitivity=replace)
+    noisy = np.asarray(noisy, dtype=np.float64)
     out, start = [], 0
     for m in marginals:
         c = problem.cells(m)
         out.append(graphical.Measurement(m, noisy[start:start + c], _weight_sigma(sigma)))
         start += c
     return out, sigma
+
+
+def gdp_sigma(sensitivity, mu):
+    """The noise of a ``mu``-GDP Gaussian release: ``sigma = Delta / mu`` (Dong–Roth–Su 2022,
+    Thm 2.7).
+
+    Examples
+    --------
+    >>> gdp_sigma(2.0, 0.5)
+    4.0
+    """
+    return sensitivity / mu
+
+
+def mst_gdp_shares(budget, d):
+    """The GDP parameters of MST's two Gaussian releases when they are all it releases, else None.
+
+    With at most two columns MST selects nothing (:func:`mst_shares`: no exponential
+    mechanism), so the fit's ledger composes its releases exactly as Gaussian DP
+    (``mu**2 = sum mu_i**2``, Dong–Roth–Su 2022 Cor. 3.3) and converts the total to
+    (epsilon, delta) exactly (Cor. 2.13, :func:`~skdp.privacy.ledger.gdp_to_approx_dp`).
+    Calibrating in zCDP there (``sigma = Delta / sqrt(2 rho_i)``, ``rho`` the inverse of the
+    Canonne–Kamath–Steinke conversion) would charge only about 0.93 of epsilon 1 (the exact
+    conversion is tighter). So when the budget carries an open GDP filter (``budget.mu``:
+    the exact ``mu`` of the fit's (epsilon, delta) or of the solver's share) the shares
+    of :func:`mst_shares` split ``mu**2``: ``mu_1 = mu sqrt(s_1)``, ``mu_2 = mu sqrt(s_3)``,
+    and each release has ``sigma = Delta / mu_i``. Returns ``(mu_1, mu_2)`` or None (three or
+    more columns: the selections are exponential mechanisms, composed in zCDP, which is what
+    the ledger charges them by; or a budget without a GDP filter, or not private).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> b = SimpleNamespace(private=True, mu=0.5, mu_remaining=0.5)  # a fresh budget's filter
+    >>> [round(m, 6) for m in mst_gdp_shares(b, 2)], mst_gdp_shares(b, 3)
+    ([0.353553, 0.353553], None)
+    """
+    mu = budget.mu
+    one, sel, two = mst_shares(d)
+    if not budget.private or mu is None or not math.isfinite(mu) or sel > 0:
+        return None
+    mu = budget.mu_remaining
+    return mu * math.sqrt(one), mu * math.sqrt(two)
 
 
 def _weight_sigma(sigma):
@@ -355,8 +409,9 @@ def solve_mst(problem, budget, options):
     """
     rho = budget.rho
     one, sel, two = mst_shares(problem.d)
+    mu1, mu2 = mst_gdp_shares(budget, problem.d) or (None, None)
     oneways = [(j,) for j in range(problem.d)]
-    ones, sigma1 = _measure(problem, budget, oneways, one * rho, "MST: 1-way marginals")
+    ones, sigma1 = _measure(problem, budget, oneways, one * rho, "MST: 1-way marginals", mu1)
     total = _total(problem, ones)
     data, merges, ones = _compress(problem, budget, ones, options["compress"])
     edges = []
@@ -364,7 +419,7 @@ def solve_mst(problem, budget, options):
         base = graphical.estimate(data.shape, ones, total=total,
                                   n_iter=options["estimate_iter"], zeros=data.zeros)
         edges = spanning_tree(data, budget, base, sel * rho)
-    pairs, sigma2 = _measure(data, budget, edges, two * rho, "MST: tree 2-way marginals")
+    pairs, sigma2 = _measure(data, budget, edges, two * rho, "MST: tree 2-way marginals", mu2)
     n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(data.shape, ones + pairs, total=total, n_iter=n_iter,
                                zeros=data.zeros)

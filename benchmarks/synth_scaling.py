@@ -42,7 +42,7 @@ rows). The columns are the table's first ``d`` in order (:data:`REAL`). Each
 shared machine only the CPU time is comparable with an idle one. Run::
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/synth_scaling.py --real \
-        [--eps 0.5 1 5] [--tables flights movies RandHIE] [--timeout 300]
+        [--eps 0.5 1 5] [--tables flights movies RandHIE] [--timeout 1800] [--cpu-limit 300]
 """
 
 import argparse
@@ -161,16 +161,26 @@ def child_real(name, epsilon, method, seed):
           flush=True)
 
 
-def run_real(name, epsilon, method, seed, timeout):
-    """``child_real`` in a fresh interpreter with one BLAS thread, bounded by ``timeout``."""
+def run_real(name, epsilon, method, seed, timeout, cpu_limit):
+    """``child_real`` in a fresh interpreter with one BLAS thread, bounded by ``timeout``
+    wall seconds and ``cpu_limit`` CPU seconds (``RLIMIT_CPU``: on a shared machine the wall
+    time says little)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, os.path.abspath(__file__), "--child-real", name, str(epsilon),
            method, str(seed)]
     base = dict(table=name, d=REAL[name][3], epsilon=epsilon, method=method)
+    limit = int(cpu_limit)
+
+    def bound():
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+
     try:
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                             preexec_fn=bound)
     except subprocess.TimeoutExpired:
         return dict(base, status=f"timeout ({timeout:g} s)")
+    if out.returncode in (-24, -9):  # SIGXCPU (or SIGKILL at the hard limit)
+        return dict(base, status=f"over {limit} CPU s")
     if out.returncode != 0:
         return dict(base, status=f"failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -281,6 +291,8 @@ def main(argv=None):
                         help="the default estimator on the validation tables of REAL")
     parser.add_argument("--tables", nargs="*", default=list(REAL))
     parser.add_argument("--eps", type=float, nargs="*", default=[0.5, 1.0, 5.0])
+    parser.add_argument("--cpu-limit", type=float, default=300.0,
+                        help="CPU seconds per configuration (--real)")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="the 50k x 15 point only")
@@ -304,7 +316,8 @@ def main(argv=None):
         for name in args.tables:
             for epsilon in args.eps:
                 for method in ["independent", "auto"]:
-                    r = run_real(name, epsilon, method, args.seed, args.timeout)
+                    r = run_real(name, epsilon, method, args.seed, args.timeout,
+                                 args.cpu_limit)
                     results.append(r)
                     print(json.dumps(r), file=sys.stderr, flush=True)
                     if args.out:

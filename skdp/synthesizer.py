@@ -170,7 +170,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         - ``'mst'``: MST (McKenna, Miklau, Sheldon 2021): the 1-way
           marginals, a private maximum spanning tree of column pairs
           (exponential mechanisms) and its 2-way marginals, a third of the
-          zCDP budget each; a graphical model is fitted to them.
+          zCDP budget each; a graphical model is fitted to them. With one or
+          two columns nothing is selected and its two Gaussian releases split
+          the exact Gaussian-DP budget (``mu_1**2 + mu_2**2 = mu**2``,
+          Dong–Roth–Su 2022 Cor. 3.3), the composition the ledger charges
+          them by, so that they spend the whole epsilon.
         - ``'aim'``: AIM (McKenna et al. 2022): rounds of
           exponential-mechanism selection, among the workload and its
           subsets, of the marginal the current graphical model answers worst

@@ -64,7 +64,9 @@ SOLVER_SPECS = {
               f"eq. (3); {_PGM}",
         budget="rho in thirds: one Gaussian release of the 1-way marginals; d - 1 "
                "exponential-mechanism edges (bounded range, eps^2/8 each); one Gaussian "
-               "release of the tree's 2-way marginals",
+               "release of the tree's 2-way marginals; with at most 2 columns (no "
+               "selection) the two Gaussian releases split the exact GDP mu in halves of "
+               "mu^2 (Dong-Roth-Su Cor. 3.3), the composition the ledger charges",
         options=(Option("estimate_iter", "int", 200, low=1,
                         doc="estimation iterations of the 1-way model the edges are scored on"),
                  _compress_option(3.0)),

@@ -27,7 +27,8 @@ DELTA = 1e-6
 
 def _gdp_delta(mu, eps):
     """Dong–Roth–Su Cor. 2.13: delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
-    return stats.norm.cdf(-eps / mu + mu / 2.0) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2.0)
+    return (stats.norm.cdf(-eps / mu + mu / 2.0)
+            - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2.0))
 
 
 def _gdp_mu(eps, delta):

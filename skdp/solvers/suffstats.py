@@ -38,6 +38,17 @@ ADASSP_OPTIONS = (
 )
 
 
+def _checked(problem, name):
+    """The problem's objective and config, after checking what a sufficient-statistics
+    solver needs: the un-preconditioned in-memory design and public row / target bounds."""
+    obj, cfg = problem.objective, problem.config
+    if getattr(obj.X, "P", None) is not None or not hasattr(obj.X, "intercept"):
+        raise RuntimeError(f"internal error: {name} needs the un-preconditioned in-memory design.")
+    if cfg.row_sq is None or cfg.target_bound is None:
+        raise RuntimeError(f"internal error: {name} needs the public row and target bounds.")
+    return obj, cfg
+
+
 def adassp(problem, budget, options):
     """AdaSSP (Wang 2018, Alg. 2, Thm 3) on the regressor's clipped design.
 
@@ -81,12 +92,8 @@ def adassp(problem, budget, options):
       max(sigma_G sqrt(p log(2 p**2 / xi)) - lambda_min~, 0)`` (the noise
       matrix's spectral-norm bound), ``xi = failure_prob``.
     """
-    obj, cfg = problem.objective, problem.config
+    obj, cfg = _checked(problem, "adassp")
     xp, D, y = obj.xp, obj.X, obj.y
-    if getattr(D, "P", None) is not None or not hasattr(D, "intercept"):
-        raise RuntimeError("internal error: adassp needs the un-preconditioned in-memory design.")
-    if cfg.row_sq is None or cfg.target_bound is None:
-        raise RuntimeError("internal error: adassp needs the public row and target bounds.")
     theory = bool(cfg.theory)
     X, c = D.X, D.intercept
     if getattr(D, "scale", None) is not None:  # rows beyond the bound: clipped here (a copy)
@@ -218,12 +225,8 @@ def ssp(problem, budget, options):
     """
     from .kl.models import Design
 
-    obj, cfg = problem.objective, problem.config
+    obj, cfg = _checked(problem, "ssp")
     xp, D, y = obj.xp, obj.X, obj.y
-    if getattr(D, "P", None) is not None or not hasattr(D, "intercept"):
-        raise RuntimeError("internal error: ssp needs the un-preconditioned in-memory design.")
-    if cfg.row_sq is None or cfg.target_bound is None:
-        raise RuntimeError("internal error: ssp needs the public row and target bounds.")
     c = D.intercept
     n, p = int(D.shape[0]), int(D.shape[1])
     scale = 1.0 if c is None else float(options["intercept_scale"])

@@ -28,6 +28,7 @@ from hypothesis import settings  # noqa: E402
 import pytest  # noqa: E402
 
 from skdp import BudgetAccountant  # noqa: E402
+from skdp.privacy.release import Release  # noqa: E402
 
 # Property tests explore the same examples on every run (reproducible CI);
 # set HYPOTHESIS_PROFILE=explore to search afresh.
@@ -83,3 +84,18 @@ def dask_client():
                                      memory_limit="1GiB", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         yield client
+
+
+@pytest.fixture
+def releases(monkeypatch):
+    """Every Gaussian release of the fits in the test: (label, sensitivity, sigma)
+    (a spy on ``Release.gaussian``)."""
+    calls = []
+    original = Release.gaussian
+
+    def spy(self, value, sensitivity, sigma, *, label, **kw):
+        calls.append((label, sensitivity, sigma))
+        return original(self, value, sensitivity, sigma, label=label, **kw)
+
+    monkeypatch.setattr(Release, "gaussian", spy)
+    return calls

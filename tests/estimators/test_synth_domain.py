@@ -14,7 +14,6 @@ from scipy import stats
 from skdp import audit
 from skdp._domain import Column
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
-from skdp.privacy.release import Release
 from skdp.synthesizer import RESOLUTION_SHARE, SaddlePointSynthesizer
 
 pd = pytest.importorskip("pandas")
@@ -40,20 +39,6 @@ def _fit(X, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the same seed in several fits: on purpose here
         return SaddlePointSynthesizer(**params).fit(X)
-
-
-@pytest.fixture
-def releases(monkeypatch):
-    """Every Gaussian release of the fits in the test: (label, sensitivity, sigma)."""
-    calls = []
-    original = Release.gaussian
-
-    def spy(self, value, sensitivity, sigma, *, label, **kw):
-        calls.append((label, sensitivity, sigma))
-        return original(self, value, sensitivity, sigma, label=label, **kw)
-
-    monkeypatch.setattr(Release, "gaussian", spy)
-    return calls
 
 
 # --------------------------------------------------------------------------- compression

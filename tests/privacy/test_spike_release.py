@@ -23,7 +23,6 @@ from skdp._domain.private import (fine_release, key_delta, merge_spike_keys, spi
                                   stability_threshold, to_fine)
 from skdp.privacy.budget import Budget
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
-from skdp.privacy.release import Release
 from skdp.synthesizer import RESOLUTION_SHARE, SPIKE_DELTA_SHARE, SaddlePointSynthesizer
 
 
@@ -32,20 +31,6 @@ def _fit(X, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return SaddlePointSynthesizer(**params).fit(X)
-
-
-@pytest.fixture
-def releases(monkeypatch):
-    """Every Gaussian release of the fits in the test: (label, sensitivity, sigma)."""
-    calls = []
-    original = Release.gaussian
-
-    def spy(self, value, sensitivity, sigma, *, label, **kw):
-        calls.append((label, sensitivity, sigma))
-        return original(self, value, sensitivity, sigma, label=label, **kw)
-
-    monkeypatch.setattr(Release, "gaussian", spy)
-    return calls
 
 
 def _table(n=4000, seed=0):

@@ -411,7 +411,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         binned at quantiles (``bin_strategy='quantile'``); empty otherwise.
     resolution_ : dict
         Column name -> its fine grid (``resolution``; with ``"spikes": {"values",
-        "counts"}``, the released spikes, where it has equal cells): ``{"low", "high",
+        "counts"}``, the released spikes, and ``"spike_threshold"``, the public threshold
+        their noisy counts cleared, where it has equal cells): ``{"low", "high",
         "integer", "values"}`` (one cell per integer) or ``{"low", "high",
         "integer", "cells"}`` (the bound cells and ``cells`` equal cells),
         with ``"counts"``, the released noisy counts (the order of the cells).

@@ -144,8 +144,9 @@ class FineGrid:
     """A fine public partition of ``[low, high]``: ``points`` (point cells) and, when
     ``edges`` is set, the equal cells between them; the released counts (``counts``,
     noisy) once measured, and the released spikes (``spikes``: exact values strictly
-    inside the bounds whose noisy count ``spike_counts`` cleared the release's threshold;
-    empty when none did, ``None`` when not released).
+    inside the bounds whose noisy count ``spike_counts`` cleared the release's threshold
+    ``spike_threshold``, public: from the noise's sigma and delta; empty when none did,
+    ``None`` when not released).
 
     Cells are ordered: per-integer grids, one cell per value of ``points``;
     otherwise the point cell at ``low``, the ``len(edges) - 1`` equal cells, the
@@ -167,6 +168,7 @@ class FineGrid:
     counts: np.ndarray | None = None
     spikes: np.ndarray | None = None
     spike_counts: np.ndarray | None = None
+    spike_threshold: float | None = None
     _pieces: tuple | None = field(default=None, repr=False)
 
     @property
@@ -184,6 +186,8 @@ class FineGrid:
         if self.spikes is not None:
             out["spikes"] = {"values": self.spikes.tolist(),
                              "counts": self.spike_counts.tolist()}
+        if self.spike_threshold is not None:
+            out["spike_threshold"] = float(self.spike_threshold)
         return out
 
     def spike_keys(self, prepared):

@@ -488,6 +488,7 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
         keep = np.asarray(part) > threshold
         columns[k].fine.spikes = np.asarray(vals, dtype=np.float64)[keep]
         columns[k].fine.spike_counts = np.asarray(part, dtype=np.float64)[keep]
+        columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, d_s
 
 
 def spike_keys(columns, prepared):

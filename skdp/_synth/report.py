@@ -28,6 +28,12 @@ not fit what was measured (conflicting measurements, a capped model, an early st
 below 1, that it fits part of the noise too (expected for a marginal the model has a
 parameter per cell for). Both sides are computed from the release and public sigmas only.
 
+A numeric column's fine grid panel is followed, where its release kept spikes (exact
+values whose noisy count cleared the public ``spike_threshold``; ``resolution_[name]
+["spikes"]``), by a chart and a table of those values, their noisy counts and the
+threshold, beside the synthetic rows equal to each: released values only (the values the
+threshold dropped are never known to the model). A grid without spikes renders as before.
+
 No script, no external resource: plots are inline SVG (:mod:`.svg`), every string is
 HTML-escaped (column names and categories included).
 """
@@ -50,6 +56,9 @@ __all__ = ["release_report", "write_report", "expected_noise_norm", "residuals"]
 
 MAX_PANEL_CELLS = 60
 """A column panel shows at most this many cells (the fine grids are summed into blocks)."""
+MAX_SPIKE_ROWS = 200
+"""A column's spike table lists at most this many released spikes (the largest noisy
+counts; its chart at most :data:`MAX_PANEL_CELLS`)."""
 MAX_RESIDUAL_BARS = 120
 """The fit chart shows at most this many measurements (the largest ratios)."""
 TARGET_CLASSES = 255
@@ -307,6 +316,7 @@ def _column_panels(est, syn_cols):
         if name in getattr(est, "resolution_", {}) and col.fine is not None:
             out.append('<div class="panel">' + _fine_panel(name, col, est.resolution_[name],
                                                             syn_cols, j) + "</div>")
+            out.append(_spike_panel(name, est.resolution_[name], syn_cols, j))
     if not getattr(est, "measurements_", []):
         out.append("<p>This solver released no noisy marginal measurement (a private game or "
                    "MWEM): the panels show the model against the synthetic rows.</p>")
@@ -344,6 +354,64 @@ def _fine_panel(name, col, fine, syn_cols, j):
     title = f"{name}: fine grid ({len(counts)} cells" + (
         f", shown in blocks of {block})" if block > 1 else ")")
     return bar_chart(shown, series, title=title, ylabel="share of non-missing values")
+
+
+def _spike_panel(name, fine, syn_cols, j):
+    """The released spikes of a fine grid (``resolution_[name]["spikes"]``: exact values
+    whose noisy count cleared the public ``spike_threshold``) against the synthetic rows
+    that hold exactly those values: a chart (shares of the non-missing values, the noisy
+    ones over the grid's noisy total, as in :func:`_fine_panel`) and a table (value, noisy
+    count, threshold, synthetic rows at the value). Released values and synthetic rows
+    only: post-processing. ``""`` when no spike was released (the page as without)."""
+    spikes = fine.get("spikes") or {}
+    values = np.asarray(spikes.get("values", []), dtype=np.float64)
+    if not values.size:
+        return ""
+    noisy = np.asarray(spikes["counts"], dtype=np.float64)
+    threshold = fine.get("spike_threshold", math.nan)
+    total = float(np.sum(np.asarray(fine["counts"], dtype=np.float64)))
+    syn = share = None
+    if syn_cols is not None:
+        v = _floats(syn_cols[j])
+        v = np.sort(v[~np.isnan(v)])
+        syn = np.searchsorted(v, values, side="right") - np.searchsorted(v, values, side="left")
+        share = syn / max(len(v), 1)
+
+    def largest(k):  # the k largest noisy counts, in the order of the values
+        keep = np.sort(np.argsort(-noisy, kind="stable")[:k])
+        return keep[np.argsort(values[keep], kind="stable")]
+
+    shown = largest(MAX_PANEL_CELLS)
+    series = [("noisy measurement", noisy[shown] / total if total > 0 else
+               noisy[shown] * np.nan, None)]
+    if share is not None:
+        series.append(("synthetic rows", share[shown], None))
+    title = f"{name}: released spikes ({len(values)} exact values" + (
+        f", the {len(shown)} largest shown)" if len(shown) < len(values) else ")")
+    out = ['<div class="panel">' + bar_chart(
+        [_short(x) for x in values[shown]], series, title=title,
+        ylabel="share of non-missing values") + "</div>"]
+    rows = largest(MAX_SPIKE_ROWS)
+    out.append(f"<p>Spikes of <code>{_esc(name)}</code>: exact values released with their "
+               "noisy counts (the fine grid's Gaussian mechanism) because the noisy count "
+               f"cleared the public threshold {_esc(_num(threshold))}; every other value "
+               "was dropped unseen. "
+               + (f"The {len(rows)} largest of {len(values)}. " if len(rows) < len(values)
+                  else "")
+               + ("" if syn is None else "Beside them, the synthetic rows equal to each "
+                  "value.") + "</p>")
+    head = ["value", "noisy count", "threshold", "noisy share"]
+    if syn is not None:
+        head += ["synthetic rows at the value", "synthetic share"]
+    table = []
+    for i in rows:
+        row = [f"{values[i]:.10g}", _num(noisy[i], 6), _num(threshold, 6),
+               _num(noisy[i] / total if total > 0 else math.nan)]
+        if syn is not None:
+            row += [int(syn[i]), _num(share[i])]
+        table.append(row)
+    out.append(_table(head, table, "spikes"))
+    return "".join(out)
 
 
 def _fit_section(est):

@@ -96,7 +96,7 @@ def test_lp_reference_solution():
 @pytest.mark.parametrize("solver", ALL_SOLVERS)
 def test_duality_gap_falls_with_n_non_private(solver):
     gaps = [np.mean([_fit_lp(solver, n, math.inf, seed)[1] for seed in range(3)])
-            for n in (300, 30000)]
+            for n in (300, 10000)]
     assert gaps[1] <= gaps[0] + 1e-3
     assert gaps[1] < GAP_TOLERANCE[solver]
 
@@ -107,8 +107,12 @@ def test_duality_gap_finite_at_small_epsilon(solver):
     assert np.isfinite(gap) and 0 <= gap + 1e-9 <= math.log1p(math.exp(math.sqrt(2)))
 
 
-# gap reached at n = 30000, eps = inf (the l1 solvers' outputs are averages of
-# sampled vertices, so their floor is the Maurey sampling error of 002 Lemma 3.11)
+# gap reached at n = 10000, eps = inf (the l1 solvers' outputs are averages of
+# sampled vertices, so their floor is the Maurey sampling error of 002 Lemma 3.11). Measured
+# (mean of the 3 seeds, n = 300 / 10000 / 30000): noisy_gd 0.014 at every n, dpsgd_poisson 0.018,
+# sgda 0.083 / 0.036 / 0.036, smd 0.091 / 0.010 / 0.009, smd_bias_reduced 0.083 / 0.014 / 0.011,
+# mlmc 0.248 / 0.084 / 0.081: n = 30000 (the test's former large n) tripled the time of the
+# full-batch solvers' fits for no further fall
 GAP_TOLERANCE = {"noisy_gd": 0.03, "sgda": 0.05, "dpsgd_poisson": 0.03, "smd": 0.03,
                  "smd_bias_reduced": 0.05, "mlmc": 0.1}
 

@@ -171,7 +171,7 @@ _TS = np.geomspace(1e-3, 1e4, 36)
 _NEAR = np.array([0.5, 0.7, 1.0, 1.4, 2.0])
 
 
-_MEMO = {}  # results of a remembered pmf (read-only: _discretise's), by its identity
+_MEMO: dict[tuple, tuple] = {}  # a remembered pmf's results (read-only: _discretise's), by identity
 
 
 def _memo(probs, key, compute):

@@ -491,8 +491,8 @@ class BudgetPlan:
         """The zCDP total of the fit's budget (``inf`` at ``epsilon = inf``)."""
         if math.isinf(epsilon):
             return math.inf
-        if self.currency == "gdp":
-            mu = self._exact_mu(epsilon, delta)
+        if self.currency == "gdp":  # at the delta left to the calibrated releases
+            mu = self._exact_mu(epsilon, delta if self.zcdp_delta is None else self.zcdp_delta)
             return mu * mu / 2.0
         return approx_dp_to_zcdp(epsilon, delta if self.zcdp_delta is None else self.zcdp_delta)
 

@@ -305,7 +305,12 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         found privately (``domain='private'`` or a ``"kind"`` entry), compressed
         (``max_categories``) or binned at quantiles (``bin_strategy``). The
         share is split between these releases in proportion to their numbers
-        of columns, so that all domain counts get the same noise.
+        of columns, so that all domain counts get the same noise. Where the
+        solver releases Gaussian mechanisms only (``'smd'``, ``'smd_linf'``,
+        ``'mst'`` on at most two columns) the budget is Gaussian DP, ``rho =
+        mu**2 / 2`` with ``mu`` the exact GDP budget of (epsilon, delta), and
+        the share is of ``mu**2`` (Dong–Roth–Su 2022 Cor. 3.3): the fit then
+        spends its whole epsilon.
     resolution : int, 'auto' or None, default='auto'
         Fine cells per numeric column (issue 30): the model sees a numeric
         column through its ``n_bins`` bins, and its values are placed within
@@ -612,8 +617,15 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         categories are found privately: the other half is their thresholds'), with the
         exact GDP filter ``mu = approx_dp_to_gdp(epsilon, delta)`` beside it where no
         column's domain is released before the solver's (or only the fine grids'
-        Gaussian release is). Which columns are released is public (the domain's entries,
-        the dtypes, the parameters)."""
+        Gaussian release is). Where domains are released and the solver releases Gaussian
+        mechanisms only (:meth:`_gaussian_only`), every release of the fit is Gaussian: the
+        plan is then GDP, ``rho = mu**2 / 2`` with ``mu`` the exact GDP budget of
+        (epsilon, delta less the thresholds' deltas) (Dong–Roth–Su 2022 Cor. 2.13), and the
+        releases' ``rho`` shares split ``mu**2`` (``sigma_i = Delta_i / mu_i``, Cor. 3.3),
+        so the ledger's exact composition spends epsilon (the zCDP split, converted by
+        Canonne–Kamath–Steinke 2020, spent about 0.93 of epsilon 1). Which columns are
+        released, and the solver, are public (the domain's entries, the dtypes, the
+        parameters, the public row count)."""
         columns, how = run.rows.columns, run.rows.how
         find = [j for j, h in enumerate(how) if h == "private"]
         compress = to_compress(columns, how, self.max_categories)
@@ -630,13 +642,30 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         run.delta_spikes = SPIKE_DELTA_SHARE * run.delta if spikes else 0.0
         delta_main = run.delta - delta_cat - run.delta_spikes \
             if delta_cat or run.delta_spikes else None
-        if find or compress or quantile:  # domain releases: zCDP shares, no GDP filter
-            plan = BudgetPlan("zcdp", zcdp_delta=delta_main, exclusive=False)
+        if find or compress or quantile:  # domain releases on shares of the plan's rho
+            if self._gaussian_only(self._solver_for(run.epsilon, run.rows.values),
+                                   len(columns)):
+                # every release Gaussian: rho = mu**2 / 2, mu the exact GDP budget of
+                # (epsilon, delta_main); the shares split mu**2 (Dong–Roth–Su 2022 Cor. 3.3)
+                plan = BudgetPlan("gdp", zcdp_delta=delta_main, gdp_filter="exact",
+                                  exclusive=False, gdp_only=True)
+            else:
+                plan = BudgetPlan("zcdp", zcdp_delta=delta_main, exclusive=False)
             run.fine = [] if find else self._fine_grids(columns, run, plan)
             return plan
         plan = BudgetPlan("zcdp", zcdp_delta=delta_main, gdp_filter="exact", exclusive=False)
         run.fine = self._fine_grids(columns, run, plan)
         return plan if run.fine else BudgetPlan("zcdp", gdp_filter="exact", exclusive=True)
+
+    @staticmethod
+    def _gaussian_only(name, d):
+        """Whether solver ``name`` on ``d`` columns releases Gaussian mechanisms only: the
+        select-measure-solve solvers (one Gaussian measurement, :func:`~skdp.solvers.synth.
+        measure.measure`) and MST on at most two columns (no selection,
+        :func:`~skdp.solvers.synth.mst_aim.mst_shares`). Public (the solver, the columns)."""
+        if name in ("smd", "smd_linf"):
+            return True
+        return name == "mst" and mst_aim.mst_shares(d)[1] == 0
 
     def _fine_grids(self, columns, run, plan):
         """The fine grids (:func:`~skdp._domain.private.to_fine`), set on the columns: with
@@ -881,7 +910,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         self._fine_release(columns, values, fine, rho_fine, run.delta_spikes, fit)
         rest = rho if math.isinf(rho) else rho - rho_domain - rho_fine
         # not private: mu = inf, so the solver's Gaussian release is recorded (without noise)
-        return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False)
+        # a GDP-only fit (:meth:`_budget_plan`): its solver may release Gaussians only
+        return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False,
+                         gdp_only=fit.gdp_only)
 
     def _fine_and_solver(self, columns, values, fine, fit, delta_spikes):
         """The fine grids' release on ``resolution_share`` of ``rho`` (``rho_f``-zCDP, i.e.

@@ -403,7 +403,10 @@ class Budget:
         fits, ``approx_dp_to_zcdp(epsilon - eps_a, delta - delta_a)`` less what the
         ledger holds (0 when nothing is left), and later zCDP charges are refused
         past it. Otherwise refused (``RuntimeError``). Called on the fit's budget
-        (whose ``rho`` is the fit's).
+        (whose ``rho`` is the fit's). On a ``gdp_only`` budget (``rho = mu**2 / 2`` and
+        every release to come Gaussian) the reservation is recorded as the
+        ``sqrt(2 rho)``-GDP Gaussian mechanism it bounds (Dong–Roth–Su 2022 Thm 2.7), so
+        that the check composes it exactly (Cor. 3.3 and 2.13).
         """
         f = self._filter
         if f.delta_spent + delta > self.delta * _SLACK:
@@ -424,7 +427,10 @@ class Budget:
         reserved = max(self.rho - held, 0.0)
         if f.rho_cap is not None:
             reserved = min(reserved, max(f.rho_cap - f.spent, 0.0))
-        if reserved > 0:
+        if reserved > 0 and self.gdp_only:  # only Gaussian releases to come: GDP exactly
+            trial.gaussian(1.0, 1.0 / math.sqrt(2.0 * reserved), label="GDP reserved, not yet "
+                           "spent")
+        elif reserved > 0:
             trial.zcdp(reserved, label="zCDP reserved, not yet spent")
         if trial.spent(self.delta)[0] <= self.epsilon * _SLACK:
             return

@@ -141,12 +141,14 @@ def test_a_plan_at_a_smaller_delta_and_at_epsilon_inf():
         BudgetPlan(gdp_filter="loose")
 
 
-@pytest.mark.parametrize("domain, exclusive, mu", [
-    ({0: [0, 1, 2], 1: [0, 1, 2]}, True, True),                    # no release before
-    ({0: {"low": 0, "high": 3}, 1: [0, 1, 2]}, False, True),      # the fine grid's only
-    ({0: {"low": 0, "high": 3}, 1: {"kind": "categorical"}}, False, False),  # a domain found
+@pytest.mark.parametrize("domain, exclusive, mu, currency", [
+    ({0: [0, 1, 2], 1: [0, 1, 2]}, True, True, "zcdp"),                    # no release before
+    ({0: {"low": 0, "high": 3}, 1: [0, 1, 2]}, False, True, "zcdp"),      # the fine grid's only
+    # a domain found, and two-column mst's Gaussian releases only: a GDP plan (synthspend)
+    ({0: {"low": 0, "high": 3}, 1: {"kind": "categorical"}}, False, True, "gdp"),
 ])
-def test_the_synthesizers_plan_follows_its_public_domain(domain, exclusive, mu, monkeypatch):
+def test_the_synthesizers_plan_follows_its_public_domain(domain, exclusive, mu, currency,
+                                                         monkeypatch):
     est = SaddlePointSynthesizer(domain=domain, solver="mst", random_state=0,
                                  accountant=BudgetAccountant())
     plans = []
@@ -156,7 +158,7 @@ def test_the_synthesizers_plan_follows_its_public_domain(domain, exclusive, mu, 
         warnings.simplefilter("ignore")
         est.fit(X_table[:, :2].astype(float))
     (plan,) = plans
-    assert plan.currency == "zcdp" and plan.exclusive == exclusive
+    assert plan.currency == currency and plan.exclusive == exclusive
     assert (plan.gdp_filter == "exact") == mu
 
 

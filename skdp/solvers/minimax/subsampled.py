@@ -78,7 +78,7 @@ def auto_poisson_steps(n, mu):
     Poisson-subsampled Gaussian steps at rate ``q``, the noise multiplier
     calibrated for that ``(q, T)`` by PLD composition). Issue 31 (``benchmarks/RESULTS.md``,
     "the classifier's step count at small d"): at 1e6 rows and ``d = 3`` the cap
-    halves the per-step fixed costs (22% less CPU); halving ``T`` at the old step
+    halves the per-step fixed costs (10-20% less CPU); halving ``T`` at the old step
     lost .02 of Fertility's worst-class accuracy, the same with the step doubled did not.
     A non-private fit (``mu = inf``, full batches) keeps ``auto_iterations`` and
     ``STEP_SCALE``.

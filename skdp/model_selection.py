@@ -106,7 +106,7 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     (``n_rows * n_features >= AUTO_SUBSAMPLE`` or ``n_rows >= AUTO_ROWS_*``; an
     unknown ``n_features`` counts as large), takes ``T``
     steps at rate ``q`` (``max_iter`` or 100, resp. ``n_iter`` or
-    :func:`~skdp.solvers.minimax.euclidean.auto_iterations` at the whole
+    :func:`~skdp.solvers.minimax.subsampled.auto_poisson_steps` at the whole
     budget's ``mu``; ``q`` the ``sampling_rate`` option or ``min(1, 4 / T)``,
     as :func:`~skdp.solvers.shared.subsampling.sampling_rate`). Other
     estimators: none. When the classifier releases its group sizes (neither
@@ -143,7 +143,7 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     from .minimax import PrivateMinimaxClassifier
     from .regression import KLAdaptiveRegressor
     from .solvers.kl.subsampled import DPSGD_POISSON_STEPS
-    from .solvers.minimax.euclidean import auto_iterations
+    from .solvers.minimax.subsampled import auto_poisson_steps
     from . import minimax, regression
     from .solvers.shared.subsampling import sampling_rate
 
@@ -169,7 +169,7 @@ def subsampled_steps(estimator, n_rows, n_features=None):
         steps = int(estimator.max_iter or DPSGD_POISSON_STEPS)
     elif estimator.n_iter == "auto":
         delta = float(resolve_delta(estimator.delta, eps, estimator.accountant))
-        steps = auto_iterations(n_rows, approx_dp_to_gdp(eps, delta))
+        steps = auto_poisson_steps(n_rows, approx_dp_to_gdp(eps, delta))[0]
     else:
         steps = int(estimator.n_iter)
     return (sampling_rate(option, steps), steps), solver == "dpsgd_poisson"

@@ -233,9 +233,11 @@ class Column:
             width = (self.high - self.low) / self.n_bins
             left = self.low + codes * width
         if not self.integer:  # inside [left, right): a rounded-up draw kept below the edge
-            right = self.edges[codes + 1] if self.edges is not None else left + width
-            return np.minimum(left + rng.uniform(size=len(codes)) * width,
-                              np.nextafter(right, -np.inf))
+            with np.errstate(over="ignore"):  # a right edge past the largest float: inf
+                right = self.edges[codes + 1] if self.edges is not None else left + width
+            inside = np.minimum(left + rng.uniform(size=len(codes)) * width,
+                                np.nextafter(right, -np.inf))
+            return np.where(right > left, inside, left)  # a bin of width 0: its one value
         lo = np.ceil(left)
         hi = np.where(codes == self.n_bins - 1, np.floor(self.high), np.ceil(left + width) - 1)
         mid = np.round(left + width / 2)

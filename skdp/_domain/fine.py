@@ -239,7 +239,7 @@ class FineGrid:
             left, right = left[ok], right[ok]
             cell = np.clip(np.searchsorted(self.edges, midpoints(left, right), side="right") - 1,
                            0, n - 1)
-            width = self.edges[cell + 1] - self.edges[cell]
+            width = self.edges[cell + 1] / 2 - self.edges[cell] / 2  # halved: no overflow
             spikes, spike_w = self._spike_mass()
             # a cell's mass: the larger of its projected count and its spikes' noisy counts;
             # the spikes take theirs, the rest is spread uniformly over the cell
@@ -249,7 +249,7 @@ class FineGrid:
                                                     minlength=n), 0.0, None)
             lo = np.concatenate([[self.low], left, [self.high], spikes])
             hi = np.concatenate([[self.low], right, [self.high], spikes])
-            weight = np.concatenate([[mass[0]], inner[cell] * (right - left) / width,
+            weight = np.concatenate([[mass[0]], inner[cell] * ((right / 2 - left / 2) / width),
                                      [mass[-1]], spike_w])
         bins = col._encode_bins(midpoints(lo, hi))
         order = np.argsort(bins, kind="stable")

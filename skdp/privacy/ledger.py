@@ -169,6 +169,11 @@ def zcdp_to_approx_dp(rho, delta, orders=None):
     if orders is not None:
         values = [_cks_epsilon(rho, delta, a) for a in orders if a > 1.0]
         return max(0.0, min(values))
+    return _cks_infimum(float(rho), float(delta))
+
+
+def _cks_minimum(rho, delta):
+    """:func:`zcdp_to_approx_dp` over all orders at ``rho > 0``, ``0 < delta < 1``."""
     # The minimiser is near alpha = 1 + sqrt(log(1/delta) / rho); search
     # log(alpha - 1) on a bracket wide enough for any rho and delta.
     centre = 0.5 * math.log(max(math.log(1.0 / delta), 1e-300) / rho)
@@ -178,6 +183,11 @@ def zcdp_to_approx_dp(rho, delta, orders=None):
         options={"xatol": 1e-12, "maxiter": 500},
     )
     return max(0.0, float(res.fun))
+
+
+# remembered (a pure function of two floats: every fit converts its epsilon and its spend
+# again); the root finding below calls the plain one, so as not to fill the cache
+_cks_infimum = functools.lru_cache(maxsize=256)(_cks_minimum)
 
 
 def approx_dp_to_zcdp(epsilon, delta):
@@ -196,10 +206,19 @@ def approx_dp_to_zcdp(epsilon, delta):
     _check_delta(delta, allow_zero=False)
     if math.isinf(epsilon):
         return math.inf
+    return _zcdp_root(float(epsilon), float(delta))
+
+
+@functools.lru_cache(maxsize=256)
+def _zcdp_root(epsilon, delta):
+    """:func:`approx_dp_to_zcdp`'s root, remembered (a pure function of its two floats)."""
+    def eps(r):  # zcdp_to_approx_dp(r, delta), uncached
+        return 0.0 if r == 0 else _cks_minimum(r, delta)
+
     hi = epsilon
-    while zcdp_to_approx_dp(hi, delta) < epsilon:
+    while eps(hi) < epsilon:
         hi *= 2.0
-    return optimize.brentq(lambda r: zcdp_to_approx_dp(r, delta) - epsilon,
+    return optimize.brentq(lambda r: eps(r) - epsilon,
                            0.0, hi, xtol=1e-15, rtol=1e-13)
 
 

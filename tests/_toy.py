@@ -57,3 +57,16 @@ class NoisyMeanRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
 
     def _expected_failed_checks(self):
         return {"check_regressors_train": "predicts a constant by design"}
+
+
+class Spy:
+    """The estimator, recording every attribute read from it (the
+    release report's tests: it must read published attributes only)."""
+
+    def __init__(self, est):
+        object.__setattr__(self, "_est", est)
+        object.__setattr__(self, "read", set())
+
+    def __getattr__(self, name):
+        self.read.add(name)
+        return getattr(self._est, name)

@@ -25,6 +25,8 @@ from skdp import BudgetAccountant, SaddlePointSynthesizer
 from skdp._synth import report as rep
 from skdp.__main__ import main
 
+from _toy import Spy
+
 pd = pytest.importorskip("pandas")
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "area", "base", "col", "wbr"}
@@ -112,18 +114,6 @@ def test_the_report_takes_no_training_data_argument():
     assert params == ["self", "path", "synthetic", "holdout", "target", "title"]
     assert list(inspect.signature(rep.release_report).parameters) == \
         ["est", "synthetic", "holdout", "target", "title"]
-
-
-class Spy:
-    """The estimator, recording every attribute the report reads."""
-
-    def __init__(self, est):
-        object.__setattr__(self, "_est", est)
-        object.__setattr__(self, "read", set())
-
-    def __getattr__(self, name):
-        self.read.add(name)
-        return getattr(self._est, name)
 
 
 @pytest.mark.parametrize("solver", ["smd", "mst"])

@@ -22,6 +22,8 @@ from skdp._synth import report as rep
 from skdp.privacy.ledger import approx_dp_to_zcdp
 from skdp.synthesizer import RESOLUTION_SHARE, SPIKE_DELTA_SHARE
 
+from _toy import Spy
+
 pd = pytest.importorskip("pandas")
 
 NAME = 'educ<"&>'  # a column name to escape
@@ -81,18 +83,6 @@ def _check_renders(page):
     assert not [v for k, v in parsed.attrs if k in ("src", "href")]
     assert not [k for k, _ in parsed.attrs if k.startswith("on")]
     return parsed
-
-
-class Spy:
-    """The estimator, recording every attribute the report reads (``test_report.py``)."""
-
-    def __init__(self, est):
-        object.__setattr__(self, "_est", est)
-        object.__setattr__(self, "read", set())
-
-    def __getattr__(self, name):
-        self.read.add(name)
-        return getattr(self._est, name)
 
 
 def _table(seed=0):

@@ -13,7 +13,6 @@
   is the noise (ratio about 1), and a measurement whose noise was halved is caught.
 """
 
-from html.parser import HTMLParser
 import inspect
 import pickle
 
@@ -25,54 +24,10 @@ from skdp import BudgetAccountant, SaddlePointSynthesizer
 from skdp._synth import report as rep
 from skdp.__main__ import main
 
+from _report_page import check_renders
 from _toy import Spy
 
 pd = pytest.importorskip("pandas")
-
-VOID = {"meta", "br", "hr", "img", "input", "link", "area", "base", "col", "wbr"}
-SVG_VOID = {"rect", "line"}  # written as <rect .../>: self-closing
-
-
-class Page(HTMLParser):
-    """Tags, attributes and text of a page; checks that every element closes in order."""
-
-    def __init__(self, text):
-        super().__init__()
-        self.stack, self.tags, self.attrs, self.text, self.errors = [], [], [], [], []
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append(tag)
-        self.attrs += attrs
-        if tag not in VOID:
-            self.stack.append(tag)
-
-    def handle_startendtag(self, tag, attrs):
-        self.tags.append(tag)
-        self.attrs += attrs
-
-    def handle_endtag(self, tag):
-        if not self.stack or self.stack[-1] != tag:
-            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
-        else:
-            self.stack.pop()
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def _check_renders(page, n_plots):
-    parsed = Page(page)
-    assert not parsed.errors and not parsed.stack, (parsed.errors, parsed.stack)
-    assert page.startswith("<!DOCTYPE html>")
-    assert "script" not in parsed.tags  # no script: no script error
-    assert parsed.tags.count("svg") == n_plots  # every plot present, inline
-    assert "img" not in parsed.tags and "iframe" not in parsed.tags and "link" not in parsed.tags
-    assert not [v for k, v in parsed.attrs if k in ("src", "href")]  # self-contained
-    assert not [k for k, _ in parsed.attrs if k.startswith("on")]
-    return parsed
-
 
 rng = np.random.default_rng(0)
 N = 600
@@ -143,7 +98,7 @@ def test_the_page_renders_every_plot(solver, smd, mst, tmp_path):
     page = est.report(path, synthetic=est.sample(random_state=1))
     assert path.read_text(encoding="utf-8") == page
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no partial file left
-    parsed = _check_renders(page, N_BASE if est.measurements_ else N_BASE - 1)
+    parsed = check_renders(page, N_BASE if est.measurements_ else N_BASE - 1)
     text = " ".join(parsed.text)
     for name in TABLE.columns:
         assert name in text
@@ -154,7 +109,7 @@ def test_the_page_renders_every_plot(solver, smd, mst, tmp_path):
 
 def test_with_holdout_and_target_the_utility_section_renders(smd):
     page = smd.report(holdout=HOLD, target="smoker")  # rows drawn from the model
-    parsed = _check_renders(page, N_BASE + 2)
+    parsed = check_renders(page, N_BASE + 2)
     text = " ".join(parsed.text)
     assert text.count("Not private.") == 2
     assert "trained on the synthetic rows" in text and "accuracy" in text
@@ -177,7 +132,7 @@ def test_user_strings_are_escaped():
                                  random_state=0, accountant=BudgetAccountant()).fit(X)
     page = est.report(synthetic=est.sample(random_state=1), holdout=X, target="n",
                       title="<b>title</b>")
-    parsed = _check_renders(page, 2 + 1 + 2)
+    parsed = check_renders(page, 2 + 1 + 2)
     assert "b" not in parsed.tags and "<script>" not in page and "<img" not in page
     text = "".join(parsed.text)
     assert bad in text and cat in text and "<b>title</b>" in text  # shown, as text
@@ -252,7 +207,7 @@ def test_the_cli_writes_the_report(tmp_path):
                  "--quiet", "--seed", "0", "--holdout", hold, "--report", str(page),
                  "--report-target", "city"]) == 0
     text = page.read_text(encoding="utf-8")
-    _check_renders(text, N_BASE + 2)
+    check_renders(text, N_BASE + 2)
     assert "Release report: out.csv" in text
     assert sorted(p.name for p in tmp_path.iterdir()) == \
         ["dom.json", "hold.csv", "in.csv", "out.csv", "report.html"]
@@ -280,6 +235,6 @@ def test_a_column_mst_compressed_is_shown_on_its_compressed_cells():
                                  accountant=BudgetAccountant()).fit(X)
     assert 0 in est.model_.merges  # the premise
     page = est.report(synthetic=est.sample(random_state=1), holdout=X)
-    parsed = _check_renders(page, 2 + 1 + 1)
+    parsed = check_renders(page, 2 + 1 + 1)
     assert any(t.startswith("rare (") for t in parsed.text)
     assert all(np.isfinite(r[3]) for r in rep.residuals(est))

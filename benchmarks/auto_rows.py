@@ -101,6 +101,22 @@ def tabulate(records):
     return "\n".join(lines)
 
 
+def load_or_run(args, run_table):
+    """The records of ``args.load`` (JSON lines), else ``run_table(name)`` over
+    ``args.tables``, written to ``args.out`` when given."""
+    records = []
+    for path in args.load or []:
+        with open(path) as fh:
+            records += [json.loads(line) for line in fh if line.strip()]
+    if not args.load:
+        for name in args.tables:
+            records += run_table(name)
+        if args.out:
+            with open(args.out, "w") as fh:
+                fh.writelines(json.dumps(r) + "\n" for r in records)
+    return records
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", nargs="+", default=["flights", "Fertility"])
@@ -110,19 +126,10 @@ def main(argv=None):
     parser.add_argument("--out")
     parser.add_argument("--load", nargs="+")
     args = parser.parse_args(argv)
-    records = []
-    for path in args.load or []:
-        with open(path) as fh:
-            records += [json.loads(line) for line in fh if line.strip()]
-    if not args.load:
-        for name in args.tables:
-            if name not in rt.TABLES or rt.TABLES[name]["task"] not in FULL:
-                raise SystemExit(f"unknown table {name!r}")
-            records += run(name, args.rows, args.eps, args.seeds)
-        if args.out:
-            with open(args.out, "w") as fh:
-                fh.writelines(json.dumps(r) + "\n" for r in records)
-    print(tabulate(records))
+    for name in [] if args.load else args.tables:
+        if name not in rt.TABLES or rt.TABLES[name]["task"] not in FULL:
+            raise SystemExit(f"unknown table {name!r}")
+    print(tabulate(load_or_run(args, lambda name: run(name, args.rows, args.eps, args.seeds))))
     return 0
 
 

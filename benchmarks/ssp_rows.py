@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import real_tables as rt  # noqa: E402
-from auto_rows import SUBSET_SEED  # noqa: E402
+from auto_rows import SUBSET_SEED, load_or_run  # noqa: E402
 
 
 def run(name, rows, eps_list, seeds, solvers):
@@ -92,17 +92,8 @@ def main(argv=None):
     parser.add_argument("--out")
     parser.add_argument("--load", nargs="+")
     args = parser.parse_args(argv)
-    records = []
-    for path in args.load or []:
-        with open(path) as fh:
-            records += [json.loads(line) for line in fh if line.strip()]
-    if not args.load:
-        for name in args.tables:
-            records += run(name, args.rows, args.eps, args.seeds, args.solvers)
-        if args.out:
-            with open(args.out, "w") as fh:
-                fh.writelines(json.dumps(r) + "\n" for r in records)
-    print(tabulate(records))
+    print(tabulate(load_or_run(
+        args, lambda name: run(name, args.rows, args.eps, args.seeds, args.solvers))))
     return 0
 
 

@@ -165,25 +165,9 @@ def run_real(name, epsilon, method, seed, timeout, cpu_limit):
     """``child_real`` in a fresh interpreter with one BLAS thread, bounded by ``timeout``
     wall seconds and ``cpu_limit`` CPU seconds (``RLIMIT_CPU``: on a shared machine the wall
     time says little)."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [sys.executable, os.path.abspath(__file__), "--child-real", name, str(epsilon),
-           method, str(seed)]
     base = dict(table=name, d=REAL[name][3], epsilon=epsilon, method=method)
-    limit = int(cpu_limit)
-
-    def bound():
-        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
-
-    try:
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
-                             preexec_fn=bound)
-    except subprocess.TimeoutExpired:
-        return dict(base, status=f"timeout ({timeout:g} s)")
-    if out.returncode in (-24, -9):  # SIGXCPU (or SIGKILL at the hard limit)
-        return dict(base, status=f"over {limit} CPU s")
-    if out.returncode != 0:
-        return dict(base, status=f"failed: {out.stderr.strip().splitlines()[-1:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _in_child(["--child-real", name, str(epsilon), method, str(seed)], base, timeout,
+                     int(cpu_limit))
 
 
 def table_real(results):
@@ -210,13 +194,27 @@ def table_real(results):
 
 def run(n, d, method, seed, timeout):
     """``child`` in a fresh interpreter with ``OMP_NUM_THREADS=1``, bounded by ``timeout``."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", str(n), str(d), method, str(seed)]
     base = dict(n=n, d=d, cells=float(math.prod(CARDS[:d])), method=method)
+    return _in_child(["--child", str(n), str(d), method, str(seed)], base, timeout)
+
+
+def _in_child(args, base, timeout, cpu_limit=None):
+    """This script with ``args`` in a fresh interpreter (one BLAS thread), bounded by
+    ``timeout`` wall seconds and ``cpu_limit`` CPU seconds; its last JSON line, else ``base``
+    with the reason in ``status``."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = [sys.executable, os.path.abspath(__file__), *args]
+
+    def bound():
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
+
     try:
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                             preexec_fn=None if cpu_limit is None else bound)
     except subprocess.TimeoutExpired:
         return dict(base, status=f"timeout ({timeout:g} s)")
+    if cpu_limit is not None and out.returncode in (-24, -9):  # SIGXCPU (SIGKILL: hard limit)
+        return dict(base, status=f"over {cpu_limit} CPU s")
     if out.returncode != 0:
         return dict(base, status=f"failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -16,7 +16,9 @@ each ``n``:
 1. **Equal to NumPy** (at the smallest ``n``): the estimator is fitted at
    ``epsilon=inf`` (no noise: the same mathematics in both namespaces) on the
    host arrays and on the same arrays in the namespace under
-   ``sklearn.config_context(array_api_dispatch=True)``; the released values
+   ``sklearn.config_context(array_api_dispatch=True)``, the algorithm's own
+   random draws (Goldstein's perturbations, zeroth-order directions) made by
+   NumPy's generator in both (:class:`HostDraws`); the released values
    (``coef_`` and ``intercept_``, or the synthesizer's ``histogram_``) must
    agree to a relative error (L2) of ``1e-6`` in float64 and ``1e-3`` in
    float32. A private fit cannot be compared value for value: CuPy draws its
@@ -104,7 +106,10 @@ class Namespace:
         elif self.name == "array_api_strict":
             import array_api_strict
 
-            self.xp, self.device = array_api_strict, None
+            # "array_api_strict:device1" puts the inputs on a device of its own: an array
+            # made without the input's device then fails as it would on a GPU
+            self.xp = array_api_strict
+            self.device = array_api_strict.Device(self.device) if self.device else None
         else:
             raise SystemExit(f"--xp: unknown namespace {spec!r} (cupy, torch[:DEVICE], "
                              "array_api_strict)")
@@ -268,9 +273,35 @@ def timed_fit(est, name, arrays, ns=None):
     return est, time.perf_counter() - start
 
 
+class HostDraws:
+    """The fit's random draws made by its NumPy generator and moved to the device.
+
+    At ``epsilon=inf`` no noise is drawn, but some algorithms draw numbers of
+    their own (Goldstein's perturbation points, zeroth-order directions): on a
+    GPU those come from the device's generator, whose numbers differ from
+    NumPy's. For the equality check only, both fits draw NumPy's numbers, so
+    what is compared is the mathematics; the private, timed fit draws on the
+    device as usual.
+    """
+
+    def __enter__(self):
+        from skdp._backend import Backend
+
+        self._original = Backend._draw
+        Backend._draw = lambda backend, host_draw, gpu_draw, dtype: backend.asarray(
+            host_draw(backend.rng), dtype=dtype)
+        return self
+
+    def __exit__(self, *exc):
+        from skdp._backend import Backend
+
+        Backend._draw = self._original
+
+
 def equality(name, solver, arrays, ns, dtype):
     host = timed_fit(make_estimator(name, solver, np.inf), name, arrays)[0]
-    dev = timed_fit(make_estimator(name, solver, np.inf), name, arrays, ns)[0]
+    with HostDraws():
+        dev = timed_fit(make_estimator(name, solver, np.inf), name, arrays, ns)[0]
     a, b = released(host), released(dev)
     err = float(np.linalg.norm(a - b) / max(np.linalg.norm(a), 1e-12))
     return {"rel_error": err, "max_abs_diff": float(np.max(np.abs(a - b), initial=0.0)),
@@ -301,7 +332,12 @@ def run(args):
     ns = Namespace(args.xp)
     cases = array_api_cases()
     if args.cases:
-        cases = [c for c in cases if f"{c[0]}:{c[1]}" in args.cases]
+        named = {f"{c[0]}:{c[1]}": c for c in cases}
+        unknown = [c for c in args.cases if c not in named]
+        if unknown:
+            raise SystemExit(f"--cases: {unknown} claim no Array API (or do not exist); "
+                             f"known: {sorted(named)}")
+        cases = [named[c] for c in args.cases]  # in the order given
     header = {"xp": ns.describe(), "numpy": np.__version__, "sklearn": sklearn.__version__,
               "skdp": getattr(skdp, "__version__", "?"), "cpus": os.cpu_count(),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "results": []}

@@ -119,6 +119,8 @@ def to_numpy(x):
         return x
     if array_api_compat.is_cupy_array(x):
         return x.get()
+    if array_api_compat.is_torch_array(x):  # on any device (DLPack refuses CUDA tensors)
+        return x.detach().cpu().numpy()
     try:
         return np.asarray(x)
     except (TypeError, ValueError, RuntimeError):

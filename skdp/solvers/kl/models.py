@@ -242,7 +242,8 @@ class MLPModel:
         A, a = self.forward(w, X, xp)[1]
         n = X.shape[0]
         gW = xp.reshape(a[:, :, None] * X[:, None, :], (n, -1))
-        return xp.concat([gW, a, A, xp.ones((n, 1), dtype=X.dtype)], axis=1)
+        ones = xp.ones((n, 1), dtype=X.dtype, device=array_api_compat.device(X))
+        return xp.concat([gW, a, A, ones], axis=1)
 
 
 class RowModel:

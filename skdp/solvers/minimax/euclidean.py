@@ -160,8 +160,8 @@ def noisy_gd(problem, budget, options):
     step, step_b = step_sizes(data, step_scale)
     loss_clip = loss_clip_bound(k, data.n_classes)
     loss_sens = loss_sensitivity(loss_clip, sizes)
-    W = xp.zeros((k, data.p), dtype=data.dtype)
-    b = xp.zeros((k,), dtype=data.dtype)
+    W = xp.zeros((k, data.p), dtype=data.dtype, device=backend.device)
+    b = xp.zeros((k,), dtype=data.dtype, device=backend.device)
     sigma_loss = 0.0 if m == 1 or math.isinf(mu_loss) else loss_sens / mu_loss
     player = _GroupPlayer(reference_logits(sizes, problem.reference), T, sigma_loss)
     avg = TailAverager(T)
@@ -334,8 +334,8 @@ def sgda(problem, budget, options):
     batch_sizes = np.asarray(sizes, dtype=float) * bsz / n  # public expected group sizes per batch
     loss_sens = loss_sensitivity(loss_clip, batch_sizes)
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / max(1, epochs * n_batches)) / loss_clip
-    W = xp.zeros((k, data.p), dtype=data.X.dtype)
-    b = xp.zeros((k,), dtype=data.X.dtype)
+    W = xp.zeros((k, data.p), dtype=data.X.dtype, device=backend.device)
+    b = xp.zeros((k,), dtype=data.X.dtype, device=backend.device)
     log_y = reference_logits(sizes, problem.reference)  # the group player starts there
     total = epochs * n_batches
     avg = TailAverager(total, tail_fraction=min(1.0, 1.0 / epochs))

@@ -156,8 +156,8 @@ def _run(problem, budget, data, T, q, z, step_scale=STEP_SCALE):
              loss_clip_bound(data.k, data.n_classes))
     step, step_b = step_sizes(data, step_scale)
     eta_y = math.sqrt(2 * math.log(max(m, 2)) / T) / clips[1]
-    W = xp.zeros((data.k, data.p), dtype=data.dtype)
-    b = xp.zeros((data.k,), dtype=data.dtype)
+    W = xp.zeros((data.k, data.p), dtype=data.dtype, device=backend.device)
+    b = xp.zeros((data.k,), dtype=data.dtype, device=backend.device)
     log_y = reference_logits(sizes, problem.reference)  # the group player starts there
     avg = TailAverager(T)
     for t in range(T):

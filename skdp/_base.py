@@ -10,7 +10,8 @@ import warnings
 
 from .privacy.accountant import BudgetAccountant
 from .privacy.budget import Budget
-from .privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp
+from .privacy.gdp_plan import exact_mu
+from .privacy.ledger import approx_dp_to_zcdp
 
 __all__ = ["PROVENANCES", "BudgetPlan", "FitRun", "PrivacyMixin", "PrivateEstimator",
            "Reservation", "Rows", "noise_seed", "reserve_fit", "resolve_delta",
@@ -485,7 +486,8 @@ class BudgetPlan:
                              f"{self.gdp_filter!r}.")
 
     def _exact_mu(self, epsilon, delta):
-        return approx_dp_to_gdp(epsilon, delta) * (1.0 - self.slack)
+        # the one exact GDP budget (skdp.privacy.gdp_plan.exact_mu: Cor. 2.13 inverted)
+        return exact_mu(epsilon, delta, self.slack)
 
     def rho(self, epsilon, delta):
         """The zCDP total of the fit's budget (``inf`` at ``epsilon = inf``)."""

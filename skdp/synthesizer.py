@@ -13,6 +13,7 @@ counted by reductions over them (the solvers whose spec says ``dask``).
 """
 
 import copy
+import dataclasses
 import functools
 import math
 from numbers import Integral, Real
@@ -34,6 +35,7 @@ from ._domain.private import (compress_columns, compress_counts, find_domains, f
                               fine_release, measure_domains, merge_spike_keys, quantile_bins,
                               quantile_counts, spike_keys, to_compress, to_fine, to_quantile)
 from ._base import BudgetPlan, PrivateEstimator, Rows
+from .privacy.gdp_plan import gdp_rho, gdp_shares
 from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
@@ -88,7 +90,8 @@ RESOLUTION = "auto"
 size; measured in ``benchmarks/RESULTS.md``, "Numeric columns at the resolution of the
 data" and its second part)."""
 RESOLUTION_SHARE = 0.2
-"""Share of the zCDP budget spent on the fine grids and spikes by default
+"""Share of the fit's budget (of ``mu**2`` in a Gaussian-only fit's GDP plan, of the zCDP
+``rho`` otherwise) spent on the fine grids and spikes by default
 (``resolution_share``; measured against 0.1 in ``benchmarks/RESULTS.md``, issue 30 item 1,
 second part)."""
 SPIKE_DELTA_SHARE = 0.1
@@ -238,7 +241,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         the dtype; other columns not in the dict are derived from the data,
         which is not private (:class:`~skdp.exceptions.PrivacyLeakWarning`).
         ``'private'`` finds every other column's domain privately, spending
-        ``domain_share`` of the zCDP budget: numeric ranges from noisy counts
+        ``domain_share`` of the budget: numeric ranges from noisy counts
         on a fixed log-scale grid, categories from noisy counts released
         above a threshold (half of ``delta`` goes to the threshold), with an
         ``'<other>'`` category for the rest. Whether a column is numeric or
@@ -301,16 +304,18 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         discrepancy principle: solving the noisy game further fits the noise;
         measured in ``benchmarks/RESULTS.md``).
     domain_share : float, default=0.1
-        Share of the zCDP budget spent on the domain when some column's domain is
+        Share of the budget spent on the domain when some column's domain is
         found privately (``domain='private'`` or a ``"kind"`` entry), compressed
         (``max_categories``) or binned at quantiles (``bin_strategy``). The
         share is split between these releases in proportion to their numbers
         of columns, so that all domain counts get the same noise. Where the
         solver releases Gaussian mechanisms only (``'smd'``, ``'smd_linf'``,
-        ``'mst'`` on at most two columns) the budget is Gaussian DP, ``rho =
-        mu**2 / 2`` with ``mu`` the exact GDP budget of (epsilon, delta), and
-        the share is of ``mu**2`` (Dong–Roth–Su 2022 Cor. 3.3): the fit then
-        spends its whole epsilon.
+        ``'mst'`` on at most two columns) every release of the fit is Gaussian
+        and it is planned in Gaussian DP (:mod:`skdp.privacy.gdp_plan`): ``mu``
+        the exact GDP budget of (epsilon, delta less the thresholds' delta,
+        Dong–Roth–Su 2022 Cor. 2.13), ``rho = mu**2 / 2``, and the share is of
+        ``mu**2`` (Cor. 3.3): the fit then spends its whole epsilon; otherwise
+        of the zCDP ``rho``.
     resolution : int, 'auto' or None, default='auto'
         Fine cells per numeric column (issue 30): the model sees a numeric
         column through its ``n_bins`` bins, and its values are placed within
@@ -326,7 +331,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         replace-one, 64 under add/remove, and the noise, from epsilon, delta,
         ``resolution_share`` and the number of columns; all public). The
         counts of all these columns on their grids are released by one
-        Gaussian mechanism from ``resolution_share`` of the zCDP budget, and
+        Gaussian mechanism from ``resolution_share`` of the budget, and
         in the same mechanism the **spikes** of every grid of equal cells: the
         count of each exact value strictly inside the bounds. A record moves
         one cell count and one value count per such column: l2-sensitivity
@@ -355,14 +360,13 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         drawn uniformly within their bin. The default was chosen on
         validation tables (``benchmarks/RESULTS.md``).
     resolution_share : float, default=0.2
-        Share of the zCDP budget spent on the fine grids (and spikes) when
-        some column has one (the rest, after ``domain_share`` if any, goes
-        to the solver). Without other domain releases the solver also gets
-        the rest of the Gaussian-DP budget, ``sqrt(mu**2 - 2 rho_f)``:
-        ``'smd'``'s single Gaussian release then composes with the fine
-        grids' exactly to the fit's ``mu`` (Dong–Roth–Su 2022 Cor. 3.3,
-        2.13), the other solvers in zCDP to ``rho`` (Bun–Steinke 2016 Lemma
-        2.3).
+        Share of the budget spent on the fine grids (and spikes) when some
+        column has one (the rest, after ``domain_share`` if any, goes to the
+        solver): of ``mu**2`` where the solver releases Gaussian mechanisms
+        only (the fit's GDP plan, as for ``domain_share``: the fine grids'
+        release and the solver's compose exactly to the fit's ``mu``,
+        Dong–Roth–Su 2022 Cor. 3.3, 2.13), of the zCDP ``rho`` for the other
+        solvers (Bun–Steinke 2016 Lemma 2.3).
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -613,19 +617,19 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         return rows
 
     def _budget_plan(self, run):
-        """Step 4: zCDP (``rho = approx_dp_to_zcdp(epsilon, delta)``, at ``delta / 2`` where
-        categories are found privately: the other half is their thresholds'), with the
-        exact GDP filter ``mu = approx_dp_to_gdp(epsilon, delta)`` beside it where no
-        column's domain is released before the solver's (or only the fine grids'
-        Gaussian release is). Where domains are released and the solver releases Gaussian
-        mechanisms only (:meth:`_gaussian_only`), every release of the fit is Gaussian: the
-        plan is then GDP, ``rho = mu**2 / 2`` with ``mu`` the exact GDP budget of
-        (epsilon, delta less the thresholds' deltas) (Dong–Roth–Su 2022 Cor. 2.13), and the
-        releases' ``rho`` shares split ``mu**2`` (``sigma_i = Delta_i / mu_i``, Cor. 3.3),
-        so the ledger's exact composition spends epsilon (the zCDP split, converted by
-        Canonne–Kamath–Steinke 2020, spent about 0.93 of epsilon 1). Which columns are
-        released, and the solver, are public (the domain's entries, the dtypes, the
-        parameters, the public row count)."""
+        """Step 4: one rule. A fit whose every release is Gaussian (its solver releases
+        Gaussian mechanisms only, :meth:`_gaussian_only`; the domain and fine-grid
+        releases are Gaussian) is planned in GDP (:mod:`skdp.privacy.gdp_plan`): ``mu =
+        mu(epsilon, delta - delta_t)`` from the exact filter (Dong–Roth–Su 2022 Cor. 2.13,
+        ``delta_t`` the thresholds' deltas: ``delta / 2`` where categories are found
+        privately, the spikes' share), ``rho = mu**2 / 2``, and every release, domains, fine
+        grids and the solver's, takes a share of ``mu**2`` (``sigma_i = Delta_i / mu_i``,
+        Cor. 3.3: :meth:`_budget`), so the ledger's exact composition spends epsilon. Any
+        other fit (a solver that selects by exponential mechanisms) is planned in zCDP,
+        ``rho = approx_dp_to_zcdp(epsilon, delta - delta_t)`` (Canonne–Kamath–Steinke 2020),
+        shares of ``rho`` (Bun–Steinke 2016 Lemma 2.3), with no GDP filter (nothing in it is
+        calibrated in GDP). Which columns are released, and the solver, are public (the
+        domain's entries, the dtypes, the parameters, the public row count)."""
         columns, how = run.rows.columns, run.rows.how
         find = [j for j, h in enumerate(how) if h == "private"]
         compress = to_compress(columns, how, self.max_categories)
@@ -642,20 +646,15 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         run.delta_spikes = SPIKE_DELTA_SHARE * run.delta if spikes else 0.0
         delta_main = run.delta - delta_cat - run.delta_spikes \
             if delta_cat or run.delta_spikes else None
-        if find or compress or quantile:  # domain releases on shares of the plan's rho
-            if self._gaussian_only(self._solver_for(run.epsilon, run.rows.values),
-                                   len(columns)):
-                # every release Gaussian: rho = mu**2 / 2, mu the exact GDP budget of
-                # (epsilon, delta_main); the shares split mu**2 (Dong–Roth–Su 2022 Cor. 3.3)
-                plan = BudgetPlan("gdp", zcdp_delta=delta_main, gdp_filter="exact",
-                                  exclusive=False, gdp_only=True)
-            else:
-                plan = BudgetPlan("zcdp", zcdp_delta=delta_main, exclusive=False)
-            run.fine = [] if find else self._fine_grids(columns, run, plan)
+        if self._gaussian_only(self._solver_for(run.epsilon, run.rows.values), len(columns)):
+            plan = BudgetPlan("gdp", zcdp_delta=delta_main, gdp_filter="exact",
+                              exclusive=False, gdp_only=True)
+        else:
+            plan = BudgetPlan("zcdp", zcdp_delta=delta_main, exclusive=False)
+        run.fine = [] if find else self._fine_grids(columns, run, plan)
+        if find or compress or quantile or run.fine:  # releases on shares of the plan
             return plan
-        plan = BudgetPlan("zcdp", zcdp_delta=delta_main, gdp_filter="exact", exclusive=False)
-        run.fine = self._fine_grids(columns, run, plan)
-        return plan if run.fine else BudgetPlan("zcdp", gdp_filter="exact", exclusive=True)
+        return dataclasses.replace(plan, exclusive=True)  # the solver's release alone
 
     @staticmethod
     def _gaussian_only(name, d):
@@ -667,11 +666,25 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             return True
         return name == "mst" and mst_aim.mst_shares(d)[1] == 0
 
+    @staticmethod
+    def _share_rho(plan, fit_rho, fit_mu, *fractions):
+        """The zCDP of a release taking the product of ``fractions`` of the fit's budget:
+        in a GDP plan the share of ``mu**2`` (:func:`~skdp.privacy.gdp_plan.gdp_rho`,
+        ``mu_i**2 / 2`` with ``mu_i = mu sqrt(s_i)``, Dong–Roth–Su 2022 Cor. 3.3), in a
+        zCDP plan the share of ``rho`` (Bun–Steinke 2016 Lemma 2.3)."""
+        if plan.currency == "gdp":
+            return gdp_rho(fit_mu, math.prod(fractions))
+        rho = fit_rho
+        for f in fractions:
+            rho = rho * f
+        return rho
+
     def _fine_grids(self, columns, run, plan):
         """The fine grids (:func:`~skdp._domain.private.to_fine`), set on the columns: with
         ``resolution='auto'``, from the noise of the fine release on ``resolution_share``
-        of the plan's ``rho`` and the public row count (replace-one)."""
-        rho = plan.rho(run.epsilon, run.delta) * self.resolution_share
+        of the plan (:meth:`_share_rho`) and the public row count (replace-one)."""
+        rho = self._share_rho(plan, plan.rho(run.epsilon, run.delta),
+                              plan.mu(run.epsilon, run.delta), self.resolution_share)
         values = run.rows.values
         n = len(values[0]) if isinstance(values, list) and values else getattr(values, "n", 0)
         return to_fine(columns, self.resolution, n=n, rho=rho, neighbouring=self.neighbouring,
@@ -885,50 +898,44 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             for cols, values, sigma in released])
 
     def _budget(self, run):
-        """The private domains (if any column needs one) on shares of the fit's budget
-        ``run.budget`` (:meth:`_budget_plan`'s calibration); the solver's budget."""
-        fit, columns, values = run.budget, run.rows.columns, run.rows.values
+        """The releases before the solver's on shares of the fit's budget ``run.budget``
+        (:meth:`_budget_plan`'s plan; :meth:`_share_rho`): the private domains
+        (``domain_share``, split in proportion to their columns: one noise scale), then
+        the fine grids (``resolution_share``); the solver's budget is the rest, ``1 -`` the
+        shares taken. In a GDP plan every part is a share of ``mu**2`` and the solver's
+        budget carries its ``mu_s = mu sqrt(s)`` (Dong–Roth–Su 2022 Cor. 3.3): the parts
+        compose to the fit's ``mu``, (epsilon, delta - delta_t) exactly (Cor. 2.13), and
+        with the thresholds' ``(0, delta_t)`` to (epsilon, delta). In a zCDP plan the
+        parts' ``rho`` add up to the fit's (Bun–Steinke 2016 Lemma 2.3)."""
+        fit, plan, columns, values = run.budget, run.plan, run.rows.columns, run.rows.values
         find, compress, quantile, fine = run.find, run.compress, run.quantile, run.fine
-        rho = fit.rho
+        rho, mu = fit.rho, fit.mu
         n_measured = len(find) + len(compress) + len(quantile)
         if not n_measured and not fine:
             return fit
-        if not n_measured:  # the fine grids' Gaussian release and the solver's only
-            return self._fine_and_solver(columns, values, fine, fit, run.delta_spikes)
-        rho_domain = self.domain_share * rho
+        share = functools.partial(self._share_rho, plan, rho, mu)
+        domain = self.domain_share if n_measured else 0.0
         if find:  # each release's share in proportion to its columns: one noise scale
             self._private_domain([columns[j] for j in find], [values[j] for j in find],
-                                 rho_domain * (len(find) / n_measured), run.delta_cat, fit)
-            fine = self._fine_grids(columns, run, run.plan)
-        self._measure_domain(columns, values, compress,
-                             rho_domain * (len(compress) / n_measured),
-                             compress_columns, fit, self.max_categories)
-        self._measure_domain(columns, values, quantile,
-                             rho_domain * (len(quantile) / n_measured),
-                             quantile_bins, fit)
-        rho_fine = self.resolution_share * rho if fine else 0.0
-        self._fine_release(columns, values, fine, rho_fine, run.delta_spikes, fit)
-        rest = rho if math.isinf(rho) else rho - rho_domain - rho_fine
-        # not private: mu = inf, so the solver's Gaussian release is recorded (without noise)
-        # a GDP-only fit (:meth:`_budget_plan`): its solver may release Gaussians only
-        return fit.share(rest, mu=math.inf if math.isinf(rest) else None, exclusive=False,
-                         gdp_only=fit.gdp_only)
-
-    def _fine_and_solver(self, columns, values, fine, fit, delta_spikes):
-        """The fine grids' release on ``resolution_share`` of ``rho`` (``rho_f``-zCDP, i.e.
-        ``sqrt(2 rho_f)``-GDP), and the solver's budget: ``rho - rho_f``-zCDP and
-        ``sqrt(mu**2 - 2 rho_f)``-GDP. Both splits are exact: a solver of Gaussian releases
-        only composes with the fine release to ``mu``-GDP (Dong–Roth–Su 2022 Cor. 3.3), which
-        is the fit's (epsilon, delta - delta_spikes) exactly (Cor. 2.13), and with the spikes'
-        ``(0, delta_spikes)`` to (epsilon, delta) (:func:`~skdp._domain.private.fine_release`);
-        any other composes in zCDP to ``rho`` (Bun–Steinke 2016 Lemma 2.3)."""
-        rho, mu = fit.rho, fit.mu
-        rho_fine = self.resolution_share * rho
-        self._fine_release(columns, values, fine, rho_fine, delta_spikes, fit)
-        if math.isinf(rho):
-            return fit.share(rho, mu=math.inf, exclusive=False)
-        rest_mu = math.sqrt(max(mu * mu - 2.0 * rho_fine, 0.0))
-        return fit.share(rho - rho_fine, mu=rest_mu, exclusive=False)
+                                 share(domain, len(find) / n_measured), run.delta_cat, fit)
+            fine = self._fine_grids(columns, run, plan)
+        for index, measure, args in ((compress, compress_columns, (self.max_categories,)),
+                                     (quantile, quantile_bins, ())):
+            if index:
+                self._measure_domain(columns, values, index,
+                                     share(domain, len(index) / n_measured), measure, fit,
+                                     *args)
+        resolution = self.resolution_share if fine else 0.0
+        self._fine_release(columns, values, fine, share(resolution) if fine else 0.0,
+                           run.delta_spikes, fit)
+        if math.isinf(rho):  # not private: mu = inf, so the solver's Gaussian release is
+            return fit.share(rho, mu=math.inf, exclusive=False, gdp_only=fit.gdp_only)  # recorded
+        if plan.currency == "gdp":  # the rest of mu**2
+            (mu_s,) = gdp_shares(mu, (1.0 - domain - resolution,))
+            return fit.share(mu_s * mu_s / 2.0, mu=mu_s, exclusive=False, gdp_only=True)
+        rho_domain = rho * domain
+        rho_fine = share(resolution) if fine else 0.0
+        return fit.share(rho - rho_domain - rho_fine, exclusive=False)
 
     def _progress(self, t, total, gap):
         """The dense solvers' progress: an updating line on a terminal; in a log or a pipe

@@ -144,10 +144,11 @@ def test_a_plan_at_a_smaller_delta_and_at_epsilon_inf():
 
 
 @pytest.mark.parametrize("domain, exclusive, mu, currency", [
-    ({0: [0, 1, 2], 1: [0, 1, 2]}, True, True, "zcdp"),                    # no release before
-    ({0: {"low": 0, "high": 3}, 1: [0, 1, 2]}, False, True, "zcdp"),      # the fine grid's only
-    # a domain found, and two-column mst's Gaussian releases only: a GDP plan (synthspend)
-    ({0: {"low": 0, "high": 3}, 1: {"kind": "categorical"}}, False, True, "gdp"),
+    # two-column mst releases Gaussians only: its fits are planned in GDP whatever comes
+    # before its releases (issue 30: one GDP plan)
+    ({0: [0, 1, 2], 1: [0, 1, 2]}, True, True, "gdp"),                     # no release before
+    ({0: {"low": 0, "high": 3}, 1: [0, 1, 2]}, False, True, "gdp"),       # the fine grid's only
+    ({0: {"low": 0, "high": 3}, 1: {"kind": "categorical"}}, False, True, "gdp"),  # a domain
 ])
 def test_the_synthesizers_plan_follows_its_public_domain(domain, exclusive, mu, currency,
                                                          monkeypatch):

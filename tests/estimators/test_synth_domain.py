@@ -245,14 +245,15 @@ SPIKY = {"months": (0, 72), "gain": (0.0, 1000.0), "big": (0, 100_000), "c": ["a
 def test_fine_grid_release_sensitivity_and_ledger(releases, neighbouring, factor):
     """One Gaussian release of the fine counts of every numeric column and the exact values
     of the 3 with equal cells (spikes, issue 30): l2-sensitivity sqrt(d + d_s) (add/remove)
-    or sqrt(2 (d + d_s)) (replace-one), resolution_share of the zCDP budget calibrated at
-    0.9 delta (0.1 delta: the spikes' threshold)."""
+    or sqrt(2 (d + d_s)) (replace-one), resolution_share of the budget calibrated at
+    0.9 delta (0.1 delta: the spikes' threshold): of mu**2 for smd (a Gaussian-only fit,
+    planned in GDP: issue 30's one GDP plan), of the zCDP rho for aim."""
     synth = _fit(_spiky(2000), domain=SPIKY, neighbouring=neighbouring, resolution=64,
                  resolution_share=0.2, solver="smd")
     label, sens, sigma = releases[0]
     assert label == "fine grid counts of 3 columns and exact values of 3"
     assert sens == pytest.approx(math.sqrt(factor * 6))
-    rho = 0.2 * approx_dp_to_zcdp(1.0, 0.9e-6)
+    rho = 0.2 * approx_dp_to_gdp(1.0, 0.9e-6) ** 2 / 2
     assert sigma == pytest.approx(gaussian_sigma(sens, rho))
     entry = synth.privacy_ledger_.entries[1]
     assert entry.label == label and entry.rho == pytest.approx(rho)
@@ -351,16 +352,18 @@ def test_fine_grid_conditional_on_the_coarse_bin():
 
 
 def test_fine_grid_and_smd_compose_exactly_in_gdp(releases):
-    """Two Gaussian releases, the fine grids' on resolution_share of rho, smd's on the rest of
-    the GDP mu: the fit spends its epsilon exactly (Dong-Roth-Su Cor. 2.13, 3.3)."""
+    """Two Gaussian releases, the fine grids' on resolution_share of mu**2, smd's on the rest
+    (the one GDP plan of a Gaussian-only fit, issue 30): the fit spends its epsilon exactly
+    (Dong-Roth-Su Cor. 2.13, 3.3)."""
     X = _spiky(1000)[["months", "c"]]
     synth = _fit(X, domain={"months": (0, 72), "c": ["a", "b"]}, solver="smd", epsilon=0.7)
     (l1, s1, sig1), (l2, s2, sig2) = releases[:2]
-    rho, mu = approx_dp_to_zcdp(0.7, 1e-6), approx_dp_to_gdp(0.7, 1e-6)
+    mu = approx_dp_to_gdp(0.7, 1e-6)
+    rho = mu * mu / 2
     assert l1 == "fine grid counts of 1 columns" and l2.endswith("workload marginals")
     share = RESOLUTION_SHARE
     assert sig1 == pytest.approx(gaussian_sigma(math.sqrt(2), share * rho))
-    assert s2 / sig2 == pytest.approx(math.sqrt(mu ** 2 - 2 * share * rho))
+    assert s2 / sig2 == pytest.approx(mu * math.sqrt(1 - share))
     assert synth.privacy_method_ == "gdp"
     assert synth.privacy_spent_[0] == pytest.approx(0.7, rel=1e-6)
     assert synth.privacy_spent_[0] <= 0.7 * (1 + 1e-9)

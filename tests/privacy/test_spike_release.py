@@ -63,9 +63,10 @@ def test_threshold_and_key_delta_closed_forms():
 @pytest.mark.parametrize("neighbouring, k", [("replace_one", 2.0), ("add_remove", 1.0)])
 def test_spike_release_sensitivity_and_ledger_entry(releases, neighbouring, k):
     """One Gaussian mechanism: 3 grids (d) of which 2 of equal cells (d_s): l2-sensitivity
-    sqrt(k (d + d_s)); resolution_share of rho at delta (1 - SPIKE_DELTA_SHARE); the
-    threshold's (0, SPIKE_DELTA_SHARE delta) entry in the ledger, composed by the ledger
-    to the fit's (epsilon, delta)."""
+    sqrt(k (d + d_s)); smd's fit is Gaussian only, planned in GDP: resolution_share of
+    mu**2, mu at delta (1 - SPIKE_DELTA_SHARE) (issue 30: one GDP plan); the threshold's
+    (0, SPIKE_DELTA_SHARE delta) entry in the ledger, composed by the ledger to the fit's
+    (epsilon, delta)."""
     X = _table(2000)
     synth = _fit(X, domain=DOMAIN, neighbouring=neighbouring, solver="smd", resolution=128,
                  resolution_share=0.2)
@@ -73,16 +74,16 @@ def test_spike_release_sensitivity_and_ledger_entry(releases, neighbouring, k):
     assert label == "fine grid counts of 3 columns and exact values of 2"
     assert sens == pytest.approx(math.sqrt(k * (3 + 2)))
     delta_t = SPIKE_DELTA_SHARE * 1e-6
-    rho = approx_dp_to_zcdp(1.0, 1e-6 - delta_t)
+    mu = approx_dp_to_gdp(1.0, 1e-6 - delta_t)
+    rho = mu * mu / 2
     assert sigma == pytest.approx(gaussian_sigma(sens, 0.2 * rho))
     approx, gauss = synth.privacy_ledger_.entries[:2]
     assert approx.kind == "approx" and approx.label == "spike thresholding of 2 columns"
     assert (approx.epsilon, approx.delta) == (0.0, pytest.approx(delta_t))
     assert gauss.label == label and gauss.rho == pytest.approx(0.2 * rho)
     # smd: the spikes' Gaussian part and smd's compose in GDP at delta - delta_t, exactly
-    mu = approx_dp_to_gdp(1.0, 1e-6 - delta_t)
     label2, sens2, sigma2 = releases[1]
-    assert sens2 / sigma2 == pytest.approx(math.sqrt(mu ** 2 - 2 * 0.2 * rho))
+    assert sens2 / sigma2 == pytest.approx(mu * math.sqrt(0.8))
     eps, delta = synth.privacy_spent_
     assert delta == 1e-6 and eps == pytest.approx(1.0, rel=1e-6) and eps <= 1.0 + 1e-9
     # the released spikes: each value above the threshold, with the release's sigma

@@ -14,9 +14,12 @@ under replace-one neighbours, ``sqrt(M)`` under add/remove, where the
 release also records its replace-one sensitivity ``sqrt(2 M)`` for a
 replace-one budget's conversion). The noise is
 calibrated exactly: to ``mu``-GDP (``sigma = Delta / mu``, Dong–Roth–Su 2022
-Thm 2.7, with ``mu`` the exact GDP budget of (epsilon, delta), Cor. 2.13)
-when the release is the fit's only mechanism, else to ``rho``-zCDP
-(``sigma = Delta / sqrt(2 rho)``, Bun–Steinke 2016 Prop. 1.6).
+Thm 2.7) when the budget carries a GDP filter ``mu`` (the synthesizer's fits with
+this solver are Gaussian only, so they are planned in GDP: ``mu`` is the exact GDP
+budget of (epsilon, delta less the thresholds' delta), Cor. 2.13, or the share of its
+``mu**2`` left after the domain and fine-grid releases, Cor. 3.3;
+:mod:`skdp.privacy.gdp_plan`), else to ``rho``-zCDP (``sigma = Delta / sqrt(2 rho)``,
+Bun–Steinke 2016 Prop. 1.6).
 """
 
 import math
@@ -56,7 +59,10 @@ def measure(problem, budget):
     exact = xp.concat(problem.answer(counts, xp))
     sens = marginal_sensitivity(len(problem.marginals), problem.relation)
     mu = budget.mu
-    sigma = gaussian_sigma(sens, budget.rho) if mu is None or math.isinf(mu) else sens / mu
+    # mu-GDP is mu**2 / 2-zCDP for a Gaussian (Dong–Roth–Su 2022 Thm 2.7): sigma = Delta / mu
+    # (sqrt(2 (mu**2 / 2)) is mu exactly in floating point)
+    rho = budget.rho if mu is None or math.isinf(mu) else mu * mu / 2.0
+    sigma = gaussian_sigma(sens, rho)
     label = f"{len(problem.marginals)} workload marginals"
     replace = replace_one_sensitivity(sens, problem.relation)
     if mu is not None:  # mu-GDP (or not private: recorded without noise)

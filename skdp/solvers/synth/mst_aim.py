@@ -17,9 +17,9 @@ in memory on tables of any width.
     components) by one exponential mechanism on the L1 error of the pair
     under the model of the 1-way measurements; the tree's 2-way marginals
     measured in one Gaussian release. With at most two columns there is no
-    selection and both releases are Gaussian: they are calibrated in Gaussian DP
-    (``sigma_i = Delta_i / mu_i``, ``mu_1**2 + mu_2**2 = mu**2``, Dong–Roth–Su 2022
-    Cor. 3.3) where the budget carries the exact ``mu`` of (epsilon, delta), the
+    selection and both releases are Gaussian: the fit is planned in Gaussian DP
+    (:mod:`skdp.privacy.gdp_plan`) and they split its ``mu`` (``sigma_i = Delta_i /
+    mu_i``, ``mu_1**2 + mu_2**2 = mu**2``, Dong–Roth–Su 2022 Cor. 3.3), the
     composition the fit's ledger charges them by (:func:`mst_gdp_shares`), so that
     they spend the whole budget.
 
@@ -61,6 +61,7 @@ import math
 
 import numpy as np
 
+from ...privacy.gdp_plan import gdp_shares
 from ..spec import SolverResult
 from . import graphical
 from .compress import CompressedModel, compress, compress_codes, compress_zeros, protected
@@ -288,15 +289,13 @@ def mst_gdp_shares(budget, d):
     """The GDP parameters of MST's two Gaussian releases when they are all it releases, else None.
 
     With at most two columns MST selects nothing (:func:`mst_shares`: no exponential
-    mechanism), so the fit's ledger composes its releases exactly as Gaussian DP
-    (``mu**2 = sum mu_i**2``, Dong–Roth–Su 2022 Cor. 3.3) and converts the total to
-    (epsilon, delta) exactly (Cor. 2.13, :func:`~skdp.privacy.ledger.gdp_to_approx_dp`).
-    Calibrating in zCDP there (``sigma = Delta / sqrt(2 rho_i)``, ``rho`` the inverse of the
-    Canonne–Kamath–Steinke conversion) would charge only about 0.93 of epsilon 1 (the exact
-    conversion is tighter). So when the budget carries an open GDP filter (``budget.mu``:
-    the exact ``mu`` of the fit's (epsilon, delta) or of the solver's share) the shares
-    of :func:`mst_shares` split ``mu**2``: ``mu_1 = mu sqrt(s_1)``, ``mu_2 = mu sqrt(s_3)``,
-    and each release has ``sigma = Delta / mu_i``. Returns ``(mu_1, mu_2)`` or None (three or
+    mechanism), so the fit's every release is Gaussian and it is planned in GDP (the one
+    plan, :mod:`skdp.privacy.gdp_plan`): the budget carries the GDP filter ``mu`` (the
+    exact ``mu`` of the fit's (epsilon, delta less the thresholds' delta), Dong–Roth–Su 2022
+    Cor. 2.13, or the solver's share of it), and the shares of :func:`mst_shares` split
+    ``mu**2`` by :func:`~skdp.privacy.gdp_plan.gdp_shares`: ``mu_1 = mu sqrt(s_1)``,
+    ``mu_2 = mu sqrt(s_3)``, each release at ``sigma = Delta / mu_i``, composing to ``mu``
+    (Cor. 3.3), which the ledger converts exactly. Returns ``(mu_1, mu_2)`` or None (three or
     more columns: the selections are exponential mechanisms, composed in zCDP, which is what
     the ledger charges them by; or a budget without a GDP filter, or not private).
 
@@ -311,8 +310,7 @@ def mst_gdp_shares(budget, d):
     one, sel, two = mst_shares(d)
     if not budget.private or mu is None or not math.isfinite(mu) or sel > 0:
         return None
-    mu = budget.mu_remaining
-    return mu * math.sqrt(one), mu * math.sqrt(two)
+    return gdp_shares(budget.mu_remaining, (one, two))
 
 
 def _weight_sigma(sigma):

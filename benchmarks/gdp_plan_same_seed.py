@@ -147,7 +147,7 @@ def compare(before, after):
         a = pickle.load(fh)
     counts = {}
     for config in b:
-        (ob, sb), (oa, sa) = b[config], a[config]
+        (ob, sb), (oa, _) = b[config], a[config]
         if isinstance(ob, str) or isinstance(oa, str):
             verdict = "same error" if ob == oa else f"ERROR before={ob!r} after={oa!r}"
             worst = None

@@ -928,8 +928,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         resolution = self.resolution_share if fine else 0.0
         self._fine_release(columns, values, fine, share(resolution) if fine else 0.0,
                            run.delta_spikes, fit)
-        if math.isinf(rho):  # not private: mu = inf, so the solver's Gaussian release is
-            return fit.share(rho, mu=math.inf, exclusive=False, gdp_only=fit.gdp_only)  # recorded
+        if math.isinf(rho):  # not private: mu = inf, the solver's Gaussian release recorded
+            return fit.share(rho, mu=math.inf, exclusive=False, gdp_only=fit.gdp_only)
         if plan.currency == "gdp":  # the rest of mu**2
             (mu_s,) = gdp_shares(mu, (1.0 - domain - resolution,))
             return fit.share(mu_s * mu_s / 2.0, mu=mu_s, exclusive=False, gdp_only=True)

@@ -367,6 +367,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         release and the solver's compose exactly to the fit's ``mu``,
         Dong–Roth–Su 2022 Cor. 3.3, 2.13), of the zCDP ``rho`` for the other
         solvers (Bun–Steinke 2016 Lemma 2.3).
+        ``domain_share + resolution_share`` must stay below 1 (the solver needs
+        a share): checked before the budget is reserved.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -603,6 +605,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
+        if self.domain_share + self.resolution_share >= 1.0:
+            raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
+                             f"share is the rest), got {self.domain_share} + "
+                             f"{self.resolution_share}.")
         encoding.check_domain_entries(self.domain, self.n_bins, self.bin_strategy)  # no charge yet
         # structural zeros: public, checked too (numeric intervals against the public bins)
         forbid = encoding.load_forbid(self.domain, self.n_bins, self.bin_strategy)

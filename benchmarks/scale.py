@@ -2,7 +2,8 @@
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/scale.py [--n 100000 1000000] [--d 3 10 100]
 [--dtype float32 float64] [--methods ...] [--timeout 600] [--out FILE.json]
-[--plot docs/_static/scale.png] [--plot-grid docs/_static/scale_grid.png]``
+[--plot docs/_static/scale.png] [--plot-grid docs/_static/scale_grid.png]
+[--mem-guard 2.5]``
 (``--load FILE.json ...``: re-tabulate / re-plot, run nothing). Defaults: n in {1e5, 1e6,
 1e7}, d = 100, both dtypes, every method. ``--plot`` draws time and memory against n (one
 d); ``--plot-grid`` the skdp defaults' ratios to scikit-learn against d, one line per
@@ -50,6 +51,14 @@ buffers), then:
   (``--no-traced`` skips it);
 * ``score``: training accuracy (classifiers) or R^2 (regressors) on the first
   1e5 rows, a check that the fit is a fit.
+
+``--mem-guard F`` (off by default): before each fit the parent reads ``MemAvailable``
+(``/proc/meminfo``) and skips the fit, recorded as ``skipped (...)``, when less than
+``F`` times X's bytes are available (``LinearRegression``: at least 3.2 times, X plus its
+centred copy plus LAPACK's copy, 3.02x X measured at 1e6 x 100); for shared machines at
+1e7 rows, where an out-of-memory kill would hit the neighbours. Every result also records
+the load average and ``MemAvailable`` seen just before its fit (``load1``,
+``mem_available``), whatever the guard.
 
 Timings are wall-clock seconds on whatever machine runs it; on a shared
 machine they are indicative only.
@@ -201,8 +210,36 @@ def _n_iter(est):
     return None if n_iter is None else int(np.max(n_iter))
 
 
-def run(method, n, d, dtype, tmp, timeout, traced=True):
-    """``child`` in a fresh interpreter, one thread, bounded by ``timeout`` seconds."""
+MEM_NEED = {"LinearRegression": 3.2}
+
+
+def _mem_available():
+    """``MemAvailable`` in bytes (None where /proc/meminfo is not there)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return 1024 * int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def run(method, n, d, dtype, tmp, timeout, traced=True, mem_guard=None):
+    """``child`` in a fresh interpreter, one thread, bounded by ``timeout`` seconds; skipped
+    when ``mem_guard`` is given and less than that many times X's bytes are available."""
+    available = _mem_available()
+    seen = dict(load1=os.getloadavg()[0], mem_available=available)
+    if mem_guard is not None and available is not None:
+        need = max(mem_guard, MEM_NEED.get(method, 0.0)) * n * d * np.dtype(dtype).itemsize
+        if available < need:
+            return dict(method=method, n=n, d=d, dtype=dtype, **seen,
+                        status=f"skipped (MemAvailable {available / 2**30:.1f} GiB < "
+                               f"{need / 2**30:.1f} GiB)")
+    return dict(_run(method, n, d, dtype, tmp, timeout, traced), **seen)
+
+
+def _run(method, n, d, dtype, tmp, timeout, traced=True):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", method, str(n), str(d), dtype,
            "--tmp", tmp] + ([] if traced else ["--no-traced"])
@@ -342,6 +379,8 @@ def main(argv=None):
     parser.add_argument("--plot-grid", help="write the grid figure (ratios against d) here")
     parser.add_argument("--no-traced", dest="traced", action="store_false",
                         help="skip the tracemalloc fit (halves the time; tm x X shows -)")
+    parser.add_argument("--mem-guard", type=float, default=None, metavar="F",
+                        help="skip a fit when MemAvailable < F x X's bytes (see module doc)")
     parser.add_argument("--load", nargs="*", help="re-tabulate / re-plot JSON files, run nothing")
     args = parser.parse_args(argv)
     if args.child:
@@ -357,7 +396,8 @@ def main(argv=None):
         for dtype in args.dtype:
             generate(n, d, dtype, args.tmp)
             for method in args.methods:
-                results.append(run(method, n, d, dtype, args.tmp, args.timeout, args.traced))
+                results.append(run(method, n, d, dtype, args.tmp, args.timeout, args.traced,
+                                   args.mem_guard))
                 print(json.dumps(results[-1]), file=sys.stderr, flush=True)
                 if args.out:
                     with open(args.out, "w") as fh:

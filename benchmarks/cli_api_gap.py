@@ -18,10 +18,10 @@ Scores (``cli_draft_workflow``'s: 10 equal / 10 quantile bins of the holdout,
 categories as they are, missing a cell of its own; mean 2-way TV, against the
 holdout and against the training rows) beside the independent-columns DP baseline
 at the same bins (``--sample-factor F``: both sample ``F`` times the training rows, to
-measure the synthetic table's own sampling noise). ``--scoring``: which columns are binned: ``curated`` (those with
-bounds in the curated domain: item 6's scoring) or ``union`` (those with bounds in
-either domain). ``--per-column`` prints each column's mean 2-way TV over its pairs,
-the fit's against the baseline's::
+measure the synthetic table's own sampling noise). ``--scoring``: which columns are
+binned: ``curated`` (those with bounds in the curated domain: item 6's scoring) or
+``union`` (those with bounds in either domain). ``--per-column`` prints each column's
+mean 2-way TV over its pairs, the fit's against the baseline's::
 
     OMP_NUM_THREADS=1 PYTHONPATH=. nice -n 10 python benchmarks/cli_api_gap.py \\
         --tables weather --configs curated api --seeds 0 1 [--cli] [--per-column]

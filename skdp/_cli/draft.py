@@ -13,7 +13,9 @@ Rules (public constants, so the draft is reproducible):
 - an integer column with at most :data:`MAX_CATEGORIES` distinct values: its
   values as categories (a coded or count column keeps every value as a cell);
 - an integer column that looks like codes (its values in ``0 .. k-1`` with
-  ``k <=`` :data:`MAX_CODES`, at least half of them present): ``{"codes": k}``;
+  ``k <=`` :data:`MAX_CODES`, at least half of them present): ``{"codes": k}``,
+  flagged when heavy-tailed (a count read as codes: bounds at ``0`` and ``k-1``
+  would put nearly every cell in one equal bin);
 - another numeric column: bounds at the data's min and max, flagged;
 - ``true``/``false`` columns: booleans; other columns: their distinct cells as
   categories (flagged when nearly every cell is distinct: an identifier).
@@ -69,18 +71,25 @@ def _numeric_flags(numbers):
     if count / n >= SPIKE_SHARE and count > 1:
         flags.append(f"spiky: the value {value:g} holds {_pct(count / n)} of the cells: keep "
                      "it exact (categories, or bounds that end at it)")
+    side, share = _tail(numbers)
+    if share >= TAIL_SHARE:
+        flags.append(f"heavy-tailed: its {side} 1% of values span {_pct(share)} "
+                     "of [min, max], so equal bins put nearly every cell in one bin: "
+                     "choose public bounds that clip the tail, or --bin-strategy quantile")
+    return flags
+
+
+def _tail(numbers):
+    """The longer tail of a column's numbers: ``('top' or 'bottom', the share of [min, max]
+    its 1% of values span)``."""
     ordered = sorted(numbers)
     low, high = ordered[0], ordered[-1]
     span = high - low
-    if span > 0:
-        top = (high - _quantile(ordered, 0.99)) / span
-        bottom = (_quantile(ordered, 0.01) - low) / span
-        if max(top, bottom) >= TAIL_SHARE:
-            side = "top" if top >= bottom else "bottom"
-            flags.append(f"heavy-tailed: its {side} 1% of values span {_pct(max(top, bottom))} "
-                         "of [min, max], so equal bins put nearly every cell in one bin: "
-                         "choose public bounds that clip the tail, or --bin-strategy quantile")
-    return flags
+    if span <= 0:
+        return "top", 0.0
+    top = (high - _quantile(ordered, 0.99)) / span
+    bottom = (_quantile(ordered, 0.01) - low) / span
+    return ("top", top) if top >= bottom else ("bottom", bottom)
 
 
 def propose_entry(cells):
@@ -140,10 +149,16 @@ def _numeric_entry(numbers, integer, missing):
                             f"can take that the data lacks; {_REVIEW}"}
         k = ints[-1] + 1
         if ints[0] >= 0 and k <= MAX_CODES and 2 * len(ints) >= k:
+            quantity = "if the column is a quantity, give it public bounds instead"
+            side, share = _tail(numbers)
+            if share >= TAIL_SHARE:  # a count read as codes: flag the bounds' trap too
+                quantity += (f" (heavy-tailed: its {side} 1% of values span {_pct(share)} of its "
+                             f"range, so bounds at 0 and {k - 1} would put nearly every "
+                             "cell in one equal bin: choose bounds that clip the tail)")
             return {"codes": k, "missing": missing,
                     "note": f"{DRAFT_NOTE}: integers in 0..{k - 1} ({len(ints)} of them "
-                            "present): read as codes, each a cell of its own; if the column "
-                            "is a quantity, give it public bounds instead; " + _REVIEW}
+                            f"present): read as codes, each a cell of its own; {quantity}; "
+                            + _REVIEW}
         low, high = ints[0], ints[-1]
     else:
         low, high = float(distinct[0]), float(distinct[-1])

@@ -103,3 +103,24 @@ def test_cli_rows_are_the_estimators_rows(tmp_path, capsys, extra):
     bad = [(i, a, b) for i, (ra, rb) in enumerate(zip(cli_rows, api_rows))
            for a, b in zip(ra, rb) if not _same(a, b)]
     assert bad == []
+
+
+def test_a_heavy_tailed_count_read_as_codes_is_flagged():
+    """DoctorContacts' `mdu` (doctor visits: 0..77, 99% at most 21) is drafted as codes; a
+    curator who gives it bounds at 0 and 77 gets equal bins of width 8 with nearly every row
+    in the first (cli_api_gap.py: the pairs of `mdu` at 1.26x the independent baseline)."""
+    from skdp._cli.domain import check_domain
+    from skdp._cli.draft import DRAFT_NOTE, propose_entry
+
+    counts = [str(v % 12) for v in range(10000)] + [str(v) for v in range(12, 78)]
+    entry = propose_entry(counts)
+    check_domain({"mdu": entry}, ["mdu"])
+    assert entry["codes"] == 78 and entry["note"].startswith(DRAFT_NOTE)
+    assert "heavy-tailed: its top 1% of values span" in entry["note"]
+    assert "bounds at 0 and 77" in entry["note"]
+    # codes spread over their range: not flagged
+    entry = propose_entry([str(v) for v in range(0, 120, 2)] + ["0"] * 30)
+    assert entry["codes"] == 119 and "heavy-tailed" not in entry["note"]
+    # (bounds entries keep their own flags, as before)
+    entry = propose_entry(["0"] * 400 + [str(100 * v) for v in range(1, 88)] + ["99999"])
+    assert "heavy-tailed" in entry["note"] and "low" in entry

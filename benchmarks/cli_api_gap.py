@@ -60,6 +60,8 @@ VARIANTS = {
     "DoctorContacts": {
         "lc_categories": {"lc": "categories"},
         "mdu_0_20": {"mdu": {"low": 0, "high": 20, "integer": True}},
+        # the draft's new flag followed: a public bound that clips the tail (99.6% of rows)
+        "mdu_0_30": {"mdu": {"low": 0, "high": 30, "integer": True}},
     },
     "nassCDS": {},
 }
@@ -138,6 +140,8 @@ def main():
     ap.add_argument("--out", default="/tmp/cli_api_gap")
     ap.add_argument("--cli", action="store_true", help="check the CLI's rows (curated, seed)")
     ap.add_argument("--per-column", action="store_true")
+    ap.add_argument("--without", nargs="*", default=[],
+                    help="with --per-column: also the 2-way ratio without these columns' pairs")
     ap.add_argument("--sample-factor", type=int, default=1,
                     help="synthetic (and baseline) rows: this many times the training rows "
                          "(the sampling noise of the synthetic table itself)")
@@ -157,6 +161,7 @@ def main():
         configs = {"curated": cur, "api": api}
         configs.update({k: variant(cur, train_csv, e) for k, e in VARIANTS[item].items()})
         scorings = {}  # scoring -> (numeric flags, {kind: (holdout, train, cards, baselines)})
+        base_one = {}  # scoring -> kind -> reference -> the baselines' 1-way TV per column
         for scoring in args.scoring:
             numeric = ["low" in cur[c] or (scoring == "union" and "low" in api[c])
                        for c in header]
@@ -169,6 +174,9 @@ def main():
                                  args.sample_factor * len(t)) for s in args.seeds]
                 bins[kind] = (h, t, cards, {ref: [two_way(r, b, cards) for b in base]
                                             for ref, r in (("holdout", h), ("train", t))})
+                base_one.setdefault(scoring, {})[kind] = {
+                    ref: [one_way(r, b, cards) for b in base]
+                    for ref, r in (("holdout", h), ("train", t))}
             scorings[scoring] = (numeric, bins)
         lines = {scoring: [] for scoring in scorings}
         for name in args.configs:
@@ -193,17 +201,19 @@ def main():
                         for kind in ("equal", "quantile"):
                             h, t, cards, base = bins[kind]
                             s = _user_codes([ho, sy], numeric, kind, 10)[0][1]
-                            tw = two_way(h if ref == "holdout" else t, s, cards)
+                            r = h if ref == "holdout" else t
+                            tw = two_way(r, s, cards)
                             v = np.mean(list(tw.values()))
                             b = np.mean(list(base[ref][si].values()))
                             cells.append(f"{v:.4f} ({v / b:.2f}x)")
                             ratios.append(v / b)
-                            per[(ref, kind)] = (tw, base[ref][si])
+                            per[(ref, kind)] = (tw, base[ref][si], one_way(r, s, cards),
+                                                base_one[scoring][kind][ref][si])
                     agg[scoring].append(ratios)
                     lines[scoring].append(f"| {name} | {seed} | " + " | ".join(cells) +
                                           f" | {secs:.0f} |")
                     if args.per_column:
-                        lines[scoring].extend(per_column(header, numeric, per))
+                        lines[scoring].extend(per_column(header, numeric, per, args.without))
                 print(f"<!-- {item} {name} seed {seed}: {secs:.0f} s -->", flush=True)
             if len(args.seeds) > 1:
                 for scoring in scorings:
@@ -231,16 +241,31 @@ def _params(text):
     return out
 
 
-def per_column(header, numeric, per):
-    """Each column's mean 2-way TV over its pairs (fit / baseline), at each binning."""
-    out = ["    column: " + "  ".join(f"{ref[0]}-{kind[0]}10 fit/base" for ref, kind in per)]
+def one_way(R, S, cards):
+    return [0.5 * np.abs(marginal(R, (j,), cards) - marginal(S, (j,), cards)).sum()
+            for j in range(R.shape[1])]
+
+
+def per_column(header, numeric, per, without=()):
+    """Each column's mean 2-way TV over its pairs and its 1-way TV (fit / baseline), at each
+    binning and reference; then the 2-way ratio over the pairs of the other columns."""
+    out = ["    column: " + "  ".join(f"{ref[0]}-{kind[0]}10 2-way fit/base (x), 1-way fit/base"
+                                     for ref, kind in per)]
     for j, name in enumerate(header):
         parts = []
-        for key, (tw, base) in per.items():
+        for tw, base, one, base1 in per.values():
             f = np.mean([v for (a, b), v in tw.items() if j in (a, b)])
             bb = np.mean([v for (a, b), v in base.items() if j in (a, b)])
-            parts.append(f"{f:.3f}/{bb:.3f}")
+            parts.append(f"{f:.3f}/{bb:.3f} ({f / bb:.2f}x), {one[j]:.3f}/{base1[j]:.3f}")
         out.append(f"    {name:<12}{'num' if numeric[j] else 'cat'} " + "  ".join(parts))
+    drop = {header.index(c) for c in without if c in header}
+    if drop:
+        ratios = []
+        for tw, base, _, _ in per.values():
+            keep = [k for k in tw if not drop & set(k)]
+            ratios.append(np.mean([tw[k] for k in keep]) / np.mean([base[k] for k in keep]))
+        out.append(f"    without the pairs of {sorted(without)}: " +
+                   "  ".join(f"{x:.2f}x" for x in ratios))
     return out
 
 

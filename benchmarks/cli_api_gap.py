@@ -230,7 +230,10 @@ def main():
 
 
 def _params(text):
-    """``key=value,key=value`` estimator parameters (numbers as numbers)."""
+    """``key=value,key=value`` estimator parameters (numbers as numbers), or a JSON object
+    (``{"solver_options": {"max_rounds": 104}}``)."""
+    if text.startswith("{"):
+        return json.loads(text)
     out = {}
     for part in filter(None, text.split(",")):
         key, value = part.split("=")

@@ -62,6 +62,9 @@ VARIANTS = {
         "mdu_0_20": {"mdu": {"low": 0, "high": 20, "integer": True}},
         # the draft's new flag followed: a public bound that clips the tail (99.6% of rows)
         "mdu_0_30": {"mdu": {"low": 0, "high": 30, "integer": True}},
+        # the heavy-tailed columns' bounds kept, more equal bins where their rows are
+        "heavy_bins": {"mdu": {"low": 0, "high": 80, "integer": True, "n_bins": 40},
+                       "linc": {"low": 0, "high": 12, "n_bins": 30}},
     },
     "nassCDS": {},
 }

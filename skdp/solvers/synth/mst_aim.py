@@ -65,6 +65,7 @@ from ...privacy.gdp_plan import gdp_shares
 from ..spec import SolverResult
 from . import graphical
 from .compress import CompressedModel, compress, compress_codes, compress_zeros, protected
+from .junction_tree import _min_fill_masks
 from .marginals import replace_one_sensitivity
 
 __all__ = ["TableProblem", "PartitionTable", "marginal_counts", "solve_mst", "solve_aim",
@@ -323,6 +324,20 @@ def _total(problem, oneways):
     if problem.relation == "replace_one" or not oneways:
         return float(problem.n)
     return max(1.0, float(np.mean([m.values.sum() for m in oneways])))
+
+
+def _model_counts(model, marginals):
+    """``{r: model.project_counts(r).ravel()}``: the pairs in no common clique from one
+    sweep of the tree per column (:meth:`~.graphical.GraphicalModel.pair_counts`, equal
+    to within rounding), the others one by one."""
+    sets = [frozenset(c) for c in model.cliques]
+    pairs = [r for r in marginals if len(r) == 2 and not any(r[0] in c and r[1] in c
+                                                             for c in sets)]
+    out = model.pair_counts(pairs) if pairs and hasattr(model, "pair_counts") else {}
+    for r in marginals:
+        if r not in out:
+            out[r] = np.ravel(model.project_counts(r))
+    return out
 
 
 def _l1(problem, model, cols):
@@ -613,8 +628,11 @@ class _ComponentSizes:
                 masks[k] |= bits
         key = (tuple(self.shape[j] for j in columns), tuple(masks))
         size = self.cache.get(key)
-        if size is None:
-            size = self.cache[key] = graphical.model_size(list(key[0]), relabelled)
+        if size is None:  # graphical.model_size(key[0], relabelled), from the masks
+            size = self.cache[key] = sum(
+                math.prod(key[0][k] for k in clique)
+                for clique in _min_fill_masks(key[0], [m & ~(1 << k) for k, m in
+                                                       enumerate(masks)]))
         return size
 
     def with_clique(self, r):
@@ -668,8 +686,9 @@ def _aim_round(problem, budget, state, t, rho_sel, rho_meas):
     ok = _admissible(problem.shape, state["cliques"], cands, limit, state["sizes"])
     bias = math.sqrt(2.0 / math.pi) * sigma
     problem.prefetch(ok)
-    scores = np.array([weights[r] * (_l1(problem, model, r) - bias * problem.cells(r))
-                       for r in ok])
+    counts = _model_counts(model, ok)
+    scores = np.array([weights[r] * (float(np.abs(problem.counts(r) - counts[r]).sum())
+                                     - bias * problem.cells(r)) for r in ok])
     sens_sel = problem.l1_sensitivity() * max(weights[r] for r in ok)
     r = ok[budget.select(scores, sens_sel, rho_sel, label=f"AIM round {t}: select")]
     noisy = budget.gaussian(problem.counts(r), sens, sigma, label=f"AIM round {t}: measure",

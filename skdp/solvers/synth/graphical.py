@@ -30,7 +30,8 @@ import math
 import numpy as np
 
 from .factor import Factor, eliminate, logsumexp
-from .junction_tree import host_clique, junction_tree, message_plan, model_size, propagate
+from .junction_tree import (host_clique, junction_tree, message_plan, model_size, propagate,
+                            propagate_prob)
 
 _add = np.add.reduce
 
@@ -519,9 +520,10 @@ def _zero_targets(groups, shape, zeros):
 class _Objective:
     """The marginal loss of :func:`estimate` as a function of the potentials."""
 
-    def __init__(self, shape, tree, groups, total, layout, zeros=None):
+    def __init__(self, shape, tree, groups, total, layout, zeros=None, probability=False):
         self.shape, self.tree, self.groups, self.total = shape, tree, groups, total
         self.zeros = zeros or {}
+        self.probability = probability and not self.zeros
         self.layout, self.plan = layout, message_plan(tree, shape)
         # work arrays reused by every call: no page faults on fresh large cliques
         self.buffers = [[np.empty([shape[c] for c in clique]) for clique in tree.cliques]
@@ -531,8 +533,16 @@ class _Objective:
         """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
         psi, scratch, prob = self.buffers
         _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros)
-        beliefs = propagate(self.tree, psi, self.plan, scratch, zeros=bool(self.zeros))
-        probs, loss, grad, mu = {}, 0.0, {}, {}
+        probs = {}
+        if self.probability:  # the beliefs as probabilities, one exp per cell
+            beliefs = propagate_prob(self.tree, psi, self.plan, scratch)
+            if beliefs is not None:
+                probs = dict(enumerate(beliefs))
+            else:  # a message out of range: the log-space sum-product
+                _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros)
+        if not probs:
+            beliefs = propagate(self.tree, psi, self.plan, scratch, zeros=bool(self.zeros))
+        loss, grad, mu = 0.0, {}, {}
         for cols, (w, ybar, resid) in self.groups.items():
             k, _, axes = self.layout[cols]
             if k not in probs:  # log-probabilities: no overflow
@@ -547,7 +557,7 @@ class _Objective:
 
 
 def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm_start=None,
-             tol=1e-10, progress=None, accelerate=True, zeros=None):
+             tol=1e-10, progress=None, accelerate=True, zeros=None, probability=False):
     """The graphical model minimising the L2 marginal loss of ``measurements``.
 
     Entropic mirror descent of McKenna, Sheldon, Miklau 2019 (module
@@ -597,6 +607,12 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
         there. The noisy counts measured on cells made of forbidden cells only are
         set to 0 (post-processing with public facts: the loss moves by a constant
         elsewhere). Default: the warm start's, else none.
+    probability : bool, default=False
+        Evaluate the loss by sum-product in probability space
+        (:func:`~.junction_tree.propagate_prob`: one exponential per cell per evaluation,
+        the log-space messages' values up to rounding, about half the time), falling
+        back to log space for a message out of range and with structural zeros. The
+        returned model's beliefs are log-space's either way.
 
     Returns
     -------
@@ -628,7 +644,8 @@ def estimate(shape, measurements, *, total=None, cliques=None, n_iter=1000, warm
         old = None if warm_start is None else warm_start.potentials.get(cols)
         theta[cols] = np.zeros([shape[c] for c in cols]) if old is None else old.copy()
     tree = junction_tree(shape, list(theta))
-    objective = _Objective(shape, tree, groups, total, _layout(tree, shape, theta), zeros)
+    objective = _Objective(shape, tree, groups, total, _layout(tree, shape, theta), zeros,
+                           probability)
     theta = _mirror_descent(objective, theta, n_iter, tol, progress, accelerate)
     model = GraphicalModel(shape, theta, total, tree, zeros=zeros)
     model.loss = objective(theta)[0]

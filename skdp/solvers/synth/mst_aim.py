@@ -726,7 +726,7 @@ def solve_aim(problem, budget, options):
     measurements = list(ones)
     model = graphical.estimate(problem.shape, measurements, total=total,
                                n_iter=options["round_iter"], tol=options["tol"],
-                               zeros=problem.zeros)
+                               zeros=problem.zeros, probability=True)
     weights = candidate_weights(problem.workload)
     if problem.partitioned and sum(problem.cells(r) for r in weights) <= PREFETCH_CELLS:
         problem.prefetch(list(weights))  # every candidate's counts in one pass
@@ -747,7 +747,7 @@ def solve_aim(problem, budget, options):
         before = np.ravel(state["model"].project_counts(r))
         state["model"] = graphical.estimate(problem.shape, measurements, total=total,
                                             n_iter=options["round_iter"], tol=options["tol"],
-                                            warm_start=state["model"])
+                                            warm_start=state["model"], probability=True)
         moved = float(np.abs(np.ravel(state["model"].project_counts(r)) - before).sum())
         raise_budget = not final and moved <= math.sqrt(2.0 / math.pi) * sigma * problem.cells(r)
         if raise_budget and budget.private:
@@ -759,7 +759,7 @@ def solve_aim(problem, budget, options):
                        if budget.private else ""), r)
     n_iter = AIM_ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
-                               tol=options["tol"], warm_start=state["model"])
+                               tol=options["tol"], warm_start=state["model"], probability=True)
     return SolverResult(_read_back(model, original, merges), t, history=history, info=dict(
         noise_std_oneway=sigma1, rounds=t, initial_rounds=T,
         measured=[m.cols for m in measurements], measurements=measurements, n_estimate=total))

@@ -27,7 +27,7 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           EPSILON_CONSTRAINT, warn_large_delta,
                           warn_privacy_leak)
 from .privacy.ledger import approx_dp_to_gdp
-from .privacy.clipping import clip_factors, clip_overflowing_rows
+from .privacy.clipping import clip_factors, clip_overflowing_rows, row_bound_status
 from .solvers.losses.classification import LOSSES
 from .solvers.minimax.data import LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
@@ -737,7 +737,12 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         ``counts`` a callable, group ``labels``, ``backend``)."""
         X, y, xp = self._validate_fit_data(X, y, reset=state is None,
                                            check_y=classes is None and state is None)
-        X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
+        # in blocks (no (n,) array); where no squared norm overflows, the design makes its
+        # norms and factors only if read (issue 31)
+        status = row_bound_status(X, self.feature_bound, xp)
+        norms, clipped = None, None if status is None else not status
+        if status is None:
+            X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
         n = X.shape[0]
         if state is None:
             warn_large_delta(delta, n)
@@ -747,7 +752,7 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         backend = Backend.from_arrays(X, random_state=self.random_state)
         data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
                           self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
-                          self._intercept_feature(), xp, norms=norms)
+                          self._intercept_feature(), xp, norms=norms, clipped=clipped)
         return Rows(backend, data=data, labels=labels,
                     counts=lambda: _code_counts(group_codes, labels.shape[0]))
 
@@ -1167,6 +1172,10 @@ def _label_codes(labels, values, message):
         lo, hi = int(labels[0]), int(labels[-1])
         if int(values.min()) < lo or int(values.max()) > hi:
             raise ValueError(message)
+        if lo == 0 and values.dtype == np.intp:  # the codes are the values: a read-only
+            codes = values.view()               # view, not an (n,) copy (issue 31)
+            codes.flags.writeable = False
+            return codes
         return np.asarray(values, dtype=np.intp) - lo
     try:
         codes = np.clip(np.searchsorted(labels, values), 0, labels.shape[0] - 1)

@@ -20,7 +20,8 @@ from ._partial_fit import STREAM_CHUNKS, StreamingMixin, has_streaming_solver
 from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRAINT,
                           EPSILON_CONSTRAINT, check_bound, warn_large_delta,
                           warn_privacy_leak)
-from .privacy.clipping import clip_factors, clip_overflowing_rows, clip_rows, row_norms
+from .privacy.clipping import (clip_factors, clip_overflowing_rows, clip_rows,
+                               row_bound_status, row_clip_factors, row_norms)
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile_of_counts
 from .solvers.spec import (AutoFrom, Option, SolverSpec, auto_by_size, choices_with,
@@ -798,11 +799,20 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         the fly (None when no row is beyond the bound: the design is then ``X`` itself, and
         every product is the one on a clipped copy, bit for bit), as are the intercept
         column and ``P``. Rows whose squared norm overflows are replaced first (a copy only
-        then, :func:`~skdp.privacy.clipping.clip_overflowing_rows`)."""
-        X, norms = clip_overflowing_rows(X, self.feature_bound_, xp, return_norms=True)
-        factors = clip_factors(norms, self.feature_bound_, xp)
-        scale = None if bool(xp.all(factors == 1)) else factors
+        then, :func:`~skdp.privacy.clipping.clip_overflowing_rows`). Where every row is within
+        the bound (:func:`~skdp.privacy.clipping.row_bound_status`, checked in blocks), no
+        norm or factor array is made at all (the same design: every factor would be exactly
+        1); where none overflows, the factors are the only (n,) array made."""
         linear_intercept = self.fit_intercept and self.model == "linear"
+        status = row_bound_status(X, self.feature_bound_, xp)
+        if status is True:  # every factor would be exactly 1
+            scale = None
+        elif status is False:  # no row overflows: the factors in blocks, no other (n,) array
+            scale = row_clip_factors(X, self.feature_bound_, xp)
+        else:
+            X, norms = clip_overflowing_rows(X, self.feature_bound_, xp, return_norms=True)
+            factors = clip_factors(norms, self.feature_bound_, xp)
+            scale = None if bool(xp.all(factors == 1)) else factors
         return Design(X, self.feature_bound_ if linear_intercept else None, None, xp, scale)
 
     @staticmethod
@@ -1072,12 +1082,13 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         warn_large_delta(self.delta_, X.shape[0])
         backend = Backend.from_arrays(X, random_state=self.random_state)
         xp = backend.xp
-        y = xp.astype(backend.move(y), X.dtype)  # y of another namespace or device follows X
+        y = backend.move(y)  # y of another namespace or device follows X, in X's dtype
+        y = y if y.dtype == X.dtype else xp.astype(y, X.dtype)
         self._publish_bounds(lambda: float(xp.max(row_norms(X, xp))),
                              lambda: float(xp.max(xp.abs(y))))
         low = 0.0 if self.loss == "sigmoid" else -self.target_bound_
         return Rows(backend, X=self._design_operator(X, xp),
-                    y=xp.clip(y, low, self.target_bound_))
+                    y=_clipped_targets(y, low, self.target_bound_, xp))
 
     def _read_chunk(self, X, y, state):
         """:class:`~skdp._base.Rows` (dense clipped design, clipped y, backend) of a streaming
@@ -1247,6 +1258,18 @@ def _predict_block(X, predictor):
 
 
 # Per-partition steps of a fit on a Dask collection (module-level: sent to the workers).
+
+def _clipped_targets(y, low, high, xp):
+    """``xp.clip(y, low, high)``, without a copy where no target is beyond the bounds (two
+    reductions: the clip would return the same numbers, -0.0 included); a NumPy ``y``
+    kept is a read-only view, so no step can write into the caller's array."""
+    if bool(xp.min(y) >= low) and bool(xp.max(y) <= high):  # in y's dtype, as the clip
+        if isinstance(y, np.ndarray):
+            y = y.view()
+            y.flags.writeable = False
+        return y
+    return xp.clip(y, low, high)
+
 
 def _dask_target(y):
     """A Dask Series or DataFrame column as a Dask array (its values stay where they are)."""

@@ -10,7 +10,11 @@ import functools
 
 import numpy as np
 
-__all__ = ["clip_factors", "row_norms", "clip_rows", "clip_overflowing_rows"]
+__all__ = ["clip_factors", "row_norms", "clip_rows", "clip_overflowing_rows", "rows_within",
+           "row_bound_status", "row_clip_factors"]
+
+WITHIN_BLOCK = 1 << 16
+"""Rows per block of :func:`rows_within` on NumPy (its squared norms stay in cache)."""
 
 
 def clip_factors(norms, bound, xp=np):
@@ -92,6 +96,75 @@ def clip_rows(X, bound, xp=np):
     """
     X, norms = _clip_overflowing_rows(X, bound, xp)
     return X * clip_factors(norms, bound, xp)[:, None]
+
+
+def rows_within(X, bound, xp=np):
+    """Whether no row of ``X`` needs clipping at ``bound``: every row's squared norm is finite
+    and its norm at most ``bound`` (at most the dtype's largest value).
+
+    Exactly the rows for which :func:`clip_overflowing_rows` changes nothing and
+    :func:`clip_factors` of their norms is exactly 1: the norms are ``sqrt`` of
+    :func:`_squared_row_norms` (correctly rounded, so the largest norm is ``sqrt`` of the
+    largest squared norm), and ``limit / max(norm, limit)`` is 1 if and only if ``norm <=
+    limit`` (for ``norm > limit`` the quotient is below ``1 - 2**-53`` before rounding, so
+    it rounds below 1). On NumPy the squared norms are computed in blocks of
+    :data:`WITHIN_BLOCK` rows (``einsum`` sums each row alone: the same numbers as over all
+    rows), so no (n,) array is made (issue 31).
+
+    Examples
+    --------
+    >>> rows_within(np.array([[0.6, 0.8], [0.3, 0.4]]), 1.0)
+    True
+    >>> rows_within(np.array([[0.6, 0.8], [3.0, 4.0]]), 1.0), rows_within(np.ones((1, 2)), 1.0)
+    (False, False)
+    """
+    return row_bound_status(X, bound, xp) is True
+
+
+def row_bound_status(X, bound, xp=np):
+    """:func:`rows_within` and more: True (no row beyond ``bound``), False (a row beyond it,
+    every squared norm finite: :func:`clip_overflowing_rows` changes nothing) or None (a
+    squared norm overflows, or is NaN).
+
+    Examples
+    --------
+    >>> [row_bound_status(np.array([[a, 0.0]]), 1.0) for a in (0.5, 2.0, 1e200)]
+    [True, False, None]
+    """
+    limit = min(float(bound), _largest(xp, X.dtype))
+    n = int(X.shape[0])
+    if n == 0:
+        return True
+    if isinstance(X, np.ndarray):
+        tops = [np.max(_squared_row_norms(X[start:start + WITHIN_BLOCK], xp))
+                for start in range(0, n, WITHIN_BLOCK)]
+        top = np.max(np.stack(tops))
+    else:
+        top = xp.max(_squared_row_norms(X, xp))
+    if not bool(xp.isfinite(top)):  # an overflowing (inf) or a NaN squared norm
+        return None
+    return bool(xp.sqrt(top) <= limit)  # compared in X's dtype, as clip_factors does
+
+
+def row_clip_factors(X, bound, xp=np, out=None):
+    """``clip_factors(row_norms(X), bound)`` for rows whose squared norms are finite
+    (:func:`row_bound_status` not None): on NumPy in blocks of :data:`WITHIN_BLOCK` rows,
+    written into ``out`` (a new (n,) array if None), so that the factors are the only (n,)
+    array made; the same numbers (each row's norm and factor are computed alone).
+
+    Examples
+    --------
+    >>> row_clip_factors(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0).tolist()
+    [0.2, 1.0]
+    """
+    if not isinstance(X, np.ndarray):
+        return clip_factors(row_norms(X, xp), bound, xp)
+    n = int(X.shape[0])
+    out = np.empty(n, dtype=X.dtype) if out is None else out
+    for start in range(0, n, WITHIN_BLOCK):
+        rows = slice(start, min(start + WITHIN_BLOCK, n))
+        out[rows] = clip_factors(np.sqrt(_squared_row_norms(X[rows], xp)), bound, xp)
+    return out
 
 
 def _squared_row_norms(X, xp):

@@ -318,7 +318,11 @@ def _compose(parts, h, ts):
     size = sfft.next_fast_len(max(hi - lo + 1, max(p.size for _, p, _, _ in parts)), real=True)
     spectrum = np.ones(size // 2 + 1, dtype=complex)
     for _, p, _, n in parts:
-        spectrum *= _memo(p, ("rfft", size), lambda: sfft.rfft(p, size)) ** n
+        # remembered for a single release's pmf only (the plain Gaussian part, the same in
+        # every trial of a calibration); a trial's steps are composed once (issue 31: the
+        # spectra of every trial kept about 6 MB after one calibration)
+        spectrum *= (_memo(p, ("rfft", size), lambda: sfft.rfft(p, size)) if n == 1
+                     else sfft.rfft(p, size)) ** n
     circular = sfft.irfft(spectrum, size)
     start = lo - first                                 # circular index of the window's start
     probs = np.maximum(np.roll(circular, -(start % size)), 0.0)

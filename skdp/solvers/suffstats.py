@@ -266,7 +266,7 @@ def ssp(problem, budget, options):
         from ..privacy.quantile import private_quantile
 
         grid = [C * 2.0 ** (-k / 2.0) for k in reversed(range(RESIDUAL_GRID))]
-        r = y - Dn @ w
+        r = _residuals(y, Dn, w, xp)
         sub = r
         if n > QUANTILE_ROWS:  # a public random subset (drawn independently of the data)
             pick = budget.backend.public_rng.choice(n, QUANTILE_ROWS, replace=False)
@@ -277,9 +277,10 @@ def ssp(problem, budget, options):
         sens_r = 2.0 * R * tau_r
         sigma_r = budget.sigma(sens_r, rho_b)
         for t in range(steps):
-            if t:
-                r = y - Dn @ w
-            g = Dn.rmatmul(xp.clip(r, -tau_r, tau_r))
+            if t:  # the last residuals are dropped first (one (n,) array at a time)
+                r = None
+                r = _residuals(y, Dn, w, xp)
+            g = _rmatmul_own(Dn, _clip_own(r, tau_r, xp), xp)
             g_hat = budget.gaussian(g, sens_r, sigma_r, label="ssp X^T r (refinement)")
             w = w + _solve(A, g_hat, xp)
             history.append({"sigma_xtr": sigma_r, "residual_clip": tau_r})
@@ -310,6 +311,44 @@ def _gram(D, xp):
     corner = xp.full((1, 1), c * c * n, dtype=G.dtype, device=_device(G))
     return xp.concat([xp.concat([G, col[:, None]], axis=1),
                       xp.concat([col[None, :], corner], axis=1)], axis=0)
+
+
+def _residuals(y, D, w, xp):
+    """``y - D @ w`` (``D`` a :class:`~skdp.solvers.kl.models.Design` without ``P``): on
+    NumPy, in one (n,) array (the design's products and the subtraction in place: the same
+    elementwise operations in the same order, so the same numbers, without the two
+    temporaries of the expression); elsewhere the expression itself."""
+    X = D.X
+    if not (isinstance(X, np.ndarray) and isinstance(y, np.ndarray) and isinstance(w, np.ndarray)
+            and D.P is None and X.dtype == y.dtype == w.dtype):
+        return y - D @ w
+    r = X @ w[:D.d]
+    if D.scale is not None:
+        np.multiply(D.scale, r, out=r)
+    if D.intercept is not None:
+        r += D.intercept * w[D.d]
+    return np.subtract(y, r, out=r)
+
+
+def _rmatmul_own(D, r, xp):
+    """``D.rmatmul(r)`` for a residual array of this solver's own (not read again): on NumPy
+    the rows' factors are applied to ``r`` in place (the same products, without the (n,)
+    temporary ``r * scale``); the intercept's entry sums ``r`` before, as ``rmatmul``."""
+    if not isinstance(r, np.ndarray) or D.scale is None or D.P is not None:
+        return D.rmatmul(r)
+    last = None if D.intercept is None else D.intercept * xp.sum(r, axis=-1)
+    A = np.multiply(r, D.scale, out=r) @ D.X
+    if last is None:
+        return A
+    return xp.concat([A, xp.reshape(last, (*A.shape[:-1], 1))], axis=-1)
+
+
+def _clip_own(r, tau, xp):
+    """``xp.clip(r, -tau, tau)``, in place on NumPy (``r``: a residual array of this solver's
+    own, not read again)."""
+    if isinstance(r, np.ndarray):
+        return np.clip(r, -tau, tau, out=r)
+    return xp.clip(r, -tau, tau)
 
 
 def _solve(A, b, xp):

@@ -23,13 +23,17 @@ import math
 
 import numpy as np
 
-from ...privacy.clipping import clip_factors, row_norms
+from ..._backend import array_api_compat
+from ...privacy.clipping import clip_factors, row_clip_factors, row_norms
 from ..losses.classification import loss_and_residual
 
 __all__ = ["LinearData", "PartitionedLinearData", "margins_block", "clipped_sum_block",
            "row_norm_block", "gradient_sums_block", "group_sums_block", "design_block",
            "class_targets", "group_indicators",
            "finish_gradient", "row_blocks", "blockwise", "BLOCK_NAMES", "BLOCK_BYTES"]
+
+NORM_BLOCK = 1 << 16
+"""Rows per block of the row norms of rows within the bound (:meth:`LinearData.row_norm`)."""
 
 BLOCK_BYTES = 1 << 22
 """Bytes of ``X`` per block of :meth:`LinearData.gradient_sums`: a block stays in cache
@@ -60,6 +64,14 @@ class LinearData:
         The l2 norms of the rows of ``X`` if already known (as
         :func:`~skdp.privacy.clipping.clip_overflowing_rows` returns
         them); None: computed here (one pass over ``X``).
+    clipped : bool, default=None
+        None: ``norms`` and ``scale`` are computed here. True / False: the
+        caller has checked (:func:`~skdp.privacy.clipping.row_bound_status`)
+        that no squared row norm of ``X`` overflows and whether a row is
+        beyond ``feature_bound``; ``norms`` and ``scale`` are then made only if
+        read (the same numbers), the augmented rows' norms are computed in
+        blocks, and a sample's factors from its gathered rows (issue 31: a
+        ``dpsgd_poisson`` fit keeps no (n,) array of norms or factors).
 
     Attributes
     ----------
@@ -84,7 +96,7 @@ class LinearData:
     """
 
     def __init__(self, X, y_codes, group_codes, n_classes, n_groups, feature_bound,
-                 intercept_scale, xp, center=None, norms=None):
+                 intercept_scale, xp, center=None, norms=None, clipped=None):
         self.xp = xp
         self.X = X
         self.n, self.p = X.shape
@@ -93,13 +105,42 @@ class LinearData:
         self.k = 1 if n_classes <= 2 else n_classes
         self.intercept_scale = float(intercept_scale)
         self.feature_bound = float(feature_bound)
-        self.norms = row_norms(X, xp) if norms is None else norms
         self.y_codes, self.group_codes = y_codes, group_codes
+        self.center = center
+        self._row_norm = self._targets = self._onehot = self._packed = None
+        self._lazy = clipped is not None
+        if self._lazy:  # norms and scale are made when read (__getattr__)
+            if norms is not None:
+                self.norms = norms
+            self.clipped = bool(clipped)
+            return
+        self.norms = row_norms(X, xp) if norms is None else norms
         self.scale = clip_factors(self.norms, self.feature_bound, xp)
         # no row beyond the bound: every factor is exactly 1, so the products may skip it
         self.clipped = bool(xp.any(self.scale < 1))
-        self.center = center
-        self._row_norm = self._targets = self._onehot = self._packed = None
+
+    def __getattr__(self, name):
+        """``norms`` and ``scale`` of a lazy design (``clipped`` given), made when first read:
+        the numbers the eager constructor makes (``row_norms`` of ``X``; the factors
+        ``clip_factors`` of them, in blocks on NumPy, or exactly 1 when no row is clipped)."""
+        if name not in ("norms", "scale") or "X" not in self.__dict__:
+            raise AttributeError(name)
+        value = row_norms(self.X, self.xp) if name == "norms" else self._factors()
+        setattr(self, name, value)
+        return value
+
+    def _factors(self):
+        """The rows' clip factors, not kept (a lazy design's ``scale`` before it is read)."""
+        if "scale" in self.__dict__:
+            return self.__dict__["scale"]
+        if not self.clipped:
+            return self._ones(self.n)
+        if "norms" in self.__dict__:
+            return clip_factors(self.norms, self.feature_bound, self.xp)
+        return row_clip_factors(self.X, self.feature_bound, self.xp)
+
+    def _ones(self, n):
+        return self.xp.ones(n, dtype=self.dtype, device=array_api_compat.device(self.X))
 
     # the per-row arrays below are derived when first read (a solver that reads a sample of
     # the rows only, as dpsgd_poisson, derives them for its samples: no (n,) array of each)
@@ -107,10 +148,39 @@ class LinearData:
     def row_norm(self):
         """l2 norm of the augmented clipped row ``(s_i x_i - center, c)``, shape (n,)."""
         if self._row_norm is None:
-            self._row_norm = row_norm_block({"X": self.X, "norms": self.norms,
-                                             "scale": self.scale}, self.center,
-                                            self.intercept_scale, self.xp)
+            if self._blockwise():
+                self._row_norm = self._row_norm_blocks(np.empty(self.n, dtype=self.dtype))
+            else:
+                self._row_norm = row_norm_block({"X": self.X, "norms": self.norms,
+                                                 "scale": self.scale}, self.center,
+                                                self.intercept_scale, self.xp)
         return self._row_norm
+
+    def _blockwise(self):
+        """Whether the row norms are computed in blocks (a lazy design on NumPy)."""
+        return isinstance(self.X, np.ndarray) and self._lazy
+
+    def _row_norm_blocks(self, out):
+        """:func:`row_norm_block` over blocks of rows, written into ``out`` (an (n,) array or a
+        column view): the same numbers as over all rows (each row's norm, ``einsum``'s, and
+        its factor are computed alone; ``X @ center`` is taken over all rows, as there, since
+        a BLAS product's last digit may depend on the blocking), without the (n,)
+        temporaries."""
+        X, xp, known = self.X, self.xp, self.__dict__
+        Xc = None if self.center is None else X @ self.center
+        for start in range(0, self.n, NORM_BLOCK):
+            rows = slice(start, min(start + NORM_BLOCK, self.n))
+            norms = known["norms"][rows] if "norms" in known else row_norms(X[rows], xp)
+            if "scale" in known:
+                scale = known["scale"][rows]
+            elif self.clipped:
+                scale = clip_factors(norms, self.feature_bound, xp)
+            else:
+                scale = self._ones(rows.stop - rows.start)
+            part = {"X": X[rows], "norms": norms, "scale": scale,
+                    "Xc": None if Xc is None else Xc[rows]}
+            out[rows] = row_norm_block(part, self.center, self.intercept_scale, xp)
+        return out
 
     @property
     def targets(self):
@@ -156,8 +226,9 @@ class LinearData:
         return out
 
     def clipped_sum(self):
-        """``sum_i s_i x_i``, shape (p,): one pass over ``X``."""
-        return clipped_sum_block({"X": self.X, "scale": self.scale}, self.xp)
+        """``sum_i s_i x_i``, shape (p,): one pass over ``X`` (a lazy design: the factors made
+        for this product only)."""
+        return clipped_sum_block({"X": self.X, "scale": self._factors()}, self.xp)
 
     @property
     def augmented_bound(self):
@@ -215,12 +286,16 @@ class LinearData:
             return {name: None if name == "scale" and not self.clipped
                     else xp.take(getattr(self, name), idx, axis=0) for name in names}
         rows = xp.take(self._packed, idx, axis=0)
-        part = {}
+        part = {"X": xp.take(self.X, idx, axis=0)} if "X" in names else {}
         for name in names:
             if name == "X":
-                part[name] = xp.take(self.X, idx, axis=0)
+                continue
             elif name == "scale" and not self.clipped:
                 part[name] = None
+            elif name == "scale" and "scale" not in columns:  # a lazy design: the sample's
+                # factors from its rows (einsum's norms are the full array's rows, exactly)
+                Xs = part["X"] if "X" in part else xp.take(self.X, idx, axis=0)
+                part[name] = clip_factors(row_norms(Xs, xp), self.feature_bound, xp)
             elif name == "targets":
                 part[name] = class_targets(rows[:, columns["y_codes"]], self.n_classes,
                                            self.dtype, xp)
@@ -236,14 +311,22 @@ class LinearData:
         (n, 2 to 4) array, built once (``row_norm`` becomes its column); ``{name:
         column}``. Codes are small integers, exact in the rows' float dtype."""
         xp = self.xp
-        names = ["row_norm"] + ["scale"] * self.clipped + ["y_codes"]
+        # a lazy design's sample factors come from its gathered rows (no column)
+        names = ["row_norm"] + ["scale"] * (self.clipped and not self._lazy) + ["y_codes"]
         if self.group_codes is not self.y_codes:
             names.append("group_codes")
         columns = {name: j for j, name in enumerate(names)}
         columns.setdefault("group_codes", columns["y_codes"])
         if self._packed is None:
-            self._packed = _side_by_side([getattr(self, name) for name in names], self.dtype,
-                                         xp)
+            if self._row_norm is None and self._blockwise():  # the norms written in place
+                packed = np.empty((self.n, len(names)), dtype=self.dtype)
+                self._row_norm_blocks(packed[:, 0])
+                for j, name in enumerate(names[1:], 1):
+                    packed[:, j] = getattr(self, name)
+                self._packed = packed
+            else:
+                self._packed = _side_by_side([getattr(self, name) for name in names],
+                                             self.dtype, xp)
             self._row_norm = self._packed[:, 0]
         return columns
 
@@ -482,7 +565,8 @@ def row_norm_block(part, center, intercept_scale, xp=np):
     scale = part["scale"]
     sq = (part["norms"] * scale) ** 2
     if center is not None:
-        sq = sq - 2.0 * scale * (part["X"] @ center) + xp.sum(center**2)
+        Xc = part.get("Xc")  # ``X @ center`` if already computed
+        sq = sq - 2.0 * scale * (part["X"] @ center if Xc is None else Xc) + xp.sum(center**2)
         sq = xp.maximum(sq, xp.zeros_like(sq))
     return xp.sqrt(sq + intercept_scale**2)
 

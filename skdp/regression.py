@@ -21,7 +21,7 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           EPSILON_CONSTRAINT, check_bound, warn_large_delta,
                           warn_privacy_leak)
 from .privacy.clipping import (clip_factors, clip_overflowing_rows, clip_rows,
-                               row_bound_status, row_clip_factors, row_norms)
+                               row_clip_factors, row_norms)
 from .solvers.losses.regression import LOSSES, ROBUST_LOSSES, make_loss
 from .privacy.quantile import HISTOGRAM_SENSITIVITY, private_quantile_of_counts
 from .solvers.spec import (AutoFrom, Option, SolverSpec, auto_by_size, choices_with,
@@ -804,12 +804,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         norm or factor array is made at all (the same design: every factor would be exactly
         1); where none overflows, the factors are the only (n,) array made."""
         linear_intercept = self.fit_intercept and self.model == "linear"
-        status = row_bound_status(X, self.feature_bound_, xp)
-        if status is True:  # every factor would be exactly 1
-            scale = None
-        elif status is False:  # no row overflows: the factors in blocks, no other (n,) array
-            scale = row_clip_factors(X, self.feature_bound_, xp)
-        else:
+        # one pass in blocks: within the bound (no factor array), or the factors (the only
+        # (n,) array), or None: a squared norm overflows
+        status, scale = row_clip_factors(X, self.feature_bound_, xp)
+        if status is None:
             X, norms = clip_overflowing_rows(X, self.feature_bound_, xp, return_norms=True)
             factors = clip_factors(norms, self.feature_bound_, xp)
             scale = None if bool(xp.all(factors == 1)) else factors

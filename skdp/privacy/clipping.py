@@ -131,40 +131,56 @@ def row_bound_status(X, bound, xp=np):
     >>> [row_bound_status(np.array([[a, 0.0]]), 1.0) for a in (0.5, 2.0, 1e200)]
     [True, False, None]
     """
-    limit = min(float(bound), _largest(xp, X.dtype))
-    n = int(X.shape[0])
-    if n == 0:
-        return True
-    if isinstance(X, np.ndarray):
-        tops = [np.max(_squared_row_norms(X[start:start + WITHIN_BLOCK], xp))
-                for start in range(0, n, WITHIN_BLOCK)]
-        top = np.max(np.stack(tops))
-    else:
-        top = xp.max(_squared_row_norms(X, xp))
-    if not bool(xp.isfinite(top)):  # an overflowing (inf) or a NaN squared norm
-        return None
-    return bool(xp.sqrt(top) <= limit)  # compared in X's dtype, as clip_factors does
+    return _scan(X, bound, xp, factors=False)[0]
 
 
-def row_clip_factors(X, bound, xp=np, out=None):
-    """``clip_factors(row_norms(X), bound)`` for rows whose squared norms are finite
-    (:func:`row_bound_status` not None): on NumPy in blocks of :data:`WITHIN_BLOCK` rows,
-    written into ``out`` (a new (n,) array if None), so that the factors are the only (n,)
-    array made; the same numbers (each row's norm and factor are computed alone).
+def row_clip_factors(X, bound, xp=np):
+    """:func:`row_bound_status` and, where it is False, the rows' clip factors
+    ``clip_factors(row_norms(X), bound)`` (else None), in one pass: on NumPy in blocks of
+    :data:`WITHIN_BLOCK` rows, the factors written into one (n,) array made at the first
+    block with a row beyond the bound (the rows before it have factor exactly 1), so that
+    it is the only (n,) array made; the same numbers (each row's norm and factor are
+    computed alone).
 
     Examples
     --------
-    >>> row_clip_factors(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0).tolist()
-    [0.2, 1.0]
+    >>> status, factors = row_clip_factors(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0)
+    >>> status, factors.tolist()
+    (False, [0.2, 1.0])
+    >>> row_clip_factors(np.array([[0.3, 0.4]]), 1.0)
+    (True, None)
     """
-    if not isinstance(X, np.ndarray):
-        return clip_factors(row_norms(X, xp), bound, xp)
+    return _scan(X, bound, xp, factors=True)
+
+
+def _scan(X, bound, xp, factors):
+    limit = min(float(bound), _largest(xp, X.dtype))
     n = int(X.shape[0])
-    out = np.empty(n, dtype=X.dtype) if out is None else out
+    if n == 0:
+        return True, None
+    if not isinstance(X, np.ndarray):
+        sq = _squared_row_norms(X, xp)
+        top = xp.max(sq)
+        if not bool(xp.isfinite(top)):  # an overflowing (inf) or a NaN squared norm
+            return None, None
+        if bool(xp.sqrt(top) <= limit):  # compared in X's dtype, as clip_factors does
+            return True, None
+        return False, clip_factors(xp.sqrt(sq), bound, xp) if factors else None
+    out, within = None, True
     for start in range(0, n, WITHIN_BLOCK):
         rows = slice(start, min(start + WITHIN_BLOCK, n))
-        out[rows] = clip_factors(np.sqrt(_squared_row_norms(X[rows], xp)), bound, xp)
-    return out
+        sq = _squared_row_norms(X[rows], xp)
+        top = np.max(sq)
+        if not np.isfinite(top):
+            return None, None
+        if within and not np.sqrt(top) <= limit:  # in X's dtype, as clip_factors does
+            within = False
+            if factors:
+                out = np.empty(n, dtype=X.dtype)
+                out[:start] = 1.0
+        if out is not None:
+            out[rows] = clip_factors(np.sqrt(sq), bound, xp)
+    return within, out
 
 
 def _squared_row_norms(X, xp):

@@ -60,6 +60,8 @@ def test_row_bound_status_is_the_eager_decision(dtype, bound, monkeypatch):
             assert rows_within(Y, bound) == _eager_within(Y, bound)
         assert rows_within(X, bound) == _eager_within(X, bound)
         assert row_bound_status(X, bound) is not None
+        status, factors = row_clip_factors(X, bound)
+        assert status == row_bound_status(X, bound) and (factors is None) == status
     huge = _rows(300, 3, dtype)
     huge[5] = np.finfo(dtype).max / 4
     assert row_bound_status(huge, 1.0) is None
@@ -71,9 +73,10 @@ def test_row_bound_status_is_the_eager_decision(dtype, bound, monkeypatch):
 def test_row_clip_factors_in_blocks_equal_the_full_computation(dtype, d, monkeypatch):
     monkeypatch.setattr(clipping, "WITHIN_BLOCK", 97)
     X = _rows(1000, d, dtype)
+    X[:300] *= 0.1  # the first blocks within the bound: their factors filled with 1
     full = clip_factors(clipping.row_norms(X, np), 1.0, np)
-    got = row_clip_factors(X, 1.0)
-    assert got.dtype == full.dtype
+    status, got = row_clip_factors(X, 1.0)
+    assert status is False and got.dtype == full.dtype
     np.testing.assert_array_equal(got, full)
 
 
@@ -95,7 +98,7 @@ def test_clipped_targets_no_copy_when_within():
 def test_ssp_residuals_in_place_are_the_expressions(dtype, intercept, scaled):
     rng = np.random.default_rng(2)
     X = _rows(700, 3, dtype)
-    scale = row_clip_factors(X, 1.0) if scaled else None
+    scale = row_clip_factors(X, 1.0)[1] if scaled else None
     D = Design(X, intercept, None, np, scale)
     y = rng.uniform(-1, 1, 700).astype(dtype)
     w = rng.standard_normal(D.shape[1]).astype(dtype)
@@ -171,10 +174,10 @@ def test_calibration_unchanged():
     assert z == pytest.approx(2.1910847592375893, rel=1e-12)
 
 
-def _fit_pair(monkeypatch, module, make, X, y, **kw):
+def _fit_pair(monkeypatch, module, name, eager_value, make, X, y, **kw):
     lazy = make().fit(X, y, **kw)
     with monkeypatch.context() as m:
-        m.setattr(module, "row_bound_status", lambda *a, **k: None)  # the eager path
+        m.setattr(module, name, lambda *a, **k: eager_value)  # the eager path
         eager = make().fit(X, y, **kw)
     return lazy, eager
 
@@ -190,7 +193,8 @@ def test_classifier_fit_equals_the_eager_path(dtype, beyond, fit_intercept, monk
         return PrivateMinimaxClassifier(epsilon=1.0, delta=1e-6, fit_intercept=fit_intercept,
                                         random_state=3)
 
-    lazy, eager = _fit_pair(monkeypatch, minimax_module, make, X, y, classes=[0, 1])
+    lazy, eager = _fit_pair(monkeypatch, minimax_module, "row_bound_status", None, make, X,
+                             y, classes=[0, 1])
     assert lazy.solver_ == "dpsgd_poisson"
     np.testing.assert_array_equal(lazy.coef_, eager.coef_)
     np.testing.assert_array_equal(lazy.intercept_, eager.intercept_)
@@ -208,7 +212,8 @@ def test_regressor_fit_equals_the_eager_path(dtype, beyond, fit_intercept, monke
         return KLAdaptiveRegressor(epsilon=1.0, delta=1e-6, fit_intercept=fit_intercept,
                                    random_state=3)
 
-    lazy, eager = _fit_pair(monkeypatch, regression_module, make, X, y)
+    lazy, eager = _fit_pair(monkeypatch, regression_module, "row_clip_factors", (None, None),
+                             make, X, y)
     assert lazy.solver_ == "ssp"
     np.testing.assert_array_equal(lazy.coef_, eager.coef_)
     np.testing.assert_array_equal(np.asarray(lazy.intercept_), np.asarray(eager.intercept_))

@@ -137,7 +137,7 @@ class LinearData:
             return self._ones(self.n)
         if "norms" in self.__dict__:
             return clip_factors(self.norms, self.feature_bound, self.xp)
-        return row_clip_factors(self.X, self.feature_bound, self.xp)
+        return row_clip_factors(self.X, self.feature_bound, self.xp)[1]
 
     def _ones(self, n):
         return self.xp.ones(n, dtype=self.dtype, device=array_api_compat.device(self.X))

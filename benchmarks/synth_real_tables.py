@@ -72,7 +72,7 @@ TABLES = {
                                    "visib": (0, 10, 5), "day": (1, 32, 31),
                                    "hour": (0, 24, 24)},
                                   ["time_hour", "year"], "month"),
-    ("Ecdat", "DoctorContacts"): ({"mdu": (0, 20, 10), "lcoins": (0, 5, 5),
+    ("Ecdat", "DoctorContacts"): ({"mdu": (0, 20, 10), "lc": (0, 5, 5),
                                    "lpi": (0, 8, 8), "fmde": (0, 9, 9), "linc": (0, 12, 12),
                                    "lfam": (0, 3, 6), "age": (0, 70, 7), "educdec": (0, 25, 5),
                                    "ndisease": (0, 60, 6)}, [], "health"),
@@ -107,6 +107,9 @@ def coded(package, item):
     """The coded table: codes (n x d int64), cards, and each column's missing code (or -1)."""
     bins = TABLES[(package, item)][0]
     df = raw_table(package, item)
+    unknown = sorted(set(bins) - set(df.columns))
+    if unknown:  # a misspelt column was modelled as categories without a word (DoctorContacts' lc)
+        raise KeyError(f"{package}/{item}: no column {unknown} (columns: {list(df.columns)})")
     codes, cards, missing = [], [], []
     for name in df.columns:
         col = df[name]

@@ -703,7 +703,10 @@ def solve_aim(problem, budget, options):
     ``options``: ``max_model_size`` (cells; ``None``: :func:`model_cap`), ``max_rounds``
     (``T`` of the initial per-round budget ``rho / T``; ``None``: ``16 d``),
     ``measure_share`` (of each round's budget, to the measurement; AIM's
-    0.9), ``round_iter`` (estimation iterations per round, warm started),
+    0.9), ``round_iter`` (estimation iterations of the first and every
+    intermediate round, warm started; 25 by default, 50 before issue 30 item 4's
+    fifth part, measured in ``benchmarks/RESULTS.md``: post-processing, the
+    accounting is the same for any value),
     ``tol`` (each estimation stops when a step lowers the loss by less than
     ``tol`` times the loss). The final estimation runs ``problem.n_iter``
     iterations (``None``: :data:`AIM_ESTIMATE_ITER`) from the last round's model.

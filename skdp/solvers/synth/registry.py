@@ -83,8 +83,9 @@ SOLVER_SPECS = {
                         doc="T of the initial per-round budget rho / T (None: 16 d)"),
                  Option("measure_share", "float", 0.9, low=0.0, high=1.0, low_open=True,
                         high_open=True, doc="share of a round's budget to the measurement"),
-                 Option("round_iter", "int", 50, low=1,
-                        doc="estimation iterations per round (warm started)"),
+                 Option("round_iter", "int", 25, low=1,
+                        doc="estimation iterations per intermediate round (warm started; "
+                            "the final estimation keeps its n_iter); 50 before 2026-11-27"),
                  _compress_option(0.0),
                  Option("max_candidates", "int", 50_000, low=1,
                         doc="refuse up front a workload with more candidate marginals (its "

@@ -170,17 +170,21 @@ def run_real(name, epsilon, method, seed, timeout, cpu_limit):
                      int(cpu_limit))
 
 
+def _beside_baseline(results, key):
+    """Each result but the independent-columns baseline's, with the baseline's mean 2-way TV
+    at the same ``key(result)`` as text (``-`` where it did not run)."""
+    base = {key(r): r.get("tv") for r in results if r["method"] == "independent"}
+    for r in results:
+        if r["method"] != "independent":
+            b = base.get(key(r))
+            yield r, f"{b:.4f}" if b is not None else "-"
+
+
 def table_real(results):
     lines = ["| table | rows x cols | cells | epsilon | solver | fit CPU s | fit+sample CPU s "
              "(wall s) | peak MB | mean 2-way TV | independent TV |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    base = {(r["table"], r["epsilon"]): r.get("tv") for r in results
-            if r["method"] == "independent"}
-    for r in results:
-        if r["method"] == "independent":
-            continue
-        b = base.get((r["table"], r["epsilon"]))
-        bt = f"{b:.4f}" if b is not None else "-"
+    for r, bt in _beside_baseline(results, lambda r: (r["table"], r["epsilon"])):
         if r["status"] != "ok":
             lines.append(f"| {r['table']} | {REAL_ROWS} x {r['d']} | - | {r['epsilon']:g} | "
                          f"{r['method']} | {r['status']} | - | - | - | {bt} |")
@@ -223,12 +227,7 @@ def _in_child(args, base, timeout, cpu_limit=None):
 def table(results):
     lines = ["| rows | cols | cells | method | seconds (fit+sample) | peak MB | mean 2-way TV "
              "| independent TV |", "|---|---|---|---|---|---|---|---|"]
-    base = {(r["n"], r["d"]): r.get("tv") for r in results if r["method"] == "independent"}
-    for r in results:
-        if r["method"] == "independent":
-            continue
-        b = base.get((r["n"], r["d"]))
-        bt = f"{b:.4f}" if b is not None else "-"
+    for r, bt in _beside_baseline(results, lambda r: (r["n"], r["d"])):
         if r["status"] != "ok":
             lines.append(f"| {r['n']} | {r['d']} | {r['cells']:.1e} | {r['method']} | "
                          f"{r['status']} | - | - | {bt} |")

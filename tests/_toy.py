@@ -1,6 +1,8 @@
-"""A minimal private estimator used to test the shared privacy plumbing."""
+"""A minimal private estimator for the shared privacy plumbing, and small shared test helpers."""
 
 from numbers import Real
+
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -13,6 +15,7 @@ from skdp._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_C
                               check_epsilon_delta)
 from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_zcdp
 from skdp.privacy.mechanisms import gaussian_mechanism
+from skdp.synthesizer import SaddlePointSynthesizer
 
 
 class NoisyMeanRegressor(PrivacyMixin, RegressorMixin, BaseEstimator):
@@ -70,3 +73,13 @@ class Spy:
     def __getattr__(self, name):
         self.read.add(name)
         return getattr(self._est, name)
+
+
+def fit_synthesizer(X, **params):
+    """A ``SaddlePointSynthesizer`` fitted on ``X`` at epsilon 1, delta 1e-6 and seed 0 unless
+    ``params`` say otherwise, its warnings silenced (the same seed in several fits is on
+    purpose in a test)."""
+    params = {"epsilon": 1.0, "delta": 1e-6, "random_state": 0, **params}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SaddlePointSynthesizer(**params).fit(X)

@@ -3,7 +3,6 @@ of a float column survive sampling, and ``resolution='auto'`` sizes the fine gri
 public quantities only."""
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -12,14 +11,8 @@ import pytest
 from skdp._domain import fine as fine_mod
 from skdp._domain.private import fine_noise
 from skdp.privacy.ledger import approx_dp_to_zcdp
-from skdp.synthesizer import RESOLUTION_SHARE, SaddlePointSynthesizer
-
-
-def _fit(X, **params):
-    params = {"epsilon": 1.0, "delta": 1e-6, "random_state": 0, **params}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return SaddlePointSynthesizer(**params).fit(X)
+from skdp.synthesizer import RESOLUTION_SHARE
+from _toy import fit_synthesizer as _fit
 
 
 def _doctor(n=6000, seed=0):

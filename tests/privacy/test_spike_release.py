@@ -23,14 +23,8 @@ from skdp._domain.private import (fine_release, key_delta, merge_spike_keys, spi
                                   stability_threshold, to_fine)
 from skdp.privacy.budget import Budget
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
-from skdp.synthesizer import RESOLUTION_SHARE, SPIKE_DELTA_SHARE, SaddlePointSynthesizer
-
-
-def _fit(X, **params):
-    params = {"epsilon": 1.0, "delta": 1e-6, "random_state": 0, **params}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return SaddlePointSynthesizer(**params).fit(X)
+from skdp.synthesizer import RESOLUTION_SHARE, SPIKE_DELTA_SHARE
+from _toy import fit_synthesizer as _fit
 
 
 def _table(n=4000, seed=0):

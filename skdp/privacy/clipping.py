@@ -10,11 +10,11 @@ import functools
 
 import numpy as np
 
-__all__ = ["clip_factors", "row_norms", "clip_rows", "clip_overflowing_rows", "rows_within",
+__all__ = ["clip_factors", "row_norms", "clip_rows", "clip_overflowing_rows",
            "row_bound_status", "row_clip_factors"]
 
 WITHIN_BLOCK = 1 << 16
-"""Rows per block of :func:`rows_within` on NumPy (its squared norms stay in cache)."""
+"""Rows per block of :func:`row_bound_status` on NumPy (its squared norms stay in cache)."""
 
 
 def clip_factors(norms, bound, xp=np):
@@ -98,33 +98,20 @@ def clip_rows(X, bound, xp=np):
     return X * clip_factors(norms, bound, xp)[:, None]
 
 
-def rows_within(X, bound, xp=np):
-    """Whether no row of ``X`` needs clipping at ``bound``: every row's squared norm is finite
-    and its norm at most ``bound`` (at most the dtype's largest value).
+def row_bound_status(X, bound, xp=np):
+    """True (no row beyond ``bound``), False (a row beyond it, every squared norm finite:
+    :func:`clip_overflowing_rows` changes nothing) or None (a squared norm overflows, or is
+    NaN).
 
-    Exactly the rows for which :func:`clip_overflowing_rows` changes nothing and
-    :func:`clip_factors` of their norms is exactly 1: the norms are ``sqrt`` of
+    True exactly for the rows for which :func:`clip_overflowing_rows` changes nothing and
+    :func:`clip_factors` of their norms is exactly 1: every squared norm finite and every
+    norm at most ``bound`` (at most the dtype's largest value). The norms are ``sqrt`` of
     :func:`_squared_row_norms` (correctly rounded, so the largest norm is ``sqrt`` of the
     largest squared norm), and ``limit / max(norm, limit)`` is 1 if and only if ``norm <=
     limit`` (for ``norm > limit`` the quotient is below ``1 - 2**-53`` before rounding, so
     it rounds below 1). On NumPy the squared norms are computed in blocks of
     :data:`WITHIN_BLOCK` rows (``einsum`` sums each row alone: the same numbers as over all
     rows), so no (n,) array is made (issue 31).
-
-    Examples
-    --------
-    >>> rows_within(np.array([[0.6, 0.8], [0.3, 0.4]]), 1.0)
-    True
-    >>> rows_within(np.array([[0.6, 0.8], [3.0, 4.0]]), 1.0), rows_within(np.ones((1, 2)), 1.0)
-    (False, False)
-    """
-    return row_bound_status(X, bound, xp) is True
-
-
-def row_bound_status(X, bound, xp=np):
-    """:func:`rows_within` and more: True (no row beyond ``bound``), False (a row beyond it,
-    every squared norm finite: :func:`clip_overflowing_rows` changes nothing) or None (a
-    squared norm overflows, or is NaN).
 
     Examples
     --------

@@ -87,6 +87,15 @@ def tree_table(n, d, seed=0):
     return X, cards
 
 
+def _fit(X, cards, epsilon, method, seed):
+    """The synthesizer (``solver=method``) fitted on the coded table ``X``, its codes public."""
+    from skdp.synthesizer import SaddlePointSynthesizer
+
+    domain = {j: list(range(k)) for j, k in enumerate(cards)}
+    return SaddlePointSynthesizer(epsilon=epsilon, delta=DELTA, solver=method, domain=domain,
+                                  random_state=seed).fit(X)
+
+
 def child(n, d, method, seed):
     """One configuration, in this process: prints one JSON line."""
     warnings.simplefilter("ignore")
@@ -96,11 +105,7 @@ def child(n, d, method, seed):
     if method == "independent":
         Y = independent(X, cards, EPSILON, DELTA, np.random.default_rng(seed))
     else:
-        from skdp.synthesizer import SaddlePointSynthesizer
-        domain = {j: list(range(k)) for j, k in enumerate(cards)}
-        est = SaddlePointSynthesizer(epsilon=EPSILON, delta=DELTA, solver=method, domain=domain,
-                                     random_state=seed)
-        est.fit(X)
+        est = _fit(X, cards, EPSILON, method, seed)
         t_fit = time.perf_counter() - t0
         Y = np.asarray(est.sample(), dtype=np.int64)
         model = getattr(est.model_, "model", est.model_)  # mst's compressed model: its inner one
@@ -143,11 +148,7 @@ def child_real(name, epsilon, method, seed):
     if method == "independent":
         Y = independent(X, cards, epsilon, DELTA, np.random.default_rng(seed))
     else:
-        from skdp.synthesizer import SaddlePointSynthesizer
-        domain = {j: list(range(k)) for j, k in enumerate(cards)}
-        est = SaddlePointSynthesizer(epsilon=epsilon, delta=DELTA, solver=method, domain=domain,
-                                     random_state=seed)
-        est.fit(X)
+        est = _fit(X, cards, epsilon, method, seed)
         info = dict(fit_cpu_s=time.process_time() - c0, fit_s=time.perf_counter() - t0,
                     solver=est.solver_, rounds=est.solver_info_.get("rounds"),
                     spent=est.privacy_spent_[0])

@@ -1,7 +1,7 @@
 """The classifier's fixed costs at small d (issue 31): the cheaper paths compute the same numbers.
 
 ``LinearData`` derives its per-row arrays when first read, a Poisson step gathers ``X`` and one
-packed array (row norms, clip factors, codes), the Poisson sample is sorted in 32 bits, integer
+packed array (row norms, clip factors, codes), the Poisson sample comes from geometric gaps, integer
 labels are coded by their range, and the noise calibration remembers what its trial points share.
 Each is checked against the computation it replaces.
 """
@@ -113,16 +113,22 @@ def test_one_block_is_the_rows_themselves():
         assert (a is None and c is None) or np.array_equal(a, c)
 
 
-@pytest.mark.parametrize("n, q", [(10**5, 0.008), (3000, 0.01), (10**5, 0.3), (50, 0.0)])
-def test_poisson_rows_are_the_same_draws_sorted(n, q):
+@pytest.mark.parametrize("n, q", [(10**5, 0.008), (3000, 0.01), (10**5, 0.3), (50, 0.0),
+                                  (1000, 0.5)])
+def test_poisson_rows_are_the_cumulative_geometric_draws(n, q):
+    # issue 31 (third part): every rate draws Generator.geometric's gaps (vectorised below 1/3)
     rows = _bernoulli_rows(np.random.default_rng(5), n, q)
     rng = np.random.default_rng(5)
     if q == 0:
         assert rows.size == 0
-    elif q < 1 / 50:
-        count = int(rng.binomial(n, q))
-        expected = np.sort(rng.choice(n, size=count, replace=False, shuffle=False))
-        np.testing.assert_array_equal(rows, expected)
+    else:
+        chunk = int(q * n + 4.0 * math.sqrt(q * n) + 16)
+        parts, end = [], -1
+        while end < n:
+            parts.append(end + np.cumsum(rng.geometric(q, size=chunk)))
+            end = int(parts[-1][-1])
+        expected = np.concatenate(parts)
+        np.testing.assert_array_equal(rows, expected[expected < n])
     assert rows.dtype == np.int64 and np.all(np.diff(rows) > 0)
 
 

@@ -286,7 +286,8 @@ def _geometric_gaps(rng, q, size, cap):
     if q >= 1.0 / 3.0:
         return np.minimum(rng.geometric(q, size=size), cap)
     draws = rng.standard_exponential(size)
-    draws /= -math.log1p(-q)
+    with np.errstate(over="ignore"):  # a tiny q: inf, capped below
+        draws /= -math.log1p(-q)
     np.minimum(draws, cap, out=draws)
     gaps = np.ceil(draws, out=draws).astype(np.int64)
     return np.maximum(gaps, 1, out=gaps)

@@ -69,9 +69,10 @@ class LinearData:
         caller has checked (:func:`~skdp.privacy.clipping.row_bound_status`)
         that no squared row norm of ``X`` overflows and whether a row is
         beyond ``feature_bound``; ``norms`` and ``scale`` are then made only if
-        read (the same numbers), the augmented rows' norms are computed in
-        blocks, and a sample's factors from its gathered rows (issue 31: a
-        ``dpsgd_poisson`` fit keeps no (n,) array of norms or factors).
+        read (the same numbers) and the augmented rows' norms are computed in
+        blocks. Either way a Poisson sample's factors and augmented row norms
+        come from its gathered rows (issue 31: a ``dpsgd_poisson`` fit keeps no
+        (n,) array of norms or factors, only one-byte codes, :meth:`_compact_codes`).
 
     Attributes
     ----------

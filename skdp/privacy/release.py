@@ -249,7 +249,8 @@ def _bernoulli_rows(rng, n, q):
 
     The first way is the default's since issue 31 (it replaced the second below
     q = 1/50: 4-6x less time per step at q = 0.016, n = 1e6; the same law, another
-    stream of draws); for ``q >= 1/50`` the draws are those it made before.
+    stream of draws); for ``q >= 1/50`` (and ``n <= GAP_ROWS``) the draws are those it made
+    before.
     """
     if q <= 0 or n == 0:
         return np.zeros(0, dtype=np.int64)

@@ -782,8 +782,9 @@ def audit_estimator(estimator, X, y=None, *, n_trials=200, canary="auto", statis
 NOISE_DRAWS = ("standard_normal", "normal", "gumbel", "laplace", "multinomial")
 """Generator methods :func:`weakened_noise` weakens (every privacy noise of skdp)."""
 PASS_THROUGH = ("permutation", "integers", "choice", "geometric", "binomial", "random",
-                "shuffle", "uniform", "bit_generator")
-"""Generator methods it leaves alone: data-independent sampling (batches, levels)."""
+                "shuffle", "uniform", "bit_generator", "standard_exponential")
+"""Generator methods it leaves alone: data-independent sampling (batches, levels, the
+Poisson samples' geometric gaps, drawn as standard exponentials)."""
 
 
 class WeakenedGenerator:

@@ -46,7 +46,7 @@ import warnings
 import numpy as np
 from scipy import optimize, special
 
-from .pld import compose_gaussian_parts, smallest_noise_multiplier
+from .pld import COARSE_GAP, compose_gaussian_parts, smallest_noise_multiplier
 
 __all__ = [
     "subsampled_noise_within",
@@ -1146,12 +1146,13 @@ def describe_composition(method):
     return words + "."
 
 
-def gaussian_pld(entries):
+def gaussian_pld(entries, gap_scale=1.0):
     """The composed privacy loss distribution of Gaussian ledger entries.
 
     Plain Gaussian entries compose to ``mu = sqrt(sum count mu_i**2)``-GDP
     (Dong–Roth–Su 2022, Cor. 3.3); subsampled ones with equal ``(mu, q)`` are
-    merged (their counts add); then :func:`~skdp.privacy.pld.compose_gaussian_parts`.
+    merged (their counts add); then :func:`~skdp.privacy.pld.compose_gaussian_parts`
+    (its grid gap times ``gap_scale``: a coarser, still pessimistic, composition).
 
     Examples
     --------
@@ -1168,14 +1169,16 @@ def gaussian_pld(entries):
     if math.isinf(plain) or any(math.isinf(mu) for mu, _ in steps):
         return _composed(math.inf, ())
     return _composed(math.sqrt(plain), tuple(sorted((1.0 / mu, q, n)
-                                                    for (mu, q), n in steps.items())))
+                                                    for (mu, q), n in steps.items())),
+                     gap_scale)
 
 
 @functools.lru_cache(maxsize=8)
-def _composed(gaussian_mu, parts):
+def _composed(gaussian_mu, parts, gap_scale=1.0):
     """:func:`~skdp.privacy.pld.compose_gaussian_parts`, remembered: a fit's filter and its
     accountant ask for the same composition many times (a few MB per entry)."""
-    return compose_gaussian_parts(gaussian_mu=gaussian_mu, subsampled=list(parts))
+    return compose_gaussian_parts(gaussian_mu=gaussian_mu, subsampled=list(parts),
+                                  gap_scale=gap_scale)
 
 
 PLD_MARGIN = 1e-8
@@ -1195,7 +1198,8 @@ def subsampled_noise_within(entries, planned, sampling_rate, steps, epsilon, del
     subsampled part is present), decreasing in ``z``. The root search
     (:func:`~skdp.privacy.pld.smallest_noise_multiplier`, started at the
     central-limit guess of Bu, Dong, Long and Su 2020, Thm 5, only a starting
-    point) returns ``z`` whose ledger spends at most ``epsilon (1 -
+    point; where every part is Gaussian, first refined on a coarser PLD grid, only
+    where the fine search starts) returns ``z`` whose ledger spends at most ``epsilon (1 -
     PLD_MARGIN)``, within about 1e-9 relative of it. Raises ``ValueError``
     when the other parts alone leave nothing. Everything it reads is public,
     so it is cached.
@@ -1223,16 +1227,23 @@ def _calibrate(entries, planned, q, steps, epsilon, delta):
 
     seen = {}  # the root search asks some noise multipliers more than once
 
+    def with_steps(z):
+        ledger = PrivacyLedger(list(others.entries))
+        ledger.subsampled_gaussian(1.0, z, q, count=steps)
+        return ledger
+
     def excess(z):
         if z not in seen:
-            ledger = PrivacyLedger(list(others.entries))
-            ledger.subsampled_gaussian(1.0, z, q, count=steps)
-            seen[z] = ledger.spent(delta)[0] - target
+            seen[z] = with_steps(z).spent(delta)[0] - target
         return seen[z]
 
+    def coarse(z):  # spent's PLD rule (all parts Gaussian) on a coarser grid
+        return gaussian_pld(with_steps(z).entries, COARSE_GAP).epsilon(delta) - target
+
+    gaussian = all(e.kind in ("gaussian", "subsampled_gaussian") for e in others.entries)
     mu = approx_dp_to_gdp(epsilon, delta)
     guess = 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
-    return smallest_noise_multiplier(excess, start=guess)
+    return smallest_noise_multiplier(excess, start=guess, coarse=coarse if gaussian else None)
 
 
 def __getattr__(name):

@@ -289,7 +289,7 @@ def test_poisson_sample_keeps_each_row_independently_with_probability_q():
 
 @pytest.mark.parametrize("n, q", [(50, 0.01), (20_000, 0.001)])
 def test_poisson_sample_at_small_rates_keeps_each_row_with_probability_q(n, q):
-    # below q = 1/50 the count is Binomial(n, q) and the rows a uniform subset of that size
+    # the count is Binomial(n, q) and every row kept as often (geometric gaps at every rate)
     release = _release(seed=5)
     reps = 3000
     kept = np.zeros(n)

@@ -1,7 +1,7 @@
 """The classifier's fixed costs at small d (issue 31): the cheaper paths compute the same numbers.
 
 ``LinearData`` derives its per-row arrays when first read, a Poisson step gathers ``X`` and one
-packed array (row norms, clip factors, codes), the Poisson sample is sorted in 32 bits, integer
+packed array (row norms, clip factors, codes), the Poisson sample comes from geometric gaps, integer
 labels are coded by their range, and the noise calibration remembers what its trial points share.
 Each is checked against the computation it replaces.
 """
@@ -14,7 +14,7 @@ import pytest
 from skdp import PrivateMinimaxClassifier
 from skdp.minimax import UNKNOWN_LABEL_MESSAGE, _label_codes
 from skdp.privacy import pld
-from skdp.privacy.ledger import subsampled_noise_within
+from skdp.privacy.ledger import PrivacyLedger, subsampled_noise_within
 from skdp.privacy.release import _bernoulli_rows
 from skdp.solvers.minimax.data import (BLOCK_NAMES, LinearData, blockwise, design_block,
                                        gradient_sums_block, row_blocks, row_norm_block)
@@ -113,16 +113,22 @@ def test_one_block_is_the_rows_themselves():
         assert (a is None and c is None) or np.array_equal(a, c)
 
 
-@pytest.mark.parametrize("n, q", [(10**5, 0.008), (3000, 0.01), (10**5, 0.3), (50, 0.0)])
-def test_poisson_rows_are_the_same_draws_sorted(n, q):
+@pytest.mark.parametrize("n, q", [(10**5, 0.008), (3000, 0.01), (10**5, 0.3), (50, 0.0),
+                                  (1000, 0.5)])
+def test_poisson_rows_are_the_cumulative_geometric_draws(n, q):
+    # issue 31 (third part): every rate draws Generator.geometric's gaps (vectorised below 1/3)
     rows = _bernoulli_rows(np.random.default_rng(5), n, q)
     rng = np.random.default_rng(5)
     if q == 0:
         assert rows.size == 0
-    elif q < 1 / 50:
-        count = int(rng.binomial(n, q))
-        expected = np.sort(rng.choice(n, size=count, replace=False, shuffle=False))
-        np.testing.assert_array_equal(rows, expected)
+    else:
+        chunk = int(q * n + 4.0 * math.sqrt(q * n) + 16)
+        parts, end = [], -1
+        while end < n:
+            parts.append(end + np.cumsum(rng.geometric(q, size=chunk)))
+            end = int(parts[-1][-1])
+        expected = np.concatenate(parts)
+        np.testing.assert_array_equal(rows, expected[expected < n])
     assert rows.dtype == np.int64 and np.all(np.diff(rows) > 0)
 
 
@@ -192,7 +198,13 @@ def test_calibration_is_the_uncached_root():
         start=1.0 / math.sqrt(math.log1p(
             __import__("skdp.privacy.ledger", fromlist=["x"]).approx_dp_to_gdp(1.0, 1e-6) ** 2
             / (0.02 ** 2 * 200))))
-    assert z == plain
+    # issue 31 (third part): the calibration starts its search at a coarse grid's root, so
+    # it lands elsewhere within the search's tolerance (1e-9 in log s), on the same side
+    assert z == pytest.approx(plain, rel=3e-9)
+    assert pld.subsampled_gaussian_epsilon(plain, 0.02, 200, 1e-6) <= 1 - 1e-8
+    ledger = PrivacyLedger()
+    ledger.subsampled_gaussian(1.0, z, 0.02, count=200)
+    assert ledger.spent(1e-6)[0] <= 1 - 1e-8
 
 
 def test_array_api_strict_sample_gather_equals_numpy():

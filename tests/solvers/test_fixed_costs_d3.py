@@ -167,11 +167,14 @@ def test_label_codes_are_a_read_only_view():
 def test_calibration_unchanged():
     """The noise multiplier of the default 1e6-row classifier's steps (q = 0.016, T = 250,
     after the group sizes' release) is main's (the spectra of the trials are no longer kept,
-    recomputed where they were read: the same numbers)."""
+    recomputed where they were read: the same numbers). Issue 31 (third part): the search
+    starts at a coarse grid's root, so z moves within its tolerance (1e-9 in log s; the
+    value also moved by 1.6e-9 between numpy 2.4 / scipy 1.17 and the versions it was taken
+    with)."""
     ledger = PrivacyLedger()
     ledger.gaussian(1.4142, 30.0)
     z = _calibrate.__wrapped__(tuple(ledger.entries), (), 0.016, 250, 1.0, 1e-6)
-    assert z == pytest.approx(2.1910847592375893, rel=1e-12)
+    assert z == pytest.approx(2.1910847592375893, rel=1e-8)
 
 
 def _fit_pair(monkeypatch, module, name, eager_value, make, X, y, **kw):

@@ -69,9 +69,10 @@ class LinearData:
         caller has checked (:func:`~skdp.privacy.clipping.row_bound_status`)
         that no squared row norm of ``X`` overflows and whether a row is
         beyond ``feature_bound``; ``norms`` and ``scale`` are then made only if
-        read (the same numbers), the augmented rows' norms are computed in
-        blocks, and a sample's factors from its gathered rows (issue 31: a
-        ``dpsgd_poisson`` fit keeps no (n,) array of norms or factors).
+        read (the same numbers) and the augmented rows' norms are computed in
+        blocks. Either way a Poisson sample's factors and augmented row norms
+        come from its gathered rows (issue 31: a ``dpsgd_poisson`` fit keeps no
+        (n,) array of norms or factors, only one-byte codes, :meth:`_compact_codes`).
 
     Attributes
     ----------
@@ -107,7 +108,7 @@ class LinearData:
         self.feature_bound = float(feature_bound)
         self.y_codes, self.group_codes = y_codes, group_codes
         self.center = center
-        self._row_norm = self._targets = self._onehot = self._packed = None
+        self._row_norm = self._targets = self._onehot = self._codes = None
         self._lazy = clipped is not None
         if self._lazy:  # norms and scale are made when read (__getattr__)
             if norms is not None:
@@ -215,14 +216,13 @@ class LinearData:
     def with_center(self, center):
         """A copy whose rows are ``s_i x_i - center``."""
         out = self._copy()
-        out.center, out._row_norm, out._packed = center, None, None
+        out.center, out._row_norm = center, None
         return out
 
     def with_intercept_scale(self, intercept_scale):
         """A copy whose constant intercept feature is ``intercept_scale``."""
         out = self._copy()
         out.intercept_scale, out._row_norm = float(intercept_scale), None
-        out._packed = None
         return out
 
     def clipped_sum(self):
@@ -245,7 +245,7 @@ class LinearData:
                     xp.take(getattr(self, name), idx, axis=0))
         if self.group_codes is self.y_codes:
             out.group_codes = out.y_codes
-        out._targets = out._onehot = out._packed = None
+        out._targets = out._onehot = out._codes = None
         out.n = int(idx.shape[0])
         return out
 
@@ -269,66 +269,69 @@ class LinearData:
         """The per-row arrays ``names`` (of the rows ``idx`` if given) for the block kernels.
 
         ``scale`` is None when no row is clipped (every factor is 1: the products skip
-        it, the same numbers). The rows of a sample are gathered from ``X`` and from one
-        array holding ``row_norm``, ``scale`` (if a row is clipped) and the label and
-        group codes side by side (:meth:`_per_row`): two gathers per step instead of
-        five; the sample's ``targets`` and ``onehot`` are derived from its codes (the
-        same numbers as the full arrays' rows).
+        it, the same numbers). A sample's arrays come from its gathered rows
+        (:meth:`_sample`).
         """
-        xp = self.xp
-        if idx is None:
-            return {name: None if name == "scale" and not self.clipped else getattr(self, name)
-                    for name in names}
-        columns = self._per_row()
-        derived = {"targets": "y_codes", "onehot": "group_codes"}
-        if any(name not in columns and name not in derived and name not in ("X", "scale")
-               for name in names):
-            return {name: None if name == "scale" and not self.clipped
-                    else xp.take(getattr(self, name), idx, axis=0) for name in names}
-        rows = xp.take(self._packed, idx, axis=0)
-        part = {"X": xp.take(self.X, idx, axis=0)} if "X" in names else {}
-        for name in names:
-            if name == "X":
-                continue
-            elif name == "scale" and not self.clipped:
-                part[name] = None
-            elif name == "scale" and "scale" not in columns:  # a lazy design: the sample's
-                # factors from its rows (einsum's norms are the full array's rows, exactly)
-                Xs = part["X"] if "X" in part else xp.take(self.X, idx, axis=0)
-                part[name] = clip_factors(row_norms(Xs, xp), self.feature_bound, xp)
-            elif name == "targets":
-                part[name] = class_targets(rows[:, columns["y_codes"]], self.n_classes,
-                                           self.dtype, xp)
-            elif name == "onehot":
-                part[name] = group_indicators(rows[:, columns["group_codes"]], self.n_groups,
-                                              self.dtype, xp)
-            else:
-                part[name] = rows[:, columns[name]]
-        return part
+        if idx is not None:
+            return self._sample(names, idx)
+        return {name: None if name == "scale" and not self.clipped else getattr(self, name)
+                for name in names}
 
-    def _per_row(self):
-        """``row_norm``, ``scale`` (if a row is clipped) and the codes as the columns of one
-        (n, 2 to 4) array, built once (``row_norm`` becomes its column); ``{name:
-        column}``. Codes are small integers, exact in the rows' float dtype."""
-        xp = self.xp
-        # a lazy design's sample factors come from its gathered rows (no column)
-        names = ["row_norm"] + ["scale"] * (self.clipped and not self._lazy) + ["y_codes"]
-        if self.group_codes is not self.y_codes:
-            names.append("group_codes")
-        columns = {name: j for j, name in enumerate(names)}
-        columns.setdefault("group_codes", columns["y_codes"])
-        if self._packed is None:
-            if self._row_norm is None and self._blockwise():  # the norms written in place
-                packed = np.empty((self.n, len(names)), dtype=self.dtype)
-                self._row_norm_blocks(packed[:, 0])
-                for j, name in enumerate(names[1:], 1):
-                    packed[:, j] = getattr(self, name)
-                self._packed = packed
-            else:
-                self._packed = _side_by_side([getattr(self, name) for name in names],
-                                             self.dtype, xp)
-            self._row_norm = self._packed[:, 0]
-        return columns
+    def _sample(self, names, idx):
+        """The arrays ``names`` (of :data:`BLOCK_NAMES`) of the rows ``idx``, from two gathers.
+
+        Only ``X`` and the codes are gathered; the rows' norms (``row_norms``: einsum's
+        per-row sums, the full array's rows exactly, or the known norms' rows), their
+        factors and the augmented row norms (:func:`row_norm_block`) are computed from
+        them, the ``targets`` and ``onehot`` from the codes. The same numbers as the full
+        arrays' rows, but for ``X @ center``, a BLAS product over the sample's rows (its
+        last digit may differ from the product over all rows). Issue 31 (third part):
+        no (n,) array is made for a Poisson step (was an (n, 2) array of row norms and
+        codes, 0.67x X at d = 3).
+        """
+        xp, known = self.xp, self.__dict__
+        X = xp.take(self.X, idx, axis=0)
+        part = {"X": X}
+        norms = scale = None
+        if "row_norm" in names or ("scale" in names and self.clipped):
+            norms = xp.take(known["norms"], idx, axis=0) if "norms" in known else row_norms(X, xp)
+            if self.clipped:
+                scale = (xp.take(known["scale"], idx, axis=0) if "scale" in known
+                         else clip_factors(norms, self.feature_bound, xp))
+        if "scale" in names:
+            part["scale"] = scale
+        if "row_norm" in names:
+            part["row_norm"] = row_norm_block({"X": X, "norms": norms, "scale": scale},
+                                              self.center, self.intercept_scale, xp)
+        y_codes, group_codes = self._compact_codes()
+        y = _gather_codes(y_codes, idx, self.y_codes.dtype, xp)
+        if "targets" in names:
+            part["targets"] = class_targets(y, self.n_classes, self.dtype, xp)
+        if "onehot" in names:
+            groups = y if group_codes is y_codes else _gather_codes(group_codes, idx,
+                                                                    self.group_codes.dtype, xp)
+            part["onehot"] = group_indicators(groups, self.n_groups, self.dtype, xp)
+        return {name: part[name] for name in names}
+
+    def _compact_codes(self):
+        """The label and group codes as a sample gathers them: on NumPy, copies in the
+        smallest signed integer type holding every code (one byte each up to 127 classes and
+        groups), made once; elsewhere the codes themselves.
+
+        Issue 31 (third part): a Poisson step's gather of the codes misses the cache once per
+        sampled row from an (n,) array of 8-byte codes (8 MB at 1e6 rows); from n bytes it
+        mostly hits (0.1-0.15 ms less per step of 16,000 rows, 1e6 x 3). Memory: n bytes
+        (n / 12 of X in float32 at d = 3).
+        """
+        if self._codes is None:
+            codes = (self.y_codes, self.group_codes)
+            if isinstance(self.y_codes, np.ndarray):
+                small = np.min_scalar_type(-max(self.n_classes, self.n_groups))
+                y = self.y_codes.astype(small)
+                codes = (y, y if self.group_codes is self.y_codes
+                         else self.group_codes.astype(small))
+            self._codes = codes
+        return self._codes
 
     def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None):
         """Clipped, group-weighted gradient sums (and group-loss sums) at ``(W, b)``.
@@ -488,6 +491,12 @@ def design_block(part, n_classes, n_groups, feature_bound, xp=np):
             "onehot": group_indicators(part["group"], n_groups, dtype, xp)}
 
 
+def _gather_codes(codes, idx, dtype, xp):
+    """``codes[idx]`` in ``dtype`` (the codes' own: a compact copy's rows widened back)."""
+    rows = xp.take(codes, idx, axis=0)
+    return rows if rows.dtype == dtype else xp.astype(rows, dtype)
+
+
 def class_targets(y, n_classes, dtype, xp=np):
     """``+-1`` labels, shape (rows, 1), of class codes ``y`` (two classes), else one-hot.
 
@@ -554,7 +563,8 @@ def clipped_sum_block(part, xp=np):
 def row_norm_block(part, center, intercept_scale, xp=np):
     """l2 norms of the augmented clipped rows ``(s_i x_i - center, c)`` of ``part``.
 
-    ``part`` holds ``X``, ``norms`` (the l2 norms of its rows) and ``scale``.
+    ``part`` holds ``X``, ``norms`` (the l2 norms of its rows) and ``scale`` (None: every
+    factor 1, the same numbers without the products by 1).
 
     Examples
     --------
@@ -563,10 +573,11 @@ def row_norm_block(part, center, intercept_scale, xp=np):
     [1.0]
     """
     scale = part["scale"]
-    sq = (part["norms"] * scale) ** 2
+    sq = (part["norms"] if scale is None else part["norms"] * scale) ** 2
     if center is not None:
         Xc = part.get("Xc")  # ``X @ center`` if already computed
-        sq = sq - 2.0 * scale * (part["X"] @ center if Xc is None else Xc) + xp.sum(center**2)
+        Xc = part["X"] @ center if Xc is None else Xc
+        sq = sq - (2.0 * Xc if scale is None else 2.0 * scale * Xc) + xp.sum(center**2)
         sq = xp.maximum(sq, xp.zeros_like(sq))
     return xp.sqrt(sq + intercept_scale**2)
 
@@ -662,17 +673,6 @@ def row_blocks(part, xp=np):
         rows = slice(start, min(start + step, n))
         yield {name: a if a is None else a[rows] if a.ndim == 1 else a[rows, :]
                for name, a in part.items()}
-
-
-def _side_by_side(arrays, dtype, xp):
-    """The 1-D ``arrays`` as the columns of one (n, len(arrays)) array of ``dtype`` (NumPy:
-    filled in place, no second copy of the columns)."""
-    if isinstance(arrays[0], np.ndarray):
-        out = np.empty((arrays[0].shape[0], len(arrays)), dtype=dtype)
-        for j, a in enumerate(arrays):
-            out[:, j] = a
-        return out
-    return xp.stack([xp.astype(a, dtype) for a in arrays], axis=1)
 
 
 @functools.lru_cache(maxsize=256)

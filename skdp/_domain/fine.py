@@ -348,7 +348,14 @@ class FineGrid:
     def decode(self, col, codes, rng, fallback):
         """Values of the coarse bin ``codes`` (no missing cell): a fine piece drawn in
         proportion to its weight within the bin, then a value within it; ``fallback(codes,
-        rng)`` (a uniform draw within the bin) where the bin holds no fine mass."""
+        rng)`` (a uniform draw within the bin) where the bin holds no fine mass.
+
+        The pieces of the ``m`` rows of a bin are drawn by systematic sampling: the ``i``-th
+        row (in a random order) takes the piece at ``(i + u_i) / m`` of the bin's
+        cumulative weight, so every row's piece has the same distribution as an independent
+        draw while each piece gets its share of the ``m`` rows to within one row (no
+        multinomial noise added to the released shape, as the model's sampler rounds its
+        counts)."""
         starts, lo, hi, weight = self.pieces(col)
         out = np.empty(len(codes), dtype=np.float64)
         u = rng.uniform(size=len(codes))
@@ -362,7 +369,8 @@ class FineGrid:
                 out[rows] = fallback(codes[rows], rng)
                 continue
             cum = np.cumsum(w)
-            k = s + np.minimum(np.searchsorted(cum, u[rows] * total, side="right"), e - s - 1)
+            q = (rng.permutation(len(rows)) + u[rows]) / len(rows)
+            k = s + np.minimum(np.searchsorted(cum, q * total, side="right"), e - s - 1)
             out[rows] = self._within(lo[k], hi[k], v[rows])
         return out
 

@@ -160,3 +160,16 @@ def test_combine_keeps_a_cell_that_one_side_does_not_measure():
     np.testing.assert_allclose(m.sigma, [np.sqrt(2.0), 2.0])
     with pytest.raises(ValueError, match="different marginals"):
         combine(a, Measurement((1,), np.array([1.0, 2.0]), 1.0))
+
+
+def test_rows_of_a_bin_take_its_pieces_in_their_shares_to_within_one_row():
+    """Systematic sampling within a bin: no multinomial noise on top of the released shape."""
+    col = Column("k", int, kind="numeric", low=0, high=5, n_bins=2, integer=True)
+    grid = FineGrid(0.0, 5.0, integer=True, points=np.arange(6.0),
+                    counts=np.array([50.0, 30.0, 20.0, 1.0, 1.0, 1.0]), sigma=1.0)
+    grid.set_bin_totals([100.0, 3.0])
+    rng = np.random.default_rng(0)
+    for m in (1000, 37):
+        values = grid.decode(col, np.zeros(m, dtype=np.int64), rng, None)
+        counts = np.bincount(values.astype(np.int64), minlength=3)
+        assert np.all(np.abs(counts - m * np.array([0.5, 0.3, 0.2])) <= 1)

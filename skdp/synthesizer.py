@@ -463,6 +463,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         noisy counts (C order), "sigma": the noise standard deviation in
         counts (one float, or one per cell)}``. The Gaussian releases of the
         ledger themselves: keeping them costs nothing (:meth:`report` reads them).
+        With ``'mst'`` and ``'aim'`` a numeric column's 1-way measurement is the
+        solver's combined with the column's fine grid counts summed to the
+        model's bins (``resolution``; inverse-variance, per cell: one sigma per
+        cell), as the model was fitted to it.
     marginals_ : list of tuple
         The workload marginals (column names).
     forbid_ : list of dict

@@ -43,6 +43,7 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONST
 from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
 from .solvers.synth import mst_aim
+from .solvers.synth.graphical import Measurement
 from .solvers.synth.marginals import MAX_CELLS  # noqa: F401 (re-exported: the dense cap)
 from .solvers.synth.marginals import MarginalProblem, PartitionMarginalProblem, total_variation
 from .solvers.synth.registry import SOLVER_SPECS, resolve_solver
@@ -76,6 +77,23 @@ def _column_labels(columns):
     ``x1``... for the columns of an array without names (named by their index)."""
     return [f"x{c.name}" if isinstance(c.name, (int, np.integer)) else repr(str(c.name))
             for c in columns]
+
+
+def _fine_oneways(columns):
+    """``{column index: Measurement}``: each numeric column's released fine grid counts summed
+    to the model's cells (:meth:`~skdp._domain.fine.FineGrid.bin_counts`, with their noise
+    sd), a 1-way measurement of the model's column that the graphical-model solvers combine
+    with their own (:mod:`skdp.solvers.synth.released`). Built from the fine release alone
+    (made before the solver's, :meth:`SaddlePointSynthesizer._budget`) and public facts:
+    post-processing, no charge. Columns without a private fine release (none, or not
+    private: ``sigma`` 0) have none."""
+    out = {}
+    for j, c in enumerate(columns):
+        fine = c.fine
+        if fine is not None and fine.counts is not None and fine.sigma:
+            values, sd = fine.bin_counts(c)
+            out[j] = Measurement((j,), values, sd)
+    return out or None
 
 
 __getattr__ = deprecated_names(__name__, {
@@ -350,13 +368,20 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         ledger) and the other Gaussian releases calibrated at ``delta -
         delta_t``. Columns of a table where some domain is found privately
         get no spikes. Sampling then draws a fine cell within the value's bin
-        in proportion to the noisy counts projected onto the non-negative
-        vectors of their total (post-processing), and a value within the
+        in proportion to the noisy counts of the bin's cells projected onto the
+        non-negative vectors whose total is the released model's count of the
+        bin (post-processing), and a value within the
         cell: the integer itself, the bound itself, a released spike with
         probability proportional to its noisy count (the cell's mass the
         larger of its projected count and its spikes' total), or else a
         uniform draw (an integer for integer columns). The 2-way structure
-        stays that of the model's bins. ``None``: no fine release, values
+        stays that of the model's bins. With ``'mst'`` and ``'aim'`` the fine
+        counts summed to the model's bins are also a 1-way measurement of the
+        model's column (known Gaussian noise, released before the solver's):
+        each is combined with the solver's own 1-way measurement by
+        inverse-variance weighting (:mod:`skdp.solvers.synth.released`;
+        post-processing, no charge), so that the model's 1-way marginals use
+        both releases. ``None``: no fine release, values
         drawn uniformly within their bin. The default was chosen on
         validation tables (``benchmarks/RESULTS.md``).
     resolution_share : float, default=0.2
@@ -438,6 +463,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         noisy counts (C order), "sigma": the noise standard deviation in
         counts (one float, or one per cell)}``. The Gaussian releases of the
         ledger themselves: keeping them costs nothing (:meth:`report` reads them).
+        With ``'mst'`` and ``'aim'`` a numeric column's 1-way measurement is the
+        solver's combined with the column's fine grid counts summed to the
+        model's bins (``resolution``; inverse-variance, per cell: one sigma per
+        cell), as the model was fitted to it.
     marginals_ : list of tuple
         The workload marginals (column names).
     forbid_ : list of dict
@@ -738,7 +767,20 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                      for conj in run.forbid],
             n_records_=n_records, duality_gap_=float(gap), step_rule_=info.get("step_rule"),
             solver_info_=info)
+        self._within_bins(columns)
         warn_large_delta(run.delta, self.n_records_)  # n public, or released (add_remove)
+
+    def _within_bins(self, columns):
+        """Each released fine grid told its model bins' totals (the released model's or
+        histogram's 1-way counts: post-processing), so that decoding places values within a
+        bin from the fine counts projected onto that bin's total
+        (:meth:`~skdp._domain.fine.FineGrid.set_bin_totals`): the synthetic column's fine
+        1-way is the model's bin mass times a within-bin shape consistent with it."""
+        from ._synth.report import _model_counts
+
+        for j, c in enumerate(columns):
+            if c.fine is not None and c.fine.counts is not None and c.fine.sigma:
+                c.fine.set_bin_totals(_model_counts(self, (j,), False)[:c.n_bins])
 
     @staticmethod
     def _column_index(columns, name):
@@ -868,7 +910,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             progress = functools.partial(self._round_progress, _column_labels(columns)) \
                 if self.verbose else None
             return table(shape, marginals, codes, self.neighbouring, n_iter=n_iter,
-                         progress=progress, zeros=self._zeros or None)
+                         progress=progress, zeros=self._zeros or None,
+                         released=_fine_oneways(columns))
         encoding.check_size(columns, shape, self.n_bins)
         if dask:
             records, problem = dask_io.codes(values, columns), PartitionMarginalProblem
@@ -1056,7 +1099,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         sampling on its junction tree, each clique's counts within a group of
         rows rounded the same way (private-pgm's ``synthetic_data``), so that
         the sample's marginals stay within a few rows of the model's. Numeric values are placed
-        within their bin from the released fine grid (``resolution``), or drawn uniformly
+        within their bin from the released fine grid (``resolution``; its noisy counts
+        projected, bin by bin, onto the model's count of the bin), or drawn uniformly
         within it (integers within it for integer columns) without one.
         The table is built in batches
         (:meth:`iter_sample`), and a request whose output cannot fit in the

@@ -146,7 +146,9 @@ class FineGrid:
     noisy) once measured, and the released spikes (``spikes``: exact values strictly
     inside the bounds whose noisy count ``spike_counts`` cleared the release's threshold
     ``spike_threshold``, public: from the noise's sigma and delta; empty when none did,
-    ``None`` when not released).
+    ``None`` when not released), and the noise sd of the counts (``sigma``: public, from
+    the release's budget share and sensitivity; 0 when not private), and, once the model
+    is released, its counts of the coarse bins (``bin_totals``, :meth:`set_bin_totals`).
 
     Cells are ordered: per-integer grids, one cell per value of ``points``;
     otherwise the point cell at ``low``, the ``len(edges) - 1`` equal cells, the
@@ -169,6 +171,8 @@ class FineGrid:
     spikes: np.ndarray | None = None
     spike_counts: np.ndarray | None = None
     spike_threshold: float | None = None
+    sigma: float | None = None
+    bin_totals: np.ndarray | None = None
     _pieces: tuple | None = field(default=None, repr=False)
 
     @property
@@ -223,30 +227,29 @@ class FineGrid:
         return self._pieces
 
     def _build(self, col):
-
-        mass = project_nonnegative(np.asarray(self.counts, dtype=np.float64))
+        """The pieces of :meth:`pieces`. Without ``bin_totals`` the noisy counts are
+        projected onto the non-negative vectors of their total once for the whole grid;
+        with them, the noisy pieces of each coarse bin are projected onto the non-negative
+        vectors of that bin's total (:meth:`set_bin_totals`), so that the shape within a bin
+        is the nearest (in L2) to the noisy counts among those that agree with the mass the
+        model gives the bin: a cell whose noise is negative no longer takes mass from every
+        other cell of the grid."""
+        per_bin = self.bin_totals is not None
+        raw = np.asarray(self.counts, dtype=np.float64)
+        mass = raw if per_bin else project_nonnegative(raw)
         if self.edges is None:
             lo = hi = self.points
             weight = mass
         else:
             n = len(self.edges) - 1
-            coarse = col.edges if col.edges is not None \
-                else even_edges(col.low, col.high, col.n_bins)
-            cuts = np.unique(np.concatenate([self.edges, np.clip(coarse, self.low,
-                                                                 self.high)]))
-            left, right = cuts[:-1], cuts[1:]
-            ok = right > left
-            left, right = left[ok], right[ok]
-            cell = np.clip(np.searchsorted(self.edges, midpoints(left, right), side="right") - 1,
-                           0, n - 1)
-            width = self.edges[cell + 1] / 2 - self.edges[cell] / 2  # halved: no overflow
+            left, right, cell, width = self._cuts(col)
             spikes, spike_w = self._spike_mass()
             # a cell's mass: the larger of its projected count and its spikes' noisy counts;
             # the spikes take theirs, the rest is spread uniformly over the cell
             inner = mass[1:-1]
             if len(spikes):
-                inner = np.clip(inner - np.bincount(self.cell(spikes) - 1, weights=spike_w,
-                                                    minlength=n), 0.0, None)
+                inner = inner - np.bincount(self.cell(spikes) - 1, weights=spike_w, minlength=n)
+                inner = inner if per_bin else np.clip(inner, 0.0, None)
             lo = np.concatenate([[self.low], left, [self.high], spikes])
             hi = np.concatenate([[self.low], right, [self.high], spikes])
             weight = np.concatenate([[mass[0]], inner[cell] * ((right / 2 - left / 2) / width),
@@ -255,7 +258,84 @@ class FineGrid:
         order = np.argsort(bins, kind="stable")
         bins, lo, hi, weight = bins[order], lo[order], hi[order], weight[order]
         starts = np.searchsorted(bins, np.arange(col.n_bins + 1))
+        if per_bin:
+            weight = np.concatenate([project_nonnegative(weight[s:e], total)
+                                     for s, e, total in zip(starts[:-1], starts[1:],
+                                                            self.bin_totals)])
         return starts, lo, hi, weight
+
+    def set_bin_totals(self, totals):
+        """Place values within a coarse bin consistently with the bin's ``totals`` (the
+        released model's counts of ``col``'s bins: post-processing): :meth:`_build`."""
+        self.bin_totals = np.asarray(totals, dtype=np.float64)
+        self._pieces = None
+
+    def _cuts(self, col):
+        """The equal cells cut at ``col``'s coarse bin edges: the pieces ``[left, right)``,
+        the equal cell of each (0-based among the equal cells) and that cell's half width."""
+        n = len(self.edges) - 1
+        coarse = col.edges if col.edges is not None \
+            else even_edges(col.low, col.high, col.n_bins)
+        cuts = np.unique(np.concatenate([self.edges, np.clip(coarse, self.low, self.high)]))
+        left, right = cuts[:-1], cuts[1:]
+        ok = right > left
+        left, right = left[ok], right[ok]
+        cell = np.clip(np.searchsorted(self.edges, midpoints(left, right), side="right") - 1,
+                       0, n - 1)
+        width = self.edges[cell + 1] / 2 - self.edges[cell] / 2  # halved: no overflow
+        return left, right, cell, width
+
+    def bin_matrix(self, col):
+        """``A`` of shape ``(col.n_bins, n_cells)``: the share of each fine cell in each of
+        ``col``'s coarse bins (a point cell or an integer wholly in its bin; an equal cell
+        split in proportion to the width inside each bin, as decoding spreads it), so that
+        ``A @ counts`` are the fine counts summed to the coarse bins.
+
+        Examples
+        --------
+        >>> from skdp._domain import Column
+        >>> col = Column("x", float, kind="numeric", low=0.0, high=4.0, n_bins=2)
+        >>> g = FineGrid(0.0, 4.0, integer=False, points=np.array([0.0, 4.0]),
+        ...              edges=np.linspace(0, 4, 4))
+        >>> g.bin_matrix(col).round(3).tolist()
+        [[1.0, 1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 1.0, 1.0]]
+        """
+        out = np.zeros((col.n_bins, self.n_cells))
+        if self.edges is None:
+            out[col._encode_bins(self.points), np.arange(self.n_cells)] = 1.0
+            return out
+        left, right, cell, width = self._cuts(col)
+        np.add.at(out, (col._encode_bins(midpoints(left, right)), cell + 1),
+                  (right / 2 - left / 2) / width)
+        out[col._encode_bins(np.array([self.low, self.high])), [0, self.n_cells - 1]] = 1.0
+        return out
+
+    def bin_counts(self, col):
+        """The released fine counts summed to ``col``'s model cells, with the noise sd of
+        each: ``(A @ counts, sigma * sqrt(sum_k A_bk**2))`` for ``A`` of :meth:`bin_matrix`
+        and the release's ``sigma`` (independent Gaussian noise per fine cell); the missing
+        cell, which the fine release does not count, and a bin that holds no fine cell get
+        the count 0 and an infinite sd (no information). Post-processing of the fine
+        release: a 1-way measurement of the model's column, which the graphical-model
+        solvers combine with their own (:mod:`skdp.solvers.synth.released`).
+
+        Examples
+        --------
+        >>> from skdp._domain import Column
+        >>> col = Column("k", int, kind="numeric", low=0, high=3, n_bins=2, integer=True,
+        ...              missing=True)
+        >>> g = FineGrid(0.0, 3.0, integer=True, points=np.arange(4.0),
+        ...              counts=np.array([1.0, 2.0, 3.0, 4.0]), sigma=2.0)
+        >>> [v.round(3).tolist() for v in g.bin_counts(col)]
+        [[3.0, 7.0, 0.0], [2.828, 2.828, inf]]
+        """
+        A = self.bin_matrix(col)
+        values = A @ np.asarray(self.counts, dtype=np.float64)
+        sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1))
+        sd[sd == 0] = np.inf  # a bin that holds no fine cell (no integer): not measured
+        extra = col.cardinality - col.n_bins  # the missing cell
+        return (np.concatenate([values, np.zeros(extra)]),
+                np.concatenate([sd, np.full(extra, np.inf)]))
 
     def _spike_mass(self):
         """The released spikes inside the bounds and their noisy counts clipped at 0."""
@@ -268,7 +348,14 @@ class FineGrid:
     def decode(self, col, codes, rng, fallback):
         """Values of the coarse bin ``codes`` (no missing cell): a fine piece drawn in
         proportion to its weight within the bin, then a value within it; ``fallback(codes,
-        rng)`` (a uniform draw within the bin) where the bin holds no fine mass."""
+        rng)`` (a uniform draw within the bin) where the bin holds no fine mass.
+
+        The pieces of the ``m`` rows of a bin are drawn by systematic sampling: the ``i``-th
+        row (in a random order) takes the piece at ``(i + u_i) / m`` of the bin's
+        cumulative weight, so every row's piece has the same distribution as an independent
+        draw while each piece gets its share of the ``m`` rows to within one row (no
+        multinomial noise added to the released shape, as the model's sampler rounds its
+        counts)."""
         starts, lo, hi, weight = self.pieces(col)
         out = np.empty(len(codes), dtype=np.float64)
         u = rng.uniform(size=len(codes))
@@ -282,7 +369,8 @@ class FineGrid:
                 out[rows] = fallback(codes[rows], rng)
                 continue
             cum = np.cumsum(w)
-            k = s + np.minimum(np.searchsorted(cum, u[rows] * total, side="right"), e - s - 1)
+            q = (rng.permutation(len(rows)) + u[rows]) / len(rows)
+            k = s + np.minimum(np.searchsorted(cum, q * total, side="right"), e - s - 1)
             out[rows] = self._within(lo[k], hi[k], v[rows])
         return out
 
@@ -301,15 +389,24 @@ class FineGrid:
         return np.where(hi <= lo, point, np.where(b >= a, np.minimum(draw, b), mid))
 
 
-def project_nonnegative(noisy):
-    """Euclidean projection of noisy counts onto the non-negative vectors of the same total
-    (clipped at 0 when the total is not positive): subtract the one shift that keeps the
-    total (Duchi et al. 2008, Fig. 1), unlike clipping, which adds the noise of every empty
-    cell to the mass."""
-    total = noisy.sum()
-    if not total > 0:
+def project_nonnegative(noisy, total=None):
+    """Euclidean projection of noisy counts onto the non-negative vectors of the same total,
+    or of ``total`` when given (clipped at 0 when the total is not positive): subtract the
+    one shift that gives the total (Duchi et al. 2008, Fig. 1), unlike clipping, which adds
+    the noise of every empty cell to the mass.
+
+    Examples
+    --------
+    >>> project_nonnegative(np.array([5.0, 3.0, -2.0])).tolist()
+    [4.0, 2.0, 0.0]
+    >>> project_nonnegative(np.array([5.0, 3.0, -2.0]), total=12.0).tolist()
+    [7.0, 5.0, 0.0]
+    """
+    total = noisy.sum() if total is None else float(total)
+    if not total > 0 or not len(noisy):
         return np.clip(noisy, 0.0, None)
     v = np.sort(noisy)[::-1]
     shifts = (np.cumsum(v) - total) / np.arange(1, len(v) + 1)
-    k = np.flatnonzero(v > shifts)[-1]
+    above = np.flatnonzero(v > shifts)
+    k = above[-1] if len(above) else 0  # none: a total below the rounding of the largest
     return np.clip(noisy - shifts[k], 0.0, None)

@@ -484,6 +484,7 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
                              sens, sigma, replace_sens, label=label)
     for col, part in zip(columns, parts):
         col.fine.counts = np.asarray(part, dtype=np.float64)
+        col.fine.sigma = sigma  # public: rho and the sensitivity
     for k, (vals, _), part in zip(spiky, keys, parts[len(columns):]):
         keep = np.asarray(part) > threshold
         columns[k].fine.spikes = np.asarray(vals, dtype=np.float64)[keep]

@@ -92,7 +92,7 @@ def compress(shape, ones, factor, protect=None):
     shape : tuple of int
         Column cardinalities.
     ones : list of Measurement
-        One 1-way measurement per column, in column order, with one sigma each.
+        One 1-way measurement per column, in column order (one sigma or one per cell).
     factor : float
         Merge threshold in noise standard deviations (MST's 3).
     protect : dict, optional
@@ -106,7 +106,8 @@ def compress(shape, ones, factor, protect=None):
     merges : dict
         ``{column: ColumnMerge}`` for the compressed columns.
     measurements : list of Measurement
-        ``ones`` on the new domain (a merged cell's sigma is ``sigma sqrt(k)``).
+        ``ones`` on the new domain (a merged cell's sigma is ``sigma sqrt(k)``; with
+        per-cell sigmas, the root of the sum of its cells' variances).
 
     Examples
     --------
@@ -125,8 +126,8 @@ def compress(shape, ones, factor, protect=None):
         merges[j] = merge
         new_shape[j] = merge.cardinality
         values = np.append(m.values[merge.keep], m.values[merge.merged].sum())
-        sigma = np.full(merge.cardinality, float(m.sigma))
-        sigma[-1] *= math.sqrt(len(merge.merged))
+        sd = np.broadcast_to(np.asarray(m.sigma, dtype=np.float64), m.values.shape)
+        sigma = np.append(sd[merge.keep], math.sqrt(float(np.sum(np.square(sd[merge.merged])))))
         out.append(Measurement(m.cols, values, sigma))
     return tuple(new_shape), merges, out
 

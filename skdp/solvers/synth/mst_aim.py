@@ -35,6 +35,13 @@ in memory on tables of any width.
     budget is raised (``sigma /= 2``, ``epsilon *= 2``). The round that can no
     longer be paid twice spends exactly what remains.
 
+Both combine each column's 1-way measurement with the 1-way measurement of that column
+released before the solver ran, where the problem carries one (``TableProblem.released``:
+the synthesizer's fine grid counts summed to the model's bins), by inverse-variance
+weighting per cell (:mod:`.released`), before anything reads the 1-way measurements (the
+domain compression, the first model, MST's tree and AIM's selection scores): a function of
+released values, so post-processing with no charge.
+
 Privacy (every release through :class:`~skdp.privacy.budget.Budget`, a zCDP
 filter over ``rho``): a marginal's counts have l2-sensitivity ``sqrt 2``
 under replace-one neighbours and 1 under add/remove, so ``k`` stacked
@@ -67,6 +74,7 @@ from . import graphical
 from .compress import CompressedModel, compress, compress_codes, compress_zeros, protected
 from .junction_tree import _min_fill_masks
 from .marginals import replace_one_sensitivity
+from .released import combine_oneways
 
 __all__ = ["TableProblem", "PartitionTable", "marginal_counts", "solve_mst", "solve_aim",
            "downward_closure", "AIM_MODEL_SIZE", "model_cap"]
@@ -112,6 +120,12 @@ class TableProblem:
         the solvers estimate holds each ``cols`` as a clique with those cells fixed
         at probability 0 (:func:`~skdp.solvers.synth.graphical.estimate`): no
         measurement, no budget.
+    released : dict, default=None
+        1-way measurements of columns released before the solver's (``{column:
+        Measurement}``: the fine grids' counts summed to the model's bins, public), each
+        combined with the solver's own 1-way measurement of its column
+        (:func:`~skdp.solvers.synth.released.combine_oneways`; post-processing, no
+        budget) when the fit is private.
 
     Examples
     --------
@@ -128,6 +142,7 @@ class TableProblem:
     n_iter: int | None = None
     progress: object = None
     zeros: dict | None = None
+    released: dict | None = None
     _cache: dict = field(default_factory=dict, repr=False)
     partitioned = False  # a pass over the rows is cheap: count each marginal when needed
 
@@ -426,6 +441,7 @@ def solve_mst(problem, budget, options):
     oneways = [(j,) for j in range(problem.d)]
     ones, sigma1 = _measure(problem, budget, oneways, one * rho, "MST: 1-way marginals", mu1)
     total = _total(problem, ones)
+    ones = _with_released(problem, budget, ones)
     data, merges, ones = _compress(problem, budget, ones, options["compress"])
     edges = []
     if problem.d >= 2:
@@ -439,6 +455,15 @@ def solve_mst(problem, budget, options):
     return SolverResult(_read_back(model, problem, merges), n_iter, info=dict(
         noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
         measurements=ones + pairs, n_estimate=total, compressed_shape=data.shape))
+
+
+def _with_released(problem, budget, ones):
+    """The 1-way measurements ``ones`` combined with ``problem.released`` (the releases made
+    before the solver's, :mod:`.released`) when the fit is private: post-processing. The
+    row-count estimate ``_total`` is taken before, from the solver's own 1-way release."""
+    if not budget.private:
+        return ones
+    return combine_oneways(ones, problem.released)
 
 
 def _compress(problem, budget, ones, factor):
@@ -724,6 +749,7 @@ def solve_aim(problem, budget, options):
     check_model_size(problem.shape, problem.workload, cap)
     T, schedule, ones, sigma1 = _aim_start(problem, budget, options)
     total = _total(problem, ones)
+    ones = _with_released(problem, budget, ones)
     original = problem
     problem, merges, ones = _compress(problem, budget, ones, options["compress"])
     measurements = list(ones)

@@ -196,3 +196,25 @@ def test_batches_switch_to_the_full_norms_past_half_the_rows():
     after = obj.rows(idx, alpha=0.0)
     assert after._sq_bounds is None and obj._x_sq_norms is not None
     np.testing.assert_allclose(after.clip_sq_norms(w, clip), obj.X.row_sq_norms()[idx])
+
+
+def test_bound_path_under_array_api_strict(monkeypatch):
+    """The bounds, the exact norms of the clipped rows and their scatter are Array API code:
+    ``array_api_strict`` gives NumPy's fit."""
+    import sklearn
+
+    from skdp import BudgetAccountant
+    xps = pytest.importorskip("array_api_strict")
+    monkeypatch.setattr(regression, "CLIP_ROWS", 300)
+    X = _rows(1500, 6, np.float64, correlated=True)
+    y = np.clip(X.sum(axis=1), -1, 1)
+    kw = dict(epsilon=2.0, solver="dpsgd_poisson", random_state=3)
+    ref = KLAdaptiveRegressor(accountant=BudgetAccountant(), **kw).fit(X, y)
+    exact = []
+    clip_sq_norms = problem.Objective.clip_sq_norms
+    monkeypatch.setattr(problem.Objective, "clip_sq_norms", lambda self, w, clip: (
+        clip_sq_norms(self, w, clip), exact.append(self._exact_rows[0]))[0])
+    with sklearn.config_context(array_api_dispatch=True):
+        reg = KLAdaptiveRegressor(**kw).fit(xps.asarray(X), xps.asarray(y))
+    assert exact[-1] > 0  # some batch rows took their exact norm
+    np.testing.assert_allclose(np.asarray(reg.coef_), ref.coef_, rtol=1e-9, atol=1e-12)

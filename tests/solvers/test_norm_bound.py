@@ -14,10 +14,22 @@ from skdp.privacy.budget import Budget
 from skdp.privacy.clipping import clip_factors
 from skdp.privacy.ledger import PrivacyLedger
 from skdp.privacy.release import Release
-from skdp.solvers.kl import problem
+from skdp.solvers.kl import preconditioner, problem
 from skdp.solvers.kl.models import Design, LinearModel
 from skdp.solvers.kl.preconditioner import NormBound, private_whitening
 from skdp.solvers.losses.regression import make_loss
+
+
+@pytest.fixture(autouse=True)
+def _small_p(monkeypatch):
+    """The bound on the small designs of these tests (by default only from 64 columns)."""
+    monkeypatch.setattr(preconditioner, "BOUND_MIN_P", 2)
+
+
+def test_no_bound_below_its_column_count(monkeypatch):
+    monkeypatch.setattr(preconditioner, "BOUND_MIN_P", 64)
+    assert _whitened(_rows(500, 62, np.float64, False)).bound is None  # p = 63
+    assert _whitened(_rows(500, 63, np.float64, False)).bound is not None
 
 
 def _rows(n, d, dtype, correlated, seed=0):
@@ -119,7 +131,7 @@ def _clipped_rows_within(batch, w, clip, sq, rtol):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_batch_uses_bounds_and_exact_norms_where_the_clip_needs_them(dtype):
     obj, batch, idx, w, clip = _batch(dtype)
-    assert batch._x_sq_norms is None and batch._sq_bounds is not None  # the full norms were not computed
+    assert batch._x_sq_norms is None and batch._sq_bounds is not None  # no full norms
     assert obj._x_sq_norms is None
     sq = batch.clip_sq_norms(w, clip)
     exact = batch.X.row_sq_norms()
@@ -138,8 +150,9 @@ def test_batch_clipped_gradient_equals_the_exact_norms_one(dtype):
     exact = obj.rows(idx, alpha=0.0)
     exact._sq_bounds, exact._x_sq_norms = None, obj.X.row_sq_norms()[idx]
     rtol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(batch.clipped_grad(w, clip), exact.clipped_grad(w, clip),
-                               rtol=rtol, atol=rtol * float(np.max(np.abs(exact.clipped_grad(w, clip)))))
+    want = exact.clipped_grad(w, clip)
+    np.testing.assert_allclose(batch.clipped_grad(w, clip), want, rtol=rtol,
+                               atol=rtol * float(np.max(np.abs(want))))
 
 
 def test_an_underestimated_norm_is_caught():

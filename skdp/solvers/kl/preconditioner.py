@@ -9,6 +9,7 @@ __all__ = ["private_preconditioner", "private_whitening", "NormBound"]
 
 HEAD_RATIO = 0.5   # head: the directions whose ||P v||**2 is below this share of the largest
 HEAD_SHARE = 16    # at most p // HEAD_SHARE head directions (cost: p (k + 1) per row)
+BOUND_MIN_P = 64   # no bound below this p: the exact norms cost little more than a read of X
 
 
 @dataclass
@@ -47,8 +48,11 @@ class NormBound:
 
     @classmethod
     def from_eigh(cls, evals, evecs, shift, xp):
-        """From ``S_hat``'s ascending eigenvalues (floored) and eigenvectors, and ``shift``."""
+        """From ``S_hat``'s ascending eigenvalues (floored) and eigenvectors, and ``shift``
+        (None below ``BOUND_MIN_P`` columns)."""
         p = int(evals.shape[0])
+        if p < BOUND_MIN_P:
+            return None
         m = 1.0 / (evals + shift)            # descending: m[0] is the largest
         top = float(m[0])
         k = min(int(xp.sum(xp.astype(m < HEAD_RATIO * top, xp.int64))), p // HEAD_SHARE)
@@ -102,8 +106,9 @@ def private_whitening(X, row_bound, budget):
     spectrum : array of shape (p,)
         Eigenvalues of ``P S_hat P`` with ``S_hat``'s eigenvalues floored at 0:
         ``lambda_i / (lambda_i + shift)``, all in [0, 1).
-    bound : NormBound
-        A cheap upper bound on the squared norms ``||P x||**2`` (post-processing).
+    bound : NormBound or None
+        A cheap upper bound on the squared norms ``||P x||**2`` (post-processing; None
+        below ``BOUND_MIN_P`` columns).
 
     Examples
     --------
@@ -113,12 +118,13 @@ def private_whitening(X, row_bound, budget):
     >>> from skdp.privacy.budget import Budget
     >>> from skdp.privacy.release import Release
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
-    >>> X = np.random.default_rng(0).normal(size=(1000, 3)) / 4
+    >>> X = np.random.default_rng(0).normal(size=(1000, 64)) / 32
     >>> P, spectrum, bound = private_whitening(X, 1.0, Budget(1.0, 1e-6, 0.1, release=release))
     >>> P.shape, bool(np.all((0 <= spectrum) & (spectrum < 1)))
-    ((3, 3), True)
-    >>> x = np.ones(3)
-    >>> bool(np.sum((P @ x) ** 2) <= bound.top * (1 + bound.margin) * 3 - np.sum((x @ bound.head) ** 2))
+    ((64, 64), True)
+    >>> x = np.ones(64)
+    >>> upper = bound.top * (1 + bound.margin) * 64 - np.sum((x @ bound.head) ** 2)
+    >>> bool(np.sum((P @ x) ** 2) <= upper)
     True
     """
     xp = budget.backend.xp

@@ -47,6 +47,9 @@ class Design:
         Per-row factors applied on the fly: the design's rows are ``scale_i x_i``
         (the clip factors ``min(1, B / ||x_i||)`` of the rows of a user's ``X``,
         so that the fit keeps no clipped copy; issue 31). None: all 1.
+    bound : NormBound or None
+        An upper bound on ``||P x||**2`` cheaper than the product
+        (:class:`~skdp.solvers.kl.preconditioner.NormBound`): :meth:`row_sq_bounds`.
 
     Examples
     --------
@@ -59,9 +62,9 @@ class Design:
     True
     """
 
-    def __init__(self, X, intercept, P, xp, scale=None):
+    def __init__(self, X, intercept, P, xp, scale=None, bound=None):
         self.X, self.intercept, self.P, self.xp = X, intercept, P, xp
-        self.scale = scale
+        self.scale, self.bound = scale, bound
         self.d = int(X.shape[1])
         self.shape = (int(X.shape[0]), self.d + (intercept is not None))
         self.dtype = X.dtype
@@ -105,6 +108,23 @@ class Design:
             blocks.append(xp.sum(Z * Z, axis=1))
         return blocks[0] if len(blocks) == 1 else xp.concat(blocks)
 
+    def row_sq_bounds(self):
+        """Upper bounds on the squared row norms of ``[X, c 1] P`` from ``bound``
+        (``top (1 + margin) ||x~||**2 - ||H^T x~||**2``, ``x~`` the row of ``[X, c 1]``),
+        in blocks of ``ROW_CHUNK`` rows; None without a bound."""
+        if self.bound is None:
+            return None
+        xp, n, b = self.xp, self.shape[0], self.bound
+        blocks = []
+        for start in range(0, max(n, 1), ROW_CHUNK):
+            stop = min(start + ROW_CHUNK, n)
+            rows = Design(self.X[start:stop, ...], self.intercept, None, xp,
+                          self._scale_rows(start, stop))
+            Z = rows @ b.head
+            blocks.append(b.top * (1.0 + b.margin) * rows.row_sq_norms()
+                          - xp.sum(Z * Z, axis=1))
+        return blocks[0] if len(blocks) == 1 else xp.concat(blocks)
+
     def second_moment(self):
         """``[X, c 1]^T [X, c 1] / n`` (without ``P``), with no (n, p) temporary (rows scaled
         by ``scale`` in blocks of ``ROW_CHUNK`` rows when there is one)."""
@@ -119,15 +139,18 @@ class Design:
             total = part if total is None else total + part
         return total
 
-    def preconditioned(self, P):
-        """The same rows in the coordinates of the preconditioner ``P``."""
-        return Design(self.X, self.intercept, P, self.xp, self.scale)
+    def preconditioned(self, P, bound=None):
+        """The same rows in the coordinates of the preconditioner ``P`` (``bound``: its
+        :class:`~skdp.solvers.kl.preconditioner.NormBound`, or None)."""
+        return Design(self.X, self.intercept, P, self.xp, self.scale, bound)
 
     def take(self, idx):
-        """The rows ``idx`` (a subsample) as a :class:`Design` with the same ``c`` and ``P``."""
+        """The rows ``idx`` (a subsample) as a :class:`Design` with the same ``c``, ``P``
+        and bound."""
         xp = self.xp
         scale = None if self.scale is None else xp.take(self.scale, idx, axis=0)
-        return Design(xp.take(self.X, idx, axis=0), self.intercept, self.P, xp, scale)
+        return Design(xp.take(self.X, idx, axis=0), self.intercept, self.P, xp, scale,
+                      self.bound)
 
     def dense(self):
         """``[X, c 1] P`` materialised (the solvers that need an array: Goldstein, streams)."""

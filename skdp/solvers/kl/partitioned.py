@@ -62,8 +62,9 @@ class PartitionedDesign:
         """``[X, c 1]^T [X, c 1] / n`` (without ``P``): one pass."""
         return self.parts.reduce(second_moment_block, self.intercept, self.shape[0])
 
-    def preconditioned(self, P):
-        """The same rows in the coordinates of the preconditioner ``P``."""
+    def preconditioned(self, P, bound=None):
+        """The same rows in the coordinates of the preconditioner ``P`` (``bound`` is not
+        used: a partitioned fit takes the exact norms, on its partitions)."""
         return PartitionedDesign(self.parts, self.d, self.intercept, P, self.dtype)
 
 

@@ -26,6 +26,8 @@ from .models import (Design, RowModel, clipped_diff_block, clipped_grad_block,
 
 __all__ = ["Objective", "SolverConfig", "KLProblem"]
 
+EXACT_SHARE = 0.5  # batches' exact row norms, as a share of n, after which all are computed
+
 
 class Objective:
     """``F(w) = (1/n) sum_i phi(z_i(w), y_i) + alpha/2 ||w||**2`` with clipped gradients.
@@ -53,7 +55,8 @@ class Objective:
     def __init__(self, X, y, loss, model, alpha, xp):
         self.X, self.y, self.loss, self.model, self.alpha, self.xp = X, y, loss, model, alpha, xp
         self.n = int(X.shape[0])
-        self._x_sq_norms = None
+        self._x_sq_norms = self._sq_bounds = None
+        self._exact_rows = [0]  # rows whose exact norm its batches computed (shared with them)
         D = X if isinstance(X, Design) else Design(X, None, None, xp)
         self._features, self._scale = D.X, D.scale
         self._rows = RowModel(loss, model, D.intercept, D.P)
@@ -66,22 +69,66 @@ class Objective:
             self._x_sq_norms = row_sq_norms(self.X, self.xp)
         return self._x_sq_norms
 
-    def _part(self):
-        part = {"X": self._features, "y": self.y, "sq": self.x_sq_norms}
+    def _part(self, sq=None):
+        part = {"X": self._features, "y": self.y, "sq": self.x_sq_norms if sq is None else sq}
         if self._scale is not None:  # the rows' clip factors, applied on the fly
             part["scale"] = self._scale
         return part
 
+    def _bounded(self):
+        """Whether the row norms are not known yet, the design bounds them cheaply, and the
+        batches have not computed ``EXACT_SHARE`` of ``n`` exact norms yet (past that, where
+        the bound settles few clips, all are computed once: at most 1.5 times the pass)."""
+        return (self._x_sq_norms is None and isinstance(self.X, Design)
+                and self.X.bound is not None and self._exact_rows[0] < EXACT_SHARE * self.n)
+
     def rows(self, idx, alpha=None):
         """The objective restricted to the rows ``idx`` (an integer index array), with the
-        ridge ``alpha`` (None: this one's); its row norms are taken from this one's, computed
-        once (a batch's own would cost a product with ``P`` per batch)."""
+        ridge ``alpha`` (None: this one's). Its row norms are taken from this one's,
+        computed once (a batch's own would cost a product with ``P`` per batch); where
+        those are not known and the design bounds them (a preconditioner's
+        :class:`~skdp.solvers.kl.preconditioner.NormBound`), it takes the bounds, computed
+        once over all rows at ``p (k + 1)`` per row, and its :meth:`clipped_grad` computes
+        the exact norms of the rows whose clip they do not settle (issue 31: the product
+        with ``P`` over all rows cost as much as ``X^T X``)."""
         xp = self.xp
         X = self.X.take(idx) if isinstance(self.X, Design) else xp.take(self.X, idx, axis=0)
         out = Objective(X, xp.take(self.y, idx, axis=0), self.loss, self.model,
                         self.alpha if alpha is None else alpha, xp)
-        out._x_sq_norms = xp.take(self.x_sq_norms, idx, axis=0)
+        if self._bounded():
+            if self._sq_bounds is None:
+                self._sq_bounds = self.X.row_sq_bounds()
+            out._sq_bounds = xp.take(self._sq_bounds, idx, axis=0)
+            out._exact_rows = self._exact_rows
+        else:
+            out._x_sq_norms = xp.take(self.x_sq_norms, idx, axis=0)
         return out
+
+    def clip_sq_norms(self, w, clip):
+        """Squared row norms that give :meth:`clipped_grad` at ``(w, clip)`` its exact clip
+        factors: the exact norms where known; else the bounds, replaced by the exact norms
+        of the rows whose gradient norm under the bound exceeds ``clip``.
+
+        Exactness: the gradient norm ``|phi'(z_i)| ||J_i||`` is nondecreasing in the
+        squared row norm (linear model: ``||J_i||**2`` is it; MLP: ``||A_i||**2 + 1 +
+        ||a_i||**2 (sq + 1)``), so a row whose norm under the bound is at most ``clip`` has
+        a true norm at most ``clip``, and its factor ``min(1, clip / norm)`` is 1 with
+        either; every other row gets its exact norm. The clipped gradients, hence the
+        sensitivity and the released values, are those of the exact norms (up to the
+        rounding of the exact norms' products, taken on fewer rows).
+        """
+        if self._x_sq_norms is not None or self._sq_bounds is None:
+            return self.x_sq_norms
+        xp, bound = self.xp, self._sq_bounds
+        need = grad_norms_block(self._part(bound), w, self._rows) > clip
+        count = int(xp.sum(xp.astype(need, xp.int64)))
+        if count == 0:
+            return bound
+        self._exact_rows[0] += count
+        exact = self.X.take(xp.nonzero(need)[0]).row_sq_norms()
+        where = xp.cumulative_sum(xp.astype(need, xp.int64)) - 1  # need's rank in exact
+        where = xp.clip(where, 0, count - 1)
+        return xp.where(need, xp.take(exact, where, axis=0), bound)
 
     def grad_norms(self, w):
         """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (not a release)."""
@@ -92,8 +139,10 @@ class Objective:
         return grad_norm_counts_block(self._part(), w, grid, self._rows)
 
     def clipped_grad(self, w, clip):
-        """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``."""
-        return clipped_grad_block(self._part(), w, clip, self.n, self._rows) + self.alpha * w
+        """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``
+        (the row norms of :meth:`clip_sq_norms`)."""
+        part = self._part(self.clip_sq_norms(w, clip))
+        return clipped_grad_block(part, w, clip, self.n, self._rows) + self.alpha * w
 
     def clipped_diff(self, w1, w0, clip):
         """Mean of per-sample ``grad f(w1) - grad f(w0)`` clipped to norm ``clip``.

@@ -28,7 +28,14 @@ The zCDP share ``budget.rho`` is not used: the subsampled Gaussian is
 calibrated on the ledger's PLD total.
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES``); only the
-sampled rows are gathered (``X[idx]``), ``X`` is never copied.
+sampled rows are gathered (``X[idx]``), ``X`` is never copied. With the private
+preconditioner ``P``, the clip reads each batch row's norm ``||[x, c] P||`` from
+an upper bound (the preconditioner's
+:class:`~skdp.solvers.kl.preconditioner.NormBound`, ``p (k + 1)`` per row) and
+computes the exact norm only for the rows that bound does not keep within the
+clip (:meth:`Objective.clip_sq_norms
+<skdp.solvers.kl.problem.Objective.clip_sq_norms>`: the clipped sums are those
+of the exact norms), not the product with ``P`` over all rows (issue 31).
 """
 
 from ..shared.subsampling import DPSGD_POISSON_OPTIONS, planned_noise_multiplier, sampling_rate

@@ -3,10 +3,13 @@ post-processing of the released fine counts (a function of them and of public pa
 only, no extra charge), set before the model measures anything, and put the bins where a
 heavy-tailed column's rows are while a near-uniform column keeps its equal bins."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from skdp.__main__ import main
 from skdp._cli.parser import build_parser
 from skdp._domain.fine import FineGrid
 from skdp._domain.fine_bins import fine_edges
@@ -128,11 +131,26 @@ def test_the_sample_follows_the_heavy_columns_at_user_bins():
     assert np.all(np.diff(means.to_numpy()) > 0)
 
 
-def test_forbid_on_a_numeric_interval_is_refused_and_the_cli_passes_the_strategy():
+def test_forbid_on_a_numeric_interval_is_refused():
     X = _table(500)
     domain = {**DOMAIN, "forbid": [{"visits": {">=": 40}, "c": "a"}]}
     with pytest.raises(ValueError, match="visits"):
         _fit(X, domain=domain, bin_strategy="fine")
+
+
+def test_the_cli_writes_the_estimators_rows(tmp_path, capsys):
     args = build_parser().parse_args(["synthesize", "in.csv", "-o", "out.csv",
                                       "--bin-strategy", "fine"])
     assert args.bin_strategy == "fine"
+    src, dom, out, api = (tmp_path / n for n in ("in.csv", "d.json", "o.csv", "a.csv"))
+    _table(800).to_csv(src, index=False)
+    dom.write_text(json.dumps({k: {**v, "missing": False} if isinstance(v, dict) else v
+                               for k, v in DOMAIN.items()}))
+    assert main(["synthesize", str(src), "-o", str(out), "--domain", str(dom), "--seed", "3",
+                 "--bin-strategy", "fine", "--quiet"]) == 0
+    capsys.readouterr()
+    est = _fit(pd.read_csv(src), domain=json.loads(dom.read_text()), bin_strategy="fine",
+               random_state=3)
+    assert "visits" in est.bin_edges_
+    est.sample(800).to_csv(api, index=False)
+    pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(api), rtol=1e-9)

@@ -154,3 +154,12 @@ def test_the_cli_writes_the_estimators_rows(tmp_path, capsys):
     assert "visits" in est.bin_edges_
     est.sample(800).to_csv(api, index=False)
     pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(api), rtol=1e-9)
+
+
+def test_the_report_names_a_bound_alone_in_its_bin():
+    from skdp._domain import Column
+    from skdp._synth.report import _cell_labels
+
+    col = Column("v", float, kind="numeric", low=0.0, high=10.0, n_bins=4)
+    col.edges = np.array([0.0, np.nextafter(0.0, 1.0), 5.0, np.nextafter(10.0, 0.0), 10.0])
+    assert _cell_labels(col) == ["0", "(0, 5)", "[5, 10)", "10"]

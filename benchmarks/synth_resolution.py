@@ -24,7 +24,8 @@ default (``R=256``, no spikes), 256 cells with spikes, ``'auto'`` cells without 
 and ``'auto'`` at other noise ratios ``K`` (cells ``n / (K sigma)``), each with spikes;
 ``--redraws R`` averages each re-drawn row over ``R`` draws of the fine noise and the
 sample; ``--rows N`` fits a public random subsample of ``N`` rows (seed 2030), ``--no-before``
-skips the ``resolution=None`` fit. The sweep re-draws only the fine release on the
+skips the ``resolution=None`` fit, ``--bin-strategy S`` fits with ``bin_strategy=S`` (the
+sweep's rows keep the ``after`` fit's bins). The sweep re-draws only the fine release on the
 fitted ``after`` model: the counts of the real table on the grid of ``resolution=R`` plus
 Gaussian noise of the standard deviation a fit with ``resolution_share=s`` calibrates (the
 model itself keeps the ``after`` fit's share of the budget). The synthetic rows of every
@@ -193,7 +194,8 @@ def _mean_scores(scored):
             {j: float(np.mean([s[1][j] for s in scored])) for j in scored[0][1]})
 
 
-def run(table, seed, figure_data, rows=0, before=True, spikes=False, redraws=1):
+def run(table, seed, figure_data, rows=0, before=True, spikes=False, redraws=1,
+        bin_strategy="uniform"):
     bounds = TABLES[table][0]
     df = raw_table(*table)
     if rows and rows < len(df):
@@ -205,7 +207,8 @@ def run(table, seed, figure_data, rows=0, before=True, spikes=False, redraws=1):
     out = {}
     fits = {}
     for label, res in ((("before", None),) if before else ()) + (("after", "default"),):
-        params = dict(epsilon=EPSILON, delta=DELTA, domain=dom, random_state=seed)
+        params = dict(epsilon=EPSILON, delta=DELTA, domain=dom, random_state=seed,
+                      bin_strategy=bin_strategy)
         if res is None:
             params["resolution"] = None
         t0 = time.perf_counter()
@@ -279,6 +282,8 @@ def main():
     ap.add_argument("--rows", type=int, default=0)
     ap.add_argument("--no-before", action="store_true")
     ap.add_argument("--spikes", action="store_true")
+    ap.add_argument("--bin-strategy", default="uniform",
+                    help="the estimator's bin_strategy in every fit")
     ap.add_argument("--redraws", type=int, default=1,
                     help="re-draws of each sweep row (fine noise and sample), averaged")
     ap.add_argument("--panels", nargs="*", default=["DoctorContacts:mdu", "weather:wind_dir",
@@ -293,7 +298,7 @@ def main():
         for seed in args.seeds:
             out, names, numeric, secs, df, dom = run(table, seed, figure_data, args.rows,
                                                      not args.no_before, args.spikes,
-                                                     args.redraws)
+                                                     args.redraws, args.bin_strategy)
             meta[table] = (df, dom)
             ind = {how: out[("independent", how)] for how in ("eq8", "q10")}
             labels = ["independent"] + ([] if args.no_before else ["before"]) + \

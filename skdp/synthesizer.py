@@ -30,6 +30,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted, vali
 from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to_numpy
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
 from ._domain.fine import fine_grid, has_fine_grid
+from ._domain.fine_bins import set_fine_edges
 from ._domain.forbid import forbid_masks, forbid_protect, forbid_value, full_mask
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
                               fine_release, measure_domains, merge_spike_keys, quantile_bins,
@@ -283,9 +284,22 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         value raises a ValueError naming its column.
     n_bins : int, default=10
         Bins per numeric column.
-    bin_strategy : {'uniform', 'quantile'}, default='uniform'
+    bin_strategy : {'uniform', 'quantile', 'fine'}, default='uniform'
         How the public bounds of a numeric column are cut into ``n_bins``
-        bins. ``'uniform'``: equal widths. ``'quantile'``: every column with
+        bins. ``'uniform'``: equal widths. ``'fine'``: edges read from the
+        column's fine release (``resolution``), which is made before the
+        model measures anything, so they are post-processing of released
+        counts and spend no budget (:mod:`skdp._domain.fine_bins`): from the
+        equal bins, while a bin holds more than ``2 / n_bins`` of the
+        column's noisy fine mass (made non-negative with its total kept), the
+        heaviest such bin is split at its noisy median and the lightest pair
+        of neighbouring bins merged, as long as that pair holds at most
+        ``0.5 / n_bins``. A near-uniform column keeps its equal bins; a
+        heavy-tailed one gets narrow bins where its rows are (down to one
+        fine cell: one integer of a per-integer grid, edges at the
+        half-integers; a bound with much mass alone in its bin) and wide
+        ones over its empty tail (``bin_edges_``). Columns without a fine
+        grid (``resolution=None``) keep equal bins. ``'quantile'``: every column with
         public bounds is counted on a fine public grid (``16 n_bins`` equal
         cells), the counts of all such columns are released by one Gaussian
         mechanism (l2-sensitivity ``sqrt(2 d)`` for ``d`` columns under
@@ -444,7 +458,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         with (uniformly when all are 0). Empty when no column is compressed.
     bin_edges_ : dict
         Column name -> its ``n_bins + 1`` bin edges (ndarray), for the columns
-        binned at quantiles (``bin_strategy='quantile'``); empty otherwise.
+        binned at quantiles (``bin_strategy='quantile'``) or at edges read from
+        the fine release (``bin_strategy='fine'``, the columns whose bins
+        changed); empty otherwise.
     resolution_ : dict
         Column name -> its fine grid (``resolution``; with ``"spikes": {"values",
         "counts"}``, the released spikes, and ``"spike_threshold"``, the public threshold
@@ -534,7 +550,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "domain_": "post",            # public entries, or released (private domains)
         "domain_shape_": "post",
         "compression_": "post",       # the released counts of the compressed columns
-        "bin_edges_": "post",         # public bounds, or the released quantiles
+        "bin_edges_": "post",         # the released quantiles, or read from the fine release
         "resolution_": "release",     # each numeric column's fine grid and its noisy counts
         "measurements_": "release",   # the noisy marginals the solver measured (smd, mst, aim)
         "marginals_": "public",       # the workload on the column names
@@ -554,7 +570,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "domain": [None, dict, str, os.PathLike],
         "missing": [StrOptions({"keep", "drop", "error"})],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
-        "bin_strategy": [StrOptions({"uniform", "quantile"})],
+        "bin_strategy": [StrOptions({"uniform", "quantile", "fine"})],
         "max_categories": [Interval(Integral, 2, None, closed="left"), None],
         "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
@@ -951,11 +967,14 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (:meth:`_budget_plan`'s plan; :meth:`_share_rho`): the private domains
         (``domain_share``, split in proportion to their columns: one noise scale), then
         the fine grids (``resolution_share``); the solver's budget is the rest, ``1 -`` the
-        shares taken. In a GDP plan every part is a share of ``mu**2`` and the solver's
-        budget carries its ``mu_s = mu sqrt(s)`` (Dong–Roth–Su 2022 Cor. 3.3): the parts
-        compose to the fit's ``mu``, (epsilon, delta - delta_t) exactly (Cor. 2.13), and
-        with the thresholds' ``(0, delta_t)`` to (epsilon, delta). In a zCDP plan the
-        parts' ``rho`` add up to the fit's (Bun–Steinke 2016 Lemma 2.3)."""
+        shares taken. With ``bin_strategy='fine'`` the bin edges are then read from the
+        fine release (post-processing, before the solver measures anything:
+        :func:`~skdp._domain.fine_bins.set_fine_edges`). In a GDP plan every part is a
+        share of ``mu**2`` and the solver's budget carries its ``mu_s = mu sqrt(s)``
+        (Dong–Roth–Su 2022 Cor. 3.3): the parts compose to the fit's ``mu``, (epsilon,
+        delta - delta_t) exactly (Cor. 2.13), and with the thresholds' ``(0, delta_t)`` to
+        (epsilon, delta). In a zCDP plan the parts' ``rho`` add up to the fit's
+        (Bun–Steinke 2016 Lemma 2.3)."""
         fit, plan, columns, values = run.budget, run.plan, run.rows.columns, run.rows.values
         find, compress, quantile, fine = run.find, run.compress, run.quantile, run.fine
         rho, mu = fit.rho, fit.mu
@@ -977,6 +996,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         resolution = self.resolution_share if fine else 0.0
         self._fine_release(columns, values, fine, share(resolution) if fine else 0.0,
                            run.delta_spikes, fit)
+        if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
+            set_fine_edges([columns[j] for j in fine])
         if math.isinf(rho):  # not private: mu = inf, the solver's Gaussian release recorded
             return fit.share(rho, mu=math.inf, exclusive=False, gdp_only=fit.gdp_only)
         if plan.currency == "gdp":  # the rest of mu**2

@@ -31,9 +31,10 @@ integers each bin holds, so ``{"<=": 19}`` aligns with a bin edge at 20;
 a column whose entry does not say ``"integer"`` may still be one (its
 dtype decides, read only after the budget is reserved), so its interval
 must align both as reals and as integers (write ``{"<": 20}``). Columns
-binned at private quantiles (``bin_strategy='quantile'``) or with bounds
-found privately (``{"kind": "numeric"}``) are refused: their edges are
-not public before the fit.
+binned at private quantiles (``bin_strategy='quantile'``), at edges read
+from the fine release (``'fine'``) or with bounds found privately
+(``{"kind": "numeric"}``) are refused: their edges are not public before
+the fit.
 
 What is exact: the forbidden bins get probability 0 in every solver's
 release and are never sampled, and a value is decoded within its bin
@@ -310,10 +311,12 @@ def _numeric_entry(name, spec, n_bins, bin_strategy):
     if n_bins is None:  # the form only (the estimator checks the bins)
         return low, high, None, parsed.get("integer") or None
     bins = 1 if high == low else parsed.get("n_bins", n_bins)
-    if bin_strategy == "quantile" and bins > 1 and math.isfinite(high - low):
-        raise ValueError(f"forbid: column {name!r} is binned at private quantiles "
-                         "(bin_strategy='quantile'): its bin edges are released by the fit, "
-                         "so an interval cannot be checked against them before; use "
+    if bin_strategy in ("quantile", "fine") and bins > 1 and math.isfinite(high - low):
+        how = "at private quantiles" if bin_strategy == "quantile" else \
+            "at edges read from the fine release"
+        raise ValueError(f"forbid: column {name!r} is binned {how} "
+                         f"(bin_strategy={bin_strategy!r}): its bin edges are released by the "
+                         "fit, so an interval cannot be checked against them before; use "
                          "bin_strategy='uniform' or forbid on categories.")
     return low, high, int(bins), parsed.get("integer") or None
 

@@ -165,10 +165,23 @@ def _cell_labels(col):
     else:
         edges = col.edges if col.edges is not None else \
             np.linspace(col.low, col.high, col.n_bins + 1)
-        labels = [f"[{_short(a)}, {_short(b)})" for a, b in zip(edges[:-1], edges[1:])]
+        labels = [_bin_label(col, a, b) for a, b in zip(edges[:-1], edges[1:])]
     if col.missing:
         labels.append("missing")
     return labels
+
+
+def _bin_label(col, a, b):
+    """``[a, b)``; with a bound alone in its bin (``bin_strategy='fine'``: the bin's other
+    edge the next float), that bin by the bound and its neighbour as ``(low, b)`` or
+    ``[a, high)``."""
+    if np.nextafter(a, b) == b:
+        return _short(a if a == col.low else b)
+    if a == np.nextafter(col.low, col.high):
+        return f"({_short(col.low)}, {_short(b)})"
+    if b == np.nextafter(col.high, col.low):
+        b = col.high
+    return f"[{_short(a)}, {_short(b)})"
 
 
 def _compressed(est, j, labels):

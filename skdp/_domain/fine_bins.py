@@ -1,0 +1,136 @@
+"""Model bins read from the fine release (issue 30, ``bin_strategy='fine'``).
+
+With equal bins of the public bounds, a heavy-tailed column (visits 0-80 with 91% of
+the rows below 8, a log income with 76% in one bin) has nearly all its rows in one or
+two of the model's bins, and the 2-way structure inside them is not modelled. The fine
+grid's counts (:func:`skdp._domain.private.fine_release`) are released before the
+model's measurements, so bin edges read from them are post-processing: they cost no
+budget and depend on the released counts and public parameters only.
+
+The rule (:func:`fine_edges`) starts from the ``n_bins`` equal bins and, while a bin
+holds more than :data:`HEAVY` ``/ n_bins`` of the column's noisy mass, splits the
+heaviest such bin at its noisy median and merges the lightest pair of neighbouring bins,
+as long as that pair holds at most :data:`NEAR_EMPTY` ``/ n_bins``: the number of bins
+stays ``n_bins``. A near-uniform column keeps its equal bins exactly; a heavy one gets
+narrow bins where its rows are and wide ones over its empty tail. The equal edges a
+column keeps stay where they were; a split is at a cell boundary of the fine grid (a
+half-integer, where the grid has one cell per integer; a bound's point cell can be a bin
+of its own).
+"""
+
+import numpy as np
+
+from .fine import even_edges, project_nonnegative
+
+__all__ = ["HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
+
+HEAVY = 2.0
+"""A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
+NEAR_EMPTY = 0.5
+"""Two neighbouring bins are merged (to keep ``n_bins`` bins after a split) only while
+they hold at most ``NEAR_EMPTY / n_bins`` together: merging bins that hold rows places
+them from the noisy fine counts, which costs the 1-way and 2-way errors at a user's equal
+bins (``benchmarks/RESULTS.md``, issue 30: model bins read from the fine release, where
+both constants were chosen: 1 and 2 for ``HEAVY``, 0.1, 0.5 and 2 for ``NEAR_EMPTY``)."""
+
+
+def set_fine_edges(columns):
+    """Set the bin edges of ``columns`` (numeric, with released fine counts) read from
+    their fine release (:func:`fine_edges`); a column whose rule keeps the equal bins keeps
+    ``edges`` None. Post-processing of released counts."""
+    for col in columns:
+        if col.n_bins > 1 and col.fine is not None and col.fine.counts is not None:
+            col.edges = fine_edges(col.fine, col.n_bins)
+
+
+def fine_edges(grid, n_bins):
+    """The ``n_bins + 1`` bin edges read from the released counts of the fine grid
+    ``grid`` (see the module docstring), or None where the equal bins are kept.
+
+    A function of the noisy counts (projected onto the non-negative vectors of their total,
+    :func:`~skdp._domain.fine.project_nonnegative`), the grid and ``n_bins`` only: public.
+
+    Examples
+    --------
+    >>> from skdp._domain.fine import FineGrid
+    >>> g = FineGrid(0.0, 20.0, integer=True, points=np.arange(21.0))
+    >>> g.counts = np.array([60.0, 20, 10, 5, 3, 1, 1] + [0] * 14)
+    >>> fine_edges(g, 4).tolist()
+    [0.0, 0.5, 4.5, 9.5, 20.0]
+    >>> g.counts = np.full(21, 5.0)
+    >>> fine_edges(g, 4) is None
+    True
+    """
+    bounds, mass = _units(grid)
+    cum = np.concatenate([[0.0], np.cumsum(mass)])
+    equal = even_edges(grid.low, grid.high, n_bins)
+    if grid.edges is not None:  # the equal edges join the cells' boundaries: kept exactly
+        joined = np.union1d(bounds, equal)
+        bounds, cum = joined, np.interp(joined, bounds, cum)  # a cell's mass spread evenly
+    if len(bounds) - 1 < n_bins:
+        return None
+    start = list(_nearest(bounds, equal))
+    cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins,
+                            NEAR_EMPTY * cum[-1] / n_bins)
+    if cuts == start:
+        return None
+    return bounds[cuts]
+
+
+def _units(grid):
+    """The fine cells as units of bins: their boundaries (``low``, the boundaries between
+    cells, ``high``) and their masses. A grid of one cell per integer: the boundary between
+    two integers is the half-integer (a bin ``[a - 1/2, b - 1/2)`` holds the integers ``a ..
+    b-1``). A grid of equal cells: its bound cells are units of their own, a bound alone in
+    a bin: the boundary after ``low`` is the next float above it, the one before ``high``
+    the next float below it."""
+    mass = project_nonnegative(np.asarray(grid.counts, dtype=np.float64))
+    if grid.edges is None:
+        inner = grid.points[1:] - 0.5
+    else:
+        inner = np.concatenate([[np.nextafter(grid.low, grid.high)], grid.edges[1:-1],
+                                [np.nextafter(grid.high, grid.low)]])
+    return np.concatenate([[grid.low], inner, [grid.high]]), mass
+
+
+def _nearest(bounds, edges):
+    """Indices of the unit boundaries nearest to ``edges`` (the ends kept), increasing and
+    distinct."""
+    idx = np.clip(np.searchsorted(bounds, edges), 1, len(bounds) - 1)
+    left = bounds[idx - 1]
+    idx = np.where(np.abs(edges - left) <= np.abs(bounds[idx] - edges), idx - 1, idx)
+    idx[0], idx[-1] = 0, len(bounds) - 1
+    return np.unique(idx)
+
+
+def _split_and_merge(cuts, cum, heavy, near_empty):
+    """Split the heaviest splittable bin above ``heavy`` at its median (:func:`_median`)
+    and merge the lightest neighbouring pair, while that pair holds at most
+    ``near_empty``; stop when no bin is heavy or no pair is that light. ``cuts``: bin
+    boundaries as indices of unit boundaries; ``cum``: the mass before each."""
+    n = len(cuts) - 1
+    for _ in range(4 * len(cum)):
+        mass = np.diff(cum[cuts])
+        wide = np.diff(cuts) >= 2
+        if not np.any(wide & (mass > heavy)):
+            break
+        b = int(np.argmax(np.where(wide, mass, -np.inf)))
+        trial = sorted(cuts + [_median(cum, cuts[b], cuts[b + 1])])
+        if len(trial) - 1 > n:
+            pair = cum[trial[2:]] - cum[trial[:-2]]
+            k = int(np.argmin(pair))
+            if pair[k] > near_empty:
+                break
+            del trial[k + 1]
+        cuts = trial
+    return cuts
+
+
+def _median(cum, a, z):
+    """The unit boundary strictly between ``a`` and ``z`` nearest to the bin's median mass;
+    of boundaries as near (units of no mass between them), the one next to the heavier side,
+    so that a heavy unit is cut off from the empty ones beside it."""
+    gap = np.abs(cum[a + 1:z] - (cum[a] + cum[z]) / 2)
+    best = np.flatnonzero(gap <= gap.min())
+    heavier_right = cum[z] - cum[a + 1 + best[0]] > cum[a + 1 + best[0]] - cum[a]
+    return a + 1 + int(best[-1] if heavier_right else best[0])

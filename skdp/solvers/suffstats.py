@@ -307,10 +307,20 @@ def _gram(D, xp):
     if D.intercept is None:
         return G
     c, n = D.intercept, D.shape[0]
-    col = c * (xp.sum(D.X, axis=0) if s is None else s @ D.X)
+    col = c * (_column_sums(D.X, xp) if s is None else s @ D.X)
     corner = xp.full((1, 1), c * c * n, dtype=G.dtype, device=_device(G))
     return xp.concat([xp.concat([G, col[:, None]], axis=1),
                       xp.concat([col[None, :], corner], axis=1)], axis=0)
+
+
+def _column_sums(X, xp):
+    """``xp.sum(X, axis=0)``; on a C-contiguous NumPy ``X`` of two columns or more by
+    ``einsum("ij->j")``, the same numbers (both add the rows one after the other into the
+    column totals; with one column ``sum`` adds pairwise) about 4x faster at d = 3 to 10
+    (``sum``'s reduction pays a loop call per row: 14 ms at 1e6 x 3; issue 31)."""
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] >= 2 and X.flags.c_contiguous:
+        return np.einsum("ij->j", X)
+    return xp.sum(X, axis=0)
 
 
 def _own_arrays(D, y):

@@ -1,6 +1,7 @@
-"""The regressor's float64 fixed costs at d = 3 (issue 31): the row check's factors without
-``clip_factors``' temporaries, and ``ssp``'s one work array (``y * scale`` for ``X^T y``, then
-every residual written into it) compute the same numbers as the paths they replace.
+"""The regressor's fixed costs at d = 3 (issue 31): the row check's factors without
+``clip_factors``' temporaries, ``ssp``'s one work array (``y * scale`` for ``X^T y``, then
+every residual written into it) and its column sums by ``einsum`` compute the same numbers as
+the paths they replace.
 
 Same process, same arrays, so the comparisons are exact.
 """
@@ -103,6 +104,7 @@ def _fits(monkeypatch, make, X, y, **kw):
     monkeypatch.setattr(suffstats, "_residuals", lambda y, D, w, xp, out=None:
                         residuals(y, D, w, xp))
     monkeypatch.setattr(clipping, "_block_factors", _old_block_factors)
+    monkeypatch.setattr(suffstats, "_column_sums", lambda X, xp: xp.sum(X, axis=0))
     old = make().fit(X, y, **kw)
     return new, old
 
@@ -110,8 +112,10 @@ def _fits(monkeypatch, make, X, y, **kw):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("refine_steps", [0, 2, 3])
-def test_regressor_fit_and_ledger_unchanged(dtype, fit_intercept, refine_steps, monkeypatch):
-    X = _rows(120_000, 3, dtype, seed=4)
+@pytest.mark.parametrize("within", [False, True])
+def test_regressor_fit_and_ledger_unchanged(dtype, fit_intercept, refine_steps, within,
+                                            monkeypatch):
+    X = _rows(120_000, 3, dtype, seed=4) * dtype(0.3 if within else 1.0)  # no factors: within
     y = np.clip(X @ np.array([1.0, -1.0, 0.5], dtype=dtype), -1, 1).astype(dtype)
 
     def make():
@@ -138,3 +142,15 @@ def test_classifier_fit_unchanged(dtype, monkeypatch):
     new, old = _fits(monkeypatch, make, X, y, classes=[0, 1])
     np.testing.assert_array_equal(new.coef_, old.coef_)
     np.testing.assert_array_equal(new.intercept_, old.intercept_)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("d", [1, 2, 3, 10, 33, 100])
+def test_column_sums_are_sum(dtype, d):
+    rng = np.random.default_rng(d)
+    for n in (0, 1, 9, 129, 8193, 50_000):
+        X = (rng.standard_normal((n, d)) * 10.0 ** rng.integers(-3, 3, (n, d))).astype(dtype)
+        for A in (X, np.asfortranarray(X), X[::2]):
+            got, want = suffstats._column_sums(A, np), np.sum(A, axis=0)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

@@ -166,8 +166,24 @@ def _scan(X, bound, xp, factors):
                 out = np.empty(n, dtype=X.dtype)
                 out[:start] = 1.0
         if out is not None:
-            out[rows] = clip_factors(np.sqrt(sq), bound, xp)
+            _block_factors(sq, limit, out[rows])
     return within, out
+
+
+def _block_factors(sq, limit, out):
+    """:func:`clip_factors` of the norms ``sqrt(sq)`` (NumPy, ``sq`` finite, the block's own:
+    written over) into ``out``, without its three temporaries of the block's size: 1 where
+    ``norm <= limit`` and ``limit / norm`` on the other rows, in the block's dtype: ``limit /
+    max(norm, limit)`` is exactly 1 for the first (``limit / limit``, ``limit > 0``) and the
+    same quotient for the others, so the same numbers (issue 31)."""
+    lim = np.asarray(limit, dtype=sq.dtype)  # as clip_factors' full_like
+    if not lim > 0:  # limit / limit is not 1: clip_factors itself
+        out[...] = clip_factors(np.sqrt(sq), limit)
+        return
+    norms = np.sqrt(sq, out=sq)
+    beyond = np.flatnonzero(norms > lim)
+    out[...] = 1.0
+    out[beyond] = lim / norms[beyond]
 
 
 def _squared_row_norms(X, xp):

@@ -242,7 +242,8 @@ def ssp(problem, budget, options):
     rest = budget.rho - rho_q
     rho_G = float(options["xtx_share"]) * rest
     rho_b = (rest - rho_G) / (1 + steps)
-    G, b = _gram(Dn, xp), Dn.rmatmul(y)
+    work = _work_array(Dn, y)  # one (n,) array for y's scaled copy, then every residual
+    G, b = _gram(Dn, xp), _rmatmul_targets(Dn, y, work, xp)
     sens_G, sens_b = math.sqrt(2.0) * row_sq, 2.0 * R * C
     sigma_G, sigma_b = budget.sigma(sens_G, rho_G), budget.sigma(sens_b, rho_b)
     tau = float(options["floor_scale"]) * sigma_G * math.sqrt(p)
@@ -266,7 +267,7 @@ def ssp(problem, budget, options):
         from ..privacy.quantile import private_quantile
 
         grid = [C * 2.0 ** (-k / 2.0) for k in reversed(range(RESIDUAL_GRID))]
-        r = _residuals(y, Dn, w, xp)
+        r = _residuals(y, Dn, w, xp, out=work)
         sub = r
         if n > QUANTILE_ROWS:  # a public random subset (drawn independently of the data)
             pick = budget.backend.public_rng.choice(n, QUANTILE_ROWS, replace=False)
@@ -277,9 +278,8 @@ def ssp(problem, budget, options):
         sens_r = 2.0 * R * tau_r
         sigma_r = budget.sigma(sens_r, rho_b)
         for t in range(steps):
-            if t:  # the last residuals are dropped first (one (n,) array at a time)
-                r = None
-                r = _residuals(y, Dn, w, xp)
+            if t:  # written over the last residuals (one (n,) array at a time)
+                r = _residuals(y, Dn, w, xp, out=r)
             g = _rmatmul_own(Dn, _clip_own(r, tau_r, xp), xp)
             g_hat = budget.gaussian(g, sens_r, sigma_r, label="ssp X^T r (refinement)")
             w = w + _solve(A, g_hat, xp)
@@ -307,22 +307,61 @@ def _gram(D, xp):
     if D.intercept is None:
         return G
     c, n = D.intercept, D.shape[0]
-    col = c * (xp.sum(D.X, axis=0) if s is None else s @ D.X)
+    col = c * (_column_sums(D.X, xp) if s is None else s @ D.X)
     corner = xp.full((1, 1), c * c * n, dtype=G.dtype, device=_device(G))
     return xp.concat([xp.concat([G, col[:, None]], axis=1),
                       xp.concat([col[None, :], corner], axis=1)], axis=0)
 
 
-def _residuals(y, D, w, xp):
+def _column_sums(X, xp):
+    """``xp.sum(X, axis=0)``; on a C-contiguous NumPy ``X`` of two columns or more by
+    ``einsum("ij->j")``, the same numbers (both add the rows one after the other into the
+    column totals; with one column ``sum`` adds pairwise) about 4x faster at d = 3 to 10
+    (``sum``'s reduction pays a loop call per row: 14 ms at 1e6 x 3; issue 31)."""
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] >= 2 and X.flags.c_contiguous:
+        return np.einsum("ij->j", X)
+    return xp.sum(X, axis=0)
+
+
+def _own_arrays(D, y):
+    """Whether ``ssp`` computes on ``y`` and ``D``'s arrays in (n,) arrays of its own: NumPy
+    arrays of one dtype, no ``P``."""
+    return (isinstance(D.X, np.ndarray) and isinstance(y, np.ndarray) and D.P is None
+            and D.X.dtype == y.dtype)
+
+
+def _work_array(D, y):
+    """An uninitialised (n,) array of ``y``'s dtype for :func:`_rmatmul_targets` and then
+    :func:`_residuals` to write into (NumPy, rows scaled by factors), else None (the first
+    residuals make their own array). One array written several times instead of several
+    fresh ones: about 5 ms of a 58 ms first fit at 1e6 x 3 float64 (issue 31,
+    ``benchmarks/RESULTS.md``)."""
+    return np.empty_like(y) if _own_arrays(D, y) and D.scale is not None else None
+
+
+def _rmatmul_targets(D, y, out, xp):
+    """``D.rmatmul(y)``, the product ``y * scale`` written into ``out`` (an (n,) array of the
+    solver's own, :func:`_work_array`) where there is one: the same elementwise products and
+    the same ``@`` (the intercept's entry sums ``y`` itself, as ``rmatmul``)."""
+    if out is None:
+        return D.rmatmul(y)
+    A = np.multiply(y, D.scale, out=out) @ D.X
+    if D.intercept is None:
+        return A
+    return xp.concat([A, xp.reshape(D.intercept * xp.sum(y, axis=-1), (1,))], axis=-1)
+
+
+def _residuals(y, D, w, xp, out=None):
     """``y - D @ w`` (``D`` a :class:`~skdp.solvers.kl.models.Design` without ``P``): on
     NumPy, in one (n,) array (the design's products and the subtraction in place: the same
     elementwise operations in the same order, so the same numbers, without the two
-    temporaries of the expression); elsewhere the expression itself."""
+    temporaries of the expression), written into ``out`` where given (an (n,) array of the
+    solver's own: the last residuals or :func:`_work_array`); elsewhere the expression
+    itself."""
     X = D.X
-    if not (isinstance(X, np.ndarray) and isinstance(y, np.ndarray) and isinstance(w, np.ndarray)
-            and D.P is None and X.dtype == y.dtype == w.dtype):
+    if not (_own_arrays(D, y) and isinstance(w, np.ndarray) and X.dtype == w.dtype):
         return y - D @ w
-    r = X @ w[:D.d]
+    r = np.matmul(X, w[:D.d], out=out)
     if D.scale is not None:
         np.multiply(D.scale, r, out=r)
     if D.intercept is not None:

@@ -35,6 +35,11 @@ in memory on tables of any width.
     budget is raised (``sigma /= 2``, ``epsilon *= 2``). The round that can no
     longer be paid twice spends exactly what remains.
 
+Both measure the 1-way marginals in one release with the same noise for every column
+(``solver_options['oneway_split'] = 'equal'``, the default), or ``'cells'``: one release per
+column, its share of the same budget in proportion to ``k_i**(2/3)`` (``k_i`` its public
+cells), the split of least expected L1 error (:func:`oneway_shares`).
+
 Both combine each column's 1-way measurement with the 1-way measurement of that column
 released before the solver ran, where the problem carries one (``TableProblem.released``:
 the synthesizer's fine grid counts summed to the model's bins), by inverse-variance
@@ -300,8 +305,8 @@ def oneway_shares(cells, split):
 
     Examples
     --------
-    >>> oneway_shares([8, 1], "cells").tolist()
-    [0.8, 0.2]
+    >>> np.round(oneway_shares([27, 8, 1], "cells"), 4).tolist()  # 9 : 4 : 1
+    [0.6429, 0.2857, 0.0714]
     """
     cells = np.asarray(cells, dtype=np.float64)
     if split == "equal":

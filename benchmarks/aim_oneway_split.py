@@ -31,13 +31,14 @@ def main(argv=None):
     parser.add_argument("--solver", choices=["aim", "mst"], default="aim")
     parser.add_argument("--eps", type=float, nargs="*", default=[1.0, 5.0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--tables", nargs="*", default=[f"{p}/{i}" for p, i in TABLES])
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     for name in args.tables:
         X, cards = load(*name.split("/"))
         for eps in args.eps:
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 c0 = time.process_time()
                 est = SaddlePointSynthesizer(
                     epsilon=eps, delta=1e-6, solver=args.solver,

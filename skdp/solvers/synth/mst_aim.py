@@ -35,6 +35,11 @@ in memory on tables of any width.
     budget is raised (``sigma /= 2``, ``epsilon *= 2``). The round that can no
     longer be paid twice spends exactly what remains.
 
+Both measure the 1-way marginals in one release with the same noise for every column
+(``solver_options['oneway_split'] = 'equal'``, the default), or ``'cells'``: one release per
+column, its share of the same budget in proportion to ``k_i**(2/3)`` (``k_i`` its public
+cells), the split of least expected L1 error (:func:`oneway_shares`).
+
 Both combine each column's 1-way measurement with the 1-way measurement of that column
 released before the solver ran, where the problem carries one (``TableProblem.released``:
 the synthesizer's fine grid counts summed to the model's bins), by inverse-variance
@@ -289,6 +294,51 @@ def _measure(problem, budget, marginals, rho, label, mu=None):
     return out, sigma
 
 
+def oneway_shares(cells, split):
+    """Each column's share of the first 1-way budget: ``'equal'`` (``1 / d``) or ``'cells'``
+    (``k_i**(2/3) / sum_j k_j**(2/3)``, ``k_i`` the column's public number of cells).
+
+    ``'cells'`` minimises the expected L1 error of the noisy counts, ``sqrt(2/pi) sum_i k_i
+    sigma_i``, under the zCDP total ``sum_i Delta**2 / (2 sigma_i**2) = rho`` (Lagrange:
+    ``k_i = 2 lambda sigma_i**-3``, so ``sigma_i`` is proportional to ``k_i**(-1/3)`` and
+    ``rho_i`` to ``k_i**(2/3)``). The shares depend on the public domain only and sum to 1.
+
+    Examples
+    --------
+    >>> np.round(oneway_shares([27, 8, 1], "cells"), 4).tolist()  # 9 : 4 : 1
+    [0.6429, 0.2857, 0.0714]
+    """
+    cells = np.asarray(cells, dtype=np.float64)
+    if split == "equal":
+        return np.full(cells.shape, 1.0 / cells.size)
+    weights = cells ** (2.0 / 3.0)
+    return weights / weights.sum()
+
+
+def _measure_oneways(problem, budget, rho, label, split, mu=None):
+    """Every column's 1-way marginal at ``rho`` zCDP in all (``mu``-GDP when given).
+
+    ``split='equal'``: one release of the stacked marginals (:func:`_measure`). ``'cells'``:
+    one release per column at ``rho_i = s_i rho`` (``mu_i = sqrt(s_i) mu``), ``s_i`` from
+    :func:`oneway_shares`; they compose to ``sum_i rho_i = rho`` (zCDP composition,
+    Bun–Steinke 2016 Lemma 2.3) or ``sqrt(sum_i mu_i**2) = mu`` (Dong–Roth–Su Cor. 3.3),
+    the same total as the equal split. Returns the measurements and the noise sd (one
+    float for ``'equal'``, an array of the columns' sds for ``'cells'``).
+    """
+    oneways = [(j,) for j in range(problem.d)]
+    if split == "equal" or problem.d < 2:
+        return _measure(problem, budget, oneways, rho, label, mu)
+    shares = oneway_shares([problem.cells(m) for m in oneways], split)
+    problem.prefetch(oneways)
+    ones, sigmas = [], []
+    for m, s in zip(oneways, shares):
+        part, sigma = _measure(problem, budget, [m], s * rho, f"{label}: column {m[0]}",
+                               None if mu is None else math.sqrt(s) * mu)
+        ones += part
+        sigmas.append(sigma)
+    return ones, np.array(sigmas)
+
+
 def gdp_sigma(sensitivity, mu):
     """The noise of a ``mu``-GDP Gaussian release: ``sigma = Delta / mu`` (Dong–Roth–Su 2022,
     Thm 2.7).
@@ -439,7 +489,8 @@ def solve_mst(problem, budget, options):
     one, sel, two = mst_shares(problem.d)
     mu1, mu2 = mst_gdp_shares(budget, problem.d) or (None, None)
     oneways = [(j,) for j in range(problem.d)]
-    ones, sigma1 = _measure(problem, budget, oneways, one * rho, "MST: 1-way marginals", mu1)
+    ones, sigma1 = _measure_oneways(problem, budget, one * rho, "MST: 1-way marginals",
+                                    options["oneway_split"], mu1)
     total = _total(problem, ones)
     ones = _with_released(problem, budget, ones)
     data, merges, ones = _compress(problem, budget, ones, options["compress"])
@@ -696,8 +747,8 @@ def _aim_start(problem, budget, options):
     rho_init = budget.rho * min(share * problem.d / T, 0.5)
     schedule = _Schedule(budget.rho, (1.0 - share) * budget.rho / T, share * budget.rho / T,
                          share)
-    oneways = [(j,) for j in range(problem.d)]
-    ones, sigma = _measure(problem, budget, oneways, rho_init, "AIM: 1-way marginals")
+    ones, sigma = _measure_oneways(problem, budget, rho_init, "AIM: 1-way marginals",
+                                   options["oneway_split"])
     return T, schedule, ones, sigma
 
 

@@ -21,6 +21,13 @@ def _ref(module, name):
     return SolverRef(f"skdp.solvers.synth.{module}", name)
 
 
+_ONEWAY_SPLIT = Option(
+    "oneway_split", "str", "equal", choices=("equal", "cells"),
+    doc="how the first 1-way measurements share their budget: 'equal' (one release, the "
+        "same noise for every column) or 'cells' (one release per column, rho_i in "
+        "proportion to k_i^(2/3), k_i its cells: the least expected L1 error)")
+
+
 def _compress_option(default):
     return Option("compress", "float", default, low=0.0,
                   doc="merge a column's values whose noisy 1-way count is below this many "
@@ -69,7 +76,7 @@ SOLVER_SPECS = {
                "mu^2 (Dong-Roth-Su Cor. 3.3), the composition the ledger charges",
         options=(Option("estimate_iter", "int", 200, low=1,
                         doc="estimation iterations of the 1-way model the edges are scored on"),
-                 _compress_option(3.0)),
+                 _compress_option(3.0), _ONEWAY_SPLIT),
         backends=("numpy",), dask=True, auto=True, neighbourings=_BOTH, graphical_model=True),
     "aim": SolverSpec(
         "aim", _ref("mst_aim", "solve_aim"), family="synth",
@@ -86,7 +93,7 @@ SOLVER_SPECS = {
                  Option("round_iter", "int", 25, low=1,
                         doc="estimation iterations per intermediate round (warm started; "
                             "the final estimation keeps its n_iter); 50 before 2026-11-27"),
-                 _compress_option(0.0),
+                 _compress_option(0.0), _ONEWAY_SPLIT,
                  Option("max_candidates", "int", 50_000, low=1,
                         doc="refuse up front a workload with more candidate marginals (its "
                             "downward closure, every one scored each round; all 2-way "

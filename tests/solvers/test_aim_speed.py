@@ -152,8 +152,7 @@ def test_propagate_prob_equals_log_space(seed):
     plan = jt.message_plan(tree, shape)
     psi = [5.0 * rng.normal(size=[shape[c] for c in cl]) for cl in tree.cliques]
     log = jt.propagate(tree, [p.copy() for p in psi], plan)
-    prob = jt.propagate_prob(tree, [p.copy() for p in psi], plan,
-                             [np.empty_like(p) for p in psi])
+    prob = jt.propagate_prob(tree, [p.copy() for p in psi], plan)
     for a, b in zip(log, prob):
         np.testing.assert_allclose(b, np.exp(a), rtol=1e-10, atol=1e-14)
 
@@ -172,7 +171,7 @@ def test_propagate_prob_says_when_a_message_vanishes():
     tree = jt.junction_tree(shape, list(theta))
     plan = jt.message_plan(tree, shape)
     psi = [theta[c].copy() for c in tree.cliques]
-    assert jt.propagate_prob(tree, psi, plan, [np.empty_like(p) for p in psi]) is None
+    assert jt.propagate_prob(tree, psi, plan) is None
     # the objective falls back to log space: the same loss as without the flag
     ms = [Measurement((0, 1), np.array([10.0, 20.0, 30.0, 40.0]), 1.0),
           Measurement((1, 2), np.array([5.0, 45.0, 25.0, 25.0]), 1.0)]

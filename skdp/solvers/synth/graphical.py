@@ -401,24 +401,142 @@ def log_zeros(zeros):
     return out
 
 
-def _clique_potentials(tree, shape, potentials, layout, psi=None, zeros=None):
+def _clique_potentials(tree, shape, potentials, layout, psi=None, zeros=None, plan=None):
     """Log-potential arrays of the junction cliques: each theta added to its host, then
     the structural zeros' fixed log-potentials (``-inf`` on forbidden cells).
 
-    Into the arrays ``psi`` when given (zeroed first), else new ones.
+    Into the arrays ``psi`` when given, else new ones. With ``plan`` (:func:`_marginal_plan`
+    of the potentials' keys) the thetas are added up along the plan's steps backwards:
+    the sets a step sums from a larger array are first added into that array's cells, so
+    that each clique is written a few times rather than once per theta (issue 30 item 4,
+    sixth part): the same sums in another order.
     """
     if psi is None:
         psi = [np.zeros([shape[c] for c in clique]) for clique in tree.cliques]
-    else:
+    elif plan is None:
         for p in psi:
             p.fill(0.0)
-    for cols, theta in potentials.items():
-        k, bshape, _ = layout[cols]
-        psi[k] += theta.reshape(bshape)
+    if plan is not None:
+        _add_along(tree, shape, potentials, layout, psi, plan)
+    else:
+        for cols, theta in potentials.items():
+            k, bshape, _ = layout[cols]
+            psi[k] += theta.reshape(bshape)
     for cols, log_mask in (zeros or {}).items():
         k, bshape, _ = layout[cols]
         psi[k] += log_mask.reshape(bshape)
     return psi
+
+
+def _add_along(tree, shape, potentials, layout, psi, plan):
+    """The thetas added into the cliques ``psi`` along ``plan`` backwards (children first)."""
+    acc, written = {}, set()
+    for node, source, axes in reversed(plan):
+        k, cols = node
+        value = acc.pop(node, None)
+        if layout.get(cols, (None,))[0] == k:  # a theta's own node
+            own = potentials[cols]
+            value = own if value is None else value + own
+        if value is None:
+            continue
+        if isinstance(source, tuple):
+            into = source[1]
+            bshape = [1 if a in axes else shape[c] for a, c in enumerate(into)]
+            if source in acc:
+                acc[source] += value.reshape(bshape)
+            else:
+                acc[source] = np.broadcast_to(value.reshape(bshape),
+                                              [shape[c] for c in into]).copy()
+        else:
+            bshape = [1 if a in axes else shape[c] for a, c in enumerate(tree.cliques[k])]
+            if k in written:
+                psi[k] += value.reshape(bshape)
+            else:
+                np.copyto(psi[k], value.reshape(bshape))
+                written.add(k)
+    for k, p in enumerate(psi):
+        if k not in written:
+            p.fill(0.0)
+
+
+def _marginal_plan(tree, shape, layout, sets):
+    """``[(node, source, axes), ...]``: how each measured set's marginal is summed from its
+    host clique's belief, in an order where every source comes first.
+
+    A node is ``(k, cols)``, the marginal over ``cols`` of host clique ``k``; a source is
+    a node or ``k`` itself (the clique's belief). Each clique's sets are summed through
+    intermediate marginals (the clique less one column, recursively: :func:`_split`) where
+    that reads fewer cells than summing each set from the whole clique (issue 30 item 4,
+    sixth part: a clique of 5 columns hosts up to 10 measured pairs). The same sums in
+    another order.
+
+    Examples
+    --------
+    >>> tree = junction_tree((2, 3, 4), [(0, 1, 2)])
+    >>> sets = [(0,), (0, 1), (1,)]
+    >>> _marginal_plan(tree, (2, 3, 4), _layout(tree, (2, 3, 4), sets), sets)
+    [((0, (0, 1)), 0, (2,)), ((0, (0,)), (0, (0, 1)), (1,)), ((0, (1,)), (0, (0, 1)), (0,))]
+    """
+    hosted = {}
+    for cols in sets:
+        hosted.setdefault(layout[cols][0], []).append(tuple(cols))
+    plan = []
+    for k, members in sorted(hosted.items()):
+        _emit(shape, k, tuple(tree.cliques[k]), k, frozenset(members), {}, plan, set())
+    return plan
+
+
+def _cells(shape, cols):
+    return math.prod(shape[c] for c in cols)
+
+
+def _split(shape, array, sets, memo):
+    """``(cells read, column)``: the cheapest way to sum ``sets`` (column tuples inside
+    ``array``) from the marginal over ``array``: each from it directly (column None), or
+    first the marginal over ``array`` less ``column`` (one read), the sets without that
+    column from there (recursively), the others from ``array``. The sets below an array
+    are those of the clique inside it, so ``memo`` is keyed by the array; cliques of more
+    than :data:`PLAN_COLUMNS` columns sum each set directly (the search is exponential
+    in the columns)."""
+    if array not in memo:
+        whole = _cells(shape, array)
+        best = (whole * sum(s != array for s in sets), None)
+        if len(array) <= PLAN_COLUMNS:
+            for j in array:
+                without = frozenset(s for s in sets if j not in s)
+                if len(without) < 2:
+                    continue
+                sub = tuple(c for c in array if c != j)
+                cost = whole * (1 + sum(j in s and s != array for s in sets)) + \
+                    _split(shape, sub, without, memo)[0]
+                if cost < best[0]:
+                    best = (cost, j)
+        memo[array] = best
+    return memo[array]
+
+
+PLAN_COLUMNS = 8
+"""Cliques of at most this many columns get :func:`_split`'s search (8: about 10 ms for
+all the pairs of 8 columns, once per estimation)."""
+
+
+def _emit(shape, k, array, source, sets, memo, plan, done):
+    """Append to ``plan`` the steps :func:`_split` chose for ``sets`` from ``source``
+    (a node over ``array``, or clique ``k``)."""
+    j = _split(shape, array, sets, memo)[1]
+    rest = sets
+    if j is not None:
+        sub = tuple(c for c in array if c != j)
+        node = (k, sub)
+        if node not in done:
+            plan.append((node, source, (array.index(j),)))
+            done.add(node)
+        _emit(shape, k, sub, node, frozenset(s for s in sets if j not in s), memo, plan, done)
+        rest = [s for s in sets if j in s]
+    for s in sorted(rest, key=lambda s: (-len(s), s)):
+        if (k, s) not in done:
+            plan.append(((k, s), source, tuple(a for a, c in enumerate(array) if c not in s)))
+            done.add((k, s))
 
 
 def _conditional_table(model, i):
@@ -525,6 +643,8 @@ class _Objective:
         self.zeros = zeros or {}
         self.probability = probability and not self.zeros
         self.layout, self.plan = layout, message_plan(tree, shape)
+        self.adds = _marginal_plan(tree, shape, layout, list(layout))
+        self.sums = _marginal_plan(tree, shape, layout, list(groups))
         # work arrays reused by every call: no page faults on fresh large cliques
         self.buffers = [[np.empty([shape[c] for c in clique]) for clique in tree.cliques]
                         for _ in range(3)]
@@ -532,24 +652,31 @@ class _Objective:
     def __call__(self, theta):
         """``(loss, grad, mu)``: loss, its gradient and the marginal counts per measured set."""
         psi, scratch, prob = self.buffers
-        _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros)
+        _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros, self.adds)
         probs = {}
         if self.probability:  # the beliefs as probabilities, one exp per cell
-            beliefs = propagate_prob(self.tree, psi, self.plan, scratch)
+            beliefs = propagate_prob(self.tree, psi, self.plan)
             if beliefs is not None:
                 probs = dict(enumerate(beliefs))
             else:  # a message out of range: the log-space sum-product
-                _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros)
+                _clique_potentials(self.tree, self.shape, theta, self.layout, psi, self.zeros,
+                                   self.adds)
         if not probs:
             beliefs = propagate(self.tree, psi, self.plan, scratch, zeros=bool(self.zeros))
+        # the marginals along _marginal_plan (the ufuncs' reduce
+        # directly: ndarray.sum's arithmetic without its Python wrapper)
+        marginals = {}
+        for node, source, axes in self.sums:
+            if not isinstance(source, tuple):  # clique `source`'s belief
+                if source not in probs:  # log-probabilities: no overflow
+                    probs[source] = np.exp(beliefs[source], out=prob[source])
+                source = probs[source]
+            else:
+                source = marginals[source]
+            marginals[node] = _add(source, axis=axes) if axes else source
         loss, grad, mu = 0.0, {}, {}
         for cols, (w, ybar, resid) in self.groups.items():
-            k, _, axes = self.layout[cols]
-            if k not in probs:  # log-probabilities: no overflow
-                probs[k] = np.exp(beliefs[k], out=prob[k])
-            # the ufuncs' reduce directly: ndarray.sum's and np.sum's arithmetic without
-            # their Python wrappers (one call per measured set per evaluation)
-            mu[cols] = self.total * _add(probs[k], axis=axes).ravel()
+            mu[cols] = self.total * marginals[self.layout[cols][0], cols].ravel()
             diff = mu[cols] - ybar
             loss += float(_add(w * diff * diff, axis=None)) + resid
             grad[cols] = 2.0 * w * diff

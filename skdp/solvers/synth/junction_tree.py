@@ -319,7 +319,7 @@ def propagate(tree, psi, plan, scratch=None, zeros=False):
     return psi
 
 
-def propagate_prob(tree, psi, plan, scratch):
+def propagate_prob(tree, psi, plan):
     """Calibrated beliefs (probabilities) of the cliques, by sum-product in probability space.
 
     The messages of :func:`propagate` with the potentials exponentiated once (each
@@ -327,7 +327,8 @@ def propagate_prob(tree, psi, plan, scratch):
     that no exponential or logarithm is taken per message: one ``exp`` per cell per
     call instead of one per cell per message, the same beliefs up to rounding (issue 30
     item 4: AIM's estimation evaluates this thousands of times). ``psi`` (log-potentials)
-    is overwritten with the beliefs, each normalised to sum to 1. Returns None, with
+    is overwritten with the beliefs, each summing to 1 (up to rounding: a child's is its
+    parent's, normalised, through the separator). Returns None, with
     ``psi`` spoilt, when a message vanished or overflowed (a cell far below the others:
     no finite positive scale); the caller then runs :func:`propagate`. Not for
     structural zeros (``-inf`` potentials).
@@ -337,14 +338,14 @@ def propagate_prob(tree, psi, plan, scratch):
     >>> import numpy as np
     >>> tree = junction_tree((2, 2), [(0,), (1,)])
     >>> psi = [np.log(np.array([1.0, 3.0])), np.zeros(2)]
-    >>> propagate_prob(tree, psi, message_plan(tree, (2, 2)), [np.empty(2), np.empty(2)])
+    >>> propagate_prob(tree, psi, message_plan(tree, (2, 2)))
     [array([0.25, 0.75]), array([0.5, 0.5])]
     """
     parent = tree.parent
     for p in psi:
         np.subtract(p, _max(p, axis=None), out=p)
         np.exp(p, out=p)
-    up = [None] * len(psi)
+    up, scale = [None] * len(psi), [1.0] * len(psi)
     for i in reversed(tree.order[1:]):
         up_axes, up_shape, _, _ = plan[i]
         m = _add(psi[i], axis=up_axes) if up_axes else psi[i].copy()
@@ -352,7 +353,7 @@ def propagate_prob(tree, psi, plan, scratch):
         if not 0.0 < top < math.inf:
             return None
         m /= top
-        up[i] = m.reshape(up_shape)
+        up[i], scale[i] = m.reshape(up_shape), top
         psi[parent[i]] *= up[i]
     root = tree.order[0]
     total = _add(psi[root], axis=None)
@@ -361,15 +362,20 @@ def propagate_prob(tree, psi, plan, scratch):
     psi[root] /= total
     for i in tree.order[1:]:
         _, _, down_axes, down_shape = plan[i]
-        msg = up[i]
+        belief = psi[parent[i]]
+        # the parent's belief summed to the separator, divided by the upward message (the
+        # child's own separator marginal over its scale ``top``), and by ``top``: the child's
+        # belief then sums to the parent's, 1, with no pass over its cells for the sum
+        # (issue 30 item 4, sixth part)
+        ratio = _add(belief, axis=down_axes) if down_axes else belief.copy()
+        msg = up[i].reshape(ratio.shape)
         if not _all(msg > 0.0, axis=None):  # a separator cell of probability 0: 0 / 1
             msg = np.where(msg > 0.0, msg, 1.0)
-        ratio = np.divide(psi[parent[i]], msg, out=scratch[parent[i]])
-        psi[i] *= (_add(ratio, axis=down_axes) if down_axes else ratio).reshape(down_shape)
-        total = _add(psi[i], axis=None)
-        if not 0.0 < total < math.inf:
+        ratio /= msg
+        ratio /= scale[i]
+        if not _max(ratio, axis=None) < math.inf:
             return None
-        psi[i] /= total
+        psi[i] *= ratio.reshape(down_shape)
     return psi
 
 

@@ -26,14 +26,17 @@ from synthesizer import tv  # noqa: E402
 from skdp import SaddlePointSynthesizer  # noqa: E402
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--round-iter", type=int, required=True)
+def common_args(parser):
+    """The arguments both this script and ``aim_oneway_split.py`` take."""
     parser.add_argument("--eps", type=float, nargs="*", default=[1.0, 5.0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--tables", nargs="*", default=[f"{p}/{i}" for p, i in TABLES])
-    args = parser.parse_args(argv)
+
+
+def run(args, solver, options, **labels):
+    """Fit every table, epsilon and seed of ``args`` with ``solver`` and ``solver_options``;
+    print one JSON line per fit (``labels`` added to it)."""
     warnings.simplefilter("ignore")
     for name in args.tables:
         X, cards = load(*name.split("/"))
@@ -41,8 +44,7 @@ def main(argv=None):
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 c0 = time.process_time()
                 est = SaddlePointSynthesizer(
-                    epsilon=eps, delta=1e-6, solver="aim",
-                    solver_options=dict(round_iter=args.round_iter),
+                    epsilon=eps, delta=1e-6, solver=solver, solver_options=options,
                     domain={j: list(range(k)) for j, k in enumerate(cards)}, random_state=seed)
                 est.fit(X)
                 cpu = time.process_time() - c0
@@ -50,10 +52,18 @@ def main(argv=None):
                 mean_tv, max_tv = tv(X, Y, cards)
                 werr = float(np.mean(list(est.workload_error(X).values())))
                 print(json.dumps(dict(table=name, n=len(X), d=len(cards), epsilon=eps,
-                                      seed=seed, round_iter=args.round_iter, tv=mean_tv,
+                                      seed=seed, solver=solver, **labels, tv=mean_tv,
                                       max_tv=max_tv, workload_error=werr, fit_cpu_s=cpu,
                                       rounds=est.solver_info_.get("rounds"),
                                       spent=est.privacy_spent_[0])), flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--round-iter", type=int, required=True)
+    common_args(parser)
+    args = parser.parse_args(argv)
+    run(args, "aim", dict(round_iter=args.round_iter), round_iter=args.round_iter)
     return 0
 
 

@@ -1,5 +1,6 @@
 """A minimal private estimator for the shared privacy plumbing, and small shared test helpers."""
 
+import math
 from numbers import Real
 
 import warnings
@@ -83,3 +84,15 @@ def fit_synthesizer(X, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return SaddlePointSynthesizer(**params).fit(X)
+
+
+def rows_near_bound(n, d, dtype=np.float64, seed=0, every=11, factor=3.0):
+    """Rows of norm at most 1 (some at 1 + an ulp after the division), every ``every``-th
+    one scaled by ``factor`` beyond the bound (``every=None``: none): the fixed-cost tests'
+    data (issue 31)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) / math.sqrt(2 * d)
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    if every:
+        X[::every] *= factor
+    return X.astype(dtype)

@@ -14,6 +14,8 @@ import math
 import numpy as np
 import pytest
 
+from _toy import rows_near_bound
+
 from skdp import KLAdaptiveRegressor, PrivateMinimaxClassifier
 from skdp import minimax as minimax_module
 from skdp import regression as regression_module
@@ -30,12 +32,7 @@ from skdp.solvers.minimax.data import BLOCK_NAMES, LinearData
 
 
 def _rows(n=2000, d=3, dtype=np.float64, beyond=True, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)) / math.sqrt(2 * d)
-    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]  # some rows at 1 + an ulp
-    if beyond:
-        X[::11] *= 3.0
-    return X.astype(dtype)
+    return rows_near_bound(n, d, dtype, seed, every=11 if beyond else None)
 
 
 def _eager_within(X, bound):
@@ -106,6 +103,9 @@ def test_ssp_residuals_in_place_are_the_expressions(dtype, intercept, scaled):
     expected = y - D @ w
     assert r.dtype == expected.dtype
     np.testing.assert_array_equal(r, expected)
+    out = np.full(700, 7.0, dtype=dtype)  # into an own work array (issue 31, smalldreg)
+    assert suffstats._residuals(y, D, w, np, out=out) is out
+    np.testing.assert_array_equal(out, expected)
     clipped = suffstats._clip_own(r, 0.3, np)
     np.testing.assert_array_equal(clipped, np.clip(expected, -0.3, 0.3))
     expected_g = D.rmatmul(np.clip(expected, -0.3, 0.3))

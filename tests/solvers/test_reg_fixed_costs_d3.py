@@ -6,10 +6,11 @@ the paths they replace.
 Same process, same arrays, so the comparisons are exact.
 """
 
-import math
 
 import numpy as np
 import pytest
+
+from _toy import rows_near_bound
 
 from skdp import KLAdaptiveRegressor, PrivateMinimaxClassifier
 from skdp.privacy import clipping
@@ -19,11 +20,7 @@ from skdp.solvers.kl.models import Design
 
 
 def _rows(n, d, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)) / math.sqrt(2 * d)
-    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]  # some rows at 1 + an ulp
-    X[::13] *= 2.5  # some beyond the bound
-    return X.astype(dtype)
+    return rows_near_bound(n, d, dtype, seed, every=13, factor=2.5)
 
 
 def _old_block_factors(sq, limit, out):
@@ -77,22 +74,6 @@ def test_targets_product_in_the_work_array_is_rmatmul(dtype, intercept):
         assert got.dtype == D.rmatmul(y).dtype
         if work is not None:
             np.testing.assert_array_equal(work, y * scale)
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("intercept", [None, 0.5])
-@pytest.mark.parametrize("scaled", [False, True])
-def test_residuals_into_an_own_array_are_the_expression(dtype, intercept, scaled):
-    rng = np.random.default_rng(2)
-    X = _rows(800, 3, dtype)
-    D = Design(X, intercept, None, np, row_clip_factors(X, 1.0)[1] if scaled else None)
-    y = rng.uniform(-1, 1, 800).astype(dtype)
-    w = rng.standard_normal(D.shape[1]).astype(dtype)
-    out = np.full(800, 7.0, dtype=dtype)
-    r = suffstats._residuals(y, D, w, np, out=out)
-    assert r is out
-    np.testing.assert_array_equal(r, y - D @ w)
-    np.testing.assert_array_equal(r, suffstats._residuals(y, D, w, np))
 
 
 def _fits(monkeypatch, make, X, y, **kw):

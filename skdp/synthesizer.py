@@ -294,7 +294,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         column's noisy fine mass (made non-negative with its total kept), the
         heaviest such bin is split at its noisy median and the lightest pair
         of neighbouring bins merged, as long as that pair holds at most
-        ``0.5 / n_bins``. A near-uniform column keeps its equal bins; a
+        ``0.1 / n_bins``. A near-uniform column keeps its equal bins; a
         heavy-tailed one gets narrow bins where its rows are (down to one
         fine cell: one integer of a per-integer grid, edges at the
         half-integers; a bound with much mass alone in its bin) and wide

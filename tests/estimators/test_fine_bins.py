@@ -113,7 +113,9 @@ def test_a_uniform_grid_keeps_equal_bins_and_a_spike_gets_its_own_bin():
     grid.counts = 200 + rng.normal(0, 10, 66)
     assert fine_edges(grid, 10) is None
     grid.counts[1:-1] = 10.0
-    grid.counts[0] = 5000.0  # a point mass at the lower bound
+    grid.counts[0] = 5000.0  # a point mass at the lower bound, rows in every other bin:
+    assert fine_edges(grid, 10) is None  # no pair near-empty (NEAR_EMPTY): nothing merged
+    grid.counts[1:-1] = 1.0  # a near-empty rest
     edges = fine_edges(grid, 10)
     assert edges[1] == np.nextafter(0.0, 1.0)  # the bound alone in the first bin
     grid.counts[0], grid.counts[-1] = 10.0, 5000.0  # at the upper bound

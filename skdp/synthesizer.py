@@ -31,7 +31,8 @@ from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
 from ._domain.fine import fine_grid, has_fine_grid
 from ._domain.fine_bins import set_fine_edges
-from ._domain.forbid import forbid_masks, forbid_protect, forbid_value, full_mask
+from ._domain.forbid import (forbid_masks, forbid_protect, forbid_value, full_mask,
+                             interval_columns)
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
                               fine_release, measure_domains, merge_spike_keys, quantile_bins,
                               quantile_counts, spike_keys, to_compress, to_fine, to_quantile)
@@ -242,7 +243,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         bins (integers: ``"integer": true`` judges it on the integers a bin holds;
         else as reals and integers alike), or is refused naming the column and
         the nearest edges (:mod:`skdp._domain.forbid`; not with
-        ``bin_strategy='quantile'``). Every solver's released distribution is 0 on them and
+        ``bin_strategy='quantile'``; with ``'fine'`` such a column keeps its
+        equal bins). Every solver's released distribution is 0 on them and
         :meth:`sample` never draws them: the dense solvers' histogram player ranges
         over the other cells only; the graphical models hold each conjunction's
         columns as a clique whose forbidden cells have the fixed log-potential
@@ -299,7 +301,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         fine cell: one integer of a per-integer grid, edges at the
         half-integers; a bound with much mass alone in its bin) and wide
         ones over its empty tail (``bin_edges_``). Columns without a fine
-        grid (``resolution=None``) keep equal bins. ``'quantile'``: every column with
+        grid (``resolution=None``) and columns named by an interval of
+        ``"forbid"`` (``domain``) keep equal bins. ``'quantile'``: every column with
         public bounds is counted on a fine public grid (``16 n_bins`` equal
         cells), the counts of all such columns are released by one Gaussian
         mechanism (l2-sensitivity ``sqrt(2 d)`` for ``d`` columns under
@@ -997,7 +1000,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         self._fine_release(columns, values, fine, share(resolution) if fine else 0.0,
                            run.delta_spikes, fit)
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
-            set_fine_edges([columns[j] for j in fine])
+            equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
+            set_fine_edges([columns[j] for j in fine if str(columns[j].name) not in equal])
         if math.isinf(rho):  # not private: mu = inf, the solver's Gaussian release recorded
             return fit.share(rho, mu=math.inf, exclusive=False, gdp_only=fit.gdp_only)
         if plan.currency == "gdp":  # the rest of mu**2

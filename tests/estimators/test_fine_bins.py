@@ -69,7 +69,7 @@ def test_no_extra_charge_and_the_same_fine_release(solver):
     entry; ``aim``, whose rounds adapt to its measurements: the same spend, the same entries
     up to the fine release)."""
     X = _table()
-    uniform = _fit(X, domain=DOMAIN, solver=solver)
+    uniform = _fit(X, domain=DOMAIN, solver=solver, bin_strategy="uniform")
     fine = _fit(X, domain=DOMAIN, solver=solver, bin_strategy="fine")
     assert fine.privacy_spent_ == pytest.approx(uniform.privacy_spent_, rel=1e-12)
     a, b = _events(uniform), _events(fine)

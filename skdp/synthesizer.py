@@ -31,7 +31,8 @@ from ._backend import Backend, array_api_compat, get_namespace, sampling_rng, to
 from ._domain import OTHER, Column as _Column  # noqa: F401 (OTHER re-exported)
 from ._domain.fine import fine_grid, has_fine_grid
 from ._domain.fine_bins import set_fine_edges
-from ._domain.forbid import forbid_masks, forbid_protect, forbid_value, full_mask
+from ._domain.forbid import (forbid_masks, forbid_protect, forbid_value, full_mask,
+                             interval_columns)
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
                               fine_release, measure_domains, merge_spike_keys, quantile_bins,
                               quantile_counts, spike_keys, to_compress, to_fine, to_quantile)
@@ -242,7 +243,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         bins (integers: ``"integer": true`` judges it on the integers a bin holds;
         else as reals and integers alike), or is refused naming the column and
         the nearest edges (:mod:`skdp._domain.forbid`; not with
-        ``bin_strategy='quantile'``). Every solver's released distribution is 0 on them and
+        ``bin_strategy='quantile'``; with ``'fine'`` such a column keeps its
+        equal bins). Every solver's released distribution is 0 on them and
         :meth:`sample` never draws them: the dense solvers' histogram player ranges
         over the other cells only; the graphical models hold each conjunction's
         columns as a clique whose forbidden cells have the fixed log-potential
@@ -284,7 +286,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         value raises a ValueError naming its column.
     n_bins : int, default=10
         Bins per numeric column.
-    bin_strategy : {'uniform', 'quantile', 'fine'}, default='uniform'
+    bin_strategy : {'uniform', 'quantile', 'fine'}, default='fine'
         How the public bounds of a numeric column are cut into ``n_bins``
         bins. ``'uniform'``: equal widths. ``'fine'``: edges read from the
         column's fine release (``resolution``), which is made before the
@@ -294,12 +296,17 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         column's noisy fine mass (made non-negative with its total kept), the
         heaviest such bin is split at its noisy median and the lightest pair
         of neighbouring bins merged, as long as that pair holds at most
-        ``0.5 / n_bins``. A near-uniform column keeps its equal bins; a
+        ``0.1 / n_bins``. A near-uniform column keeps its equal bins; a
         heavy-tailed one gets narrow bins where its rows are (down to one
         fine cell: one integer of a per-integer grid, edges at the
         half-integers; a bound with much mass alone in its bin) and wide
         ones over its empty tail (``bin_edges_``). Columns without a fine
-        grid (``resolution=None``) keep equal bins. ``'quantile'``: every column with
+        grid (``resolution=None``) and columns named by an interval of
+        ``"forbid"`` (``domain``) keep equal bins. The default: on the
+        validation tables it was better than equal bins or level at a user's
+        10 equal and 10 quantile bins, never worse beyond the seed spread
+        (``benchmarks/RESULTS.md``, issue 30: model bins read from the fine
+        release). ``'quantile'``: every column with
         public bounds is counted on a fine public grid (``16 n_bins`` equal
         cells), the counts of all such columns are released by one Gaussian
         mechanism (l2-sensitivity ``sqrt(2 d)`` for ``d`` columns under
@@ -585,7 +592,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     }
 
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", workload=2, domain=None,
-                 missing="keep", n_bins=10, bin_strategy="uniform", max_categories=100,
+                 missing="keep", n_bins=10, bin_strategy="fine", max_categories=100,
                  n_iter="auto", tol="auto", domain_share=0.1, resolution=RESOLUTION,
                  resolution_share=RESOLUTION_SHARE, neighbouring="replace_one",
                  solver_options=None, accountant=None, random_state=None, verbose=0):
@@ -997,7 +1004,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         self._fine_release(columns, values, fine, share(resolution) if fine else 0.0,
                            run.delta_spikes, fit)
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
-            set_fine_edges([columns[j] for j in fine])
+            equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
+            set_fine_edges([columns[j] for j in fine if str(columns[j].name) not in equal])
         if math.isinf(rho):  # not private: mu = inf, the solver's Gaussian release recorded
             return fit.share(rho, mu=math.inf, exclusive=False, gdp_only=fit.gdp_only)
         if plan.currency == "gdp":  # the rest of mu**2

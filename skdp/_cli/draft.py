@@ -74,9 +74,10 @@ def _numeric_flags(numbers):
     side, share = _tail(numbers)
     if share >= TAIL_SHARE:
         flags.append(f"heavy-tailed: its {side} 1% of values span {_pct(share)} "
-                     "of [min, max], so equal bins put nearly every cell in one bin: "
-                     "choose public bounds that clip the tail, or --bin-strategy fine "
-                     "(bins read from the fine release, free) or quantile")
+                     "of [min, max], so equal bins would put nearly every cell in one bin: "
+                     "choose public bounds that clip the tail, or keep the default "
+                     "--bin-strategy fine (bins read from the fine release, free) or use "
+                     "quantile")
     return flags
 
 
@@ -156,7 +157,7 @@ def _numeric_entry(numbers, integer, missing):
                 quantity += (f" (heavy-tailed: its {side} 1% of values span {_pct(share)} of its "
                              f"range, so bounds at 0 and {k - 1} would put nearly every "
                              "cell in one equal bin: choose bounds that clip the tail, "
-                             "or --bin-strategy fine)")
+                             "or keep the default --bin-strategy fine)")
             return {"codes": k, "missing": missing,
                     "note": f"{DRAFT_NOTE}: integers in 0..{k - 1} ({len(ints)} of them "
                             f"present): read as codes, each a cell of its own; {quantity}; "

@@ -205,11 +205,12 @@ def _add_synthesize(sub):
                         f"{', '.join(ADD_REMOVE_SOLVERS)})")
     _common(p, "bins of a numeric column whose domain entry has no n_bins "
                "(default: 10; 6 for the bundled table)")
-    p.add_argument("--bin-strategy", default="uniform", choices=["uniform", "quantile", "fine"],
+    p.add_argument("--bin-strategy", default="fine", choices=["uniform", "quantile", "fine"],
                    help="how a numeric column's public bounds are cut into bins: equal widths, "
                         "at the quantiles of noisy counts on a fine grid (a private release "
                         "that spends part of the budget), or read from the fine release of "
-                        "--resolution (free: split where the rows are)")
+                        "--resolution (free: split where the rows are; equal bins where the "
+                        "column is near-uniform, has no fine grid or a forbidden interval)")
     p.add_argument("--resolution", type=_resolution, default="auto", metavar="R|auto|none",
                    help="fine grid of a numeric column (one cell per integer for integer "
                         "columns with at most R integers in their bounds, 256 with auto; else a "

@@ -31,10 +31,11 @@ integers each bin holds, so ``{"<=": 19}`` aligns with a bin edge at 20;
 a column whose entry does not say ``"integer"`` may still be one (its
 dtype decides, read only after the budget is reserved), so its interval
 must align both as reals and as integers (write ``{"<": 20}``). Columns
-binned at private quantiles (``bin_strategy='quantile'``), at edges read
-from the fine release (``'fine'``) or with bounds found privately
-(``{"kind": "numeric"}``) are refused: their edges are not public before
-the fit.
+binned at private quantiles (``bin_strategy='quantile'``) or with bounds
+found privately (``{"kind": "numeric"}``) are refused: their edges are not
+public before the fit. With ``bin_strategy='fine'`` a column named by an
+interval keeps its equal bins (:func:`interval_columns`; the other numeric
+columns get edges read from the fine release).
 
 What is exact: the forbidden bins get probability 0 in every solver's
 release and are never sampled, and a value is decoded within its bin
@@ -62,7 +63,8 @@ from .parse import parse_entry
 from .values import _is_missing, value_key
 
 __all__ = ["FORBID", "Interval", "allowed", "check_forbid", "forbid_masks", "forbid_protect",
-           "forbid_value", "full_mask", "interval_bins", "is_forbid", "split_forbid"]
+           "forbid_value", "full_mask", "interval_bins", "interval_columns", "is_forbid",
+           "split_forbid"]
 
 FORBID = "forbid"
 
@@ -311,13 +313,12 @@ def _numeric_entry(name, spec, n_bins, bin_strategy):
     if n_bins is None:  # the form only (the estimator checks the bins)
         return low, high, None, parsed.get("integer") or None
     bins = 1 if high == low else parsed.get("n_bins", n_bins)
-    if bin_strategy in ("quantile", "fine") and bins > 1 and math.isfinite(high - low):
-        how = "at private quantiles" if bin_strategy == "quantile" else \
-            "at edges read from the fine release"
-        raise ValueError(f"forbid: column {name!r} is binned {how} "
+    if bin_strategy == "quantile" and bins > 1 and math.isfinite(high - low):
+        raise ValueError(f"forbid: column {name!r} is binned at private quantiles "
                          f"(bin_strategy={bin_strategy!r}): its bin edges are released by the "
                          "fit, so an interval cannot be checked against them before; use "
-                         "bin_strategy='uniform' or forbid on categories.")
+                         "bin_strategy='uniform' or 'fine' (where such a column keeps its "
+                         "equal bins) or forbid on categories.")
     return low, high, int(bins), parsed.get("integer") or None
 
 
@@ -447,6 +448,19 @@ def forbid_protect(columns, forbid):
             if not isinstance(cat, Interval):  # bins are never merged
                 out.setdefault(index[str(name)], set()).add(cat)
     return {j: sorted(v) for j, v in out.items()}
+
+
+def interval_columns(forbid):
+    """The names (as strings) of the columns named by an interval of ``forbid``
+    (:func:`check_forbid`'s output): their bins must stay the public equal ones.
+
+    Examples
+    --------
+    >>> interval_columns([{"age": Interval.parse("age", {"<": 16}), "marital": 1}])
+    {'age'}
+    """
+    return {str(name) for conj in forbid for name, v in conj.items()
+            if isinstance(v, Interval)}
 
 
 def forbid_masks(columns, forbid):

@@ -99,7 +99,7 @@ def test_help_is_plain_text_with_defaults(capsys):
     assert '{"low": 0, "high": 90' in text and "private-pgm" in text
     for flag in ("--max-categories K|none", "--bin-strategy", "--solver-options JSON"):
         assert flag in text
-    assert "(default: 100)" in text and "(default: uniform)" in text
+    assert "(default: 100)" in text and "(default: fine)" in text
 
 
 @pytest.mark.parametrize("option", [["--n-bins", "0"], ["--n-samples", "-1"],
@@ -144,7 +144,7 @@ def test_estimator_options_reach_the_estimator(tmp_path, fake, capsys):
     out = str(tmp_path / "o.csv")
     assert main(["synthesize", src, "-o", out, "--quiet"]) == 0
     params = FakeSynth.last.params
-    assert params["max_categories"] == 100 and params["bin_strategy"] == "uniform"
+    assert params["max_categories"] == 100 and params["bin_strategy"] == "fine"
     assert params["solver_options"] is None
     assert main(["synthesize", src, "-o", out, "--quiet", "--max-categories", "None",
                  "--bin-strategy", "quantile", "--solver", "aim",

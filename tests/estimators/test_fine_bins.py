@@ -69,7 +69,7 @@ def test_no_extra_charge_and_the_same_fine_release(solver):
     entry; ``aim``, whose rounds adapt to its measurements: the same spend, the same entries
     up to the fine release)."""
     X = _table()
-    uniform = _fit(X, domain=DOMAIN, solver=solver)
+    uniform = _fit(X, domain=DOMAIN, solver=solver, bin_strategy="uniform")
     fine = _fit(X, domain=DOMAIN, solver=solver, bin_strategy="fine")
     assert fine.privacy_spent_ == pytest.approx(uniform.privacy_spent_, rel=1e-12)
     a, b = _events(uniform), _events(fine)
@@ -113,7 +113,9 @@ def test_a_uniform_grid_keeps_equal_bins_and_a_spike_gets_its_own_bin():
     grid.counts = 200 + rng.normal(0, 10, 66)
     assert fine_edges(grid, 10) is None
     grid.counts[1:-1] = 10.0
-    grid.counts[0] = 5000.0  # a point mass at the lower bound
+    grid.counts[0] = 5000.0  # a point mass at the lower bound, rows in every other bin:
+    assert fine_edges(grid, 10) is None  # no pair near-empty (NEAR_EMPTY): nothing merged
+    grid.counts[1:-1] = 1.0  # a near-empty rest
     edges = fine_edges(grid, 10)
     assert edges[1] == np.nextafter(0.0, 1.0)  # the bound alone in the first bin
     grid.counts[0], grid.counts[-1] = 10.0, 5000.0  # at the upper bound
@@ -131,11 +133,26 @@ def test_the_sample_follows_the_heavy_columns_at_user_bins():
     assert np.all(np.diff(means.to_numpy()) > 0)
 
 
-def test_forbid_on_a_numeric_interval_is_refused():
-    X = _table(500)
+def test_forbid_on_a_numeric_interval_keeps_that_columns_equal_bins():
+    """A forbidden interval is checked against the column's public equal bins, which it
+    keeps under 'fine' (the fit is not refused); the other numeric columns still get edges
+    read from the fine release, and the interval is never sampled. 'quantile' refuses."""
+    X = _table()
+    X.loc[X.index[:300], "visits"] = 50  # rows that break the rule (never checked)
     domain = {**DOMAIN, "forbid": [{"visits": {">=": 40}, "c": "a"}]}
+    synth = _fit(X, domain=domain, bin_strategy="fine", epsilon=4.0)
+    assert "visits" not in synth.bin_edges_  # its equal bins kept
+    assert "income" in synth.bin_edges_  # heavy: edges read from the fine release
+    plain = _fit(X, domain=DOMAIN, bin_strategy="fine", epsilon=4.0)
+    assert "visits" in plain.bin_edges_  # without the interval it would have moved
+    out = synth.sample(20000, random_state=2)
+    assert not ((out["visits"] >= 40) & (out["c"] == "a")).any()
+    assert ((out["visits"] >= 40) & (out["c"] == "b")).any()  # allowed there
     with pytest.raises(ValueError, match="visits"):
-        _fit(X, domain=domain, bin_strategy="fine")
+        _fit(X, domain=domain, bin_strategy="quantile")
+    bad = {**DOMAIN, "forbid": [{"visits": {">=": 45}, "c": "a"}]}  # cuts an equal bin
+    with pytest.raises(ValueError, match="visits"):
+        _fit(X, domain=bad, bin_strategy="fine")
 
 
 def test_the_cli_writes_the_estimators_rows(tmp_path, capsys):

@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-__all__ = ["Release", "GaussianBatch", "ExponentialBatch"]
+__all__ = ["Release", "GaussianBatch", "ExponentialBatch", "bernoulli_rows"]
 
 
 class Release:
@@ -269,6 +269,9 @@ def _bernoulli_rows(rng, n, q):
     rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
     return rows[:np.searchsorted(rows, n)]
 
+
+bernoulli_rows = _bernoulli_rows
+"""The public name of :func:`_bernoulli_rows`, for the solvers (a public subset of rows)."""
 
 GAP_ROWS = np.iinfo(np.int32).max
 """Rows up to which :func:`_bernoulli_rows` draws geometric gaps (their int64 sums cannot wrap)."""

@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from ..privacy.release import bernoulli_rows
+from .shared.arrays import column_sums
 from .shared.subsampling import AUTO_ROWS_REGRESSOR
 from .spec import Option, SolverResult
 
@@ -207,10 +209,18 @@ def ssp(problem, budget, options):
        ``C 2**(-k/2)``, ``k < RESIDUAL_GRID`` (:func:`~skdp.privacy.quantile.
        private_quantile`: one Gaussian histogram, sensitivity ``sqrt(2)``) at
        ``quantile_share`` of ``rho``, whose value ``tau_r`` clips the residuals. Above
-       ``QUANTILE_ROWS`` rows the histogram counts a random subset of ``QUANTILE_ROWS`` of
-       them drawn from the public generator (independent of the data; replacing one record
-       changes at most one counted value, so the sensitivity is unchanged, and the
-       fractions are over the subset's public size), as the default's private clip does;
+       ``QUANTILE_ROWS`` rows the histogram counts a random subset of them: each row kept
+       independently with probability ``QUANTILE_ROWS / n`` (Poisson sampling,
+       :func:`~skdp.privacy.release.bernoulli_rows`; about ``QUANTILE_ROWS`` rows, the
+       size Binomial), drawn from the public generator before and independently of the
+       data. It stays DP: given the subset (a public value), the histogram is the
+       Gaussian mechanism on the subset's rows, and neighbouring tables give
+       neighbouring subsets (replacing one record changes at most one counted value, so
+       the sensitivity is unchanged; the fractions are over the subset's size, which is
+       public); the guarantee holds for every subset, hence on the table. No
+       amplification by subsampling is claimed. (Since issue 31 the subset is Poisson,
+       not ``Generator.choice`` of exactly ``QUANTILE_ROWS``: another public subset, so
+       other released values for the same seed, at a fifth of the cost.)
     3. per step ``t``: ``D^T clip(r, tau_r)`` (``2 R tau_r``: one row moves it by at
        most ``||d_i|| tau_r + ||d'_i|| tau_r``) at the same share as ``D^T y``, and
        ``w_{t+1} = w_t + A^{-1} g^_t`` (post-processing; the same ``A``).
@@ -270,8 +280,8 @@ def ssp(problem, budget, options):
         r = _residuals(y, Dn, w, xp, out=work)
         sub = r
         if n > QUANTILE_ROWS:  # a public random subset (drawn independently of the data)
-            pick = budget.backend.public_rng.choice(n, QUANTILE_ROWS, replace=False)
-            sub = xp.take(r, budget.backend.asarray(np.sort(pick)), axis=0)
+            pick = bernoulli_rows(budget.backend.public_rng, n, QUANTILE_ROWS / n)
+            sub = xp.take(r, budget.backend.asarray(pick), axis=0)
         tau_r, _ = private_quantile(xp.abs(sub), float(options["residual_quantile"]), grid,
                                     budget, rho_q, label="ssp |residual| histogram")
         step["residual_clip"] = tau_r
@@ -307,20 +317,10 @@ def _gram(D, xp):
     if D.intercept is None:
         return G
     c, n = D.intercept, D.shape[0]
-    col = c * (_column_sums(D.X, xp) if s is None else s @ D.X)
+    col = c * (column_sums(D.X, xp) if s is None else s @ D.X)
     corner = xp.full((1, 1), c * c * n, dtype=G.dtype, device=_device(G))
     return xp.concat([xp.concat([G, col[:, None]], axis=1),
                       xp.concat([col[None, :], corner], axis=1)], axis=0)
-
-
-def _column_sums(X, xp):
-    """``xp.sum(X, axis=0)``; on a C-contiguous NumPy ``X`` of two columns or more by
-    ``einsum("ij->j")``, the same numbers (both add the rows one after the other into the
-    column totals; with one column ``sum`` adds pairwise) about 4x faster at d = 3 to 10
-    (``sum``'s reduction pays a loop call per row: 14 ms at 1e6 x 3; issue 31)."""
-    if isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] >= 2 and X.flags.c_contiguous:
-        return np.einsum("ij->j", X)
-    return xp.sum(X, axis=0)
 
 
 def _own_arrays(D, y):

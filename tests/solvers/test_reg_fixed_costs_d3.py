@@ -16,6 +16,8 @@ from skdp import KLAdaptiveRegressor, PrivateMinimaxClassifier
 from skdp.privacy import clipping
 from skdp.privacy.clipping import clip_factors, row_clip_factors, row_norms
 from skdp.solvers import suffstats
+from skdp.solvers.kl import models
+from skdp.solvers.shared.arrays import column_sums
 from skdp.solvers.kl.models import Design
 
 
@@ -85,7 +87,8 @@ def _fits(monkeypatch, make, X, y, **kw):
     monkeypatch.setattr(suffstats, "_residuals", lambda y, D, w, xp, out=None:
                         residuals(y, D, w, xp))
     monkeypatch.setattr(clipping, "_block_factors", _old_block_factors)
-    monkeypatch.setattr(suffstats, "_column_sums", lambda X, xp: xp.sum(X, axis=0))
+    monkeypatch.setattr(suffstats, "column_sums", lambda X, xp: xp.sum(X, axis=0))
+    monkeypatch.setattr(models, "column_sums", lambda X, xp: xp.sum(X, axis=0))
     old = make().fit(X, y, **kw)
     return new, old
 
@@ -132,6 +135,6 @@ def test_column_sums_are_sum(dtype, d):
     for n in (0, 1, 9, 129, 8193, 50_000):
         X = (rng.standard_normal((n, d)) * 10.0 ** rng.integers(-3, 3, (n, d))).astype(dtype)
         for A in (X, np.asfortranarray(X), X[::2]):
-            got, want = suffstats._column_sums(A, np), np.sum(A, axis=0)
+            got, want = column_sums(A, np), np.sum(A, axis=0)
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)

@@ -14,6 +14,7 @@ import math
 from ..._backend import array_api_compat
 from ...privacy.clipping import clip_factors
 from ...privacy.quantile import cell_counts
+from ..shared.arrays import column_sums
 
 __all__ = ["Design", "LinearModel", "MLPModel", "RowModel", "clipped_grad_block",
            "clipped_diff_block", "grad_norms_block", "grad_norm_counts_block",
@@ -390,6 +391,6 @@ def second_moment_block(part, intercept, n):
     if intercept is None:
         return S
     c = intercept
-    col = xp.reshape(c * xp.sum(X, axis=0) / n, (-1, 1))
+    col = xp.reshape(c * column_sums(X, xp) / n, (-1, 1))
     corner = xp.full((1, 1), c * c * (int(X.shape[0]) / n), dtype=S.dtype, device=_device(S))
     return xp.concat([xp.concat([S, col], axis=1), xp.concat([col.T, corner], axis=1)], axis=0)

@@ -10,7 +10,6 @@ from skdp.privacy.release import bernoulli_rows
 from skdp.solvers import suffstats
 from skdp.solvers.kl import models
 from skdp.solvers.kl.models import second_moment_block
-from skdp.solvers.shared.arrays import column_sums
 
 PRIVATE_QUANTILE = quantile.private_quantile
 pytestmark = pytest.mark.filterwarnings("ignore::skdp.exceptions.PrivacyLeakWarning")

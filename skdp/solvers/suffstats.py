@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..privacy.release import bernoulli_rows
+from ..privacy.sampling import bernoulli_rows
 from .shared.arrays import column_sums
 from .shared.subsampling import AUTO_ROWS_REGRESSOR
 from .spec import Option, SolverResult
@@ -211,7 +211,7 @@ def ssp(problem, budget, options):
        ``quantile_share`` of ``rho``, whose value ``tau_r`` clips the residuals. Above
        ``QUANTILE_ROWS`` rows the histogram counts a random subset of them: each row kept
        independently with probability ``QUANTILE_ROWS / n`` (Poisson sampling,
-       :func:`~skdp.privacy.release.bernoulli_rows`; about ``QUANTILE_ROWS`` rows, the
+       :func:`~skdp.privacy.sampling.bernoulli_rows`; about ``QUANTILE_ROWS`` rows, the
        size Binomial), drawn from the public generator before and independently of the
        data. It stays DP: given the subset (a public value), the histogram is the
        Gaussian mechanism on the subset's rows, and neighbouring tables give

@@ -15,7 +15,7 @@ from skdp import PrivateMinimaxClassifier
 from skdp.minimax import UNKNOWN_LABEL_MESSAGE, _label_codes
 from skdp.privacy import pld
 from skdp.privacy.ledger import PrivacyLedger, subsampled_noise_within
-from skdp.privacy.release import _bernoulli_rows
+from skdp.privacy.sampling import bernoulli_rows as _bernoulli_rows
 from skdp.solvers.minimax.data import (BLOCK_NAMES, LinearData, blockwise, design_block,
                                        gradient_sums_block, row_blocks, row_norm_block)
 

@@ -11,7 +11,8 @@ import pytest
 from skdp import PrivateMinimaxClassifier
 from skdp.privacy import PrivacyLedger, pld
 from skdp.privacy.ledger import _calibrate, subsampled_noise_within
-from skdp.privacy.release import GAP_ROWS, _bernoulli_rows, _geometric_gaps
+from skdp.privacy.sampling import GAP_ROWS, _geometric_gaps
+from skdp.privacy.sampling import bernoulli_rows as _bernoulli_rows
 from skdp.solvers.minimax.data import BLOCK_NAMES, LinearData, design_block, row_norm_block
 
 DELTA = 1e-6

@@ -6,7 +6,7 @@ import pytest
 
 from skdp import KLAdaptiveRegressor
 from skdp.privacy import quantile
-from skdp.privacy.release import bernoulli_rows
+from skdp.privacy.sampling import bernoulli_rows
 from skdp.solvers import suffstats
 from skdp.solvers.kl import models
 from skdp.solvers.kl.models import second_moment_block

@@ -31,7 +31,7 @@ from .solvers.kl.gd import (ADAPTIVE_GD_RELEASE_OPTIONS, NOISY_GD_OPTIONS, STATI
 from .solvers.kl.subsampled import DPSGD_POISSON_OPTIONS, dpsgd_poisson
 from .solvers.shared.subsampling import AUTO_ROWS_REGRESSOR, AUTO_SUBSAMPLE
 from .solvers.kl.models import Design, LinearModel, MLPModel
-from .solvers.kl.preconditioner import private_whitening
+from .solvers.kl.preconditioner import private_preconditioner
 from .solvers.kl.problem import KLProblem, Objective, SolverConfig
 from .solvers.kl.partitioned import PartitionedDesign, PartitionedObjective
 from .solvers.kl.ppm import PPM_OPTIONS, ppm
@@ -849,7 +849,7 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         row_sq = self.feature_bound_**2 * (2.0 if Xd.shape[1] > self.n_features_in_ else 1.0)
         if share == 0:
             return Xd, None, row_sq, row_sq
-        P, spectrum, bound = private_whitening(Xd, math.sqrt(row_sq), budget)
+        P, spectrum, bound = private_preconditioner(Xd, math.sqrt(row_sq), budget)
         floor = 1e-3  # only reached when S_hat is all noise
         return (Xd.preconditioned(P, bound), P,
                 max(float(xp.sum(spectrum)), floor * int(Xd.shape[1])),

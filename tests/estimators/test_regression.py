@@ -543,7 +543,7 @@ def test_design_operator_fit_matches_materialised_fit():
     budget = Budget(2.0, 1e-6, reg.rho_ * 0.2, release=Release(backend, PrivacyLedger()))
     from skdp.solvers.kl.preconditioner import private_preconditioner
     dense = np.hstack([X, np.ones((len(X), 1))])
-    P, _ = private_preconditioner(dense, math.sqrt(2.0), budget)
+    P, _, _ = private_preconditioner(dense, math.sqrt(2.0), budget)
     np.testing.assert_allclose(reg._precond, P, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(reg.predict(X), dense @ P @ reg._w, rtol=1e-8, atol=1e-10)
 

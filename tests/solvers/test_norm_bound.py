@@ -16,7 +16,7 @@ from skdp.privacy.ledger import PrivacyLedger
 from skdp.privacy.release import Release
 from skdp.solvers.kl import preconditioner, problem
 from skdp.solvers.kl.models import Design, LinearModel
-from skdp.solvers.kl.preconditioner import NormBound, private_whitening
+from skdp.solvers.kl.preconditioner import NormBound, private_preconditioner
 from skdp.solvers.losses.regression import make_loss
 
 
@@ -48,7 +48,7 @@ def _whitened(X, intercept=1.0, scale=None, epsilon=2.0, seed=0):
     backend = Backend.from_arrays(X, random_state=seed)
     budget = Budget(epsilon, 1e-6, 0.05, release=Release(backend, PrivacyLedger()))
     D = Design(X, intercept, None, np, scale)
-    P, _, bound = private_whitening(D, math.sqrt(2.0), budget)
+    P, _, bound = private_preconditioner(D, math.sqrt(2.0), budget)
     return D.preconditioned(P, bound)
 
 

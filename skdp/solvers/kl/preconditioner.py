@@ -5,7 +5,7 @@ second-moment matrix of the clipped design, the rest post-processing.
 import math
 from dataclasses import dataclass
 
-__all__ = ["private_preconditioner", "private_whitening", "NormBound"]
+__all__ = ["private_preconditioner", "NormBound"]
 
 HEAD_RATIO = 0.5   # head: the directions whose ||P v||**2 is below this share of the largest
 HEAD_SHARE = 16    # at most p // HEAD_SHARE head directions (cost: p (k + 1) per row)
@@ -63,12 +63,6 @@ class NormBound:
 
 
 def private_preconditioner(X, row_bound, budget):
-    """:func:`private_whitening`'s ``P`` and ``spectrum`` (see there)."""
-    P, spectrum, _ = private_whitening(X, row_bound, budget)
-    return P, spectrum
-
-
-def private_whitening(X, row_bound, budget):
     """``P = (S_hat + lambda I)**(-1/2)`` from a noisy second-moment matrix ``S = X^T X / n``.
 
     ``S`` is released with the Gaussian mechanism: for rows of norm at most
@@ -119,7 +113,7 @@ def private_whitening(X, row_bound, budget):
     >>> from skdp.privacy.release import Release
     >>> release = Release(Backend.from_arrays(np.zeros(1), random_state=0), PrivacyLedger())
     >>> X = np.random.default_rng(0).normal(size=(1000, 64)) / 32
-    >>> P, spectrum, bound = private_whitening(X, 1.0, Budget(1.0, 1e-6, 0.1, release=release))
+    >>> P, spectrum, bound = private_preconditioner(X, 1.0, Budget(1.0, 1e-6, 0.1, release=release))
     >>> P.shape, bool(np.all((0 <= spectrum) & (spectrum < 1)))
     ((64, 64), True)
     >>> x = np.ones(64)

@@ -108,7 +108,9 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     steps at rate ``q`` (``max_iter`` or 100, resp. ``n_iter`` or
     :func:`~skdp.solvers.minimax.subsampled.auto_poisson_steps` at the whole
     budget's ``mu``; ``q`` the ``sampling_rate`` option or ``min(1, 4 / T)``,
-    as :func:`~skdp.solvers.shared.subsampling.sampling_rate`). Other
+    as :func:`~skdp.solvers.shared.subsampling.sampling_rate`, for the classifier's
+    ``n_iter='auto'`` at most ``16,000 / n_rows``,
+    :func:`~skdp.solvers.minimax.subsampled.auto_passes`). Other
     estimators: none. When the classifier releases its group sizes (neither
     ``group_sizes`` nor ``group_by=None``), its ``n_iter='auto'`` is computed
     at the ``mu`` they leave, so it may take a few steps fewer than planned
@@ -143,9 +145,9 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     from .minimax import PrivateMinimaxClassifier
     from .regression import KLAdaptiveRegressor
     from .solvers.kl.subsampled import DPSGD_POISSON_STEPS
-    from .solvers.minimax.subsampled import auto_poisson_steps
+    from .solvers.minimax.subsampled import auto_passes, auto_poisson_steps
     from . import minimax, regression
-    from .solvers.shared.subsampling import sampling_rate
+    from .solvers.shared.subsampling import SAMPLING_PASSES, sampling_rate
 
     if not isinstance(estimator, (KLAdaptiveRegressor, PrivateMinimaxClassifier)):
         return None, True
@@ -165,14 +167,16 @@ def subsampled_steps(estimator, n_rows, n_features=None):
     if solver != "dpsgd_poisson" and not auto:
         return None, True
     option = (estimator.solver_options or {}).get("sampling_rate")
+    passes = SAMPLING_PASSES
     if isinstance(estimator, KLAdaptiveRegressor):
         steps = int(estimator.max_iter or DPSGD_POISSON_STEPS)
     elif estimator.n_iter == "auto":
         delta = float(resolve_delta(estimator.delta, eps, estimator.accountant))
         steps = auto_poisson_steps(n_rows, approx_dp_to_gdp(eps, delta))[0]
+        passes = auto_passes(n_rows, steps)
     else:
         steps = int(estimator.n_iter)
-    return (sampling_rate(option, steps), steps), solver == "dpsgd_poisson"
+    return (sampling_rate(option, steps, passes=passes), steps), solver == "dpsgd_poisson"
 
 
 def fit_rdp_bound(estimator, n_rows, n_features=None, orders=RDP_ORDERS):

@@ -40,11 +40,11 @@ budget's filter before the first (:meth:`Budget.plan_subsampled
 <skdp.privacy.budget.Budget.plan_subsampled>`: one composition verifies them).
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES`` by
-default), against ``T`` passes for ``noisy_gd``. Only the sampled rows are
-gathered (``X[idx]``); ``X`` is never copied. Each step's sums are
-:func:`~skdp.solvers.minimax.data.gradient_sums_block` over the
-sampled rows, in memory or per partition on Dask (the sample drawn on the
-client).
+default, fewer beyond 1e6 rows: :func:`auto_passes`), against ``T`` passes
+for ``noisy_gd``. Only the sampled rows are gathered (``X[idx]``); ``X``
+is never copied. Each step's sums are
+:func:`~skdp.solvers.minimax.data.gradient_sums_block` over the sampled
+rows, in memory or per partition on Dask (the sample drawn on the client).
 """
 
 import math
@@ -52,18 +52,19 @@ import math
 import numpy as np
 
 from ..losses.classification import lipschitz
-from ..shared.subsampling import planned_noise_multiplier, sampling_rate
+from ..shared.subsampling import SAMPLING_PASSES, planned_noise_multiplier, sampling_rate
 from ..spec import SolverResult
 from .common import softmax_np
 from .euclidean import auto_iterations, reference_logits
 from .steps import (LOSS_SHARE, STEP_SCALE, TailAverager, centre_rows, intercept_of,
                     loss_clip_bound, project_ball, step_sizes, to_host)
 
-__all__ = ["dpsgd_poisson", "auto_poisson_steps"]
+__all__ = ["dpsgd_poisson", "auto_poisson_steps", "auto_passes"]
 
 _LABEL = "subsampled gradient and group-loss sums"
 SGD_CLIP_RATIO = 0.25  # per-sample clip / Lipschitz bound (noisy_gd's is smaller: full batches)
 POISSON_MAX_ITER = 250  # n_iter='auto': at most this many steps (issue 31; RESULTS.md)
+POISSON_MAX_BATCH = 16_000  # n_iter='auto': at most this many rows a step, expected (issue 31)
 
 
 def auto_poisson_steps(n, mu):
@@ -97,6 +98,31 @@ def auto_poisson_steps(n, mu):
     return steps, STEP_SCALE * planned / steps
 
 
+def auto_passes(n, steps):
+    """Expected passes over the rows of ``n_iter='auto'``: at most ``POISSON_MAX_BATCH`` a step.
+
+    ``min(SAMPLING_PASSES, POISSON_MAX_BATCH * steps / n)``, which ``sampling_rate`` turns
+    into the default rate ``q = min(1, SAMPLING_PASSES / T, POISSON_MAX_BATCH / n)``: the
+    expected batch ``q n`` stops growing at ``POISSON_MAX_BATCH`` rows, the batch of
+    the default fit at ``n = 1e6`` (``T = 250``, ``q = 0.016``); below ``POISSON_MAX_BATCH
+    / (SAMPLING_PASSES / T)`` rows (1e6 at ``T = 250``) nothing changes. Public
+    quantities only (``n`` is public under replace-one; ``steps`` from
+    :func:`auto_poisson_steps`); the accounting is unchanged in form (``T`` Poisson-subsampled
+    Gaussian steps at rate ``q``, the noise multiplier calibrated for that ``(q, T)``).
+    Why: the noise of a step's mean gradient is ``z C / (q n)``, and in the amplified
+    regime ``z`` itself scales with ``q``, so past 1e6 rows a larger batch buys little
+    privacy noise and costs every row it reads; issue 31 (``benchmarks/RESULTS.md``,
+    "the classifier's batch cap at 1e7 rows"): at 1e7 x 3 the default fit reads 4e6
+    rows instead of 4e7, about 8x less CPU, the same loss on generated data.
+
+    Examples
+    --------
+    >>> auto_passes(10**5, 250), auto_passes(10**6, 250), auto_passes(10**7, 250)
+    (4.0, 4.0, 0.4)
+    """
+    return min(SAMPLING_PASSES, POISSON_MAX_BATCH * steps / n)
+
+
 def dpsgd_poisson(problem, budget, options):
     """Poisson-subsampled DP-SGD(A) on the worst-group loss (see module doc).
 
@@ -105,7 +131,8 @@ def dpsgd_poisson(problem, budget, options):
     problem : MinimaxProblem
         As for :func:`~skdp.solvers.minimax.euclidean.noisy_gd`; ``n_iter``
         counts steps (``'auto'``: :func:`auto_poisson_steps`, ``noisy_gd``'s
-        :func:`auto_iterations` capped at ``POISSON_MAX_ITER`` with a step as much larger).
+        :func:`auto_iterations` capped at ``POISSON_MAX_ITER`` with a step as much larger,
+        and the default rate's batch capped at ``POISSON_MAX_BATCH`` rows, :func:`auto_passes`).
     budget : Budget
         ``budget.mu``: sets the centring's share (``CENTER_SHARE``, as in
         ``noisy_gd``); the steps get what the ledger leaves of
@@ -133,9 +160,10 @@ def dpsgd_poisson(problem, budget, options):
     xp = budget.backend.xp
     if problem.n_iter == "auto":
         T, step_scale = auto_poisson_steps(data.n, budget.mu)
+        passes = auto_passes(data.n, T)
     else:
-        T, step_scale = int(problem.n_iter), STEP_SCALE
-    q = sampling_rate(options["sampling_rate"], T, not math.isinf(budget.mu))
+        T, step_scale, passes = int(problem.n_iter), STEP_SCALE, SAMPLING_PASSES
+    q = sampling_rate(options["sampling_rate"], T, not math.isinf(budget.mu), passes)
     data, _ = centre_rows(data, budget.mu, budget)
     z = 0.0
     if not math.isinf(budget.mu):  # calibrated, and the T steps declared to the filter

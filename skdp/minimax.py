@@ -191,8 +191,10 @@ def resolve_solver(n_samples, n_features, epsilon):
     the sizes and budgets benchmarked they lose to the Euclidean ones.
 
     Scale path: ``noisy_gd`` reads all rows at each of its ``T`` (up to 200)
-    steps; ``dpsgd_poisson`` about ``SAMPLING_PASSES = 4`` passes in all
-    (Poisson batches gathered by index, ``X`` not copied), ``sgda`` one pass
+    steps; ``dpsgd_poisson`` about ``SAMPLING_PASSES = 4`` passes in all, beyond
+    1e6 rows Poisson batches of 16,000 rows expected (``n_iter='auto'``:
+    :func:`~skdp.solvers.minimax.subsampled.auto_passes`; Poisson batches gathered
+    by index, ``X`` not copied), ``sgda`` one pass
     per epoch (5); all three hold ``X`` in memory. For data that do not fit,
     the streaming solvers (``partial_fit``, one pass over chunks) are the
     path.
@@ -340,7 +342,8 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         ``alpha`` (guarantee at ``2 alpha``; None: ``0.1 Phi / L``); ``noisy_gd``
         takes ``clip_ratio`` (0.1: the per-sample gradient clip over the
         Lipschitz bound) and ``step_scale`` (4.0), public constants;
-        ``dpsgd_poisson`` ``sampling_rate``. The other solvers take none.
+        ``dpsgd_poisson`` ``sampling_rate`` (None: ``min(1, 4 / T)``, with
+        ``n_iter='auto'`` at most ``16,000 / n``). The other solvers take none.
     goldstein_radius : float or None
         Deprecated: moved into ``solver_options`` (see there).
 

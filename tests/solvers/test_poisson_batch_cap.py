@@ -118,3 +118,17 @@ def test_noise_multiplier_at_the_capped_rate_matches_dp_accounting():
 
     assert independent(z) == pytest.approx(1.0, rel=1e-2)
     assert independent(z / 2) > 1.5
+
+
+@pytest.mark.parametrize("n", [0, 5, 2**16, 2**16 * 3 + 7])
+def test_group_counts_blockwise_equal_bincount(n):
+    """The group counts in blocks (no (n,) copy of read-only codes) are np.bincount's."""
+    from skdp.minimax import _code_counts
+
+    codes = np.random.default_rng(n).integers(0, 3, size=n)
+    view = codes.view()
+    view.flags.writeable = False
+    for k in (3, 5):
+        expected = np.bincount(codes, minlength=k)
+        np.testing.assert_array_equal(_code_counts(view, k), expected)
+        np.testing.assert_array_equal(_code_counts(codes.astype(np.int8), k), expected)

@@ -41,6 +41,7 @@ of the exact norms), not the product with ``P`` over all rows (issue 31).
 from ..shared.subsampling import DPSGD_POISSON_OPTIONS, planned_noise_multiplier, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start
+from .problem import Objective
 
 __all__ = ["dpsgd_poisson", "DPSGD_POISSON_STEPS", "DPSGD_POISSON_OPTIONS"]
 
@@ -105,5 +106,7 @@ def _clipped_sum(obj, w, idx, clip):
     xp = obj.xp
     if idx.shape[0] == 0:  # an empty Poisson sample: the sum is zero (only noise is released)
         return xp.zeros_like(w)
+    if isinstance(obj, Objective) and obj.blockwise():
+        return obj.clipped_sum(w, idx, clip)
     batch = obj.rows(idx, alpha=0.0)
     return batch.clipped_grad(w, clip) * batch.n

@@ -28,7 +28,10 @@ The zCDP share ``budget.rho`` is not used: the subsampled Gaussian is
 calibrated on the ledger's PLD total.
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES``); only the
-sampled rows are gathered (``X[idx]``), ``X`` is never copied. With the private
+sampled rows are read, ``X`` is never copied (a linear model on NumPy input reads a
+batch in cache-sized blocks, :meth:`Objective.clipped_sum
+<skdp.solvers.kl.problem.Objective.clipped_sum>`; elsewhere the batch is gathered,
+``X[idx]``). With the private
 preconditioner ``P``, the clip reads each batch row's norm ``||[x, c] P||`` from
 an upper bound (the preconditioner's
 :class:`~skdp.solvers.kl.preconditioner.NormBound`, ``p (k + 1)`` per row) and

@@ -1144,12 +1144,14 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
         replacing one record changes at most one row of the subset, so the histogram's
         sensitivity is unchanged, and its fractions are over the subset's public size."""
         grid = [bound * 2.0 ** (-k / 2.0) for k in reversed(range(CLIP_GRID))]
-        if objective.n > CLIP_ROWS:
+        if objective.n <= CLIP_ROWS:
+            counts, n = objective.grad_norm_counts(w0, grid), objective.n
+        else:
             rng = budget.backend.public_rng
             idx = np.sort(rng.choice(objective.n, CLIP_ROWS, replace=False))
-            objective = objective.rows(budget.backend.asarray(idx))
-        counts = objective.grad_norm_counts(w0, grid)
-        return private_quantile_of_counts(counts, objective.n, CLIP_QUANTILE, grid, budget,
+            counts = objective.grad_norm_counts(w0, grid, budget.backend.asarray(idx))
+            n = CLIP_ROWS
+        return private_quantile_of_counts(counts, n, CLIP_QUANTILE, grid, budget,
                                           budget.rho, label="gradient-norm histogram")[0]
 
     def _stream_problem(self, run):

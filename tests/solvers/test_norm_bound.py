@@ -171,10 +171,12 @@ def test_an_underestimated_norm_is_caught():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_fit_on_bounds_equals_the_fit_on_exact_norms(monkeypatch, dtype):
+@pytest.mark.parametrize("blockwise", [True, False])
+def test_fit_on_bounds_equals_the_fit_on_exact_norms(monkeypatch, dtype, blockwise):
     """``dpsgd_poisson`` above ``CLIP_ROWS`` rows (lowered here so that the private clip reads a
     subset and the full norms are never computed): same coefficients (to rounding) and the
-    same ledger as with the exact norms of every row."""
+    same ledger as with the exact norms of every row; through the batch objective and through
+    ``Objective.clipped_sum``'s blocks."""
     monkeypatch.setattr(regression, "CLIP_ROWS", 500)
     X = _rows(4000, 30, dtype, correlated=True)
     rng = np.random.default_rng(0)
@@ -183,11 +185,14 @@ def test_fit_on_bounds_equals_the_fit_on_exact_norms(monkeypatch, dtype):
     def fit():
         return KLAdaptiveRegressor(epsilon=2.0, solver="dpsgd_poisson", random_state=0).fit(X, y)
 
-    calls = []
-    clip_sq_norms = problem.Objective.clip_sq_norms
-    monkeypatch.setattr(problem.Objective, "clip_sq_norms",
-                        lambda self, w, clip: calls.append(self._sq_bounds is not None)
-                        or clip_sq_norms(self, w, clip))
+    calls = []  # per step: whether its batch clipped on bounds
+    monkeypatch.setattr(problem.Objective, "blockwise", lambda self: blockwise)
+    name = "clipped_sum" if blockwise else "clip_sq_norms"
+    original = getattr(problem.Objective, name)
+    on_bounds = ((lambda self: self._bounded()) if blockwise
+                 else (lambda self: self._sq_bounds is not None))
+    monkeypatch.setattr(problem.Objective, name,
+                        lambda self, *args: calls.append(on_bounds(self)) or original(self, *args))
     bounded = fit()
     assert calls and all(calls)  # every step's batch clipped on bounds
     monkeypatch.setattr(problem.Objective, "_bounded", lambda self: False)

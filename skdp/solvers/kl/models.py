@@ -18,7 +18,7 @@ from ..shared.arrays import column_sums
 
 __all__ = ["Design", "LinearModel", "MLPModel", "RowModel", "clipped_grad_block",
            "clipped_diff_block", "grad_norms_block", "grad_norm_counts_block",
-           "second_moment_block"]
+           "second_moment_block", "clip_scale"]
 
 ROW_CHUNK = 8192  # rows per block where a product with P would otherwise be (n, p)
 
@@ -304,7 +304,8 @@ def _residuals(part, w, rows):
     return xp, X, rows.loss.derivative(z, part["y"], xp), cache
 
 
-def _clip_scale(norms, bound, xp):
+def clip_scale(norms, bound, xp):
+    """``clip_factors`` of ``norms`` at ``bound``; ones at an infinite bound."""
     if math.isinf(bound):
         return xp.ones_like(norms)
     return clip_factors(norms, bound, xp)
@@ -349,7 +350,7 @@ def clipped_grad_block(part, w, clip, n, rows):
     [0.5, -0.25]
     """
     xp, X, r, cache = _residuals(part, w, rows)
-    u = _clip_scale(_grad_norms(part, r, cache, rows, xp), clip, xp) * r / n
+    u = clip_scale(_grad_norms(part, r, cache, rows, xp), clip, xp) * r / n
     return rows.model.vjp(cache, u, X, xp)
 
 
@@ -372,7 +373,7 @@ def clipped_diff_block(part, w1, w0, clip, n, rows):
     m, x_sq = rows.model, part["sq"]
     sq = (r1 * r1 * m.jac_sq_norms(c1, x_sq, xp) + r0 * r0 * m.jac_sq_norms(c0, x_sq, xp)
           - 2.0 * r1 * r0 * m.jac_inner(c1, c0, x_sq, xp))
-    s = _clip_scale(xp.sqrt(xp.maximum(sq, xp.zeros_like(sq))), clip, xp) / n
+    s = clip_scale(xp.sqrt(xp.maximum(sq, xp.zeros_like(sq))), clip, xp) / n
     return m.vjp(c1, s * r1, X, xp) - m.vjp(c0, s * r0, X, xp)
 
 

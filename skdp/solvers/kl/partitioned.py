@@ -143,8 +143,11 @@ class PartitionedObjective:
                                     index=np.asarray(idx, dtype=np.int64),
                                     parts=self._with_sq())
 
-    def grad_norm_counts(self, w, grid):
-        """Counts of the per-sample gradient norms at ``w`` in the cells cut by ``grid``."""
+    def grad_norm_counts(self, w, grid, idx=None):
+        """Counts of the per-sample gradient norms at ``w`` in the cells cut by ``grid`` (over
+        the rows ``idx`` where given)."""
+        if idx is not None:
+            return self.rows(idx).grad_norm_counts(w, grid)
         return self._pass(grad_norm_counts_block, w, [float(g) for g in grid], self._rows)
 
     def clipped_grad(self, w, clip):

@@ -20,13 +20,15 @@ norm (reverse triangle inequality).
 
 from dataclasses import dataclass
 
+import numpy as np
 
-from .models import (Design, RowModel, clipped_diff_block, clipped_grad_block,
-                     grad_norm_counts_block, grad_norms_block, row_sq_norms)
+from .models import (Design, LinearModel, RowModel, clip_scale, clipped_diff_block,
+                     clipped_grad_block, grad_norm_counts_block, grad_norms_block, row_sq_norms)
 
 __all__ = ["Objective", "SolverConfig", "KLProblem"]
 
 EXACT_SHARE = 0.5  # batches' exact row norms, as a share of n, after which all are computed
+BLOCK_BYTES = 1 << 21  # clipped_sum gathers a batch's rows in blocks of about this size (2 MB)
 
 
 class Objective:
@@ -58,7 +60,7 @@ class Objective:
         self._x_sq_norms = self._sq_bounds = None
         self._exact_rows = [0]  # rows whose exact norm its batches computed (shared with them)
         D = X if isinstance(X, Design) else Design(X, None, None, xp)
-        self._features, self._scale = D.X, D.scale
+        self._design, self._features, self._scale = D, D.X, D.scale
         self._rows = RowModel(loss, model, D.intercept, D.P)
 
     @property
@@ -104,6 +106,62 @@ class Objective:
             out._x_sq_norms = xp.take(self.x_sq_norms, idx, axis=0)
         return out
 
+    def clipped_sum(self, w, idx, clip):
+        """Sum over the rows ``idx`` (a Poisson batch) of the per-row gradients clipped to
+        norm ``clip`` (no ridge term): ``rows(idx, alpha=0).clipped_grad(w, clip)`` times the
+        batch's size, with the same clip factors (:meth:`clip_sq_norms`'s norms: exact, or
+        the bound where it keeps a row within the clip, where the factor is 1 with either).
+
+        It reads the batch's rows in blocks of about
+        ``BLOCK_BYTES`` gathered into one buffer that stays in cache, each block's residuals
+        and its share of the sum computed while there (issue 31: the gather of the whole
+        batch and three passes over it were most of a step at d = 1,000); the rows whose
+        bound does not settle their clip are gathered again with their exact norms. The
+        sum is the same up to rounding (summed by blocks). Only where :meth:`blockwise`."""
+        xp, D = self.xp, self._design
+        v = w if D.P is None else D.P @ w
+        bounded = self._bounded()
+        if bounded and self._sq_bounds is None:
+            self._sq_bounds = self.X.row_sq_bounds()
+        sq_all = self._sq_bounds if bounded else self.x_sq_norms
+        block = max(1, min(int(idx.shape[0]), BLOCK_BYTES // (D.d * D.X.itemsize)))
+        buf = np.empty((block, D.d), dtype=D.dtype)
+        total, later = None, []
+        for start in range(0, int(idx.shape[0]), block):
+            j = idx[start:start + block]
+            rows = Design(np.take(D.X, j, axis=0, out=buf[:j.shape[0]]), D.intercept, None, xp,
+                          None if D.scale is None else D.scale[j])
+            r = self.loss.derivative(rows @ v, self.y[j], xp)
+            factor = clip_scale(np.abs(r) * np.sqrt(sq_all[j]), clip, xp)
+            if bounded:  # within the clip under the bound: factor 1; the others: exact norms
+                need = factor < 1
+                later.append((j[need], r[need]))
+                factor = (~need).astype(r.dtype)
+            part = rows.rmatmul(factor * r)
+            total = part if total is None else total + part
+        if bounded and any(j.shape[0] for j, _ in later):
+            total = total + self._exact_part(later, clip)
+        return total if D.P is None else total @ D.P
+
+    def blockwise(self):
+        """Whether :meth:`clipped_sum` applies: a linear model on a NumPy design and targets
+        of one dtype."""
+        D = self._design
+        return (isinstance(self.model, LinearModel) and isinstance(D.X, np.ndarray)
+                and isinstance(self.y, np.ndarray) and D.X.dtype == self.y.dtype)
+
+    def _exact_part(self, later, clip):
+        """The clipped sum (without ``P``) over the rows whose bound did not settle their clip:
+        ``later`` holds (rows, residuals) per block; their exact norms are computed here
+        (counted towards ``EXACT_SHARE``)."""
+        D, xp = self.X, self.xp  # a Design: there is a bound
+        idx = np.concatenate([j for j, _ in later])
+        r = np.concatenate([r for _, r in later])
+        self._exact_rows[0] += int(idx.shape[0])
+        rows = D.take(idx)
+        factor = clip_scale(np.abs(r) * np.sqrt(rows.row_sq_norms()), clip, xp)
+        return Design(rows.X, rows.intercept, None, xp, rows.scale).rmatmul(factor * r)
+
     def clip_sq_norms(self, w, clip):
         """Squared row norms that give :meth:`clipped_grad` at ``(w, clip)`` its exact clip
         factors: the exact norms where known; else the bounds, replaced by the exact norms
@@ -134,9 +192,30 @@ class Objective:
         """Per-sample gradient norms ``|phi'(z_i, y_i)| ||J_i||`` at ``w`` (not a release)."""
         return grad_norms_block(self._part(), w, self._rows)
 
-    def grad_norm_counts(self, w, grid):
-        """Counts of the per-sample gradient norms at ``w`` in the cells cut by ``grid``."""
-        return grad_norm_counts_block(self._part(), w, grid, self._rows)
+    def grad_norm_counts(self, w, grid, idx=None):
+        """Counts of the per-sample gradient norms at ``w`` in the cells cut by ``grid``, over
+        all rows or over the rows ``idx`` (a subset: ``rows(idx)``'s counts; where
+        :meth:`blockwise`, its rows gathered in blocks of about ``BLOCK_BYTES`` and their
+        exact norms computed there, not gathered all at once: the same products, row by
+        row)."""
+        if idx is None:
+            return grad_norm_counts_block(self._part(), w, grid, self._rows)
+        if not self.blockwise():
+            return self.rows(idx).grad_norm_counts(w, grid)
+        xp, D = self.xp, self._design
+        block = max(1, min(int(idx.shape[0]), BLOCK_BYTES // (D.d * D.X.itemsize)))
+        buf = np.empty((block, D.d), dtype=D.dtype)
+        counts = None
+        for start in range(0, int(idx.shape[0]), block):
+            j = idx[start:start + block]
+            rows = Design(np.take(D.X, j, axis=0, out=buf[:j.shape[0]]), D.intercept, D.P, xp,
+                          None if D.scale is None else D.scale[j])
+            part = {"X": rows.X, "y": self.y[j], "sq": rows.row_sq_norms()}
+            if rows.scale is not None:
+                part["scale"] = rows.scale
+            cells = grad_norm_counts_block(part, w, grid, self._rows)
+            counts = cells if counts is None else counts + cells
+        return counts
 
     def clipped_grad(self, w, clip):
         """Mean of per-sample gradients clipped to norm ``clip``, plus ``alpha w``

@@ -28,7 +28,10 @@ The zCDP share ``budget.rho`` is not used: the subsampled Gaussian is
 calibrated on the ledger's PLD total.
 
 Compute: about ``q T`` passes over the rows (``SAMPLING_PASSES``); only the
-sampled rows are gathered (``X[idx]``), ``X`` is never copied. With the private
+sampled rows are read, ``X`` is never copied (a linear model on NumPy input reads a
+batch in cache-sized blocks, :meth:`Objective.clipped_sum
+<skdp.solvers.kl.problem.Objective.clipped_sum>`; elsewhere the batch is gathered,
+``X[idx]``). With the private
 preconditioner ``P``, the clip reads each batch row's norm ``||[x, c] P||`` from
 an upper bound (the preconditioner's
 :class:`~skdp.solvers.kl.preconditioner.NormBound`, ``p (k + 1)`` per row) and
@@ -41,6 +44,7 @@ of the exact norms), not the product with ``P`` over all rows (issue 31).
 from ..shared.subsampling import DPSGD_POISSON_OPTIONS, planned_noise_multiplier, sampling_rate
 from ..spec import SolverResult
 from .gd import AVERAGE_MIN_STEPS, suffix_start
+from .problem import Objective
 
 __all__ = ["dpsgd_poisson", "DPSGD_POISSON_STEPS", "DPSGD_POISSON_OPTIONS"]
 
@@ -105,5 +109,7 @@ def _clipped_sum(obj, w, idx, clip):
     xp = obj.xp
     if idx.shape[0] == 0:  # an empty Poisson sample: the sum is zero (only noise is released)
         return xp.zeros_like(w)
+    if isinstance(obj, Objective) and obj.blockwise():
+        return obj.clipped_sum(w, idx, clip)
     batch = obj.rows(idx, alpha=0.0)
     return batch.clipped_grad(w, clip) * batch.n

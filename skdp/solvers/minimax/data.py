@@ -333,7 +333,7 @@ class LinearData:
             self._codes = codes
         return self._codes
 
-    def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None):
+    def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None, errors=False):
         """Clipped, group-weighted gradient sums (and group-loss sums) at ``(W, b)``.
 
         :func:`gradient_sums_block` over row blocks of about :data:`BLOCK_BYTES`
@@ -342,7 +342,8 @@ class LinearData:
         cache, so ``X`` is read from memory once per gradient. Returns the
         parts for ``W`` (k, p) and ``b`` (k,) of ``sum_i R_i a_i^T`` and,
         with ``loss_clip``, the per-group sums of the losses clipped at it
-        (else None).
+        (else None); with ``errors`` as well, the per-group counts of the rows
+        the model misclassifies instead (:func:`gradient_sums_block`).
 
         Examples
         --------
@@ -355,7 +356,7 @@ class LinearData:
         True
         """
         sums = blockwise(self._rows(BLOCK_NAMES, rows), gradient_sums_block, W, b, self.center,
-                         self.intercept_scale, q, clip, loss_clip, xp=self.xp)
+                         self.intercept_scale, q, clip, loss_clip, errors, xp=self.xp)
         return finish_gradient(sums, self.center, self.intercept_scale)
 
     def group_sums(self, W, b):
@@ -448,10 +449,10 @@ class PartitionedLinearData:
         return self.parts.reduce(blockwise, group_sums_block, W, b, self.center,
                                  self.intercept_scale)
 
-    def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None):
+    def gradient_sums(self, W, b, q, clip, loss_clip=None, rows=None, errors=False):
         """As :meth:`LinearData.gradient_sums`: one pass (over the rows ``rows`` if given)."""
         args = (blockwise, gradient_sums_block, W, b, self.center, self.intercept_scale, q, clip,
-                loss_clip)
+                loss_clip, errors)
         if rows is None:
             sums = self.parts.reduce(*args)
         else:
@@ -613,7 +614,8 @@ def group_sums_block(part, W, b, center, intercept_scale, xp=np):
     return onehot.T @ loss, xp.stack(G), xp.stack(t)
 
 
-def gradient_sums_block(part, W, b, center, intercept_scale, q, clip, loss_clip=None, xp=np):
+def gradient_sums_block(part, W, b, center, intercept_scale, q, clip, loss_clip=None, errors=False,
+                        xp=np):
     """Sums over the rows of ``part`` of the clipped, group-weighted gradients.
 
     With ``r_i`` the loss residual of row ``i`` at ``(W, b)`` and ``g_i`` its
@@ -622,7 +624,10 @@ def gradient_sums_block(part, W, b, center, intercept_scale, q, clip, loss_clip=
     returns ``(sum_i R_i s_i x_i^T, sum_i R_i)`` of shapes (k, p) and (k,)
     (:func:`finish_gradient` turns them into the gradient's parts for the
     centred, augmented rows) and, with ``loss_clip``, the per-group sums of
-    the losses clipped at it, shape (n_groups,). ``part`` holds the
+    the losses clipped at it, shape (n_groups,); with ``errors`` too, the
+    per-group counts of the misclassified rows instead (the 0-1 loss, which
+    ``loss_clip >= 1`` bounds; binary: ``z > 0`` predicts the second class,
+    as ``predict`` does; else the arg max). ``part`` holds the
     :data:`BLOCK_NAMES` arrays; the other arguments are public. Any number
     of rows, zero included: a sum over rows, so the sums of row blocks (or
     partitions) add up to the sum over all rows.
@@ -636,16 +641,27 @@ def gradient_sums_block(part, W, b, center, intercept_scale, q, clip, loss_clip=
     >>> gw.tolist(), total.tolist(), losses.round(4).tolist()
     ([[-0.5, 0.0]], [-0.5], [0.6931])
     """
-    loss, r = loss_and_residual(margins_block(part, W, b, center, intercept_scale),
-                                part["targets"], xp)
+    Z = margins_block(part, W, b, center, intercept_scale)
+    loss, r = loss_and_residual(Z, part["targets"], xp)
     gnorm = _residual_norms(r, xp) * part["row_norm"]
     R = r * ((part["onehot"] @ q) * clip_factors(gnorm, clip, xp))[:, None]
     scale = part.get("scale")
     sums = ((R if scale is None else R * scale[:, None]).T @ part["X"], xp.sum(R, axis=0))
     if loss_clip is None:
         return sums + (None,)
+    if errors:
+        return sums + (part["onehot"].T @ _misclassified(Z, part["targets"], xp),)
     clipped = xp.minimum(loss, xp.full_like(loss, loss_clip))
     return sums + (part["onehot"].T @ clipped,)
+
+
+def _misclassified(Z, targets, xp):
+    """1.0 where the margins ``Z`` predict another class than ``targets``, else 0.0."""
+    if targets.shape[1] == 1:
+        wrong = (Z[:, 0] > 0) != (targets[:, 0] > 0)
+    else:
+        wrong = xp.argmax(Z, axis=1) != xp.argmax(targets, axis=1)
+    return xp.astype(wrong, Z.dtype)
 
 
 def _residual_norms(r, xp):

@@ -14,7 +14,9 @@ replacing one record (features, label, group), so ``n`` is public.
     most ``C p_g / N_g``), and the clipped group losses at the same point
     (computed in the same pass over ``X``) with Gaussian noise
     (l2-sensitivity ``c_L sqrt(1/N_(1)**2 + 1/N_(2)**2)``, the two smallest
-    groups: a replaced record leaves one group and joins another); it then
+    groups: a replaced record leaves one group and joins another; with
+    ``solver_options={'group_signal': 'error'}`` the groups' 0-1 error rates
+    of the current model instead, the same bound with ``c_L = 1``); it then
     updates ``p`` by one damped exponentiated-gradient (entropic mirror)
     ascent step on them (group DRO, Sagawa et al. 2020, Alg. 1, on the
     KL-regularised objective ``sum_g p_g L_g - tau KL(p || p_ref)``; see
@@ -82,6 +84,9 @@ NOISY_GD_OPTIONS = (
            doc="per-sample gradient clip, relative to the Lipschitz bound of the augmented rows"),
     Option("step_scale", "float", STEP_SCALE, low=0, high=1e3, low_open=True,
            doc="step = step_scale / (loss curvature at 0 x augmented row bound**2)"),
+    Option("group_signal", "str", "loss", choices=("loss", "error"),
+           doc="what the group player reads: the groups' clipped losses, or their 0-1 error "
+               "rates (bounded by 1: less noise)"),
 )
 """``solver_options`` of ``noisy_gd``: public constants, read before any row (the clip sets
 the sensitivity, the step is post-processing). The defaults are the module's constants."""
@@ -134,9 +139,13 @@ def noisy_gd(problem, budget, options):
         of the fit's (epsilon, delta)); every release goes through the
         budget's GDP filter (``gaussian_gdp``, ``gaussian_gdp_blocks``).
     options : dict
-        :data:`NOISY_GD_OPTIONS`: ``clip_ratio`` (default ``CLIP_RATIO``) and
-        ``step_scale`` (default ``STEP_SCALE``); public, so the accounting is the
-        same for every value (the sensitivities scale with the clip).
+        :data:`NOISY_GD_OPTIONS`: ``clip_ratio`` (default ``CLIP_RATIO``),
+        ``step_scale`` (default ``STEP_SCALE``) and ``group_signal`` (``'loss'``:
+        the clipped group losses; ``'error'``: the group error rates, whose
+        per-row value lies in [0, 1], so the bound ``c_L`` of the losses' sensitivity
+        is 1, :func:`~skdp.solvers.minimax.steps.loss_sensitivity`); public, so the
+        accounting is the same for every value (the sensitivities scale with the clip
+        and ``c_L``).
 
     Returns
     -------
@@ -158,7 +167,8 @@ def noisy_gd(problem, budget, options):
     mu_loss, mu_grad = mu * math.sqrt(share / T), mu * math.sqrt((1 - share) / T)
     clip = clip_ratio * lipschitz(k) * data.augmented_bound
     step, step_b = step_sizes(data, step_scale)
-    loss_clip = loss_clip_bound(k, data.n_classes)
+    errors = options.get("group_signal") == "error"
+    loss_clip = 1.0 if errors else loss_clip_bound(k, data.n_classes)
     loss_sens = loss_sensitivity(loss_clip, sizes)
     W = xp.zeros((k, data.p), dtype=data.dtype, device=backend.device)
     b = xp.zeros((k,), dtype=data.dtype, device=backend.device)
@@ -170,12 +180,13 @@ def noisy_gd(problem, budget, options):
         q = p / sizes
         # one pass over X: the gradient and (m > 1) the group losses at (W, b)
         gw, gb, loss_sums = data.gradient_sums(W, b, backend.asarray(q, dtype=data.dtype),
-                                               clip, loss_clip if m > 1 else None)
+                                               clip, loss_clip if m > 1 else None, errors=errors)
         sens = 2.0 * clip * float(q.max())
         sigma = 0.0 if math.isinf(mu_grad) else sens / mu_grad
         gw, gb = budget.gaussian_gdp_blocks([gw, gb], sens, sigma, label="worst-group gradient")
         if m > 1:
-            player.update(_release_losses(xp, loss_sums, loss_sens, sigma_loss, sizes, budget))
+            player.update(_release_losses(xp, loss_sums, loss_sens, sigma_loss, sizes, budget,
+                                          "group error rates" if errors else "group losses"))
         W, b = project_ball(W - step * gw, b - step_b * gb, radius, xp)
         avg.add(t, W, b, backend.asarray(p))
         if problem.verbose:
@@ -260,10 +271,11 @@ def _scale_intercept(data):
     return data.with_intercept_scale(INTERCEPT_RATIO * data.feature_bound)
 
 
-def _release_losses(xp, loss_sums, sens, sigma, sizes, budget):
-    """The clipped group losses (from their sums) plus N(0, sigma**2) noise (host)."""
+def _release_losses(xp, loss_sums, sens, sigma, sizes, budget, label="group losses"):
+    """The clipped group losses (or error rates; from their sums) plus N(0, sigma**2) noise
+    (host)."""
     values = np.asarray(to_host(xp, loss_sums), dtype=float) / sizes
-    return budget.on_host().gaussian_gdp(values, sens, sigma, label="group losses")
+    return budget.on_host().gaussian_gdp(values, sens, sigma, label=label)
 
 
 class _GroupPlayer:

@@ -1,10 +1,11 @@
 """Model bins read from the fine release: empty neighbouring bins merged, with
-``fine_bins.MERGE_EMPTY`` (off by default; issue 30, the fine grid's own resolution). The model's estimate of a bin that holds no row is its noise
-kept where positive, so every empty bin comes back with rows; the rule now merges the
-neighbouring pairs whose noisy fine counts sum to at most ``NEAR_EMPTY / n_bins`` of the
-mass, read from the plain sums (the projected counts give an empty cell the positive part
-of its noise, and a long empty tail looked full). Post-processing: no charge (the ledger
-tests of tests/estimators/test_fine_bins.py hold)."""
+``fine_bins.MERGE_EMPTY`` (off by default; issue 30, the fine grid's own resolution).
+The model's estimate of a bin that holds no row is its noise kept where positive, so
+every empty bin comes back with rows; the rule then merges the neighbouring pairs whose
+noisy fine counts sum to at most ``NEAR_EMPTY / n_bins`` of the mass, read from the plain
+sums (the projected counts give an empty cell the positive part of its noise, and a long
+empty tail looked full). Post-processing: no charge (the ledger tests of
+tests/estimators/test_fine_bins.py hold)."""
 
 import numpy as np
 import pandas as pd

@@ -137,9 +137,13 @@ _share.__name__ = "number in (0, 1)"
 
 
 def _share_or_zero(text):
-    if text.strip() in ("0", "0.0"):
-        return 0.0
-    return _share(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {value}")
+    return value
 
 
 _share_or_zero.__name__ = "number in [0, 1)"

@@ -35,7 +35,8 @@ from ._domain.forbid import (forbid_masks, forbid_protect, forbid_value, full_ma
                              interval_columns)
 from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
                               fine_release, measure_domains, merge_spike_keys, quantile_bins,
-                              quantile_counts, spike_keys, to_compress, to_fine, to_quantile)
+                              quantile_counts, refine_release, spike_keys, sub_counts,
+                              to_compress, to_fine, to_quantile)
 from ._base import BudgetPlan, PrivateEstimator, Rows
 from .privacy.gdp_plan import gdp_rho, gdp_shares
 from ._partitions import is_dask_collection
@@ -92,7 +93,7 @@ def _fine_oneways(columns):
     out = {}
     for j, c in enumerate(columns):
         fine = c.fine
-        if fine is not None and fine.counts is not None and fine.sigma:
+        if fine is not None and fine.measured:
             values, sd = fine.bin_counts(c)
             out[j] = Measurement((j,), values, sd)
     return out or None
@@ -114,6 +115,10 @@ RESOLUTION_SHARE = 0.2
 ``rho`` otherwise) spent on the fine grids and spikes by default
 (``resolution_share``; measured against 0.1 in ``benchmarks/RESULTS.md``, issue 30 item 1,
 second part)."""
+RESOLUTION_REFINE = 0.0
+"""Share of ``resolution_share`` given to the fine grids' second level by default
+(``resolution_refine``; measured in ``benchmarks/RESULTS.md``, issue 30: the fine grid's own
+resolution)."""
 SPIKE_DELTA_SHARE = 0.1
 """Share of ``delta`` given to the spikes' threshold where some numeric column's fine grid
 has equal cells (``resolution``; the rest calibrates the Gaussian releases)."""
@@ -415,6 +420,23 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         solvers (Bun–Steinke 2016 Lemma 2.3).
         ``domain_share + resolution_share`` must stay below 1 (the solver needs
         a share): checked before the budget is reserved.
+    resolution_refine : float, default=0.0
+        Share of ``resolution_share`` given to a second level of the fine grids
+        of equal cells (0: none). The first release then spends ``1 -
+        resolution_refine`` of ``resolution_share`` (and ``'auto'`` sizes its
+        grids from that noise); its cells whose noisy count is heavy are split
+        into 2-16 equal sub-cells (``count / (4 sigma_2)`` rounded down to a
+        power of two: :func:`skdp._domain.fine.refine_splits`, from released
+        counts only), whose counts a second Gaussian mechanism releases on the
+        rest: a value falls in at most one sub-cell per column, so the
+        l2-sensitivity is that of one histogram per column, ``sqrt(2 d_c)``
+        (``sqrt(d_c)`` under add/remove) for the ``d_c`` grids of equal cells
+        (:func:`skdp._domain.private.refine_release`: an adaptive hierarchical
+        histogram, Hay et al. 2010, Zhang et al. 2016; the two releases compose
+        to ``resolution_share``). The two levels are combined by least squares
+        (:meth:`skdp._domain.fine.FineGrid.refine`, post-processing), and the
+        refined grid serves everything the grid serves (the model's bins with
+        ``bin_strategy='fine'``, its 1-way measurement, the placement of values).
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -584,6 +606,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
         "resolution": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "resolution_share": [Interval(Real, 0, 1, closed="neither")],
+        "resolution_refine": [Interval(Real, 0, 1, closed="left")],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
         "solver_options": [dict, None],
         "accountant": ACCOUNTANT_CONSTRAINT,
@@ -594,7 +617,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", workload=2, domain=None,
                  missing="keep", n_bins=10, bin_strategy="fine", max_categories=100,
                  n_iter="auto", tol="auto", domain_share=0.1, resolution=RESOLUTION,
-                 resolution_share=RESOLUTION_SHARE, neighbouring="replace_one",
+                 resolution_share=RESOLUTION_SHARE, resolution_refine=RESOLUTION_REFINE,
+                 neighbouring="replace_one",
                  solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -610,6 +634,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         self.domain_share = domain_share
         self.resolution = resolution
         self.resolution_share = resolution_share
+        self.resolution_refine = resolution_refine
         self.neighbouring = neighbouring
         self.solver_options = solver_options
         self.accountant = accountant
@@ -742,7 +767,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         ``resolution='auto'``, from the noise of the fine release on ``resolution_share``
         of the plan (:meth:`_share_rho`) and the public row count (replace-one)."""
         rho = self._share_rho(plan, plan.rho(run.epsilon, run.delta),
-                              plan.mu(run.epsilon, run.delta), self.resolution_share)
+                              plan.mu(run.epsilon, run.delta), self.resolution_share,
+                              1.0 - self.resolution_refine)
         values = run.rows.values
         n = len(values[0]) if isinstance(values, list) and values else getattr(values, "n", 0)
         return to_fine(columns, self.resolution, n=n, rho=rho, neighbouring=self.neighbouring,
@@ -802,7 +828,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         from ._synth.report import _model_counts
 
         for j, c in enumerate(columns):
-            if c.fine is not None and c.fine.counts is not None and c.fine.sigma:
+            if c.fine is not None and c.fine.measured:
                 c.fine.set_bin_totals(_model_counts(self, (j,), False)[:c.n_bins])
 
     @staticmethod
@@ -1001,8 +1027,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                                      share(domain, len(index) / n_measured), measure, fit,
                                      *args)
         resolution = self.resolution_share if fine else 0.0
-        self._fine_release(columns, values, fine, share(resolution) if fine else 0.0,
-                           run.delta_spikes, fit)
+        refine = self.resolution_refine
+        self._fine_release(columns, values, fine, share(resolution, 1.0 - refine) if fine
+                           else 0.0, run.delta_spikes, fit)
+        if fine and refine > 0:  # the second level, chosen from the first's counts
+            self._refine_release(columns, values, fine, share(resolution, refine), fit)
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
             equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
             set_fine_edges([columns[j] for j in fine if str(columns[j].name) not in equal])
@@ -1099,6 +1128,24 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                                            [index[k] for k in spiky])) if spiky else None
         fine_release(cols, None, rho, delta_spikes, fit, self.neighbouring, spiky,
                      counts=counts, keys=keys)
+
+    def _refine_release(self, columns, values, index, rho, fit):
+        """The second level of the fine grids of ``columns[index]`` on ``rho``-zCDP
+        (:func:`skdp._domain.private.refine_release`); a Dask table's counts summed in one
+        pass over its partitions."""
+        if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
+            fit = fit.on_host(get_namespace(np.zeros(1)))
+        cols = [columns[j] for j in index]
+        if isinstance(values, list):
+            refine_release(cols, [values[j] for j in index], rho, fit, self.neighbouring)
+            return
+        where = {id(c): j for c, j in zip(cols, index)}
+
+        def counter(chosen, plans):
+            return dask_io.domain_counts(values, functools.partial(sub_counts, plans=plans),
+                                         chosen, [where[id(c)] for c in chosen])
+
+        refine_release(cols, None, rho, fit, self.neighbouring, counter=counter)
 
     def _measure_domain(self, columns, values, index, rho, measure, fit, *args):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by

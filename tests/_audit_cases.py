@@ -301,6 +301,38 @@ def spike_case(epsilon):
     return est, canary, statistic
 
 
+# Issue 30 (the fine grid's own resolution): the fine grid's second level
+# (``resolution_refine``). One equal cell between the bounds' point cells holds every row, so
+# it is refined (into 2 to 16 sub-cells, by its noisy count) whatever the noise; D1 moves one
+# row from 10.5 to 90.5, in the same first-level cell: the first release's cell counts do not
+# move, the second's sub-cells of 10.5 and 90.5 (apart for any number of sub-cells) move by
+# one each (l2-sensitivity sqrt(2), the second release's whole GDP, sqrt(0.45) of the fit's
+# at resolution_share 0.5, resolution_refine 0.9). 200 rows, so that the cell is refined at
+# epsilon 2 (its count over 4 sigma_2 is about 9).
+REFINE_X = np.column_stack([np.full(200, 10.5), np.random.default_rng(1).integers(0, 3, 200)])
+
+
+def refine_case(epsilon):
+    """(estimator, canary, statistic) of the second-level audit at ``epsilon``."""
+    est = SaddlePointSynthesizer(epsilon=epsilon, delta=1e-5, solver="smd", n_iter=1,
+                                 n_bins=2, domain={0: {"low": 0.0, "high": 100.0},
+                                                   1: [0, 1, 2]},
+                                 resolution=1, resolution_share=0.5, resolution_refine=0.9)
+    X_in = REFINE_X.copy()
+    X_in[0, 0] = 90.5
+    canary = Canary(X_out=REFINE_X, y_out=None, X_in=X_in, y_in=None,
+                    record_out=(REFINE_X[:1], None), record_in=(X_in[:1], None), index=0)
+
+    def statistic(fitted, canary):
+        ref = fitted.resolution_[0].get("refinement")
+        if ref is None:  # not refined (a noisy count far below its mean): no information
+            return 0.0
+        counts, s = ref["counts"], ref["splits"][0]
+        return counts[int(0.905 * s)] - counts[int(0.105 * s)]
+
+    return est, canary, statistic
+
+
 # ---------------------------------------------------------------------------
 # The classifier's private search in fit (issue 31, item 2): a mechanism of its own
 # (the best of K noisy_gd runs, Papernot-Steinke 2022 Thm 2), audited on the pair's data

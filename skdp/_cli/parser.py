@@ -136,6 +136,19 @@ def _share(text):
 _share.__name__ = "number in (0, 1)"
 
 
+def _share_or_zero(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {value}")
+    return value
+
+
+_share_or_zero.__name__ = "number in [0, 1)"
+
+
 def _json_object(text):
     try:
         value = json.loads(text)
@@ -222,6 +235,10 @@ def _add_synthesize(sub):
                         "their bins (default: auto)")
     p.add_argument("--resolution-share", type=_share, default=0.2, metavar="S",
                    help="share of the budget spent on the fine grids and spikes (default 0.2)")
+    p.add_argument("--resolution-refine", type=_share_or_zero, default=0.0, metavar="F",
+                   help="share of --resolution-share spent on a second level of the fine "
+                        "grids: their cells with heavy noisy counts split into sub-cells and "
+                        "measured again (default 0: none)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
                    help="a column with more than K public categories is compressed: its "
                         "categories with small noisy counts (a private release that spends "

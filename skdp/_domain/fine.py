@@ -32,6 +32,13 @@ else a value uniformly within the cell: post-processing.
 The number of equal cells is ``resolution`` when it is an integer; with
 ``resolution='auto'`` it follows the data's size (:func:`auto_cells`), from
 public quantities only.
+
+A grid of equal cells may be **refined** (``resolution_refine``): the cells whose released
+count is heavy (:func:`refine_splits`, from the released counts and the second release's
+noise only) are split into equal sub-cells whose counts a second Gaussian release measures
+(:func:`skdp._domain.private.refine_release`); :meth:`FineGrid.refine` then combines the two
+levels by least squares (Hay et al. 2010) and the grid's cells are the unrefined cells and
+the sub-cells: post-processing.
 """
 
 from dataclasses import dataclass, field
@@ -40,9 +47,8 @@ import math
 import numpy as np
 
 __all__ = ["AUTO_MAX_CELLS", "AUTO_MIN_CELLS", "AUTO_NOISE_RATIO", "INTEGER_CELLS",
-           "FineGrid", "auto_cells", "even_edges", "fine_grid", "has_fine_grid", "has_spikes",
-           "midpoints",
-           "project_nonnegative"]
+           "MAX_SPLIT", "FineGrid", "auto_cells", "even_edges", "fine_grid", "has_fine_grid",
+           "has_spikes", "midpoints", "project_nonnegative", "refine_splits"]
 
 INTEGER_CELLS = 256
 """With ``resolution='auto'``: an integer column whose bounds hold at most this many
@@ -82,6 +88,34 @@ def auto_cells(n, sigma):
     if not raw >= AUTO_MIN_CELLS:
         return AUTO_MIN_CELLS
     return int(min(AUTO_MAX_CELLS, 2 ** math.floor(math.log2(raw))))
+
+
+MAX_SPLIT = 16
+"""The most sub-cells a refined cell is split into (:func:`refine_splits`)."""
+
+
+def refine_splits(counts, sigma):
+    """Sub-cells of each equal cell of a grid for its second level: ``counts / (AUTO_NOISE_RATIO
+    sigma)`` rounded down to a power of two, at most :data:`MAX_SPLIT`; 1 (not refined) below 2.
+
+    ``counts`` are the grid's released (noisy) counts, its bound cells first and last,
+    ``sigma`` the noise of the second release: public, so the plan is (which cells a
+    second release measures depends on released values only: adaptive composition). The
+    rule of :func:`auto_cells` applied to one cell: a sub-cell holds, were the cell's rows
+    spread evenly, at least ``AUTO_NOISE_RATIO`` times the second release's noise.
+
+    Examples
+    --------
+    >>> refine_splits(np.array([5.0, 4000.0, 300.0, 900.0, 1e6, 0.0]), 50.0).tolist()
+    [16, 1, 4, 16]
+    """
+    inner = np.asarray(counts, dtype=np.float64)[1:-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        raw = inner / (AUTO_NOISE_RATIO * sigma) if sigma > 0 else np.full(len(inner), np.inf)
+    out = np.ones(len(inner), dtype=np.int64)
+    big = raw >= 2
+    out[big] = np.minimum(MAX_SPLIT, 2 ** np.floor(np.log2(np.minimum(raw[big], 2 * MAX_SPLIT))))
+    return out
 
 
 def even_edges(low, high, n):
@@ -147,8 +181,11 @@ class FineGrid:
     inside the bounds whose noisy count ``spike_counts`` cleared the release's threshold
     ``spike_threshold``, public: from the noise's sigma and delta; empty when none did,
     ``None`` when not released), and the noise sd of the counts (``sigma``: public, from
-    the release's budget share and sensitivity; 0 when not private), and, once the model
-    is released, its counts of the coarse bins (``bin_totals``, :meth:`set_bin_totals`).
+    the release's budget share and sensitivity; 0 when not private; one per cell once
+    refined), and, once the model is released, its counts of the coarse bins
+    (``bin_totals``, :meth:`set_bin_totals`). ``refinement``: the second level's released
+    values once refined (:meth:`refine`; ``edges`` are then the unrefined cells' and the
+    sub-cells' edges, no longer equal).
 
     Cells are ordered: per-integer grids, one cell per value of ``points``;
     otherwise the point cell at ``low``, the ``len(edges) - 1`` equal cells, the
@@ -173,11 +210,18 @@ class FineGrid:
     spike_threshold: float | None = None
     sigma: float | None = None
     bin_totals: np.ndarray | None = None
+    refinement: dict | None = None
     _pieces: tuple | None = field(default=None, repr=False)
 
     @property
     def n_cells(self):
         return len(self.points) + (0 if self.edges is None else len(self.edges) - 1)
+
+    @property
+    def measured(self):
+        """Whether the counts come from a private release (a noise sd above 0)."""
+        return self.counts is not None and self.sigma is not None \
+            and bool(np.any(np.asarray(self.sigma) > 0))
 
     def describe(self):
         """The grid and its released counts, JSON-serialisable."""
@@ -186,6 +230,9 @@ class FineGrid:
             out["values"] = self.points.tolist()
         else:
             out["cells"] = len(self.edges) - 1
+            if self.refinement is not None:
+                out["edges"] = self.edges.tolist()
+                out["refinement"] = self.refinement
         out["counts"] = None if self.counts is None else self.counts.tolist()
         if self.spikes is not None:
             out["spikes"] = {"values": self.spikes.tolist(),
@@ -209,7 +256,10 @@ class FineGrid:
             first = self.points[0]
             return np.clip(np.round(v) - first, 0, len(self.points) - 1).astype(np.int64)
         n = len(self.edges) - 1
-        pos = np.floor((v / 2 - self.low / 2) / (self.high / 2 - self.low / 2) * n)
+        if self.refinement is not None:  # cells of unequal widths
+            pos = np.searchsorted(self.edges, v, side="right") - 1
+        else:
+            pos = np.floor((v / 2 - self.low / 2) / (self.high / 2 - self.low / 2) * n)
         inner = 1 + np.clip(pos, 0, n - 1).astype(np.int64)
         return np.where(v <= self.low, 0, np.where(v >= self.high, n + 1, inner))
 
@@ -217,6 +267,71 @@ class FineGrid:
         """Counts of the non-missing values (float64 NaN = missing) on the cells."""
         p = prepared[~np.isnan(prepared)]
         return np.bincount(self.cell(p), minlength=self.n_cells).astype(np.float64)
+
+    # ------------------------------------------------------------------ second level
+    def sub_counts_of(self, prepared, splits):
+        """Counts of the non-missing values (float64 NaN = missing) on the sub-cells of the
+        equal cells that ``splits`` (:func:`refine_splits`) refines, cell by cell: cell
+        ``k`` split into ``splits[k]`` equal sub-cells. A value in a bound's point cell or
+        in a cell not refined counts in none, so each value counts at most once."""
+        p = prepared[~np.isnan(prepared)]
+        n = len(self.edges) - 1
+        inner = self.cell(p) - 1
+        splits = np.asarray(splits, dtype=np.int64)
+        s = np.where((inner >= 0) & (inner < n), splits[np.clip(inner, 0, n - 1)], 1)
+        keep = s >= 2
+        p, inner, s = np.clip(p[keep], self.low, self.high), inner[keep], s[keep]
+        left, right = self.edges[inner], self.edges[inner + 1]
+        sub = np.clip(np.floor((p / 2 - left / 2) / (right / 2 - left / 2) * s), 0, s - 1)
+        offsets = np.concatenate([[0], np.cumsum(np.where(splits >= 2, splits, 0))])
+        return np.bincount(offsets[inner] + sub.astype(np.int64),
+                           minlength=offsets[-1]).astype(np.float64)
+
+    def refine(self, splits, noisy, sigma):
+        """The grid refined by its second release: ``noisy`` (the counts of
+        :meth:`sub_counts_of`, noise sd ``sigma``) combined with the first release's counts.
+
+        For a cell of first-level count ``y`` (sd ``s1``) split into ``s`` sub-cells of
+        counts ``z`` (sd ``sigma`` each), the least-squares estimate consistent with both
+        levels (Hay, Rastogi, Miklau, Suciu 2010, "Boosting the accuracy of differentially
+        private histograms through consistency", Thm 3, for a tree of two levels with
+        unequal noise): the cell's total ``y* = (y / s1**2 + sum z / (s sigma**2)) / (1 /
+        s1**2 + 1 / (s sigma**2))``, then ``z*_i = z_i + (y* - sum z) / s``; each ``z*_i``
+        has sd ``sigma sqrt(1 - w / s)``, ``w = s sigma**2 / (s1**2 + s sigma**2)`` (two
+        sub-cells of one cell are negatively correlated, ``-w sigma**2 / s``: a sum's sd
+        from the per-cell sds, as :meth:`bin_counts` takes it, is an upper bound).
+        Post-processing of the two releases. The cells are then the unrefined cells and the
+        sub-cells (``edges``), the counts and sds (``sigma``, one per cell) theirs;
+        ``refinement`` keeps the released values (first-level counts, the refined cells,
+        their splits, the second-level counts and ``sigma``)."""
+        splits = np.asarray(splits, dtype=np.int64)
+        noisy = np.asarray(noisy, dtype=np.float64)
+        first, s1 = np.asarray(self.counts, dtype=np.float64), float(self.sigma)
+        edges, counts, sds, at = [self.edges[:1]], [first[:1]], [np.array([s1])], 0
+        for k, s in enumerate(splits):
+            if s < 2:
+                edges.append(self.edges[k + 1:k + 2])
+                counts.append(first[k + 1:k + 2])
+                sds.append(np.array([s1]))
+                continue
+            z = noisy[at:at + s]
+            at += s
+            a, b = s1 * s1, s * sigma * sigma
+            w = b / (a + b) if a + b > 0 else 0.0
+            counts.append(z + (w / s) * (first[k + 1] - z.sum()))
+            sds.append(np.full(s, sigma * np.sqrt(1.0 - w / s)))
+            edges.append(even_edges(self.edges[k], self.edges[k + 1], int(s))[1:])
+        counts.append(first[-1:])
+        sds.append(np.array([s1]))
+        refined = np.flatnonzero(splits >= 2)
+        self.refinement = {"first": {"cells": len(self.edges) - 1, "counts": first.tolist(),
+                                     "sigma": s1},
+                           "cells": refined.tolist(), "splits": splits[refined].tolist(),
+                           "counts": noisy.tolist(), "sigma": float(sigma)}
+        self.edges = np.concatenate(edges)
+        self.counts = np.concatenate(counts)
+        self.sigma = np.concatenate(sds)
+        self._pieces = None
 
     # ------------------------------------------------------------------ decoding
     def pieces(self, col):
@@ -331,7 +446,10 @@ class FineGrid:
         """
         A = self.bin_matrix(col)
         values = A @ np.asarray(self.counts, dtype=np.float64)
-        sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1))
+        if np.ndim(self.sigma):  # refined: one sd per cell (an upper bound, :meth:`refine`)
+            sd = np.sqrt(np.square(A) @ np.square(self.sigma))
+        else:
+            sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1))
         sd[sd == 0] = np.inf  # a bin that holds no fine cell (no integer): not measured
         extra = col.cardinality - col.n_bins  # the missing cell
         return (np.concatenate([values, np.zeros(extra)]),

@@ -27,14 +27,16 @@ from scipy import special
 
 from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
-from .fine import auto_cells, even_edges, fine_grid, has_fine_grid, project_nonnegative
+from .fine import (auto_cells, even_edges, fine_grid, has_fine_grid, project_nonnegative,
+                   refine_splits)
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
 __all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
            "fine_counts", "fine_grids", "fine_noise", "fine_release", "gaussian_share",
            "key_delta", "measure_domains", "merge_spike_keys", "private_domains",
-           "quantile_bins", "quantile_counts", "quantile_grid", "spike_keys",
-           "stability_threshold", "to_compress", "to_fine", "to_quantile"]
+           "quantile_bins", "quantile_counts", "quantile_grid", "refine_release",
+           "spike_keys", "stability_threshold", "sub_counts", "to_compress", "to_fine",
+           "to_quantile"]
 
 
 def gaussian_share(fit, rho):
@@ -490,6 +492,54 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
         columns[k].fine.spikes = np.asarray(vals, dtype=np.float64)[keep]
         columns[k].fine.spike_counts = np.asarray(part, dtype=np.float64)[keep]
         columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, d_s
+
+
+def refine_release(columns, values, rho, fit, neighbouring, counter=None):
+    """The second level of the fine grids of equal cells of ``columns``: one Gaussian
+    mechanism on :func:`gaussian_share` of ``fit`` (``rho``-zCDP), made after
+    :func:`fine_release`.
+
+    An adaptive hierarchical histogram (Hay, Rastogi, Miklau, Suciu 2010; cells split where
+    their noisy count is large, as PrivTree splits nodes, Zhang, Xiao, Xie 2016): every
+    grid of equal cells is a candidate (``d_c`` of them, public); its cells to split and
+    their number of equal sub-cells come from its first-level noisy counts and the second
+    release's ``sigma`` (:func:`~skdp._domain.fine.refine_splits`): released values and
+    public facts only. The counts of the sub-cells of the grids with a refined cell are then
+    released at once, ``N(0, sigma**2)`` each. A value falls in at most one sub-cell of its
+    column (none when its first-level cell is not refined), so one record moves at most one
+    count per column under add/remove and two under replace-one: l2-sensitivity at most
+    ``sqrt(d_c)`` (``sqrt(2 d_c)``), the sensitivity of one histogram per column, and
+    ``sigma`` from it (:func:`_count_noise`; Bun–Steinke 2016 Prop. 1.6). The choice of the
+    second mechanism from the first's output composes adaptively (zCDP: Bun–Steinke 2016
+    Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3): ``rho`` of the first release plus this
+    ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
+    its two levels (:meth:`~skdp._domain.fine.FineGrid.refine`: post-processing).
+
+    ``counter(columns, plans)``: the sub-cells' counts of ``columns`` (:func:`sub_counts`),
+    when not read from ``values`` (a Dask table)."""
+    cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
+            and c.fine.counts is not None and c.fine.refinement is None]
+    if not cand:
+        return
+    sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
+    plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
+    chosen = [k for k in cand if np.any(plans[k] >= 2)]
+    if not chosen:
+        return
+    cols, chosen_plans = [columns[k] for k in chosen], [plans[k] for k in chosen]
+    counts = counter(cols, chosen_plans) if counter is not None else \
+        sub_counts(cols, [c.prepare(values[k]) for k, c in zip(chosen, cols)], chosen_plans)
+    parts = _stacked_release(counts, gaussian_share(fit, rho), sens, sigma, replace_sens,
+                             label=f"fine grid refinement of {len(chosen)} of {len(cand)} "
+                                   f"columns")
+    for col, plan, part in zip(cols, chosen_plans, parts):
+        col.fine.refine(plan, part, sigma)
+
+
+def sub_counts(columns, prepared, plans):
+    """Per column, the counts of its values on the sub-cells of ``plans`` (:meth:`FineGrid.
+    sub_counts_of <skdp._domain.fine.FineGrid.sub_counts_of>`): additive over row blocks."""
+    return [c.fine.sub_counts_of(p, plan) for c, p, plan in zip(columns, prepared, plans)]
 
 
 def spike_keys(columns, prepared):

@@ -340,8 +340,9 @@ def _fine_panel(name, col, fine, syn_cols, j):
     counts = np.asarray(fine["counts"], dtype=np.float64)
     if "values" in fine:  # one cell per integer
         cells = [(v, v) for v in fine["values"]]
-    else:  # a point cell at each bound, equal cells between
-        edges = np.linspace(fine["low"], fine["high"], fine["cells"] + 1)
+    else:  # a point cell at each bound, equal (or refined: listed) cells between
+        edges = np.asarray(fine["edges"]) if "edges" in fine else \
+            np.linspace(fine["low"], fine["high"], fine["cells"] + 1)
         cells = [(fine["low"], fine["low"])] + list(zip(edges[:-1], edges[1:])) \
             + [(fine["high"], fine["high"])]
     block = max(1, math.ceil(len(counts) / MAX_PANEL_CELLS))

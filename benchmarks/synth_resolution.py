@@ -24,13 +24,21 @@ default (``R=256``, no spikes), 256 cells with spikes, ``'auto'`` cells without 
 and ``'auto'`` at other noise ratios ``K`` (cells ``n / (K sigma)``), each with spikes;
 ``--redraws R`` averages each re-drawn row over ``R`` draws of the fine noise and the
 sample; ``--rows N`` fits a public random subsample of ``N`` rows (seed 2030), ``--no-before``
-skips the ``resolution=None`` fit, ``--bin-strategy S`` fits with ``bin_strategy=S`` (the
-sweep's rows keep the ``after`` fit's bins). The sweep re-draws only the fine release on the
-fitted ``after`` model: the counts of the real table on the grid of ``resolution=R`` plus
-Gaussian noise of the standard deviation a fit with ``resolution_share=s`` calibrates (the
-model itself keeps the ``after`` fit's share of the budget). The synthetic rows of every
-row of the sweep come from the same model records (one seed): only the placement within
-bins changes.
+skips the ``resolution=None`` fit, ``--bin-strategy S`` fits with ``bin_strategy=S`` (default:
+the estimator's default, ``'fine'``; the sweep's rows keep the ``after`` fit's bins). The sweep
+re-draws only the fine release on the fitted ``after`` model: the counts of the real table on
+the grid of ``resolution=R`` plus Gaussian noise of the standard deviation a fit with
+``resolution_share=s`` calibrates (the model itself keeps the ``after`` fit's share of the
+budget), placed within each model bin as a fit places them (projected onto the model's bin
+totals). The synthetic rows of every row of the sweep come from the same model records (one
+seed): only the placement within bins changes. So a sweep row is *not* the fit it names
+where the fit's model depends on its fine release: the model's 1-way measurement that the
+fine counts summed to its bins add (every strategy), and with ``bin_strategy='fine'`` the
+model's bin edges, which a fit reads from its own fine release, stay the ``after`` fit's
+(use ``--bin-strategy uniform`` to compare placements alone). The plain sweep re-draws no
+spikes (the default fit releases them: compare its rows with each other, not with
+``after``); ``--spikes``' last row re-draws the default's release. Only ``after (default)``
+and ``before`` are fits.
 
     PYTHONPATH=. nice -n 10 python benchmarks/synth_resolution.py \\
         [--tables nassCDS weather] [--seeds 0] [--figure benchmarks/results/synth_resolution.png]
@@ -62,8 +70,8 @@ SPIKE_SWEEP = [("R=256, no spikes (old default)", 256, 0.1, False, None),
                ("auto, no spikes", "auto", 0.1, False, 2.0),
                ("auto K=1 + spikes", "auto", 0.1, True, 1.0),
                ("auto K=2 + spikes", "auto", 0.1, True, 2.0),
-               ("auto K=4 + spikes (the default, re-drawn)", "auto", 0.1, True, 4.0),
-               ("auto K=4 + spikes, share 0.2", "auto", 0.2, True, 4.0)]
+               ("auto K=4 + spikes, share 0.1", "auto", 0.1, True, 4.0),
+               ("auto K=4 + spikes, share 0.2 (the default, re-drawn)", "auto", 0.2, True, 4.0)]
 SPIKE_DELTA = 0.1
 
 
@@ -152,9 +160,19 @@ def refine(synth, df, resolution, share, rng):
     sens = math.sqrt(2 * len(cols))
     sigma = gaussian_sigma(sens, share * approx_dp_to_zcdp(EPSILON, DELTA))
     for c in cols:
-        c.fine = fine_grid(c, resolution)
-        counts = c.fine.counts_of(c.prepare(df[c.name].to_numpy()))
-        c.fine.counts = counts + rng.normal(0, sigma, len(counts))
+        grid = fine_grid(c, resolution)
+        counts = grid.counts_of(c.prepare(df[c.name].to_numpy()))
+        _redrawn(c, grid, counts + rng.normal(0, sigma, len(counts)), sigma)
+
+
+def _redrawn(col, grid, counts, sigma):
+    """``col``'s fine release replaced by ``grid`` with the re-drawn ``counts``, placed within
+    the model's bins as the fit places its own (projected onto the model's bin totals)."""
+    totals = col.fine.bin_totals
+    grid.counts, grid.sigma = counts, sigma
+    if totals is not None:
+        grid.set_bin_totals(totals)
+    col.fine = grid
 
 
 def refine_spikes(synth, df, resolution, share, spikes, ratio, rng):
@@ -176,10 +194,10 @@ def refine_spikes(synth, df, resolution, share, spikes, ratio, rng):
     threshold = stability_threshold(sigma, key_delta(SPIKE_DELTA * DELTA, max(len(spiky), 1),
                                                      "replace_one"))
     for c in cols:
-        c.fine = fine_grid(c, resolution, cells)
+        grid = fine_grid(c, resolution, cells)
         prepared = c.prepare(df[c.name].to_numpy())
-        counts = c.fine.counts_of(prepared)
-        c.fine.counts = counts + rng.normal(0, sigma, len(counts))
+        counts = grid.counts_of(prepared)
+        _redrawn(c, grid, counts + rng.normal(0, sigma, len(counts)), sigma)
         if c.fine.edges is not None and spikes:
             keys, kc = c.fine.spike_keys(prepared)
             noisy = kc + rng.normal(0, sigma, len(kc))
@@ -195,7 +213,7 @@ def _mean_scores(scored):
 
 
 def run(table, seed, figure_data, rows=0, before=True, spikes=False, redraws=1,
-        bin_strategy="uniform"):
+        bin_strategy=None):
     bounds = TABLES[table][0]
     df = raw_table(*table)
     if rows and rows < len(df):
@@ -208,7 +226,7 @@ def run(table, seed, figure_data, rows=0, before=True, spikes=False, redraws=1,
     fits = {}
     for label, res in ((("before", None),) if before else ()) + (("after", "default"),):
         params = dict(epsilon=EPSILON, delta=DELTA, domain=dom, random_state=seed,
-                      bin_strategy=bin_strategy)
+                      **({} if bin_strategy is None else {"bin_strategy": bin_strategy}))
         if res is None:
             params["resolution"] = None
         t0 = time.perf_counter()
@@ -282,8 +300,11 @@ def main():
     ap.add_argument("--rows", type=int, default=0)
     ap.add_argument("--no-before", action="store_true")
     ap.add_argument("--spikes", action="store_true")
-    ap.add_argument("--bin-strategy", default="uniform",
-                    help="the estimator's bin_strategy in every fit")
+    ap.add_argument("--bin-strategy", default=SaddlePointSynthesizer().bin_strategy,
+                    help="the estimator's bin_strategy in every fit (default: the estimator's). "
+                         "The sweep rows re-draw the fine release on the 'after' fit: with "
+                         "'fine' they keep that fit's bins (read from its own fine release), "
+                         "so they are not the fits they name; see the module docstring")
     ap.add_argument("--redraws", type=int, default=1,
                     help="re-draws of each sweep row (fine noise and sample), averaged")
     ap.add_argument("--panels", nargs="*", default=["DoctorContacts:mdu", "weather:wind_dir",

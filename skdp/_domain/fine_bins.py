@@ -16,23 +16,13 @@ narrow bins where its rows are and wide ones over its empty tail. The equal edge
 column keeps stay where they were; a split is at a cell boundary of the fine grid (a
 half-integer, where the grid has one cell per integer; a bound's point cell can be a bin
 of its own).
-
-With :data:`MERGE_EMPTY` (off by default) the mass a pair holds is its noisy fine counts'
-plain sum (unbiased; the counts projected onto non-negative values give each empty cell
-the positive part of its noise, and a long empty tail looks full), and after the splits
-the neighbouring pairs that still hold at most ``NEAR_EMPTY / n_bins`` are merged, so a
-column may get fewer than ``n_bins`` bins. Why (``benchmarks/RESULTS.md``, issue 30: the
-fine grid's own resolution): the model's estimate of a bin that holds no row is its
-measurements' noise kept where positive, so each empty bin comes back with rows
-(DoctorContacts at 12,000 rows, epsilon 1: 30-60 rows in each of `mdu`'s and `ndisease`'s
-empty tail bins), an error in every pair of columns that holds the column.
 """
 
 import numpy as np
 
 from .fine import even_edges, project_nonnegative
 
-__all__ = ["HEAVY", "MERGE_EMPTY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
+__all__ = ["HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
 
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
@@ -45,33 +35,23 @@ the fine release, where ``HEAVY`` was chosen too, from 1, 1.5 and 2). 0.1: the o
 table worse than equal bins at either of the user's binnings (10 equal, 10 quantile bins;
 weather level, DoctorContacts and nassCDS better, yrbss level over 8 seeds); 0.5 and 1
 gain more on DoctorContacts and nassCDS but lose about 0.01 on weather."""
-MERGE_EMPTY = False
-"""Whether the merges read the noisy counts' plain sums and the near-empty neighbouring
-bins left after the splits are merged (fewer bins; module docstring). Measured (issue 30,
-the fine grid's own resolution; 8 seeds, 12,000 rows, epsilon 1): DoctorContacts' 2-way
-ratio 0.024 / 0.027 lower (e10 / q10), nassCDS 0.003 lower, weather 0.010 / 0.015 higher:
-not the default (a loss on weather)."""
 
 
 def set_fine_edges(columns):
     """Set the bin edges of ``columns`` (numeric, with released fine counts) read from
-    their fine release (:func:`fine_edges`), and their ``n_bins`` to the number of those
-    bins; a column whose rule keeps the equal bins keeps ``edges`` None. Post-processing of
-    released counts."""
+    their fine release (:func:`fine_edges`); a column whose rule keeps the equal bins keeps
+    ``edges`` None. Post-processing of released counts."""
     for col in columns:
         if col.n_bins > 1 and col.fine is not None and col.fine.counts is not None:
-            col.edges = fine_edges(col.fine, col.n_bins, MERGE_EMPTY)
-            if col.edges is not None:
-                col.n_bins = len(col.edges) - 1
+            col.edges = fine_edges(col.fine, col.n_bins)
 
 
-def fine_edges(grid, n_bins, merge_empty=False):
-    """The bin edges (at most ``n_bins + 1``) read from the released counts of the fine grid
+def fine_edges(grid, n_bins):
+    """The ``n_bins + 1`` bin edges read from the released counts of the fine grid
     ``grid`` (see the module docstring), or None where the equal bins are kept.
 
     A function of the noisy counts (projected onto the non-negative vectors of their total,
-    :func:`~skdp._domain.fine.project_nonnegative`; with ``merge_empty`` their plain sums
-    too), the grid and ``n_bins`` only: public.
+    :func:`~skdp._domain.fine.project_nonnegative`), the grid and ``n_bins`` only: public.
 
     Examples
     --------
@@ -80,28 +60,21 @@ def fine_edges(grid, n_bins, merge_empty=False):
     >>> g.counts = np.array([60.0, 20, 10, 5, 3, 1, 1] + [0] * 14)
     >>> fine_edges(g, 4).tolist()
     [0.0, 0.5, 4.5, 9.5, 20.0]
-    >>> fine_edges(g, 4, merge_empty=True).tolist()  # [4.5, 9.5) and [9.5, 20] merged
-    [0.0, 0.5, 4.5, 20.0]
     >>> g.counts = np.full(21, 5.0)
     >>> fine_edges(g, 4) is None
     True
     """
     bounds, mass = _units(grid)
     cum = np.concatenate([[0.0], np.cumsum(mass)])
-    raw = np.concatenate([[0.0], np.cumsum(np.asarray(grid.counts, dtype=np.float64))])
     equal = even_edges(grid.low, grid.high, n_bins)
     if grid.edges is not None:  # the equal edges join the cells' boundaries: kept exactly
         joined = np.union1d(bounds, equal)
-        raw = np.interp(joined, bounds, raw)  # a cell's mass spread evenly
-        bounds, cum = joined, np.interp(joined, bounds, cum)
+        bounds, cum = joined, np.interp(joined, bounds, cum)  # a cell's mass spread evenly
     if len(bounds) - 1 < n_bins:
         return None
     start = list(_nearest(bounds, equal))
-    near_empty = NEAR_EMPTY * cum[-1] / n_bins
-    cuts = _split_and_merge(start, cum, raw if merge_empty else cum, HEAVY * cum[-1] / n_bins,
-                            near_empty)
-    if merge_empty:
-        cuts = _merge_empty(cuts, raw, near_empty)
+    cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins,
+                            NEAR_EMPTY * cum[-1] / n_bins)
     if cuts == start:
         return None
     return bounds[cuts]
@@ -133,12 +106,11 @@ def _nearest(bounds, edges):
     return np.unique(idx)
 
 
-def _split_and_merge(cuts, cum, raw, heavy, near_empty):
+def _split_and_merge(cuts, cum, heavy, near_empty):
     """Split the heaviest splittable bin above ``heavy`` at its median (:func:`_median`)
     and merge the lightest neighbouring pair, while that pair holds at most
     ``near_empty``; stop when no bin is heavy or no pair is that light. ``cuts``: bin
-    boundaries as indices of unit boundaries; ``cum``: the projected mass before each (the
-    splits), ``raw``: the mass before each that the merges read."""
+    boundaries as indices of unit boundaries; ``cum``: the mass before each."""
     n = len(cuts) - 1
     for _ in range(4 * len(cum)):
         mass = np.diff(cum[cuts])
@@ -148,25 +120,12 @@ def _split_and_merge(cuts, cum, raw, heavy, near_empty):
         b = int(np.argmax(np.where(wide, mass, -np.inf)))
         trial = sorted(cuts + [_median(cum, cuts[b], cuts[b + 1])])
         if len(trial) - 1 > n:
-            pair = raw[trial[2:]] - raw[trial[:-2]]
+            pair = cum[trial[2:]] - cum[trial[:-2]]
             k = int(np.argmin(pair))
             if pair[k] > near_empty:
                 break
             del trial[k + 1]
         cuts = trial
-    return cuts
-
-
-def _merge_empty(cuts, raw, near_empty):
-    """Merge the lightest neighbouring pair of bins while it holds at most ``near_empty``
-    (``raw``: the noisy counts' sum before each unit boundary): fewer bins."""
-    cuts = list(cuts)
-    while len(cuts) > 2:
-        pair = raw[cuts[2:]] - raw[cuts[:-2]]
-        k = int(np.argmin(pair))
-        if pair[k] > near_empty:
-            break
-        del cuts[k + 1]
     return cuts
 
 

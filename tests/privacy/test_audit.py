@@ -319,13 +319,16 @@ def test_synthesizer_kind_canaries_stay_below_the_claim(name):
 
 
 # ---------------------------------------------------------------------------
-# The synthesizer's fine-grid release (issue 30, item 1)
+# The synthesizer's fine-grid releases (issue 30): the grid (item 1), its spikes (one row
+# moved from a spike to a value no other row holds), its second level (one row moved between
+# two refined sub-cells)
 # ---------------------------------------------------------------------------
-def test_synth_fine_grid_release_audit():
+@pytest.mark.parametrize("case", ["fine_grid_case", "spike_case", "refine_case"])
+def test_synth_fine_grid_release_audit(case):
     """Its claim holds at the canary, and a noise divided by 10 is caught."""
-    from _audit_cases import fine_grid_case
+    import _audit_cases
 
-    est, canary, statistic = fine_grid_case(2.0)
+    est, canary, statistic = getattr(_audit_cases, case)(2.0)
     kw = dict(n_trials=200, canary=canary, statistic=statistic, split=0.3, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -11,7 +11,6 @@ changes.
 """
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -172,20 +171,3 @@ def test_second_level_noise_is_the_recorded_noise_and_a_halved_noise_is_caught()
     assert abs(_second_level_noise_ratio() - 1) < 0.25
     with audit.weakened_noise(2.0):
         assert abs(_second_level_noise_ratio() - 1) > 0.35
-
-
-# ----------------------------------------------------------------- the audit case
-def test_refine_release_audit():
-    """Its claim holds at the canary (one row moved between two refined sub-cells), and a
-    noise divided by 10 is caught."""
-    from _audit_cases import refine_case
-
-    est, canary, statistic = refine_case(2.0)
-    kw = dict(n_trials=200, canary=canary, statistic=statistic, split=0.3, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = audit.audit_estimator(est, canary.X_out, **kw)
-        assert res.epsilon_lower_bound <= 2.0, res.summary()
-        with audit.weakened_noise(10.0):
-            broken = audit.audit_estimator(est, canary.X_out, **kw)
-    assert broken.epsilon_lower_bound > 2.0, broken.summary()

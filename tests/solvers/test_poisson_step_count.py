@@ -13,7 +13,7 @@ from skdp.privacy.ledger import approx_dp_to_gdp, subsampled_noise_within
 from skdp.solvers.minimax import subsampled
 from skdp.solvers.minimax.euclidean import auto_iterations
 from skdp.solvers.minimax.steps import STEP_SCALE
-from skdp.solvers.minimax.subsampled import POISSON_MAX_ITER, auto_poisson_steps
+from skdp.solvers.minimax.subsampled import POISSON_MAX_BATCH, POISSON_MAX_ITER, auto_poisson_steps
 
 DELTA = 1e-6
 
@@ -80,12 +80,14 @@ def test_explicit_n_iter_is_the_users(monkeypatch):
     assert scales == [STEP_SCALE]
 
 
-def test_noise_multiplier_at_the_new_rate_matches_dp_accounting():
-    """The (q, T) = (0.016, 250) of the capped rule, as the existing (0.05, 40) case."""
+@pytest.mark.parametrize("q", [4 / 250, POISSON_MAX_BATCH / 10**7])
+def test_noise_multiplier_at_the_new_rate_matches_dp_accounting(q):
+    """The (q, T) = (0.016, 250) of the capped rule, as the existing (0.05, 40) case, and
+    (0.0016, 250), a default fit's at 1e7 rows under the batch cap."""
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting import pld
 
-    q, steps = 4 / 250, 250
+    steps = 250
     ledger = PrivacyLedger()
     ledger.gaussian(0.01, 0.2, count=3, label="other releases")
     z = subsampled_noise_within(ledger.entries, [], q, steps, 1.0, DELTA)

@@ -124,13 +124,8 @@ class Objective:
         if bounded and self._sq_bounds is None:
             self._sq_bounds = self.X.row_sq_bounds()
         sq_all = self._sq_bounds if bounded else self.x_sq_norms
-        block = max(1, min(int(idx.shape[0]), BLOCK_BYTES // (D.d * D.X.itemsize)))
-        buf = np.empty((block, D.d), dtype=D.dtype)
         total, later = None, []
-        for start in range(0, int(idx.shape[0]), block):
-            j = idx[start:start + block]
-            rows = Design(np.take(D.X, j, axis=0, out=buf[:j.shape[0]]), D.intercept, None, xp,
-                          None if D.scale is None else D.scale[j])
+        for j, rows in self._gathered_blocks(idx, None):
             r = self.loss.derivative(rows @ v, self.y[j], xp)
             factor = clip_scale(np.abs(r) * np.sqrt(sq_all[j]), clip, xp)
             if bounded:  # within the clip under the bound: factor 1; the others: exact norms
@@ -142,6 +137,18 @@ class Objective:
         if bounded and any(j.shape[0] for j, _ in later):
             total = total + self._exact_part(later, clip)
         return total if D.P is None else total @ D.P
+
+    def _gathered_blocks(self, idx, P):
+        """The rows ``idx`` of the design in blocks of about ``BLOCK_BYTES``, each gathered into
+        one reused buffer (valid until the next block): ``(idx of the block, its Design with
+        preconditioner P)``."""
+        D = self._design
+        block = max(1, min(int(idx.shape[0]), BLOCK_BYTES // (D.d * D.X.itemsize)))
+        buf = np.empty((block, D.d), dtype=D.dtype)
+        for start in range(0, int(idx.shape[0]), block):
+            j = idx[start:start + block]
+            yield j, Design(np.take(D.X, j, axis=0, out=buf[:j.shape[0]]), D.intercept, P,
+                            self.xp, None if D.scale is None else D.scale[j])
 
     def blockwise(self):
         """Whether :meth:`clipped_sum` applies: a linear model on a NumPy design and targets
@@ -202,14 +209,8 @@ class Objective:
             return grad_norm_counts_block(self._part(), w, grid, self._rows)
         if not self.blockwise():
             return self.rows(idx).grad_norm_counts(w, grid)
-        xp, D = self.xp, self._design
-        block = max(1, min(int(idx.shape[0]), BLOCK_BYTES // (D.d * D.X.itemsize)))
-        buf = np.empty((block, D.d), dtype=D.dtype)
         counts = None
-        for start in range(0, int(idx.shape[0]), block):
-            j = idx[start:start + block]
-            rows = Design(np.take(D.X, j, axis=0, out=buf[:j.shape[0]]), D.intercept, D.P, xp,
-                          None if D.scale is None else D.scale[j])
+        for j, rows in self._gathered_blocks(idx, self._design.P):
             part = {"X": rows.X, "y": self.y[j], "sq": rows.row_sq_norms()}
             if rows.scale is not None:
                 part["scale"] = rows.scale

@@ -46,7 +46,7 @@ import warnings
 import numpy as np
 from scipy import optimize, special
 
-from .pld import COARSE_GAP, compose_gaussian_parts, smallest_noise_multiplier
+from .pld import COARSE_GAP, COARSER_GAP, compose_gaussian_parts, smallest_noise_multiplier
 
 __all__ = [
     "subsampled_noise_within",
@@ -1237,13 +1237,18 @@ def _calibrate(entries, planned, q, steps, epsilon, delta):
             seen[z] = with_steps(z).spent(delta)[0] - target
         return seen[z]
 
-    def coarse(z):  # spent's PLD rule (all parts Gaussian) on a coarser grid
-        return gaussian_pld(with_steps(z).entries, COARSE_GAP).epsilon(delta) - target
+    def coarse(z, scale=COARSE_GAP):  # spent's PLD rule (all parts Gaussian) on a coarser grid
+        return gaussian_pld(with_steps(z).entries, scale).epsilon(delta) - target
+
+    def coarser(z):
+        return coarse(z, COARSER_GAP)
 
     gaussian = all(e.kind in ("gaussian", "subsampled_gaussian") for e in others.entries)
     mu = approx_dp_to_gdp(epsilon, delta)
     guess = 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
-    return smallest_noise_multiplier(excess, start=guess, coarse=coarse if gaussian else None)
+    if not gaussian:
+        return smallest_noise_multiplier(excess, start=guess)
+    return smallest_noise_multiplier(excess, start=guess, coarse=coarse, coarser=coarser)
 
 
 def __getattr__(name):

@@ -175,7 +175,7 @@ def test_coarse_start_finds_the_plain_search_root(q, steps, monkeypatch):
     coarse_start = dict(calls)
     search = ledger_module.smallest_noise_multiplier
     monkeypatch.setattr(ledger_module, "smallest_noise_multiplier",
-                        lambda excess, start, coarse=None: search(excess, start))
+                        lambda excess, start, **_: search(excess, start))
     calls.update(fine=0, coarse=0)
     ledger_module._composed.cache_clear()
     plain = _calibrate.__wrapped__(entries, (), q, steps, 1.0, DELTA)
@@ -200,9 +200,9 @@ def test_non_gaussian_ledgers_search_without_the_coarse_grid(monkeypatch):
     seen = []
     search = ledger_module.smallest_noise_multiplier
 
-    def spy(excess, start, coarse=None):
+    def spy(excess, start, coarse=None, coarser=None):
         seen.append(coarse)
-        return search(excess, start, coarse=coarse)
+        return search(excess, start, coarse=coarse, coarser=coarser)
 
     monkeypatch.setattr(ledger_module, "smallest_noise_multiplier", spy)
     others = PrivacyLedger()

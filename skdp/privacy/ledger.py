@@ -1198,9 +1198,11 @@ def subsampled_noise_within(entries, planned, sampling_rate, steps, epsilon, del
     subsampled part is present), decreasing in ``z``. The root search
     (:func:`~skdp.privacy.pld.smallest_noise_multiplier`, started at the
     central-limit guess of Bu, Dong, Long and Su 2020, Thm 5, only a starting
-    point; where every part is Gaussian, first refined on a coarser PLD grid, only
-    where the fine search starts) returns ``z`` whose ledger spends at most ``epsilon (1 -
-    PLD_MARGIN)``, within about 1e-9 relative of it. Raises ``ValueError``
+    point; where every part is Gaussian, first solved on two coarser PLD grids whose
+    roots predict the fine one, only where the fine Newton steps start) returns ``z`` whose
+    ledger, evaluated at ``z`` on the fine grid, spends at most ``epsilon (1 -
+    PLD_MARGIN)``, within about 1e-9 relative of it (1e-6 where the fine grid's rounding is
+    coarser, e.g. delta 1e-9). Raises ``ValueError``
     when the other parts alone leave nothing. Everything it reads is public,
     so it is cached.
 

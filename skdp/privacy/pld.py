@@ -502,7 +502,7 @@ COARSE_XTOL = 1e-6
 _SLOPE_SPAN = 1e-3     # in log s: the coarse search's slope is read over at least this
 _MAX_SPAN = 16.0       # in log s: how far the coarse search's doubling steps may go
 _ROUGH = 1e-6          # in log s: the refinement's tolerance where the fine excess is rough
-_FINE_TRIES = 8        # fine compositions before the refinement gives way to the bracketing search
+_FINE_TRIES = 16       # fine compositions before the refinement gives way to the bracketing search
 
 
 def _richardson(at_coarse, at_coarser):
@@ -568,20 +568,29 @@ def _refine(gap, x, predicted, slope, rtol):
     or at most :data:`_ROUGH` above it once a step misses its aim by more than a tenth of the
     step before's miss (no progress: the fine excess is not monotone below its rounding, about
     1e-9 in ``log s`` at delta 1e-6, 1e-7 at 1e-9) and the point is that close, where a step
-    that falls short then aims as far above as it missed. ``None`` after :data:`_FINE_TRIES`
-    compositions or before a step longer than 1 in ``log s``.
+    that falls short then aims as far above as it missed. From the fourth composition on,
+    the lowest point that meets the target is taken when a point that does not is less than
+    :data:`_ROUGH` below it, and a step that leaves that bracket bisects it. ``None`` after
+    :data:`_FINE_TRIES` compositions or before a step longer than 1 in ``log s``.
     """
     aim, last, missed = rtol, None, math.inf
+    lo, hi = -math.inf, math.inf                 # fine points: over the target, within it
     x = x - predicted / slope + aim
-    for _ in range(_FINE_TRIES):
+    for tries in range(1, _FINE_TRIES + 1):
         e = gap(x)
         if not math.isfinite(e):
             return None
+        if e > 0:
+            lo = max(lo, x)
+        else:
+            hi = min(hi, x)
         above = e / slope                        # how far above its root the line puts x
         miss = abs(above - aim)
         rough = miss > missed / 10.0 and abs(above) <= _ROUGH
         if e <= 0 and above <= (_ROUGH if rough else 2.0 * rtol):
             return x
+        if tries >= 4 and hi - lo <= _ROUGH:
+            return hi
         if last is not None and abs(x - last[0]) > 1e-7 and (e - last[1]) / (x - last[0]) < 0:
             slope = (e - last[1]) / (x - last[0])
         last, missed = (x, e), miss
@@ -589,6 +598,8 @@ def _refine(gap, x, predicted, slope, rtol):
         if abs(e / slope) > 1.0:                 # a unit step: the prediction was poor
             return None
         x = x - e / slope + aim
+        if tries >= 4 and not lo < x < hi and math.isfinite(lo + hi):
+            x = (lo + hi) / 2.0
     return None
 
 

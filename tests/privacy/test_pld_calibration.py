@@ -138,6 +138,21 @@ def test_rounding_below_the_tolerance_is_stepped_over():
     assert rough(root) <= 0 and root == pytest.approx(2.0, rel=1e-8)
 
 
+def test_rounding_above_the_tolerance_is_bracketed():
+    """Rounding of 2e-6 in the excess (delta 1e-9 at T = 1000 is rough at about 1e-6): a
+    certified point close above one that is not, in a few compositions."""
+    calls = []
+
+    def rough(s):
+        calls.append(s)
+        return 2.0 / s - 1.0 + 2e-6 * math.sin(3e7 * math.log(s))
+
+    root = pld.smallest_noise_multiplier(rough, coarse=lambda s: 2.001 / s - 1.0,
+                                         coarser=lambda s: 2.004 / s - 1.0)
+    assert rough(root) <= 0 and root == pytest.approx(2.0, rel=1e-5)
+    assert len(calls) <= pld._FINE_TRIES
+
+
 def test_newton_steps_that_do_not_settle_fall_back_to_the_bracketing_search(monkeypatch):
     monkeypatch.setattr(pld, "_FINE_TRIES", 1)
     far = pld.smallest_noise_multiplier(_root_two, coarse=lambda s: 9.0 / s - 1.0)

@@ -621,7 +621,7 @@ def smallest_noise_multiplier(excess, start=1.0, rtol=1e-9, coarse=None, coarser
     coarse one. Newton steps on the fine ``excess`` then start from that prediction
     (:func:`_refine`; issue 31: 2-3 fine compositions instead of 5-14). Whatever the coarse
     grids return, the result is a point where ``excess`` itself was evaluated ``<= 0``
-    (the certification at the fine grid), at most ``rtol`` in ``log s`` above the root that
+    (the certification at the fine grid), at most ``2 rtol`` in ``log s`` above the root that
     the last fine points predict (:func:`_refine`: at most :data:`_ROUGH` where the fine
     grid's rounding is coarser than ``rtol``); where the Newton steps do not settle, the
     bracketing search above runs from the coarse root (or from ``start`` if none was found).

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-# the default classifier's ledger before its steps (1e6-1e7 rows, epsilon 1): group sizes, feature mean
+# the default classifier's ledger before its steps (epsilon 1): group sizes, feature mean
 CLASSIFIER_MUS = (0.052928708573542906, 0.0729571898978906)
 
 

@@ -154,8 +154,7 @@ def fine_grid(col, resolution, cells=None):
     :data:`INTEGER_CELLS` integers)."""
     low, high = float(col.low), float(col.high)
     if resolution == "auto":
-        resolution = INTEGER_CELLS if cells is None else cells
-        per_integer = INTEGER_CELLS
+        resolution = per_integer = INTEGER_CELLS if cells is None else cells
     else:
         per_integer = resolution
     if col.integer:

@@ -423,7 +423,7 @@ def _auto_fixed_point(columns, n, rho, neighbouring, spikes):
     n_pub = n if neighbouring == "replace_one" else None
     n_spiky, cells = -1, None
     while True:
-        now = sum(fine_grid(c, "auto", cells).edges is not None for c in columns) \
+        now = sum(fine_grid(c, "auto").edges is not None for c in columns) \
             if spikes else 0
         if now == n_spiky:
             return cells

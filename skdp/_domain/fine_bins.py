@@ -24,6 +24,11 @@ from .fine import even_edges, project_nonnegative
 
 __all__ = ["HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
 
+MERGE_RULE = None  # WIP measurement switch: None (main), "noise"
+MERGE_C = 2.0
+MERGE_AFTER = True
+MERGE_ENDS = False
+
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
 NEAR_EMPTY = 0.1
@@ -44,6 +49,8 @@ def set_fine_edges(columns):
     for col in columns:
         if col.n_bins > 1 and col.fine is not None and col.fine.counts is not None:
             col.edges = fine_edges(col.fine, col.n_bins)
+            if col.edges is not None:
+                col.n_bins = len(col.edges) - 1
 
 
 def fine_edges(grid, n_bins):
@@ -66,15 +73,41 @@ def fine_edges(grid, n_bins):
     """
     bounds, mass = _units(grid)
     cum = np.concatenate([[0.0], np.cumsum(mass)])
+    raw = np.concatenate([[0.0], np.cumsum(np.asarray(grid.counts, dtype=np.float64))])
+    var = np.concatenate([[0.0], np.cumsum(np.broadcast_to(np.square(
+        np.asarray(grid.sigma if grid.sigma is not None else 0.0, dtype=np.float64)),
+        len(grid.counts)))])
     equal = even_edges(grid.low, grid.high, n_bins)
     if grid.edges is not None:  # the equal edges join the cells' boundaries: kept exactly
         joined = np.union1d(bounds, equal)
+        raw, var = np.interp(joined, bounds, raw), np.interp(joined, bounds, var)
         bounds, cum = joined, np.interp(joined, bounds, cum)  # a cell's mass spread evenly
     if len(bounds) - 1 < n_bins:
         return None
     start = list(_nearest(bounds, equal))
-    cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins,
-                            NEAR_EMPTY * cum[-1] / n_bins)
+    near_empty = NEAR_EMPTY * cum[-1] / n_bins
+    if MERGE_RULE == "noise":
+        def ok(trial):
+            t = np.asarray(trial)
+            s = raw[t[2:]] - raw[t[:-2]]
+            sd = np.sqrt(np.maximum(var[t[2:]] - var[t[:-2]], 0.0))
+            good = (s <= near_empty) & (s >= -MERGE_C * sd)
+            if MERGE_ENDS:
+                good[1:-1] = False
+            return np.where(good, s, np.inf)
+    else:
+        def ok(trial):
+            t = np.asarray(trial)
+            pair = cum[t[2:]] - cum[t[:-2]]
+            return np.where(pair <= near_empty, pair, np.inf)
+    cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins, ok)
+    if MERGE_RULE == "noise" and MERGE_AFTER:
+        while len(cuts) > 2:
+            pair = ok(cuts)
+            k = int(np.argmin(pair))
+            if not np.isfinite(pair[k]):
+                break
+            del cuts[k + 1]
     if cuts == start:
         return None
     return bounds[cuts]
@@ -106,7 +139,7 @@ def _nearest(bounds, edges):
     return np.unique(idx)
 
 
-def _split_and_merge(cuts, cum, heavy, near_empty):
+def _split_and_merge(cuts, cum, heavy, ok):
     """Split the heaviest splittable bin above ``heavy`` at its median (:func:`_median`)
     and merge the lightest neighbouring pair, while that pair holds at most
     ``near_empty``; stop when no bin is heavy or no pair is that light. ``cuts``: bin
@@ -120,9 +153,9 @@ def _split_and_merge(cuts, cum, heavy, near_empty):
         b = int(np.argmax(np.where(wide, mass, -np.inf)))
         trial = sorted(cuts + [_median(cum, cuts[b], cuts[b + 1])])
         if len(trial) - 1 > n:
-            pair = cum[trial[2:]] - cum[trial[:-2]]
+            pair = ok(trial)
             k = int(np.argmin(pair))
-            if pair[k] > near_empty:
+            if not np.isfinite(pair[k]):
                 break
             del trial[k + 1]
         cuts = trial

@@ -1116,8 +1116,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
             fit = fit.on_host(get_namespace(np.zeros(1)))
         cols = [columns[j] for j in index]
-        spiky = [k for k, c in enumerate(cols) if c.fine.edges is not None and not (
-            c.integer and math.floor(c.high) - math.ceil(c.low) + 1 <= 256)] \
+        spiky = [k for k, c in enumerate(cols) if c.fine.edges is not None] \
             if delta_spikes > 0 else []
         if isinstance(values, list):
             fine_release(cols, [values[j] for j in index], rho, delta_spikes, fit,

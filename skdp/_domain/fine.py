@@ -154,7 +154,8 @@ def fine_grid(col, resolution, cells=None):
     :data:`INTEGER_CELLS` integers)."""
     low, high = float(col.low), float(col.high)
     if resolution == "auto":
-        resolution = per_integer = INTEGER_CELLS if cells is None else cells
+        resolution = INTEGER_CELLS if cells is None else cells
+        per_integer = INTEGER_CELLS
     else:
         per_integer = resolution
     if col.integer:

@@ -406,29 +406,13 @@ def to_fine(columns, resolution, n=None, rho=None, neighbouring="replace_one", s
     index = [j for j, c in enumerate(columns) if has_fine_grid(c, resolution)]
     cells = None
     if resolution == "auto" and index:
-        cells = _auto_fixed_point([columns[j] for j in index], n, rho, neighbouring, spikes)
+        n_spiky = sum(fine_grid(columns[j], "auto").edges is not None for j in index) \
+            if spikes else 0
+        sigma = fine_noise(len(index), n_spiky, rho, neighbouring)[1]
+        cells = auto_cells(n if neighbouring == "replace_one" else None, sigma)
     for j in index:
         columns[j].fine = fine_grid(columns[j], resolution, cells)
     return index
-
-
-def _auto_fixed_point(columns, n, rho, neighbouring, spikes):
-    """The equal cells of ``resolution='auto'`` (:func:`skdp._domain.fine.auto_cells`) at the
-    noise of the release over the final grids: an integer column holding more integers than
-    ``cells`` gets equal cells, hence spikes (when ``spikes``), which raise the release's
-    sensitivity and noise, hence fewer cells. Starting from the grids of equal cells at the
-    most cells, the set of such grids only grows and ``cells`` only falls, so the loop ends
-    (at most ``len(columns)`` steps) at grids whose spike count gives the noise that gives
-    them. Public: kinds, bounds, ``n`` (replace-one), ``rho``."""
-    n_pub = n if neighbouring == "replace_one" else None
-    n_spiky, cells = -1, None
-    while True:
-        now = sum(fine_grid(c, "auto").edges is not None for c in columns) \
-            if spikes else 0
-        if now == n_spiky:
-            return cells
-        n_spiky = now
-        cells = auto_cells(n_pub, fine_noise(len(columns), n_spiky, rho, neighbouring)[1])
 
 
 def fine_noise(n_columns, n_spiky, rho, neighbouring):

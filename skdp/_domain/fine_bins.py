@@ -20,7 +20,7 @@ of its own).
 
 import numpy as np
 
-from .fine import even_edges, project_nonnegative
+from .fine import auto_cells, even_edges, project_nonnegative
 
 __all__ = ["HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
 
@@ -28,6 +28,8 @@ MERGE_RULE = None  # WIP measurement switch: None (main), "noise"
 MERGE_C = 2.0
 MERGE_AFTER = True
 MERGE_ENDS = False
+BLOCKS = False
+MIN_CELLS_PER_BIN = 0
 
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
@@ -71,6 +73,8 @@ def fine_edges(grid, n_bins):
     >>> fine_edges(g, 4) is None
     True
     """
+    if grid.n_cells - (0 if grid.edges is None else 2) < MIN_CELLS_PER_BIN * n_bins:
+        return None
     bounds, mass = _units(grid)
     cum = np.concatenate([[0.0], np.cumsum(mass)])
     raw = np.concatenate([[0.0], np.cumsum(np.asarray(grid.counts, dtype=np.float64))])
@@ -121,12 +125,29 @@ def _units(grid):
     a bin: the boundary after ``low`` is the next float above it, the one before ``high``
     the next float below it."""
     mass = project_nonnegative(np.asarray(grid.counts, dtype=np.float64))
+    if BLOCKS and grid.edges is None and grid.sigma is not None and np.ndim(grid.sigma) == 0:
+        mass = _block_mass(np.asarray(grid.counts, dtype=np.float64), float(grid.sigma), mass)
     if grid.edges is None:
         inner = grid.points[1:] - 0.5
     else:
         inner = np.concatenate([[np.nextafter(grid.low, grid.high)], grid.edges[1:-1],
                                 [np.nextafter(grid.high, grid.low)]])
     return np.concatenate([[grid.low], inner, [grid.high]]), mass
+
+
+def _block_mass(counts, sigma, fine):
+    """WIP: the per-integer counts projected in blocks of integers sized by the auto rule."""
+    n = len(counts)
+    cells = auto_cells(max(float(counts.sum()), 1.0), sigma)
+    b = -(-n // cells)
+    if b <= 1:
+        return fine
+    pad = (-n) % b
+    blocks = project_nonnegative(np.concatenate([counts, np.zeros(pad)]).reshape(-1, b).sum(1))
+    f = np.concatenate([fine, np.zeros(pad)]).reshape(-1, b)
+    tot = f.sum(1, keepdims=True)
+    share = np.where(tot > 0, f / np.where(tot > 0, tot, 1.0), 1.0 / b)
+    return (blocks[:, None] * share).ravel()[:n]
 
 
 def _nearest(bounds, edges):

@@ -90,7 +90,16 @@ def fine_edges(grid, n_bins):
         return None
     start = list(_nearest(bounds, equal))
     near_empty = NEAR_EMPTY * cum[-1] / n_bins
-    if MERGE_RULE == "noise":
+    if MERGE_RULE == "upper":
+        def ok(trial):
+            t = np.asarray(trial)
+            s = raw[t[2:]] - raw[t[:-2]]
+            sd = np.sqrt(np.maximum(var[t[2:]] - var[t[:-2]], 0.0))
+            good = s + MERGE_C * sd <= near_empty
+            if MERGE_ENDS:
+                good[1:-1] = False
+            return np.where(good, s, np.inf)
+    elif MERGE_RULE == "noise":
         def ok(trial):
             t = np.asarray(trial)
             s = raw[t[2:]] - raw[t[:-2]]
@@ -105,7 +114,7 @@ def fine_edges(grid, n_bins):
             pair = cum[t[2:]] - cum[t[:-2]]
             return np.where(pair <= near_empty, pair, np.inf)
     cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins, ok)
-    if MERGE_RULE == "noise" and MERGE_AFTER:
+    if MERGE_RULE in ("noise", "upper") and MERGE_AFTER:
         while len(cuts) > 2:
             pair = ok(cuts)
             k = int(np.argmin(pair))

@@ -20,16 +20,9 @@ of its own).
 
 import numpy as np
 
-from .fine import auto_cells, even_edges, project_nonnegative
+from .fine import even_edges, project_nonnegative
 
 __all__ = ["HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
-
-MERGE_RULE = None  # WIP measurement switch: None (main), "noise"
-MERGE_C = 2.0
-MERGE_AFTER = True
-MERGE_ENDS = False
-BLOCKS = False
-MIN_CELLS_PER_BIN = 0
 
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
@@ -51,8 +44,6 @@ def set_fine_edges(columns):
     for col in columns:
         if col.n_bins > 1 and col.fine is not None and col.fine.counts is not None:
             col.edges = fine_edges(col.fine, col.n_bins)
-            if col.edges is not None:
-                col.n_bins = len(col.edges) - 1
 
 
 def fine_edges(grid, n_bins):
@@ -73,54 +64,17 @@ def fine_edges(grid, n_bins):
     >>> fine_edges(g, 4) is None
     True
     """
-    if grid.n_cells - (0 if grid.edges is None else 2) < MIN_CELLS_PER_BIN * n_bins:
-        return None
     bounds, mass = _units(grid)
     cum = np.concatenate([[0.0], np.cumsum(mass)])
-    raw = np.concatenate([[0.0], np.cumsum(np.asarray(grid.counts, dtype=np.float64))])
-    var = np.concatenate([[0.0], np.cumsum(np.broadcast_to(np.square(
-        np.asarray(grid.sigma if grid.sigma is not None else 0.0, dtype=np.float64)),
-        len(grid.counts)))])
     equal = even_edges(grid.low, grid.high, n_bins)
     if grid.edges is not None:  # the equal edges join the cells' boundaries: kept exactly
         joined = np.union1d(bounds, equal)
-        raw, var = np.interp(joined, bounds, raw), np.interp(joined, bounds, var)
         bounds, cum = joined, np.interp(joined, bounds, cum)  # a cell's mass spread evenly
     if len(bounds) - 1 < n_bins:
         return None
     start = list(_nearest(bounds, equal))
-    near_empty = NEAR_EMPTY * cum[-1] / n_bins
-    if MERGE_RULE == "upper":
-        def ok(trial):
-            t = np.asarray(trial)
-            s = raw[t[2:]] - raw[t[:-2]]
-            sd = np.sqrt(np.maximum(var[t[2:]] - var[t[:-2]], 0.0))
-            good = s + MERGE_C * sd <= near_empty
-            if MERGE_ENDS:
-                good[1:-1] = False
-            return np.where(good, s, np.inf)
-    elif MERGE_RULE == "noise":
-        def ok(trial):
-            t = np.asarray(trial)
-            s = raw[t[2:]] - raw[t[:-2]]
-            sd = np.sqrt(np.maximum(var[t[2:]] - var[t[:-2]], 0.0))
-            good = (s <= near_empty) & (s >= -MERGE_C * sd)
-            if MERGE_ENDS:
-                good[1:-1] = False
-            return np.where(good, s, np.inf)
-    else:
-        def ok(trial):
-            t = np.asarray(trial)
-            pair = cum[t[2:]] - cum[t[:-2]]
-            return np.where(pair <= near_empty, pair, np.inf)
-    cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins, ok)
-    if MERGE_RULE in ("noise", "upper") and MERGE_AFTER:
-        while len(cuts) > 2:
-            pair = ok(cuts)
-            k = int(np.argmin(pair))
-            if not np.isfinite(pair[k]):
-                break
-            del cuts[k + 1]
+    cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins,
+                            NEAR_EMPTY * cum[-1] / n_bins)
     if cuts == start:
         return None
     return bounds[cuts]
@@ -134,29 +88,12 @@ def _units(grid):
     a bin: the boundary after ``low`` is the next float above it, the one before ``high``
     the next float below it."""
     mass = project_nonnegative(np.asarray(grid.counts, dtype=np.float64))
-    if BLOCKS and grid.edges is None and grid.sigma is not None and np.ndim(grid.sigma) == 0:
-        mass = _block_mass(np.asarray(grid.counts, dtype=np.float64), float(grid.sigma), mass)
     if grid.edges is None:
         inner = grid.points[1:] - 0.5
     else:
         inner = np.concatenate([[np.nextafter(grid.low, grid.high)], grid.edges[1:-1],
                                 [np.nextafter(grid.high, grid.low)]])
     return np.concatenate([[grid.low], inner, [grid.high]]), mass
-
-
-def _block_mass(counts, sigma, fine):
-    """WIP: the per-integer counts projected in blocks of integers sized by the auto rule."""
-    n = len(counts)
-    cells = auto_cells(max(float(counts.sum()), 1.0), sigma)
-    b = -(-n // cells)
-    if b <= 1:
-        return fine
-    pad = (-n) % b
-    blocks = project_nonnegative(np.concatenate([counts, np.zeros(pad)]).reshape(-1, b).sum(1))
-    f = np.concatenate([fine, np.zeros(pad)]).reshape(-1, b)
-    tot = f.sum(1, keepdims=True)
-    share = np.where(tot > 0, f / np.where(tot > 0, tot, 1.0), 1.0 / b)
-    return (blocks[:, None] * share).ravel()[:n]
 
 
 def _nearest(bounds, edges):
@@ -169,7 +106,7 @@ def _nearest(bounds, edges):
     return np.unique(idx)
 
 
-def _split_and_merge(cuts, cum, heavy, ok):
+def _split_and_merge(cuts, cum, heavy, near_empty):
     """Split the heaviest splittable bin above ``heavy`` at its median (:func:`_median`)
     and merge the lightest neighbouring pair, while that pair holds at most
     ``near_empty``; stop when no bin is heavy or no pair is that light. ``cuts``: bin
@@ -183,9 +120,9 @@ def _split_and_merge(cuts, cum, heavy, ok):
         b = int(np.argmax(np.where(wide, mass, -np.inf)))
         trial = sorted(cuts + [_median(cum, cuts[b], cuts[b + 1])])
         if len(trial) - 1 > n:
-            pair = ok(trial)
+            pair = cum[trial[2:]] - cum[trial[:-2]]
             k = int(np.argmin(pair))
-            if not np.isfinite(pair[k]):
+            if pair[k] > near_empty:
                 break
             del trial[k + 1]
         cuts = trial

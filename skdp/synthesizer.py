@@ -306,8 +306,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         fine cell: one integer of a per-integer grid, edges at the
         half-integers; a bound with much mass alone in its bin) and wide
         ones over its empty tail (``bin_edges_``). Columns without a fine
-        grid (``resolution=None``) and columns named by an interval of
-        ``"forbid"`` (``domain``) keep equal bins. The default: on the
+        grid (``resolution=None``), columns named by an interval of
+        ``"forbid"`` (``domain``) and grids of equal cells with fewer than
+        two cells per bin (``fine_bins.CELLS_PER_BIN``) keep equal bins. The default: on the
         validation tables it was better than equal bins or level at a user's
         10 equal and 10 quantile bins, never worse beyond the seed spread
         (``benchmarks/RESULTS.md``, issue 30: model bins read from the fine

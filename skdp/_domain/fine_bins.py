@@ -16,13 +16,17 @@ narrow bins where its rows are and wide ones over its empty tail. The equal edge
 column keeps stay where they were; a split is at a cell boundary of the fine grid (a
 half-integer, where the grid has one cell per integer; a bound's point cell can be a bin
 of its own).
+
+A grid of equal cells with fewer than :data:`CELLS_PER_BIN` cells per bin keeps the equal
+bins: within a cell the rule knows no more than the cell's total (spread evenly), so its
+splits there are guesses and the merges they call for cost bins that were right.
 """
 
 import numpy as np
 
 from .fine import even_edges, project_nonnegative
 
-__all__ = ["HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
+__all__ = ["CELLS_PER_BIN", "HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
 
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
@@ -35,6 +39,16 @@ the fine release, where ``HEAVY`` was chosen too, from 1, 1.5 and 2). 0.1: the o
 table worse than equal bins at either of the user's binnings (10 equal, 10 quantile bins;
 weather level, DoctorContacts and nassCDS better, yrbss level over 8 seeds); 0.5 and 1
 gain more on DoctorContacts and nassCDS but lose about 0.01 on weather."""
+
+
+CELLS_PER_BIN = 2
+"""The rule moves the bins of a grid of equal cells only where it has at least this many
+cells per bin (a grid of one cell per integer: always, its cells are exact values).
+Measured (``benchmarks/RESULTS.md``, issue 30: fine bins where the grid is coarse; 8
+seeds, epsilon 1): at ``n_bins=20`` on 12,000 rows (32 cells) the rule cost DoctorContacts
+0.08 of the baseline at quantile bins on every seed; at 6,000 rows (16 cells, the default
+10 bins) it cost weather 0.011 / 0.015; with this guard both are at the equal bins' figures
+or better, and nothing changes where the grid has 2 cells a bin or more."""
 
 
 def set_fine_edges(columns):
@@ -63,7 +77,16 @@ def fine_edges(grid, n_bins):
     >>> g.counts = np.full(21, 5.0)
     >>> fine_edges(g, 4) is None
     True
+    >>> e = FineGrid(0.0, 20.0, integer=False, points=np.array([0.0, 20.0]),
+    ...              edges=np.linspace(0, 20, 13))  # 12 equal cells
+    >>> e.counts = np.concatenate([[0.0], 3000 * 0.5 ** np.arange(12), [0.0]])
+    >>> fine_edges(e, 4).tolist()
+    [0.0, 1.6666666666666667, 5.0, 10.0, 20.0]
+    >>> fine_edges(e, 7) is None  # fewer than CELLS_PER_BIN cells a bin: equal bins
+    True
     """
+    if grid.edges is not None and len(grid.edges) - 1 < CELLS_PER_BIN * n_bins:
+        return None
     bounds, mass = _units(grid)
     cum = np.concatenate([[0.0], np.cumsum(mass)])
     equal = even_edges(grid.low, grid.high, n_bins)

@@ -119,5 +119,5 @@ def test_the_cut_with_a_structural_zero():
 def test_the_defaults():
     from skdp.solvers.synth.registry import SOLVER_SPECS
 
-    assert SOLVER_SPECS["aim"].resolve_options(None)["zero_below"] == 1.0
-    assert SOLVER_SPECS["mst"].resolve_options(None)["zero_below"] == 0.0
+    for solver in ("aim", "mst"):  # measured, not the default (benchmarks/RESULTS.md)
+        assert SOLVER_SPECS[solver].resolve_options(None)["zero_below"] == 0.0

@@ -49,7 +49,7 @@ released values, so post-processing with no charge.
 
 Both hold as fixed zeros in their final estimation the numeric columns' cells (those with a
 released measurement) whose combined 1-way measurement is below ``solver_options['zero_below']``
-noise sds (aim 1, mst 0: off), never a column's largest (:func:`.released.near_zero`, Base-Cut,
+noise sds (default 0: off), never a column's largest (:func:`.released.near_zero`, Base-Cut,
 Wang et al. 2020): the model is refitted with those cells at 0 as around structural zeros, and
 the sampler never draws them. A function of the released measurements and their sds: no charge.
 

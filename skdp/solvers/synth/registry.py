@@ -39,8 +39,9 @@ def _zero_below_option(default):
         "zero_below", "float", default, low=0.0,
         doc="fix at 0 in the final estimation a numeric column's cells whose noisy 1-way "
             "count (the solver's and the fine release's, combined) is below this many noise "
-            "sds (Base-Cut, Wang et al. 2020; post-processing; 0: never); aim's 1 chosen on "
-            "the validation tables (benchmarks/RESULTS.md, issue 30, 2026-11-27)")
+            "sds (Base-Cut, Wang et al. 2020; post-processing; 0: never). Measured with 1 "
+            "(benchmarks/RESULTS.md, issue 30, 'cells within noise of zero'): better at "
+            "12,000 rows, worse at 1,000-3,000, so not the default")
 
 
 _GAME_SPLIT = ("largest per-step epsilon of Cor. 3.6, Thm 3.5 or bounded-range zCDP "
@@ -102,7 +103,7 @@ SOLVER_SPECS = {
                  Option("round_iter", "int", 25, low=1,
                         doc="estimation iterations per intermediate round (warm started; "
                             "the final estimation keeps its n_iter); 50 before 2026-11-27"),
-                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(1.0),
+                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(0.0),
                  Option("max_candidates", "int", 50_000, low=1,
                         doc="refuse up front a workload with more candidate marginals (its "
                             "downward closure, every one scored each round; all 2-way "

@@ -47,6 +47,12 @@ weighting per cell (:mod:`.released`), before anything reads the 1-way measureme
 domain compression, the first model, MST's tree and AIM's selection scores): a function of
 released values, so post-processing with no charge.
 
+Both hold as fixed zeros in their final estimation the numeric columns' cells (those with a
+released measurement) whose combined 1-way measurement is below ``solver_options['zero_below']``
+noise sds (default 0: off), never a column's largest (:func:`.released.near_zero`, Base-Cut,
+Wang et al. 2020): the model is refitted with those cells at 0 as around structural zeros, and
+the sampler never draws them. A function of the released measurements and their sds: no charge.
+
 Privacy (every release through :class:`~skdp.privacy.budget.Budget`, a zCDP
 filter over ``rho``): a marginal's counts have l2-sensitivity ``sqrt 2``
 under replace-one neighbours and 1 under add/remove, so ``k`` stacked
@@ -79,7 +85,7 @@ from . import graphical
 from .compress import CompressedModel, compress, compress_codes, compress_zeros, protected
 from .junction_tree import _min_fill_masks
 from .marginals import replace_one_sensitivity
-from .released import combine_oneways
+from .released import combine_oneways, near_zero, with_cut
 
 __all__ = ["TableProblem", "PartitionTable", "marginal_counts", "solve_mst", "solve_aim",
            "downward_closure", "AIM_MODEL_SIZE", "model_cap"]
@@ -502,7 +508,8 @@ def solve_mst(problem, budget, options):
     pairs, sigma2 = _measure(data, budget, edges, two * rho, "MST: tree 2-way marginals", mu2)
     n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(data.shape, ones + pairs, total=total, n_iter=n_iter,
-                               zeros=data.zeros)
+                               zeros=_zero_cut(problem, budget, ones, data.zeros,
+                                               options["zero_below"]))
     return SolverResult(_read_back(model, problem, merges), n_iter, info=dict(
         noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
         measurements=ones + pairs, n_estimate=total, compressed_shape=data.shape))
@@ -515,6 +522,17 @@ def _with_released(problem, budget, ones):
     if not budget.private:
         return ones
     return combine_oneways(ones, problem.released)
+
+
+def _zero_cut(problem, budget, ones, zeros, k):
+    """The final estimation's fixed zeros: ``zeros`` (the structural ones, on the model's
+    domain) and the cells of the numeric columns (those of ``problem.released``) whose combined
+    1-way measurement in ``ones`` (on the model's domain) is below ``k`` noise sds
+    (:func:`.released.near_zero`: Base-Cut, post-processing of released values); ``zeros``
+    unchanged when ``k`` is 0 or the fit is not private."""
+    if not (k > 0 and budget.private and problem.released):
+        return zeros
+    return with_cut(zeros, near_zero(ones, set(problem.released), k))
 
 
 def _compress(problem, budget, ones, factor):
@@ -838,8 +856,10 @@ def solve_aim(problem, budget, options):
                     + (f", {100 * budget.spent / budget.rho:.0f}% of the budget spent"
                        if budget.private else ""), r)
     n_iter = AIM_ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
+    zeros = _zero_cut(original, budget, ones, problem.zeros, options["zero_below"])
     model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
-                               tol=options["tol"], warm_start=state["model"], probability=True)
+                               tol=options["tol"], warm_start=state["model"], probability=True,
+                               zeros=zeros)
     return SolverResult(_read_back(model, original, merges), t, history=history, info=dict(
         noise_std_oneway=sigma1, rounds=t, initial_rounds=T,
         measured=[m.cols for m in measurements], measurements=measurements, n_estimate=total))

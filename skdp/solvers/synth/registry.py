@@ -34,6 +34,16 @@ def _compress_option(default):
                       "noise sds (MST §4; 0: never)")
 
 
+def _zero_below_option(default):
+    return Option(
+        "zero_below", "float", default, low=0.0,
+        doc="fix at 0 in the final estimation a numeric column's cells whose noisy 1-way "
+            "count (the solver's and the fine release's, combined) is below this many noise "
+            "sds (Base-Cut, Wang et al. 2020; post-processing; 0: never). Measured with 1 "
+            "(benchmarks/RESULTS.md, issue 30, 'cells within noise of zero'): better at "
+            "12,000 rows, worse at 1,000-3,000, so not the default")
+
+
 _GAME_SPLIT = ("largest per-step epsilon of Cor. 3.6, Thm 3.5 or bounded-range zCDP "
                "(Cesar-Rogers 2021)")
 
@@ -76,7 +86,7 @@ SOLVER_SPECS = {
                "mu^2 (Dong-Roth-Su Cor. 3.3), the composition the ledger charges",
         options=(Option("estimate_iter", "int", 200, low=1,
                         doc="estimation iterations of the 1-way model the edges are scored on"),
-                 _compress_option(3.0), _ONEWAY_SPLIT),
+                 _compress_option(3.0), _ONEWAY_SPLIT, _zero_below_option(0.0)),
         backends=("numpy",), dask=True, auto=True, neighbourings=_BOTH, graphical_model=True),
     "aim": SolverSpec(
         "aim", _ref("mst_aim", "solve_aim"), family="synth",
@@ -93,7 +103,7 @@ SOLVER_SPECS = {
                  Option("round_iter", "int", 25, low=1,
                         doc="estimation iterations per intermediate round (warm started; "
                             "the final estimation keeps its n_iter); 50 before 2026-11-27"),
-                 _compress_option(0.0), _ONEWAY_SPLIT,
+                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(0.0),
                  Option("max_candidates", "int", 50_000, low=1,
                         doc="refuse up front a workload with more candidate marginals (its "
                             "downward closure, every one scored each round; all 2-way "

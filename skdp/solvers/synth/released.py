@@ -15,13 +15,28 @@ Privacy: a function of released values and public facts only (the grids, the bin
 release's ``sigma``), so post-processing (Dwork–Roth 2014 Prop. 2.1): the ledger of a fit
 is that of the same fit without it. The released values change (the model's 1-way
 marginals use both releases).
+
+Cells within noise of zero (:func:`near_zero`; the solvers' option ``zero_below``): a
+numeric column's bins that the real table leaves empty come back from the model with about the
+positive part of their measurement noise (issue 30, DoctorContacts: ``mdu``'s bins above 56
+with 7 training rows, the model's 99). A cell of a numeric column whose combined noisy 1-way
+count is below ``k`` of its noise sds (never the column's largest) is set to 0: the "Base-Cut"
+correction of Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li (NDSS 2020, "Locally Differentially
+Private Frequency Estimation with Consistency", §IV: estimates below a threshold set by the
+noise's sd set to 0, the mass given to the others), applied to the central model's 1-way
+measurements. The solver's final estimation then holds those cells as fixed zeros, as it holds
+the domain's structural zeros (the measured marginals' noisy counts on them set to 0,
+:func:`~.graphical.estimate`): the model puts their mass where its other measurements say, and
+the sampler never draws them. Which cells are cut is a function of the released measurements
+and their (public) sds only, and the estimation reads nothing else: post-processing, the
+ledger is that of the same fit without the cut (only ``model_`` and the sampled rows change).
 """
 
 import numpy as np
 
 from .graphical import Measurement
 
-__all__ = ["combine", "combine_oneways"]
+__all__ = ["combine", "combine_oneways", "near_zero", "with_cut"]
 
 
 def combine(a, b):
@@ -58,3 +73,44 @@ def combine_oneways(ones, released):
         return list(ones)
     return [combine(m, released[m.cols[0]]) if len(m.cols) == 1 and m.cols[0] in released
             else m for m in ones]
+
+
+def near_zero(ones, columns, k):
+    """``{(j,): mask}``: for each 1-way measurement of a column ``j`` in ``columns``, the
+    cells whose noisy count is below ``k`` times their noise sd (Base-Cut, module
+    docstring), never the cell of the largest count; columns with no such cell are left out.
+
+    Examples
+    --------
+    >>> ones = [Measurement((0,), np.array([900.0, 40.0, -30.0, 100.0]), 50.0),
+    ...         Measurement((1,), np.array([10.0, 990.0]), 50.0)]
+    >>> {c: m.tolist() for c, m in near_zero(ones, [0], 1.0).items()}
+    {(0,): [False, True, True, False]}
+    """
+    out = {}
+    for m in ones:
+        if len(m.cols) != 1 or m.cols[0] not in columns or k <= 0:
+            continue
+        mask = m.values < k * np.broadcast_to(m.sigma, m.values.shape)
+        mask[np.argmax(m.values)] = False
+        if mask.any():
+            out[m.cols] = mask
+    return out
+
+
+def with_cut(zeros, cut):
+    """The structural ``zeros`` (``{cols: boolean mask}`` or ``None``) with the cells of
+    ``cut`` (:func:`near_zero`) added; ``zeros`` itself when ``cut`` is empty.
+
+    Examples
+    --------
+    >>> z = with_cut({(0,): np.array([True, False, False])}, {(0,): np.array([False, False, True])})
+    >>> z[(0,)].tolist()
+    [True, False, True]
+    """
+    if not cut:
+        return zeros
+    out = dict(zeros or {})
+    for cols, mask in cut.items():
+        out[cols] = mask | np.asarray(out[cols], dtype=bool) if cols in out else mask
+    return out

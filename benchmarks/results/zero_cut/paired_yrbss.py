@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 
+from paired_zero import paired_row
+
 
 def read(path):
     rows, base = {}, {}
@@ -21,9 +23,4 @@ def read(path):
 a, b = read(sys.argv[1]), read(sys.argv[2])
 ss = sorted(set(a) & set(b))
 f, g = np.array([a[s] for s in ss]), np.array([b[s] for s in ss])
-d = g - f
-se = d.std(axis=0, ddof=1) / np.sqrt(len(ss))
-print(f"| yrbss | {len(ss)} | {f[:, 0].mean():.3f} / {f[:, 1].mean():.3f} | "
-      f"{g[:, 0].mean():.3f} / {g[:, 1].mean():.3f} | " +
-      " | ".join(f"{d[:, k].mean():+.3f} ({se[k]:.3f}), {(d[:, k] < 0).sum()}/{len(ss)}"
-                 for k in (0, 1)) + " |")
+print(paired_row("yrbss", f, g))

@@ -31,6 +31,18 @@ def read(path):
     return rows, ones
 
 
+def paired_row(name, f, g):
+    """One table row: the mean ratios (e10 / q10) of ``f`` and ``g`` (seeds x 2), their
+    paired difference (its standard error) and the seeds on which ``g`` is lower."""
+    d = g - f
+    se = d.std(axis=0, ddof=1) / np.sqrt(len(d))
+    better = (d < 0).sum(axis=0)
+    return (f"| {name} | {len(d)} | {f[:, 0].mean():.3f} / {f[:, 1].mean():.3f} | "
+            f"{g[:, 0].mean():.3f} / {g[:, 1].mean():.3f} | " +
+            " | ".join(f"{d[:, k].mean():+.3f} ({se[k]:.3f}), {better[k]}/{len(d)}"
+                       for k in (0, 1)) + " |")
+
+
 def main():
     main_path, branch_path, config = sys.argv[1:4]
     (rm, om), (rb, ob) = read(main_path), read(branch_path)
@@ -41,13 +53,7 @@ def main():
         base = {s: np.mean([[v / r for v, r in x[s]] for x in (a, b)], axis=0) for s in ss}
         f = np.array([[v for v, _ in a[s]] / base[s] for s in ss])
         g = np.array([[v for v, _ in b[s]] / base[s] for s in ss])
-        d = g - f
-        se = d.std(axis=0, ddof=1) / np.sqrt(len(ss))
-        better = (d < 0).sum(axis=0)
-        print(f"| {table} | {len(ss)} | {f[:, 0].mean():.3f} / {f[:, 1].mean():.3f} | "
-              f"{g[:, 0].mean():.3f} / {g[:, 1].mean():.3f} | " +
-              " | ".join(f"{d[:, k].mean():+.3f} ({se[k]:.3f}), {better[k]}/{len(ss)}"
-                         for k in (0, 1)) + " |")
+        print(paired_row(table, f, g))
         cols = [c for (n, c) in om[table] if n == "curated"]
         for c in cols:
             x, y = om[table][("curated", c)], ob[table][(config, c)]

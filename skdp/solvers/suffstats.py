@@ -24,6 +24,11 @@ __all__ = ["adassp", "ADASSP_OPTIONS", "ssp", "SSP_OPTIONS", "RESIDUAL_GRID", "A
 
 RESIDUAL_GRID = 13  # ssp's residual clip: target_bound * 2**(-k/2), k < RESIDUAL_GRID
 QUANTILE_ROWS = 100_000  # ssp's residual quantile reads at most this many rows (a public subset)
+# X's column counts at which ssp's residuals read X in transposed blocks (issue 31): BLAS's row
+# kernel (X @ w, X C-contiguous) takes 6-7 ns a row at 3 columns; at 1, 2 and 4 it has faster
+# paths than the blocks (measured, benchmarks/RESULTS.md)
+BLOCKED_WIDTHS = frozenset({3})
+BLOCK_BYTES = 1 << 19  # those blocks' size
 
 ADASSP_OPTIONS = (
     Option("failure_prob", "float", 0.05, low=0.0, high=1.0, low_open=True, high_open=True,
@@ -356,17 +361,47 @@ def _residuals(y, D, w, xp, out=None):
     NumPy, in one (n,) array (the design's products and the subtraction in place: the same
     elementwise operations in the same order, so the same numbers, without the two
     temporaries of the expression), written into ``out`` where given (an (n,) array of the
-    solver's own: the last residuals or :func:`_work_array`); elsewhere the expression
-    itself."""
+    solver's own: the last residuals or :func:`_work_array`); at ``BLOCKED_WIDTHS`` columns
+    (C-contiguous) by :func:`_small_d_residuals` (equal up to rounding); elsewhere the
+    expression itself."""
     X = D.X
     if not (_own_arrays(D, y) and isinstance(w, np.ndarray) and X.dtype == w.dtype):
         return y - D @ w
+    if D.d in BLOCKED_WIDTHS and X.flags.c_contiguous:
+        return _small_d_residuals(y, D, w, np.empty_like(y) if out is None else out)
     r = np.matmul(X, w[:D.d], out=out)
     if D.scale is not None:
         np.multiply(D.scale, r, out=r)
     if D.intercept is not None:
         r += D.intercept * w[D.d]
     return np.subtract(y, r, out=r)
+
+
+def _small_d_residuals(y, D, w, r):
+    """:func:`_residuals` (NumPy, C-contiguous ``X`` of ``BLOCKED_WIDTHS`` columns) written
+    into ``r``, in blocks of about ``BLOCK_BYTES``: each block of ``X`` is copied transposed
+    (``d`` rows) into one buffer and multiplied by BLAS's column kernel (``w @ X_b^T``), then
+    the block's factor, intercept and subtraction are applied while it is in cache. At 1e6 x
+    3 a residual pass takes about 4-5 ms this way against 6-7 by ``X @ w`` (issue 31,
+    ``benchmarks/RESULTS.md``, "1e6 x 3, the regressor's residual passes and the
+    classifier's second scan"). The dot products may be rounded in another order: the
+    residuals equal the expression's up to rounding, not bit for bit."""
+    X, d = D.X, D.d
+    n, step = int(X.shape[0]), max(1, BLOCK_BYTES // (max(d, 1) * X.itemsize))
+    cols = np.empty((d, min(step, n)), dtype=X.dtype)
+    wd = w[:d]
+    shift = None if D.intercept is None else D.intercept * w[d]
+    for start in range(0, n, step):
+        rows = slice(start, min(start + step, n))
+        block = cols[:, :rows.stop - start]
+        np.copyto(block, X[rows].T)
+        rb = np.matmul(wd, block, out=r[rows])
+        if D.scale is not None:
+            np.multiply(D.scale[rows], rb, out=rb)
+        if shift is not None:
+            rb += shift
+        np.subtract(y[rows], rb, out=rb)
+    return r
 
 
 def _rmatmul_own(D, r, xp):

@@ -27,7 +27,8 @@ from ._validation import (ACCOUNTANT_CONSTRAINT, BOUND_CONSTRAINT, DELTA_CONSTRA
                           EPSILON_CONSTRAINT, warn_large_delta,
                           warn_privacy_leak)
 from .privacy.ledger import approx_dp_to_gdp
-from .privacy.clipping import clip_factors, clip_overflowing_rows, row_bound_status
+from .privacy.clipping import (clip_factors, clip_overflowing_rows, row_bound_status,
+                               row_clip_factors)
 from .solvers.losses.classification import LOSSES
 from .solvers.minimax.data import LinearData, PartitionedLinearData
 from .solvers.minimax.common import MinimaxProblem, remaining_gdp
@@ -740,24 +741,40 @@ class PrivateMinimaxClassifier(StreamingMixin, PrivateEstimator, ClassifierMixin
         ``counts`` a callable, group ``labels``, ``backend``)."""
         X, y, xp = self._validate_fit_data(X, y, reset=state is None,
                                            check_y=classes is None and state is None)
-        # in blocks (no (n,) array); where no squared norm overflows, the design makes its
-        # norms and factors only if read (issue 31)
-        status = row_bound_status(X, self.feature_bound, xp)
-        norms, clipped = None, None if status is None else not status
-        if status is None:
-            X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
         n = X.shape[0]
         if state is None:
             warn_large_delta(delta, n)
             self._publish(classes_=_fit_classes(y, classes))
         y_codes = _label_codes(self.classes_, y, UNKNOWN_LABEL_MESSAGE)
         group_codes, labels = self._group_codes(y_codes, groups, n)
+        X, norms, clipped, factors = self._bounded_rows(X, xp, state is None)
         backend = Backend.from_arrays(X, random_state=self.random_state)
         data = LinearData(X, backend.asarray(y_codes), backend.asarray(group_codes),
                           self.classes_.shape[0], labels.shape[0], float(self.feature_bound),
-                          self._intercept_feature(), xp, norms=norms, clipped=clipped)
+                          self._intercept_feature(), xp, norms=norms, clipped=clipped,
+                          factors=factors)
         return Rows(backend, data=data, labels=labels,
                     counts=lambda: _code_counts(group_codes, labels.shape[0]))
+
+    def _bounded_rows(self, X, xp, batch):
+        """``X`` (its overflowing rows replaced), its norms if computed, whether a row is
+        beyond the bound (None: not checked) and the rows' clip factors if made.
+
+        In blocks (no (n,) array); where no squared norm overflows, the design makes its
+        norms and factors only if read (issue 31). A batch fit with an intercept reads the
+        factors once, for the centring's clipped sum: they are made in this scan (where a
+        row is beyond the bound; the same numbers) and handed to the design instead of a
+        second scan of ``X``.
+        """
+        factors = None
+        if batch and self._intercept_feature() != 0:
+            status, factors = row_clip_factors(X, self.feature_bound, xp)
+        else:
+            status = row_bound_status(X, self.feature_bound, xp)
+        norms, clipped = None, None if status is None else not status
+        if status is None:
+            X, norms = clip_overflowing_rows(X, self.feature_bound, xp, return_norms=True)
+        return X, norms, clipped, factors
 
     def _read_dask(self, X, y, groups, classes, state, delta):
         """Dask data: :class:`~skdp._base.Rows` (a :class:`PartitionedLinearData`, group

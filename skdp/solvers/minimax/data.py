@@ -73,6 +73,11 @@ class LinearData:
         blocks. Either way a Poisson sample's factors and augmented row norms
         come from its gathered rows (issue 31: a ``dpsgd_poisson`` fit keeps no
         (n,) array of norms or factors, only one-byte codes, :meth:`_compact_codes`).
+    factors : array of shape (n,), default=None
+        With ``clipped=True``: the rows' clip factors if the caller has made them
+        (:func:`~skdp.privacy.clipping.row_clip_factors`, the same numbers the design
+        makes): read by the first product that needs them (the clipped sum of the
+        centring) instead of a second pass over ``X``, then dropped.
 
     Attributes
     ----------
@@ -97,7 +102,7 @@ class LinearData:
     """
 
     def __init__(self, X, y_codes, group_codes, n_classes, n_groups, feature_bound,
-                 intercept_scale, xp, center=None, norms=None, clipped=None):
+                 intercept_scale, xp, center=None, norms=None, clipped=None, factors=None):
         self.xp = xp
         self.X = X
         self.n, self.p = X.shape
@@ -109,6 +114,8 @@ class LinearData:
         self.y_codes, self.group_codes = y_codes, group_codes
         self.center = center
         self._row_norm = self._targets = self._onehot = self._codes = None
+        self._code_tables = None
+        self._made_factors = factors if clipped else None
         self._lazy = clipped is not None
         if self._lazy:  # norms and scale are made when read (__getattr__)
             if norms is not None:
@@ -136,6 +143,9 @@ class LinearData:
             return self.__dict__["scale"]
         if not self.clipped:
             return self._ones(self.n)
+        if self._made_factors is not None:  # the caller's, read once
+            factors, self._made_factors = self._made_factors, None
+            return factors
         if "norms" in self.__dict__:
             return clip_factors(self.norms, self.feature_bound, self.xp)
         return row_clip_factors(self.X, self.feature_bound, self.xp)[1]
@@ -304,6 +314,9 @@ class LinearData:
             part["row_norm"] = row_norm_block({"X": X, "norms": norms, "scale": scale},
                                               self.center, self.intercept_scale, xp)
         y_codes, group_codes = self._compact_codes()
+        if isinstance(y_codes, np.ndarray):
+            part.update(self._sample_codes(names, idx))
+            return {name: part[name] for name in names}
         y = _gather_codes(y_codes, idx, self.y_codes.dtype, xp)
         if "targets" in names:
             part["targets"] = class_targets(y, self.n_classes, self.dtype, xp)
@@ -312,6 +325,35 @@ class LinearData:
                                                                     self.group_codes.dtype, xp)
             part["onehot"] = group_indicators(groups, self.n_groups, self.dtype, xp)
         return {name: part[name] for name in names}
+
+    def _sample_codes(self, names, idx):
+        """On NumPy, a sample's ``targets`` and ``onehot`` looked up by its compact codes:
+        row ``c`` of :func:`class_targets` / :func:`group_indicators` of every code, taken
+        at each sampled code. The same numbers as those functions of the sample's codes,
+        in one ``take`` each instead of a widening, comparisons, a stack and casts (issue
+        31: about 0.03 ms less a step of 16,000 rows)."""
+        y_codes, group_codes = self._compact_codes()
+        y = np.take(y_codes, idx)
+        out = {}
+        if "targets" in names:
+            out["targets"] = np.take(self._code_rows("targets"), y, axis=0)
+        if "onehot" in names:
+            groups = y if group_codes is y_codes else np.take(group_codes, idx)
+            out["onehot"] = np.take(self._code_rows("onehot"), groups, axis=0)
+        return out
+
+    def _code_rows(self, name):
+        """:func:`class_targets` (``name='targets'``) or :func:`group_indicators` of every
+        code, on NumPy, made once."""
+        if self._code_tables is None:
+            self._code_tables = {}
+        if name not in self._code_tables:
+            if name == "targets":
+                table = class_targets(np.arange(self.n_classes), self.n_classes, self.dtype)
+            else:
+                table = group_indicators(np.arange(self.n_groups), self.n_groups, self.dtype)
+            self._code_tables[name] = np.ascontiguousarray(table)
+        return self._code_tables[name]
 
     def _compact_codes(self):
         """The label and group codes as a sample gathers them: on NumPy, copies in the

@@ -258,7 +258,10 @@ def ssp(problem, budget, options):
     rho_G = float(options["xtx_share"]) * rest
     rho_b = (rest - rho_G) / (1 + steps)
     work = _work_array(Dn, y)  # one (n,) array for y's scaled copy, then every residual
-    G, b = _gram(Dn, xp), _rmatmul_targets(Dn, y, work, xp)
+    if _blocked(Dn, y):
+        G, b = _small_d_statistics(Dn, y)
+    else:
+        G, b = _gram(Dn, xp), _rmatmul_targets(Dn, y, work, xp)
     sens_G, sens_b = math.sqrt(2.0) * row_sq, 2.0 * R * C
     sigma_G, sigma_b = budget.sigma(sens_G, rho_G), budget.sigma(sens_b, rho_b)
     tau = float(options["floor_scale"]) * sigma_G * math.sqrt(p)
@@ -328,6 +331,47 @@ def _gram(D, xp):
                       xp.concat([col[None, :], corner], axis=1)], axis=0)
 
 
+def _blocked(D, y):
+    """Whether ``ssp`` reads the design in transposed blocks (:func:`_small_d_statistics`,
+    :func:`_small_d_residuals`): NumPy arrays of one dtype, no ``P``, a C-contiguous ``X``
+    of ``BLOCKED_WIDTHS`` columns."""
+    return _own_arrays(D, y) and D.d in BLOCKED_WIDTHS and D.X.flags.c_contiguous
+
+
+def _small_d_statistics(D, y):
+    """:func:`_gram` and :func:`_rmatmul_targets` of the design (:func:`_blocked`) in one
+    pass, in blocks of about ``BLOCK_BYTES``: each block's rows copied transposed into one
+    buffer and scaled by their factors there (the clipped rows ``s_i x_i``), then the block's
+    ``X_b^T X_b``, its column sums (with an intercept) and ``X_b^T y_b`` added to the totals
+    while it is in cache (``X^T X`` of a C-contiguous ``X`` of 3 columns costs about 7 ms at
+    1e6 rows, and the two products read ``X`` twice more: issue 31, ``benchmarks/RESULTS.md``,
+    "1e6 x 3, the regressor's residual passes and the classifier's second scan"). The same
+    sums added in another order: equal up to rounding."""
+    X, s, d = D.X, D.scale, D.d
+    n, step = int(X.shape[0]), max(1, BLOCK_BYTES // (d * X.itemsize))
+    cols = np.empty((d, min(step, n)), dtype=X.dtype)
+    G, b, sums = (np.zeros((d, d), dtype=X.dtype), np.zeros(d, dtype=X.dtype),
+                  np.zeros(d, dtype=X.dtype))
+    for start in range(0, n, step):
+        rows = slice(start, min(start + step, n))
+        block = cols[:, :rows.stop - start]
+        np.copyto(block, X[rows].T)
+        if s is not None:
+            np.multiply(block, s[rows], out=block)
+        G += block @ block.T
+        b += block @ y[rows]
+        if D.intercept is not None:
+            sums += np.sum(block, axis=1)
+    if D.intercept is None:
+        return G, b
+    c = D.intercept
+    col = (c * sums)[:, None]
+    corner = np.full((1, 1), c * c * n, dtype=X.dtype)
+    G = np.concatenate([np.concatenate([G, col], axis=1),
+                        np.concatenate([col.T, corner], axis=1)], axis=0)
+    return G, np.concatenate([b, np.reshape(c * np.sum(y), (1,))])
+
+
 def _own_arrays(D, y):
     """Whether ``ssp`` computes on ``y`` and ``D``'s arrays in (n,) arrays of its own: NumPy
     arrays of one dtype, no ``P``."""
@@ -367,7 +411,7 @@ def _residuals(y, D, w, xp, out=None):
     X = D.X
     if not (_own_arrays(D, y) and isinstance(w, np.ndarray) and X.dtype == w.dtype):
         return y - D @ w
-    if D.d in BLOCKED_WIDTHS and X.flags.c_contiguous:
+    if _blocked(D, y):
         return _small_d_residuals(y, D, w, np.empty_like(y) if out is None else out)
     r = np.matmul(X, w[:D.d], out=out)
     if D.scale is not None:

@@ -1,5 +1,5 @@
-"""Issue 31, 1e6 x 3 (helper ``smalld2``): ``ssp``'s residuals at small d read ``X`` in
-transposed blocks (equal to the expression up to rounding), a Poisson sample's targets and
+"""Issue 31, 1e6 x 3 (helper ``smalld2``): ``ssp``'s statistics and residuals at 3 columns read
+``X`` in transposed blocks (equal to the products up to rounding), a Poisson sample's targets and
 group indicators are looked up by its codes (the same numbers), and the classifier's row scan
 hands its clip factors to the centring (one scan of ``X``, the same numbers). No timing here
 (benchmarks/RESULTS.md, "1e6 x 3, the regressor's residual passes and the classifier's second
@@ -49,6 +49,22 @@ def test_small_d_residuals_are_the_expression_up_to_rounding(dtype, d, intercept
         out = np.full(n, 7.0, dtype=dtype)
         assert suffstats._residuals(y, D, w, np, out=out) is out
         np.testing.assert_array_equal(out, r)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("intercept", [None, 0.5])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_small_d_statistics_are_the_products_up_to_rounding(dtype, intercept, scaled):
+    eps = np.finfo(dtype).eps
+    for n in (0, 1, 5, _step(3, dtype) - 1, _step(3, dtype), 2 * _step(3, dtype) + 3):
+        D, y, _ = _case(n, 3, dtype, intercept, scaled)
+        G, b = suffstats._small_d_statistics(D, y)
+        G0, b0 = suffstats._gram(D, np), D.rmatmul(y)
+        for got, expected in ((G, G0), (b, b0)):
+            assert got.dtype == expected.dtype and got.shape == expected.shape
+            # sums of n terms of size <= 1 (rows of norm <= 1 after the factors; |y| <= 1)
+            np.testing.assert_allclose(got, expected, rtol=0, atol=4 * eps * max(n, 1))
+        np.testing.assert_array_equal(G, G.T)
 
 
 def test_small_d_path_only_where_it_pays(monkeypatch):

@@ -461,7 +461,12 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
           size of the gradient guarantees no decrease): noise ``N_t / (snr
           sqrt(d log(n sqrt(rho)/beta)))``, cost times ``snr**2``;
           ``norm_cost_scale`` (1), ``floor_frac`` (0.5); ``stationary_gd``
-          also ``select_frac`` (0.2);
+          also ``select_frac`` (0.2); ``adaptive_gd`` also ``average``
+          ('suffix') and ``tail`` (2.5; issue 31): on tables of 1,000 rows
+          or more, after the first noisy norm below its noise level, the
+          norm queries stop and what is left is spent on ``tail`` times as
+          many equal plain noisy steps as Alg. 3 would take (0: Alg. 3's
+          steps throughout; see :func:`~skdp.solvers.kl.gd.adaptive_gd`);
         - ``adaptive_gd``, ``stationary_gd``, ``spider``, ``ppm``: ``beta``
           (0.1), the failure probability in the solvers' log terms;
         - ``spider``: ``spider_constants`` (4, 2), ``frac_full`` (0.5);

@@ -31,7 +31,7 @@ def strong_signal(n=2000, d=5, seed=1):
 
 
 def fit(X, y, **params):
-    options = {"precondition": 0} | params.pop("solver_options", {})
+    options = {"precondition": 0, "tail": 0} | params.pop("solver_options", {})  # Alg. 3 steps
     params = dict(epsilon=1.0, solver="adaptive_gd", solver_options=options, random_state=0,
                   accountant=BudgetAccountant()) | params
     return KLAdaptiveRegressor(**params).fit(X, y)

@@ -6,12 +6,14 @@ from numbers import Real
 import warnings
 
 import numpy as np
+import pytest
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skdp._backend import Backend
 from skdp._base import PrivacyMixin
+from skdp.audit import weakened_noise
 from skdp._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
                               check_epsilon_delta)
 from skdp.privacy.ledger import PrivacyLedger, approx_dp_to_zcdp
@@ -96,3 +98,27 @@ def rows_near_bound(n, d, dtype=np.float64, seed=0, every=11, factor=3.0):
     if every:
         X[::every] *= factor
     return X.astype(dtype)
+
+
+def ledger_total(reg):
+    """The rho a fitted regressor's ledger records (each entry's count x rho)."""
+    return sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log())
+
+
+def solver_share(reg):
+    """What the solver's filter held: ``rho_`` less the releases before the run (the clip's)."""
+    before = ("second-moment matrix", "gradient-norm histogram")
+    return reg.rho_ - sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log()
+                          if e["label"] in before)
+
+
+def check_noise_scale(draw, rel=0.05):
+    """``draw()`` returns (sd of the drawn noise, recorded sigma): the sd is the recorded sigma,
+    and with the noise halved (``weakened_noise(2)``) the recorded sigma stays while the sd
+    does not match it (the halved-noise test of the definition of done)."""
+    sd, sigma = draw()
+    assert sd == pytest.approx(sigma, rel=rel)
+    with weakened_noise(2.0):
+        halved, sigma2 = draw()
+    assert sigma2 == pytest.approx(sigma)
+    assert not halved == pytest.approx(sigma, rel=rel)

@@ -14,6 +14,7 @@ import pytest
 from skdp import BudgetAccountant
 from skdp.regression import KLAdaptiveRegressor
 from skdp.solvers.kl.gd import NORM_NOISE_K
+from _toy import ledger_total, solver_share
 
 
 def tiny_signal(n=2000, d=3, seed=0):
@@ -35,17 +36,6 @@ def fit(X, y, **params):
     params = dict(epsilon=1.0, solver="adaptive_gd", solver_options=options, random_state=0,
                   accountant=BudgetAccountant()) | params
     return KLAdaptiveRegressor(**params).fit(X, y)
-
-
-def ledger_total(reg):
-    return sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log())
-
-
-def solver_share(reg):
-    """What the solver's filter held: rho_ less the releases before the run (the clip's)."""
-    before = ("second-moment matrix", "gradient-norm histogram")
-    return reg.rho_ - sum(e["count"] * e["rho"] for e in reg.privacy_ledger_.log()
-                          if e["label"] in before)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -49,9 +49,11 @@ released values, so post-processing with no charge.
 
 Both hold as fixed zeros in their final estimation the numeric columns' cells (those with a
 released measurement) whose combined 1-way measurement is below ``solver_options['zero_below']``
-noise sds (default 0: off), never a column's largest (:func:`.released.near_zero`, Base-Cut,
-Wang et al. 2020): the model is refitted with those cells at 0 as around structural zeros, and
-the sampler never draws them. A function of the released measurements and their sds: no charge.
+noise sds (``"aim"``'s default 1, ``"mst"``'s 0: off), never a column's largest, in the
+columns whose noisy 1-way mean count a cell is at least ``solver_options['zero_spread']``
+noise sds (default 12) (:func:`.released.near_zero`, Base-Cut, Wang et al. 2020, gated by
+size): the model is refitted with those cells at 0 as around structural zeros, and the sampler
+never draws them. A function of the released measurements and their sds: no charge.
 
 Privacy (every release through :class:`~skdp.privacy.budget.Budget`, a zCDP
 filter over ``rho``): a marginal's counts have l2-sensitivity ``sqrt 2``
@@ -508,8 +510,7 @@ def solve_mst(problem, budget, options):
     pairs, sigma2 = _measure(data, budget, edges, two * rho, "MST: tree 2-way marginals", mu2)
     n_iter = ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
     model = graphical.estimate(data.shape, ones + pairs, total=total, n_iter=n_iter,
-                               zeros=_zero_cut(problem, budget, ones, data.zeros,
-                                               options["zero_below"]))
+                               zeros=_zero_cut(problem, budget, ones, data.zeros, options))
     return SolverResult(_read_back(model, problem, merges), n_iter, info=dict(
         noise_std_oneway=sigma1, noise_std_tree=sigma2, measured=oneways + edges,
         measurements=ones + pairs, n_estimate=total, compressed_shape=data.shape))
@@ -524,15 +525,18 @@ def _with_released(problem, budget, ones):
     return combine_oneways(ones, problem.released)
 
 
-def _zero_cut(problem, budget, ones, zeros, k):
+def _zero_cut(problem, budget, ones, zeros, options):
     """The final estimation's fixed zeros: ``zeros`` (the structural ones, on the model's
     domain) and the cells of the numeric columns (those of ``problem.released``) whose combined
-    1-way measurement in ``ones`` (on the model's domain) is below ``k`` noise sds
-    (:func:`.released.near_zero`: Base-Cut, post-processing of released values); ``zeros``
-    unchanged when ``k`` is 0 or the fit is not private."""
+    1-way measurement in ``ones`` (on the model's domain) is below ``options['zero_below']``
+    noise sds, in the columns whose noisy mean count a cell is at least
+    ``options['zero_spread']`` noise sds (:func:`.released.near_zero`: Base-Cut, post-processing
+    of released values); ``zeros`` unchanged when ``zero_below`` is 0 or the fit is not
+    private."""
+    k = options["zero_below"]
     if not (k > 0 and budget.private and problem.released):
         return zeros
-    return with_cut(zeros, near_zero(ones, set(problem.released), k))
+    return with_cut(zeros, near_zero(ones, set(problem.released), k, options["zero_spread"]))
 
 
 def _compress(problem, budget, ones, factor):
@@ -856,7 +860,7 @@ def solve_aim(problem, budget, options):
                     + (f", {100 * budget.spent / budget.rho:.0f}% of the budget spent"
                        if budget.private else ""), r)
     n_iter = AIM_ESTIMATE_ITER if problem.n_iter is None else problem.n_iter
-    zeros = _zero_cut(original, budget, ones, problem.zeros, options["zero_below"])
+    zeros = _zero_cut(original, budget, ones, problem.zeros, options)
     model = graphical.estimate(problem.shape, measurements, total=total, n_iter=n_iter,
                                tol=options["tol"], warm_start=state["model"], probability=True,
                                zeros=zeros)

@@ -39,9 +39,17 @@ def _zero_below_option(default):
         "zero_below", "float", default, low=0.0,
         doc="fix at 0 in the final estimation a numeric column's cells whose noisy 1-way "
             "count (the solver's and the fine release's, combined) is below this many noise "
-            "sds (Base-Cut, Wang et al. 2020; post-processing; 0: never). Measured with 1 "
-            "(benchmarks/RESULTS.md, issue 30, 'cells within noise of zero'): better at "
-            "12,000 rows, worse at 1,000-3,000, so not the default")
+            "sds (Base-Cut, Wang et al. 2020; post-processing; 0: never), in the columns "
+            "that pass zero_spread. Measured (benchmarks/RESULTS.md, issue 30, 'cells "
+            "within noise of zero' and 'a size gate'): 1 with aim's gate of 12 better at "
+            "9,000-12,000 rows, level at 1,000-8,000; ungated worse at 1,000-3,000")
+
+
+def _zero_spread_option(default):
+    return Option(
+        "zero_spread", "float", default, low=0.0,
+        doc="zero_below cuts only the numeric columns whose noisy 1-way total, spread evenly "
+            "over their cells, is at least this many noise sds a cell (0: every column)")
 
 
 _GAME_SPLIT = ("largest per-step epsilon of Cor. 3.6, Thm 3.5 or bounded-range zCDP "
@@ -86,7 +94,8 @@ SOLVER_SPECS = {
                "mu^2 (Dong-Roth-Su Cor. 3.3), the composition the ledger charges",
         options=(Option("estimate_iter", "int", 200, low=1,
                         doc="estimation iterations of the 1-way model the edges are scored on"),
-                 _compress_option(3.0), _ONEWAY_SPLIT, _zero_below_option(0.0)),
+                 _compress_option(3.0), _ONEWAY_SPLIT, _zero_below_option(0.0),
+                 _zero_spread_option(12.0)),
         backends=("numpy",), dask=True, auto=True, neighbourings=_BOTH, graphical_model=True),
     "aim": SolverSpec(
         "aim", _ref("mst_aim", "solve_aim"), family="synth",
@@ -103,7 +112,8 @@ SOLVER_SPECS = {
                  Option("round_iter", "int", 25, low=1,
                         doc="estimation iterations per intermediate round (warm started; "
                             "the final estimation keeps its n_iter); 50 before 2026-11-27"),
-                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(0.0),
+                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(1.0),
+                 _zero_spread_option(12.0),
                  Option("max_candidates", "int", 50_000, low=1,
                         doc="refuse up front a workload with more candidate marginals (its "
                             "downward closure, every one scored each round; all 2-way "

@@ -30,6 +30,13 @@ the domain's structural zeros (the measured marginals' noisy counts on them set 
 the sampler never draws them. Which cells are cut is a function of the released measurements
 and their (public) sds only, and the estimation reads nothing else: post-processing, the
 ledger is that of the same fit without the cut (only ``model_`` and the sampled rows change).
+A cut at ``k`` sds also takes a real bin holding fewer rows than that, and the sd a cell does
+not shrink with the row count: at 1,000-3,000 rows the cut lost (issue 30). So a column is cut
+only when its noisy total spread evenly over its cells is at least ``spread`` noise sds a cell
+(the solvers' ``zero_spread``; a function of the same released values, so usable under either
+neighbouring relation, where ``n`` may be private): there a bin with a tenth of an even share
+is still above the noise. Chosen by measurement (``benchmarks/RESULTS.md``, issue 30, "a size
+gate"): ``"aim"``'s default is ``zero_below=1``, ``zero_spread=12``.
 """
 
 import numpy as np
@@ -75,10 +82,14 @@ def combine_oneways(ones, released):
             else m for m in ones]
 
 
-def near_zero(ones, columns, k):
+def near_zero(ones, columns, k, spread=0.0):
     """``{(j,): mask}``: for each 1-way measurement of a column ``j`` in ``columns``, the
     cells whose noisy count is below ``k`` times their noise sd (Base-Cut, module
-    docstring), never the cell of the largest count; columns with no such cell are left out.
+    docstring), never the cell of the largest count; columns with no such cell are left out,
+    and so are, when ``spread > 0``, the columns whose noisy total spread evenly over their
+    ``m`` cells (``sum(values) / m``) is below ``spread`` times their median noise sd: there a
+    real bin holding a small share of the rows is no larger than the noise, and a cut at ``k``
+    sds would take it with the empty ones.
 
     Examples
     --------
@@ -91,7 +102,10 @@ def near_zero(ones, columns, k):
     for m in ones:
         if len(m.cols) != 1 or m.cols[0] not in columns or k <= 0:
             continue
-        mask = m.values < k * np.broadcast_to(m.sigma, m.values.shape)
+        sd = np.broadcast_to(m.sigma, m.values.shape)
+        if spread > 0 and m.values.mean() < spread * np.median(sd):
+            continue
+        mask = m.values < k * sd
         mask[np.argmax(m.values)] = False
         if mask.any():
             out[m.cols] = mask

@@ -120,5 +120,5 @@ def test_the_cut_with_a_structural_zero():
 def test_the_defaults():
     from skdp.solvers.synth.registry import SOLVER_SPECS
 
-    # ungated: measured, not the default; aim's default is gated (test_zero_spread.py)
+    # measured, not the default (test_zero_spread.py: the gated cut, an option too)
     assert SOLVER_SPECS["mst"].resolve_options(None)["zero_below"] == 0.0

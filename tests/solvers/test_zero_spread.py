@@ -1,9 +1,9 @@
-"""The size gate of the zero cut (issue 30, ``zero_spread``; ``'aim'``'s default since it).
+"""The size gate of the zero cut (issue 30, ``zero_spread``; an option of ``'aim'`` and ``'mst'``).
 
 ``zero_below=k`` cuts only the numeric columns whose noisy 1-way total, spread evenly over their
 cells, is at least ``zero_spread`` noise sds a cell: a function of the released measurements,
 so the gated cut is post-processing under either neighbouring relation; ``'aim'`` runs it by
-default (``zero_below=1``, ``zero_spread=12``), ``'mst'`` does not.
+option (``zero_below=1`` with the default ``zero_spread=12``); off by default for both.
 """
 
 import numpy as np
@@ -32,17 +32,17 @@ def test_the_gate_reads_the_mean_count_a_cell_in_noise_sds():
 
 def test_the_defaults():
     aim, mst = (SOLVER_SPECS[s].resolve_options(None) for s in ("aim", "mst"))
-    assert (aim["zero_below"], aim["zero_spread"]) == (1.0, 12.0)
+    assert (aim["zero_below"], aim["zero_spread"]) == (0.0, 12.0)
     assert (mst["zero_below"], mst["zero_spread"]) == (0.0, 12.0)
     with pytest.raises(ValueError, match="zero_spread"):
         SOLVER_SPECS["aim"].resolve_options({"zero_spread": -1.0})
 
 
 @pytest.mark.parametrize("neighbouring", ["replace_one", "add_remove"])
-def test_the_default_cuts_a_large_signal_as_post_processing(neighbouring):
+def test_the_gated_cut_takes_a_large_signal_as_post_processing(neighbouring):
     # 4,000 rows at epsilon 10: about 400 rows a bin against a noise sd of a few rows
-    plain = _fit(10.0, neighbouring=neighbouring, solver_options={"zero_below": 0.0})
-    est = _fit(10.0, neighbouring=neighbouring)
+    plain = _fit(10.0, neighbouring=neighbouring)
+    est = _fit(10.0, neighbouring=neighbouring, solver_options={"zero_below": 1.0})
     assert _events(est) == _events(plain) and est.privacy_spent_ == plain.privacy_spent_
     names = [c.name for c in est._columns]
     masks = _cut(est)
@@ -50,9 +50,9 @@ def test_the_default_cuts_a_large_signal_as_post_processing(neighbouring):
     assert not (est.sample(5000, random_state=0)["x"] >= 90).any()
 
 
-def test_the_default_leaves_a_small_signal_alone():
+def test_the_gated_cut_leaves_a_small_signal_alone():
     # 4,000 rows at epsilon 0.5: the even share of a bin is within a few noise sds
-    est, plain = _fit(0.5), _fit(0.5, solver_options={"zero_below": 0.0})
+    est, plain = _fit(0.5, solver_options={"zero_below": 1.0}), _fit(0.5)
     assert not _cut(est)
     a, b = est.sample(2000, random_state=3), plain.sample(2000, random_state=3)
     assert a.equals(b)  # the same fit: the same released values and rows

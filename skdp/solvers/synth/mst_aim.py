@@ -49,7 +49,7 @@ released values, so post-processing with no charge.
 
 Both hold as fixed zeros in their final estimation the numeric columns' cells (those with a
 released measurement) whose combined 1-way measurement is below ``solver_options['zero_below']``
-noise sds (``"aim"``'s default 1, ``"mst"``'s 0: off), never a column's largest, in the
+noise sds (default 0: off; an option, ``benchmarks/RESULTS.md``), never a column's largest, in the
 columns whose noisy 1-way mean count a cell is at least ``solver_options['zero_spread']``
 noise sds (default 12) (:func:`.released.near_zero`, Base-Cut, Wang et al. 2020, gated by
 size): the model is refitted with those cells at 0 as around structural zeros, and the sampler

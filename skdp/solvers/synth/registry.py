@@ -41,8 +41,9 @@ def _zero_below_option(default):
             "count (the solver's and the fine release's, combined) is below this many noise "
             "sds (Base-Cut, Wang et al. 2020; post-processing; 0: never), in the columns "
             "that pass zero_spread. Measured (benchmarks/RESULTS.md, issue 30, 'cells "
-            "within noise of zero' and 'a size gate'): 1 with aim's gate of 12 better at "
-            "9,000-12,000 rows, level at 1,000-8,000; ungated worse at 1,000-3,000")
+            "within noise of zero', 'a size gate', 'at epsilon 0.5 and 5'): 1 with the gate "
+            "of 12 better at equal bins from 9,000 rows at epsilon 1 and at epsilon 5, but "
+            "nassCDS +0.006 at quantile bins at epsilon 0.5, so off by default")
 
 
 def _zero_spread_option(default):
@@ -112,7 +113,7 @@ SOLVER_SPECS = {
                  Option("round_iter", "int", 25, low=1,
                         doc="estimation iterations per intermediate round (warm started; "
                             "the final estimation keeps its n_iter); 50 before 2026-11-27"),
-                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(1.0),
+                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(0.0),
                  _zero_spread_option(12.0),
                  Option("max_candidates", "int", 50_000, low=1,
                         doc="refuse up front a workload with more candidate marginals (its "

@@ -324,8 +324,13 @@ def _gram(D, xp):
         G = G + (Xb * (sb * sb - 1)[:, None]).T @ Xb
     if D.intercept is None:
         return G
-    c, n = D.intercept, D.shape[0]
-    col = c * (column_sums(D.X, xp) if s is None else s @ D.X)
+    sums = column_sums(D.X, xp) if s is None else s @ D.X
+    return _with_intercept(G, sums, D.intercept, D.shape[0], xp)
+
+
+def _with_intercept(G, sums, c, n, xp):
+    """``[X, c 1]^T [X, c 1]`` from ``G = X^T X`` and ``X``'s column sums ``sums``."""
+    col = c * sums
     corner = xp.full((1, 1), c * c * n, dtype=G.dtype, device=_device(G))
     return xp.concat([xp.concat([G, col[:, None]], axis=1),
                       xp.concat([col[None, :], corner], axis=1)], axis=0)
@@ -347,29 +352,34 @@ def _small_d_statistics(D, y):
     1e6 rows, and the two products read ``X`` twice more: issue 31, ``benchmarks/RESULTS.md``,
     "1e6 x 3, the regressor's residual passes and the classifier's second scan"). The same
     sums added in another order: equal up to rounding."""
-    X, s, d = D.X, D.scale, D.d
-    n, step = int(X.shape[0]), max(1, BLOCK_BYTES // (d * X.itemsize))
-    cols = np.empty((d, min(step, n)), dtype=X.dtype)
+    X, s, d, c = D.X, D.scale, D.d, D.intercept
     G, b, sums = (np.zeros((d, d), dtype=X.dtype), np.zeros(d, dtype=X.dtype),
                   np.zeros(d, dtype=X.dtype))
-    for start in range(0, n, step):
-        rows = slice(start, min(start + step, n))
-        block = cols[:, :rows.stop - start]
-        np.copyto(block, X[rows].T)
+    for rows, block in _transposed_blocks(X):
         if s is not None:
             np.multiply(block, s[rows], out=block)
         G += block @ block.T
         b += block @ y[rows]
-        if D.intercept is not None:
+        if c is not None:
             sums += np.sum(block, axis=1)
-    if D.intercept is None:
+    if c is None:
         return G, b
-    c = D.intercept
-    col = (c * sums)[:, None]
-    corner = np.full((1, 1), c * c * n, dtype=X.dtype)
-    G = np.concatenate([np.concatenate([G, col], axis=1),
-                        np.concatenate([col.T, corner], axis=1)], axis=0)
+    G = _with_intercept(G, sums, c, int(X.shape[0]), np)
     return G, np.concatenate([b, np.reshape(c * np.sum(y), (1,))])
+
+
+def _transposed_blocks(X):
+    """``(rows, block)`` over ``X`` in blocks of about ``BLOCK_BYTES``: each block of rows
+    copied transposed (``d`` rows) into one reused buffer (:func:`_small_d_statistics`,
+    :func:`_small_d_residuals`)."""
+    n, d = int(X.shape[0]), int(X.shape[1])
+    step = max(1, BLOCK_BYTES // (max(d, 1) * X.itemsize))
+    cols = np.empty((d, min(step, n)), dtype=X.dtype)
+    for start in range(0, n, step):
+        rows = slice(start, min(start + step, n))
+        block = cols[:, :rows.stop - start]
+        np.copyto(block, X[rows].T)
+        yield rows, block
 
 
 def _own_arrays(D, y):
@@ -430,15 +440,10 @@ def _small_d_residuals(y, D, w, r):
     ``benchmarks/RESULTS.md``, "1e6 x 3, the regressor's residual passes and the
     classifier's second scan"). The dot products may be rounded in another order: the
     residuals equal the expression's up to rounding, not bit for bit."""
-    X, d = D.X, D.d
-    n, step = int(X.shape[0]), max(1, BLOCK_BYTES // (max(d, 1) * X.itemsize))
-    cols = np.empty((d, min(step, n)), dtype=X.dtype)
+    d = D.d
     wd = w[:d]
     shift = None if D.intercept is None else D.intercept * w[d]
-    for start in range(0, n, step):
-        rows = slice(start, min(start + step, n))
-        block = cols[:, :rows.stop - start]
-        np.copyto(block, X[rows].T)
+    for rows, block in _transposed_blocks(D.X):
         rb = np.matmul(wd, block, out=r[rows])
         if D.scale is not None:
             np.multiply(D.scale[rows], rb, out=rb)

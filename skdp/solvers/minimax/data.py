@@ -114,7 +114,7 @@ class LinearData:
         self.y_codes, self.group_codes = y_codes, group_codes
         self.center = center
         self._row_norm = self._targets = self._onehot = self._codes = None
-        self._code_tables = None
+        self._code_tables = {}
         self._made_factors = factors if clipped else None
         self._lazy = clipped is not None
         if self._lazy:  # norms and scale are made when read (__getattr__)
@@ -345,8 +345,6 @@ class LinearData:
     def _code_rows(self, name):
         """:func:`class_targets` (``name='targets'``) or :func:`group_indicators` of every
         code, on NumPy, made once."""
-        if self._code_tables is None:
-            self._code_tables = {}
         if name not in self._code_tables:
             if name == "targets":
                 table = class_targets(np.arange(self.n_classes), self.n_classes, self.dtype)

@@ -466,7 +466,10 @@ class KLAdaptiveRegressor(StreamingMixin, PrivateEstimator, RegressorMixin, Base
           or more, after the first noisy norm below its noise level, the
           norm queries stop and what is left is spent on ``tail`` times as
           many equal plain noisy steps as Alg. 3 would take (0: Alg. 3's
-          steps throughout; see :func:`~skdp.solvers.kl.gd.adaptive_gd`);
+          steps throughout; see :func:`~skdp.solvers.kl.gd.adaptive_gd`),
+          and ``tail_momentum`` (0.5): Nesterov momentum on those steps when
+          the run is averaged, the mean then over all of the tail's iterates
+          (0: plain steps, the last half averaged);
         - ``adaptive_gd``, ``stationary_gd``, ``spider``, ``ppm``: ``beta``
           (0.1), the failure probability in the solvers' log terms;
         - ``spider``: ``spider_constants`` (4, 2), ``frac_full`` (0.5);

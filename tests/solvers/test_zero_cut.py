@@ -120,5 +120,5 @@ def test_the_cut_with_a_structural_zero():
 def test_the_defaults():
     from skdp.solvers.synth.registry import SOLVER_SPECS
 
-    # measured, not the default (test_zero_spread.py: the gated cut, an option too)
+    # mst: not measured with the gates, off by default (aim's default: test_zero_holes.py)
     assert SOLVER_SPECS["mst"].resolve_options(None)["zero_below"] == 0.0

@@ -49,10 +49,11 @@ released values, so post-processing with no charge.
 
 Both hold as fixed zeros in their final estimation the numeric columns' cells (those with a
 released measurement) whose combined 1-way measurement is below ``solver_options['zero_below']``
-noise sds (default 0: off; an option, ``benchmarks/RESULTS.md``), never a column's largest, in the
-columns whose noisy 1-way mean count a cell is at least ``solver_options['zero_spread']``
-noise sds (default 12) (:func:`.released.near_zero`, Base-Cut, Wang et al. 2020, gated by
-size): the model is refitted with those cells at 0 as around structural zeros, and the sampler
+noise sds (default 1 for aim, 0 for mst: ``benchmarks/RESULTS.md``), never a column's largest,
+in the columns whose noisy 1-way mean count a cell is at least ``solver_options['zero_spread']``
+noise sds (default 12), and of those cells the runs at the column's ends and the clear holes
+between two strong cells (:func:`.released.near_zero`, Base-Cut, Wang et al. 2020, gated by
+size and by position): the model is refitted with those cells at 0 as around structural zeros, and the sampler
 never draws them. A function of the released measurements and their sds: no charge.
 
 Privacy (every release through :class:`~skdp.privacy.budget.Budget`, a zCDP

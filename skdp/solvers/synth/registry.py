@@ -40,10 +40,11 @@ def _zero_below_option(default):
         doc="fix at 0 in the final estimation a numeric column's cells whose noisy 1-way "
             "count (the solver's and the fine release's, combined) is below this many noise "
             "sds (Base-Cut, Wang et al. 2020; post-processing; 0: never), in the columns "
-            "that pass zero_spread. Measured (benchmarks/RESULTS.md, issue 30, 'cells "
-            "within noise of zero', 'a size gate', 'at epsilon 0.5 and 5'): 1 with the gate "
-            "of 12 better at equal bins from 9,000 rows at epsilon 1 and at epsilon 5, but "
-            "nassCDS +0.006 at quantile bins at epsilon 0.5, so off by default")
+            "that pass zero_spread; of those cells, the runs at a column's ends (tails) and "
+            "the interior runs between two cells of 3 noise sds whose total is within k of "
+            "its sd (clear holes). Measured (benchmarks/RESULTS.md, issue 30, 'tails and "
+            "holes'): 1 better at equal bins at 12,000 rows at epsilon 1 and 5, level "
+            "elsewhere (aim's default); the mst default 0 (not measured with the gate)")
 
 
 def _zero_spread_option(default):
@@ -113,7 +114,7 @@ SOLVER_SPECS = {
                  Option("round_iter", "int", 25, low=1,
                         doc="estimation iterations per intermediate round (warm started; "
                             "the final estimation keeps its n_iter); 50 before 2026-11-27"),
-                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(0.0),
+                 _compress_option(0.0), _ONEWAY_SPLIT, _zero_below_option(1.0),
                  _zero_spread_option(12.0),
                  Option("max_candidates", "int", 50_000, low=1,
                         doc="refuse up front a workload with more candidate marginals (its "

@@ -53,8 +53,8 @@ noise sds (default 1 for aim, 0 for mst: ``benchmarks/RESULTS.md``), never a col
 in the columns whose noisy 1-way mean count a cell is at least ``solver_options['zero_spread']``
 noise sds (default 12), and of those cells the runs at the column's ends and the clear holes
 between two strong cells (:func:`.released.near_zero`, Base-Cut, Wang et al. 2020, gated by
-size and by position): the model is refitted with those cells at 0 as around structural zeros, and the sampler
-never draws them. A function of the released measurements and their sds: no charge.
+size and by position): the model is refitted with those cells at 0 as around structural zeros,
+and the sampler never draws them. A function of the released measurements and their sds: no charge.
 
 Privacy (every release through :class:`~skdp.privacy.budget.Budget`, a zCDP
 filter over ``rho``): a marginal's counts have l2-sensitivity ``sqrt 2``

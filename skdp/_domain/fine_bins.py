@@ -51,12 +51,6 @@ seeds, epsilon 1): at ``n_bins=20`` on 12,000 rows (32 cells) the rule cost Doct
 or better, and nothing changes where the grid has 2 cells a bin or more."""
 
 
-SPIKE_EDGES = False
-"""Prototype (issue 30, q10 decomposition): each released spike starts a bin of its own."""
-SPIKE_HEAVY = HEAVY
-"""Prototype: the spikes of a bin above ``SPIKE_HEAVY / n_bins`` of the mass start bins."""
-
-
 def set_fine_edges(columns):
     """Set the bin edges of ``columns`` (numeric, with released fine counts) read from
     their fine release (:func:`fine_edges`); a column whose rule keeps the equal bins keeps
@@ -64,30 +58,6 @@ def set_fine_edges(columns):
     for col in columns:
         if col.n_bins > 1 and col.fine is not None and col.fine.counts is not None:
             col.edges = fine_edges(col.fine, col.n_bins)
-            if SPIKE_EDGES:
-                spike_edges(col)
-
-
-def spike_edges(col):
-    """Prototype: an edge at every released spike inside a bin that still holds more than
-    ``HEAVY / n_bins`` of the column's noisy fine mass (a bin ``[s, next edge)`` starts at
-    each), ``n_bins`` following. Post-processing of released counts and spikes."""
-    spikes = col.fine.spikes
-    if spikes is None or not len(spikes):
-        return
-    edges = col.edges if col.edges is not None else even_edges(col.low, col.high, col.n_bins)
-    col.edges = edges
-    mass = col.fine.bin_matrix(col) @ project_nonnegative(np.asarray(col.fine.counts, float))
-    heavy = mass > SPIKE_HEAVY * mass.sum() / col.n_bins
-    inside = spikes[(spikes > col.low) & (spikes < col.high)]
-    inside = inside[heavy[col._encode_bins(inside)]]
-    new = np.union1d(edges, inside)
-    if len(new) > len(edges):
-        col.edges = new
-        col.n_bins = len(new) - 1
-    elif col.edges is edges and np.array_equal(edges, even_edges(col.low, col.high,
-                                                                 col.n_bins)):
-        col.edges = None
 
 
 def fine_edges(grid, n_bins):

@@ -21,5 +21,6 @@ for path in sys.argv[1:]:
             vals[(config, line.split()[0])].append([float(x) for p in parts for x in p])
     for (cfg, col), v in vals.items():
         f_e, b_e, f_q, b_q = np.mean(v, axis=0)
-        print(f"| {table} | {cfg} | {col} | {len(v)} | {f_e:.3f} / {b_e:.3f}"
-              f"{' ok' if f_e <= b_e else ''} | {f_q:.3f} / {b_q:.3f}{' ok' if f_q <= b_q else ''} |")
+        ok_e, ok_q = (" ok" if f <= b else "" for f, b in ((f_e, b_e), (f_q, b_q)))
+        print(f"| {table} | {cfg} | {col} | {len(v)} | {f_e:.3f} / {b_e:.3f}{ok_e} | "
+              f"{f_q:.3f} / {b_q:.3f}{ok_q} |")

@@ -1,5 +1,6 @@
 """A minimal private estimator for the shared privacy plumbing, and small shared test helpers."""
 
+import contextlib
 import math
 from numbers import Real
 
@@ -122,3 +123,35 @@ def check_noise_scale(draw, rel=0.05):
         halved, sigma2 = draw()
     assert sigma2 == pytest.approx(sigma)
     assert not halved == pytest.approx(sigma, rel=rel)
+
+
+@contextlib.contextmanager
+def recorded_tail():
+    """While active, ``adaptive_gd``'s noisy tail (``skdp.solvers.kl.gd._noisy_tail``) keeps
+    its call's ``obj``, ``cfg``, ``w`` and ``first`` and each of its Gaussian releases as
+    ``(value, noisy output)`` in the yielded dict's ``"releases"``."""
+    from skdp.solvers.kl import gd
+
+    seen = {"releases": []}
+    original = gd._noisy_tail
+
+    def recording(obj, cfg, budget, w, steps, history, iterates, first):
+        seen.update(obj=obj, cfg=cfg, w=w, first=dict(first))
+        release = budget.gaussian
+
+        def kept(v, *a, **k):
+            out = release(v, *a, **k)
+            seen["releases"].append((np.array(v), np.array(out)))
+            return out
+
+        budget.gaussian = kept
+        try:
+            return original(obj, cfg, budget, w, steps, history, iterates, first)
+        finally:
+            budget.gaussian = release
+
+    gd._noisy_tail = recording
+    try:
+        yield seen
+    finally:
+        gd._noisy_tail = original

@@ -14,9 +14,8 @@ import pytest
 
 from skdp import BudgetAccountant
 from skdp.regression import KLAdaptiveRegressor
-from skdp.solvers.kl import gd
 from skdp.solvers.kl.gd import NORM_NOISE_K, TAIL_FACTOR, TAIL_MIN_ROWS, tail_steps
-from _toy import check_noise_scale, ledger_total, solver_share
+from _toy import check_noise_scale, ledger_total, recorded_tail, solver_share
 
 
 def tiny_signal(n=2000, d=3, seed=0):
@@ -93,22 +92,9 @@ def _tail_noise(d=400):
     clipped gradient is 0 at w = 0, so the first norm is unknown and every step is the tail's)."""
     X, y = np.zeros((2000, d)), np.zeros(2000)
     X[0, 0] = 1e-9  # not a constant design
-    seen = []
-    original = gd._noisy_tail
-
-    def recording(obj, cfg, budget, w, steps, history, iterates, first):
-        release = budget.gaussian
-        budget.gaussian = lambda v, *a, **k: seen.append((v, release(v, *a, **k))) or seen[-1][1]
-        try:
-            return original(obj, cfg, budget, w, steps, history, iterates, first)
-        finally:
-            budget.gaussian = release
-
-    gd._noisy_tail = recording
-    try:
+    with recorded_tail() as recorded:
         reg = fit(X, y, tail=TAIL_FACTOR)
-    finally:
-        gd._noisy_tail = original
+    seen = recorded["releases"]
     noise = np.concatenate([np.ravel(np.asarray(out) - np.asarray(v)) for v, out in seen[:-1]])
     sigmas = {h["sigma"] for h in reg.history_[:-1]}
     assert len(seen) == reg.n_iter_ and len(sigmas) == 1

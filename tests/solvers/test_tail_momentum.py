@@ -17,7 +17,7 @@ from skdp import BudgetAccountant
 from skdp.regression import KLAdaptiveRegressor
 from skdp.solvers.kl import gd
 from skdp.solvers.kl.gd import AVERAGE_MIN_STEPS, TAIL_MOMENTUM, suffix_start, tail_window
-from _toy import check_noise_scale, ledger_total
+from _toy import check_noise_scale, ledger_total, recorded_tail
 
 
 def tiny_signal(n=2000, d=3, seed=0):
@@ -53,29 +53,8 @@ def test_momentum_leaves_the_ledger_unchanged(seed):
 
 def _record_tail(X, y, seed, m):
     """The tail's inputs, its releases (clipped gradient, noisy output) and the fit."""
-    seen = {"releases": []}
-    original = gd._noisy_tail
-
-    def recording(obj, cfg, budget, w, steps, history, iterates, first):
-        seen.update(obj=obj, cfg=cfg, w=w, first=dict(first))
-        release = budget.gaussian
-
-        def kept(v, *a, **k):
-            out = release(v, *a, **k)
-            seen["releases"].append((np.array(v), np.array(out)))
-            return out
-
-        budget.gaussian = kept
-        try:
-            return original(obj, cfg, budget, w, steps, history, iterates, first)
-        finally:
-            budget.gaussian = release
-
-    gd._noisy_tail = recording
-    try:
+    with recorded_tail() as seen:
         reg = fit(X, y, seed=seed, tail_momentum=m)
-    finally:
-        gd._noisy_tail = original
     return reg, seen
 
 

@@ -3,10 +3,14 @@
 the holdout), the paired difference ON - OFF (its standard error) and the seeds on which ON is
 lower. The ratio of each seed is recomputed from the 4-decimal TVs over the baseline implied by
 the two files (the baseline is the same draw in both)."""
+import os
 import re
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "zero_cut"))
+from paired_zero import paired_row  # noqa: E402
 
 ROW = re.compile(r"^\| (\S+) \| (\d+) \| ([\d.]+) \(([\d.]+)x\) \| ([\d.]+) \(([\d.]+)x\) \|")
 
@@ -31,9 +35,4 @@ for tab in off:
         base = [np.mean([a[k][0] / a[k][1] for a in (off[tab][s], on[tab][s])]) for k in (0, 1)]
         f.append([off[tab][s][k][0] / base[k] for k in (0, 1)])
         g.append([on[tab][s][k][0] / base[k] for k in (0, 1)])
-    f, g = np.array(f), np.array(g)
-    d = g - f
-    se = d.std(axis=0, ddof=1) / np.sqrt(len(d))
-    cells = [f"{d[:, k].mean():+.3f} ({se[k]:.3f}), {(d[:, k] < 0).sum()}/{len(d)}" for k in (0, 1)]
-    print(f"| {tab} | {len(seeds)} | {f[:, 0].mean():.3f} / {f[:, 1].mean():.3f} | "
-          f"{g[:, 0].mean():.3f} / {g[:, 1].mean():.3f} | {cells[0]} | {cells[1]} |")
+    print(paired_row(tab, np.array(f), np.array(g)))

@@ -2,10 +2,14 @@
 ``after (default)`` fit's mean 2-way ratios (eq8 / q10; TV over the ``independent`` row of
 the same seed, 3-decimal TVs), the paired difference ON - OFF (standard error) and the seeds
 on which ON is lower."""
+import os
 import re
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "zero_cut"))
+from paired_zero import paired_row  # noqa: E402
 
 ROW = re.compile(r"^\| (\S+) s(\d+) \| [^|]+\| ([^|]+) \| ([\d.]+) \([\d.]+x\) \| "
                  r"([\d.]+) \([\d.]+x\) \|")
@@ -29,9 +33,4 @@ for tab in off:
         base = a["independent"]
         f.append([a["after (default)"][k] / base[k] for k in (0, 1)])
         g.append([b["after (default)"][k] / base[k] for k in (0, 1)])
-    f, g = np.array(f), np.array(g)
-    d = g - f
-    se = d.std(axis=0, ddof=1) / np.sqrt(len(d))
-    cells = [f"{d[:, k].mean():+.3f} ({se[k]:.3f}), {(d[:, k] < 0).sum()}/{len(d)}" for k in (0, 1)]
-    print(f"| {tab} (API) | {len(d)} | {f[:, 0].mean():.3f} / {f[:, 1].mean():.3f} | "
-          f"{g[:, 0].mean():.3f} / {g[:, 1].mean():.3f} | {cells[0]} | {cells[1]} |")
+    print(paired_row(f"{tab} (API)", np.array(f), np.array(g)))

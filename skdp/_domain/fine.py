@@ -450,10 +450,26 @@ class FineGrid:
             sd = np.sqrt(np.square(A) @ np.square(self.sigma))
         else:
             sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1))
+        if self.spikes is not None and len(self.spikes) and self.edges is not None \
+                and not np.ndim(self.sigma):  # each spike's count to its own bin
+            B = self.spike_matrix(col, A)
+            values = values + B @ np.asarray(self.spike_counts, dtype=np.float64)
+            sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1) +
+                                             np.square(B).sum(axis=1))
         sd[sd == 0] = np.inf  # a bin that holds no fine cell (no integer): not measured
         extra = col.cardinality - col.n_bins  # the missing cell
         return (np.concatenate([values, np.zeros(extra)]),
                 np.concatenate([sd, np.full(extra, np.inf)]))
+
+    def spike_matrix(self, col, A):
+        """``B`` with ``A @ counts + B @ spike_counts`` the bins' counts when each released
+        spike's noisy count goes to its own bin and only the rest of its cell is spread by
+        width (:mod:`~skdp._domain.fine_bins` starts bins at spikes). Released values only."""
+        B = np.zeros((col.n_bins, len(self.spikes)))
+        cells = self.cell(self.spikes)
+        B[col._encode_bins(self.spikes), np.arange(len(self.spikes))] += 1.0
+        B -= A[:, cells]
+        return B
 
     def _spike_mass(self):
         """The released spikes inside the bounds and their noisy counts clipped at 0."""

@@ -17,6 +17,13 @@ column keeps stay where they were; a split is at a cell boundary of the fine gri
 half-integer, where the grid has one cell per integer; a bound's point cell can be a bin
 of its own).
 
+Then (:func:`spike_edges`) a bin still above :data:`SPIKE_HEAVY` ``/ n_bins`` starts a
+bin at each released spike inside it, unless its spikes are a unit's grid
+(:data:`GRID_TOL`), on a coarse grid too (a spike is an exact value, not a guess within a
+cell); the column then has more than ``n_bins`` bins, and the fine release's
+1-way measurement of the model gives each spike's noisy count to its own bin
+(:meth:`~skdp._domain.fine.FineGrid.bin_counts`). Post-processing of the released spikes.
+
 A grid of equal cells with fewer than :data:`CELLS_PER_BIN` cells per bin keeps the equal
 bins: within a cell the rule knows no more than the cell's total (spread evenly), so its
 splits there are guesses and the merges they call for cost bins that were right.
@@ -26,7 +33,8 @@ import numpy as np
 
 from .fine import even_edges, project_nonnegative
 
-__all__ = ["CELLS_PER_BIN", "HEAVY", "NEAR_EMPTY", "fine_edges", "set_fine_edges"]
+__all__ = ["CELLS_PER_BIN", "GRID_TOL", "HEAVY", "NEAR_EMPTY", "SPIKE_HEAVY", "fine_edges",
+           "set_fine_edges", "spike_edges"]
 
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
@@ -51,6 +59,21 @@ seeds, epsilon 1): at ``n_bins=20`` on 12,000 rows (32 cells) the rule cost Doct
 or better, and nothing changes where the grid has 2 cells a bin or more."""
 
 
+SPIKE_HEAVY = 3.0
+"""After the rule, a bin that still holds more than ``SPIKE_HEAVY / n_bins`` of the column's
+noisy mass starts a bin at each released spike inside it (:func:`spike_edges`). Measured
+(``benchmarks/RESULTS.md``, issue 30: spike-start bins off a unit's grid; CLI split, 8-16
+seeds): with the grid guard (:data:`GRID_TOL`) DoctorContacts at epsilon 1 -0.022 / -0.043
+of the baseline (10 equal / 10 quantile bins), weather at epsilon 5 level; 2 lost on yrbss
+and weather, 4 kept less than half of DoctorContacts' gain at quantile bins."""
+GRID_TOL = 0.01
+"""The spikes of a heavy bin are a unit's grid (a continuous quantity recorded in steps,
+weather's gusts in 1.15-mph steps) when there are 3 or more and their gaps differ by at
+most this share of the smallest gap; such a bin is not split at its spikes: each extra bin
+adds noise to every pair of its column and there is no subpopulation behind a step
+(weather at epsilon 5 lost 0.004 of the baseline without this guard)."""
+
+
 def set_fine_edges(columns):
     """Set the bin edges of ``columns`` (numeric, with released fine counts) read from
     their fine release (:func:`fine_edges`); a column whose rule keeps the equal bins keeps
@@ -58,6 +81,40 @@ def set_fine_edges(columns):
     for col in columns:
         if col.n_bins > 1 and col.fine is not None and col.fine.counts is not None:
             col.edges = fine_edges(col.fine, col.n_bins)
+            spike_edges(col)
+
+
+def spike_edges(col):
+    """Add an edge at each released spike inside a bin that still holds more than
+    :data:`SPIKE_HEAVY` ``/ n_bins`` of the column's noisy fine mass, unless that bin's
+    spikes are a unit's grid (:func:`_on_grid`); ``n_bins`` follows the edges. A bin
+    ``[s, next edge)`` starts at each such spike ``s``: several exact values that a
+    user's quantile edges separate (a count of diseases, years of schooling) are no longer
+    drawn independently of the other columns within one model bin. Post-processing of the
+    released fine counts and spikes (their values and noisy counts) and the public bounds:
+    no budget, no private data."""
+    spikes = col.fine.spikes
+    if spikes is None or not len(spikes):
+        return
+    before = col.edges
+    edges = before if before is not None else even_edges(col.low, col.high, col.n_bins)
+    col.edges = edges
+    mass = col.fine.bin_matrix(col) @ project_nonnegative(np.asarray(col.fine.counts, float))
+    inside = np.sort(spikes[(spikes > col.low) & (spikes < col.high)])
+    bins = col._encode_bins(inside)
+    heavy = np.flatnonzero(mass > SPIKE_HEAVY * mass.sum() / col.n_bins)
+    starts = [inside[bins == j] for j in heavy if not _on_grid(inside[bins == j])]
+    new = np.union1d(edges, np.concatenate([edges[:0]] + starts))
+    if len(new) > len(edges):
+        col.edges, col.n_bins = new, len(new) - 1
+    else:
+        col.edges = before
+
+
+def _on_grid(values):
+    """Whether sorted ``values`` (3 or more) are equally spaced to :data:`GRID_TOL`."""
+    gaps = np.diff(values)
+    return len(gaps) >= 2 and np.ptp(gaps) <= GRID_TOL * gaps.min()
 
 
 def fine_edges(grid, n_bins):

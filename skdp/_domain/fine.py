@@ -432,7 +432,11 @@ class FineGrid:
         cell, which the fine release does not count, and a bin that holds no fine cell get
         the count 0 and an infinite sd (no information). Post-processing of the fine
         release: a 1-way measurement of the model's column, which the graphical-model
-        solvers combine with their own (:mod:`skdp.solvers.synth.released`).
+        solvers combine with their own (:mod:`skdp.solvers.synth.released`). A released
+        spike that starts one of the column's bins (:func:`~skdp._domain.fine_bins.spike_edges`)
+        gives its noisy count to that bin and only the rest of its cell is spread by width
+        (``+ B @ spike_counts``, :meth:`spike_matrix`; the sd adds ``sum_k B_bk**2``, the
+        spikes' noise being the fine release's, the same sigma).
 
         Examples
         --------
@@ -450,10 +454,10 @@ class FineGrid:
             sd = np.sqrt(np.square(A) @ np.square(self.sigma))
         else:
             sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1))
-        if self.spikes is not None and len(self.spikes) and self.edges is not None \
-                and not np.ndim(self.sigma):  # each spike's count to its own bin
-            B = self.spike_matrix(col, A)
-            values = values + B @ np.asarray(self.spike_counts, dtype=np.float64)
+        starts = self._starts(col)
+        if starts.any() and not np.ndim(self.sigma):  # a spike that starts a bin: its count
+            B = self.spike_matrix(col, A)[:, starts]
+            values = values + B @ np.asarray(self.spike_counts, dtype=np.float64)[starts]
             sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1) +
                                              np.square(B).sum(axis=1))
         sd[sd == 0] = np.inf  # a bin that holds no fine cell (no integer): not measured
@@ -470,6 +474,13 @@ class FineGrid:
         B[col._encode_bins(self.spikes), np.arange(len(self.spikes))] += 1.0
         B -= A[:, cells]
         return B
+
+    def _starts(self, col):
+        """Which released spikes start one of ``col``'s bins (an edge of it; public)."""
+        if self.spikes is None or not len(self.spikes) or self.edges is None \
+                or col.edges is None:
+            return np.zeros(0 if self.spikes is None else len(self.spikes), dtype=bool)
+        return np.isin(self.spikes, col.edges)
 
     def _spike_mass(self):
         """The released spikes inside the bounds and their noisy counts clipped at 0."""

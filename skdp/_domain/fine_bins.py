@@ -21,8 +21,10 @@ Then (:func:`spike_edges`) a bin still above :data:`SPIKE_HEAVY` ``/ n_bins`` st
 bin at each released spike inside it, unless its spikes are a unit's grid
 (:data:`GRID_TOL`), on a coarse grid too (a spike is an exact value, not a guess within a
 cell); the column then has more than ``n_bins`` bins, and the fine release's
-1-way measurement of the model gives each spike's noisy count to its own bin
-(:meth:`~skdp._domain.fine.FineGrid.bin_counts`). Post-processing of the released spikes.
+1-way measurement of the model gives the noisy count of each spike that starts a bin to
+that bin (:meth:`~skdp._domain.fine.FineGrid.bin_counts`; other spikes stay spread with
+their cell, so a column no spike splits is measured as before). Post-processing of the
+released spikes.
 
 A grid of equal cells with fewer than :data:`CELLS_PER_BIN` cells per bin keeps the equal
 bins: within a cell the rule knows no more than the cell's total (spread evenly), so its

@@ -37,9 +37,9 @@ def _table(n=6000, seed=0):
 
 def _column(spikes, counts):
     """A float column on 0-60 (10 equal bins) whose fine grid of 64 equal cells holds
-    ``counts`` at ``spikes`` over a flat rest of 20 a cell."""
+    ``counts`` at ``spikes`` over a flat rest of 20 a cell (noise sd 10)."""
     grid = FineGrid(0.0, 60.0, integer=False, points=np.array([0.0, 60.0]),
-                    edges=np.linspace(0, 60, 65))
+                    edges=np.linspace(0, 60, 65), sigma=10.0)
     grid.counts = np.full(66, 20.0)
     grid.spikes, grid.spike_counts = np.asarray(spikes, float), np.asarray(counts, float)
     np.add.at(grid.counts, grid.cell(grid.spikes), grid.spike_counts)
@@ -112,3 +112,17 @@ def test_the_model_and_the_sampler_use_the_same_bins():
         real = (X.loc[X["n"] == v, "c"] == "a").mean()
         fake = (out.loc[out["n"] == v, "c"] == "a").mean()
         assert abs(real - fake) < 0.15, v
+
+
+def test_the_fine_measurement_gives_a_starting_spike_its_count_and_no_other():
+    col = _column(SPIKES, [800.0] * 5)
+    set_fine_edges([col])
+    values, _ = col.fine.bin_counts(col)
+    starts = np.searchsorted(col.edges, SPIKES, side="right") - 1
+    assert np.all(values[starts] >= 800.0)  # each spike's bin holds its released count
+    col = _column(SPIKES, [40.0] * 5)  # no spike starts a bin: the plain sums of the cells
+    set_fine_edges([col])
+    values, sd = col.fine.bin_counts(col)
+    A = col.fine.bin_matrix(col)
+    np.testing.assert_allclose(values[:10], A @ col.fine.counts)
+    np.testing.assert_allclose(sd[:10], np.sqrt(np.square(A).sum(axis=1)) * col.fine.sigma)

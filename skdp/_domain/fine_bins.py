@@ -64,10 +64,11 @@ or better, and nothing changes where the grid has 2 cells a bin or more."""
 SPIKE_HEAVY = 3.0
 """After the rule, a bin that still holds more than ``SPIKE_HEAVY / n_bins`` of the column's
 noisy mass starts a bin at each released spike inside it (:func:`spike_edges`). Measured
-(``benchmarks/RESULTS.md``, issue 30: spike-start bins off a unit's grid; CLI split, 8-16
-seeds): with the grid guard (:data:`GRID_TOL`) DoctorContacts at epsilon 1 -0.022 / -0.043
-of the baseline (10 equal / 10 quantile bins), weather at epsilon 5 level; 2 lost on yrbss
-and weather, 4 kept less than half of DoctorContacts' gain at quantile bins."""
+(``benchmarks/RESULTS.md``, issue 30: spike-start bins off a unit's grid; CLI split, 16
+seeds, against the baseline at 10 equal / 10 quantile bins): DoctorContacts at epsilon 1
+-0.015 / -0.042 (0.5: -0.026 / -0.051, 8 seeds), nassCDS at 5 -0.001 / -0.008, weather,
+yrbss and the rest level (weather at 1 +0.002 / +0.001). 2 lost on yrbss and weather (issue
+30's spike section); 4 kept less than half of DoctorContacts' gain at quantile bins."""
 GRID_TOL = 0.01
 """The spikes of a heavy bin are a unit's grid (a continuous quantity recorded in steps,
 weather's gusts in 1.15-mph steps) when there are 3 or more and their gaps differ by at

@@ -29,7 +29,11 @@ class Column:
     merges the rest, decoded in proportion to ``weights``; the categories in
     ``protect``, named by structural zeros, always keep a cell of their own:
     :mod:`.forbid`); a numeric column
-    with ``edges`` has those bin edges (quantile bins) instead of equal bins.
+    with ``edges`` has those bin edges (quantile bins) instead of equal bins;
+    ``spike_starts``: the edges among them that
+    :func:`~skdp._domain.fine_bins.spike_edges` added at released spikes (public: released
+    values only; empty otherwise), whose spikes' noisy counts go to their own bins in the
+    fine release's measurement (:meth:`~skdp._domain.fine.FineGrid.bin_counts`).
     """
 
     name: object
@@ -48,6 +52,7 @@ class Column:
     edges: np.ndarray | None = field(default=None, repr=False)
     fine: FineGrid | None = field(default=None, repr=False)
     protect: tuple = field(default=(), repr=False)
+    spike_starts: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
     @property
     def categorical(self):

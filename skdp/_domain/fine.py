@@ -433,10 +433,11 @@ class FineGrid:
         the count 0 and an infinite sd (no information). Post-processing of the fine
         release: a 1-way measurement of the model's column, which the graphical-model
         solvers combine with their own (:mod:`skdp.solvers.synth.released`). A released
-        spike that starts one of the column's bins (:func:`~skdp._domain.fine_bins.spike_edges`)
-        gives its noisy count to that bin and only the rest of its cell is spread by width
-        (``+ B @ spike_counts``, :meth:`spike_matrix`; the sd adds ``sum_k B_bk**2``, the
-        spikes' noise being the fine release's, the same sigma).
+        spike at an edge that :func:`~skdp._domain.fine_bins.spike_edges` added
+        (``col.spike_starts``) gives its noisy count to its bin and only the rest of its
+        cell is spread by width (``+ B @ spike_counts``, :meth:`spike_matrix`; the sd adds
+        ``sum_k B_bk**2``, the spikes' noise being the fine release's, the same sigma); a
+        spike on an edge the rule did not add stays spread with its cell.
 
         Examples
         --------
@@ -476,11 +477,12 @@ class FineGrid:
         return B
 
     def _starts(self, col):
-        """Which released spikes start one of ``col``'s bins (an edge of it; public)."""
+        """Which released spikes start one of ``col``'s bins at an edge that
+        :func:`~skdp._domain.fine_bins.spike_edges` added (``col.spike_starts``; public)."""
         if self.spikes is None or not len(self.spikes) or self.edges is None \
                 or col.edges is None:
             return np.zeros(0 if self.spikes is None else len(self.spikes), dtype=bool)
-        return np.isin(self.spikes, col.edges)
+        return np.isin(self.spikes, col.spike_starts)
 
     def _spike_mass(self):
         """The released spikes inside the bounds and their noisy counts clipped at 0."""

@@ -21,10 +21,11 @@ Then (:func:`spike_edges`) a bin still above :data:`SPIKE_HEAVY` ``/ n_bins`` st
 bin at each released spike inside it, unless its spikes are a unit's grid
 (:data:`GRID_TOL`), on a coarse grid too (a spike is an exact value, not a guess within a
 cell); the column then has more than ``n_bins`` bins, and the fine release's
-1-way measurement of the model gives the noisy count of each spike that starts a bin to
-that bin (:meth:`~skdp._domain.fine.FineGrid.bin_counts`; other spikes stay spread with
-their cell, so a column no spike splits is measured as before). Post-processing of the
-released spikes.
+1-way measurement of the model gives the noisy count of each spike at an edge this rule
+added (``Column.spike_starts``) to that bin (:meth:`~skdp._domain.fine.FineGrid.bin_counts`;
+other spikes stay spread with their cell, a spike that happens to sit on an edge the rule
+did not add too, so a column no spike splits is measured as before). Post-processing of
+the released spikes.
 
 A grid of equal cells with fewer than :data:`CELLS_PER_BIN` cells per bin keeps the equal
 bins: within a cell the rule knows no more than the cell's total (spread evenly), so its
@@ -66,9 +67,11 @@ SPIKE_HEAVY = 3.0
 noisy mass starts a bin at each released spike inside it (:func:`spike_edges`). Measured
 (``benchmarks/RESULTS.md``, issue 30: spike-start bins off a unit's grid; CLI split, 16
 seeds, against the baseline at 10 equal / 10 quantile bins): DoctorContacts at epsilon 1
--0.015 / -0.042 (0.5: -0.026 / -0.051, 8 seeds), nassCDS at 5 -0.001 / -0.008, weather,
-yrbss and the rest level (weather at 1 +0.002 / +0.001). 2 lost on yrbss and weather (issue
-30's spike section); 4 kept less than half of DoctorContacts' gain at quantile bins."""
+-0.013 / -0.041 (0.5: -0.026 / -0.051, 8 seeds), nassCDS at 5 -0.001 / -0.008, weather,
+yrbss and the rest level (weather at 1 the same rows as without the rule, once only the
+added edges' spikes are counted: RESULTS, "spike counts only at the edges spike_edges
+added"). 2 lost on yrbss and weather (issue 30's spike section); 4 kept less than half of
+DoctorContacts' gain at quantile bins."""
 GRID_TOL = 0.01
 """The spikes of a heavy bin are a unit's grid (a continuous quantity recorded in steps,
 weather's gusts in 1.15-mph steps) when there are 3 or more and their gaps differ by at
@@ -90,7 +93,9 @@ def set_fine_edges(columns):
 def spike_edges(col):
     """Add an edge at each released spike inside a bin that still holds more than
     :data:`SPIKE_HEAVY` ``/ n_bins`` of the column's noisy fine mass, unless that bin's
-    spikes are a unit's grid (:func:`_on_grid`); ``n_bins`` follows the edges. A bin
+    spikes are a unit's grid (:func:`_on_grid`); ``n_bins`` follows the edges and the
+    added edges are recorded in ``col.spike_starts`` (only their spikes' noisy counts go
+    to their own bins in :meth:`~skdp._domain.fine.FineGrid.bin_counts`). A bin
     ``[s, next edge)`` starts at each such spike ``s``: several exact values that a
     user's quantile edges separate (a count of diseases, years of schooling) are no longer
     drawn independently of the other columns within one model bin. Post-processing of the
@@ -110,6 +115,7 @@ def spike_edges(col):
     new = np.union1d(edges, np.concatenate([edges[:0]] + starts))
     if len(new) > len(edges):
         col.edges, col.n_bins = new, len(new) - 1
+        col.spike_starts = np.setdiff1d(new, edges)
     else:
         col.edges = before
 

@@ -9,3 +9,4 @@ python $P /tmp/w1_off_16.md w1_fix.md; python $P $S/w1_st.md w1_fix.md
 python $P /tmp/d1_off_16.md d1_fix.md; python $P $S/d1_st.md d1_fix.md
 python $P $S/w5_off.md w5_fix.md; python $P $S/w5_st.md w5_fix.md
 python $P $S/d0.5_off.md d0.5_fix.md; python $P $S/d0.5_st.md d0.5_fix.md
+python $P $S/n5_off.md n5_fix.md; python $P $S/n5_st.md n5_fix.md

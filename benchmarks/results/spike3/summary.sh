@@ -10,3 +10,6 @@ python $P /tmp/d1_off_16.md d1_fix.md; python $P $S/d1_st.md d1_fix.md
 python $P $S/w5_off.md w5_fix.md; python $P $S/w5_st.md w5_fix.md
 python $P $S/d0.5_off.md d0.5_fix.md; python $P $S/d0.5_st.md d0.5_fix.md
 python $P $S/n5_off.md n5_fix.md; python $P $S/n5_st.md n5_fix.md
+cat $S/w0.5_off.md $S/w0.5_off_b.md > /tmp/w05_off_16.md; python $P /tmp/w05_off_16.md w0.5_fix.md
+cat $S/d5_off.md $S/d5_off_b.md > /tmp/d5_off_16.md; cat $S/d5_st.md $S/d5_st_b.md > /tmp/d5_st_16.md
+python $P /tmp/d5_off_16.md d5_fix.md; python $P /tmp/d5_st_16.md d5_fix.md

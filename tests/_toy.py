@@ -155,3 +155,19 @@ def recorded_tail():
         yield seen
     finally:
         gd._noisy_tail = original
+
+
+def spiky_column(spikes, counts):
+    """A float column on 0-60 (10 equal bins) whose fine grid of 64 equal cells holds the
+    released ``counts`` at the released ``spikes`` over a flat rest of 20 a cell (noise sd 10):
+    the spike-start bins' tests (issue 30)."""
+    from skdp._domain import Column
+    from skdp._domain.fine import FineGrid
+
+    grid = FineGrid(0.0, 60.0, integer=False, points=np.array([0.0, 60.0]),
+                    edges=np.linspace(0, 60, 65), sigma=10.0)
+    grid.counts = np.full(66, 20.0)
+    grid.spikes, grid.spike_counts = np.asarray(spikes, float), np.asarray(counts, float)
+    np.add.at(grid.counts, grid.cell(grid.spikes), grid.spike_counts)
+    return Column("n", float, kind="numeric", low=0.0, high=60.0, n_bins=10, fine=grid)
+

@@ -10,11 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdp._domain import Column
 from skdp._domain import fine_bins
-from skdp._domain.fine import FineGrid
 from skdp._domain.fine_bins import set_fine_edges
-from _toy import fit_synthesizer as _fit
+from _toy import fit_synthesizer as _fit, spiky_column
 
 SPIKES = [6.9, 9.96733, 10.3, 10.5763, 11.8427]  # irregular exact values, as ndisease's
 STEPS = 20.714 + 1.15078 * np.arange(6)  # a unit's grid, as weather's gusts
@@ -35,19 +33,10 @@ def _table(n=6000, seed=0):
                          "c": c})
 
 
-def _column(spikes, counts):
-    """A float column on 0-60 (10 equal bins) whose fine grid of 64 equal cells holds
-    ``counts`` at ``spikes`` over a flat rest of 20 a cell (noise sd 10)."""
-    grid = FineGrid(0.0, 60.0, integer=False, points=np.array([0.0, 60.0]),
-                    edges=np.linspace(0, 60, 65), sigma=10.0)
-    grid.counts = np.full(66, 20.0)
-    grid.spikes, grid.spike_counts = np.asarray(spikes, float), np.asarray(counts, float)
-    np.add.at(grid.counts, grid.cell(grid.spikes), grid.spike_counts)
-    return Column("n", float, kind="numeric", low=0.0, high=60.0, n_bins=10, fine=grid)
 
 
 def test_edges_only_at_released_spikes_and_n_bins_follows():
-    col = _column(SPIKES, [800.0] * 5)
+    col = spiky_column(SPIKES, [800.0] * 5)
     set_fine_edges([col])
     assert col.n_bins == len(col.edges) - 1
     equal = np.linspace(0, 60, 11)
@@ -56,17 +45,17 @@ def test_edges_only_at_released_spikes_and_n_bins_follows():
 
 
 def test_a_units_grid_and_a_light_bin_are_not_split():
-    col = _column(STEPS, [800.0] * 6)
+    col = spiky_column(STEPS, [800.0] * 6)
     set_fine_edges([col])
     assert not set(STEPS) & set(col.edges if col.edges is not None else [])
-    col = _column(SPIKES, [40.0] * 5)  # the bin 6-12 under SPIKE_HEAVY / n_bins: no edges
+    col = spiky_column(SPIKES, [40.0] * 5)  # the bin 6-12 under SPIKE_HEAVY / n_bins: no edges
     set_fine_edges([col])
     assert col.n_bins == 10 and not set(SPIKES) & set(col.edges if col.edges is not None
                                                            else [])
 
 
 def test_deterministic_given_the_released_values():
-    a, b = _column(SPIKES, [800.0] * 5), _column(SPIKES, [800.0] * 5)
+    a, b = spiky_column(SPIKES, [800.0] * 5), spiky_column(SPIKES, [800.0] * 5)
     b.fine = copy.deepcopy(a.fine)
     set_fine_edges([a])
     set_fine_edges([b])
@@ -115,12 +104,12 @@ def test_the_model_and_the_sampler_use_the_same_bins():
 
 
 def test_the_fine_measurement_gives_a_starting_spike_its_count_and_no_other():
-    col = _column(SPIKES, [800.0] * 5)
+    col = spiky_column(SPIKES, [800.0] * 5)
     set_fine_edges([col])
     values, _ = col.fine.bin_counts(col)
     starts = np.searchsorted(col.edges, SPIKES, side="right") - 1
     assert np.all(values[starts] >= 800.0)  # each spike's bin holds its released count
-    col = _column(SPIKES, [40.0] * 5)  # no spike starts a bin: the plain sums of the cells
+    col = spiky_column(SPIKES, [40.0] * 5)  # no spike starts a bin: the plain sums of the cells
     set_fine_edges([col])
     values, sd = col.fine.bin_counts(col)
     A = col.fine.bin_matrix(col)

@@ -6,21 +6,12 @@ the rule does not split is measured exactly as without the rule."""
 import numpy as np
 
 from skdp._domain import Column
-from skdp._domain.fine import FineGrid
 from skdp._domain.fine_bins import set_fine_edges, spike_edges
+from _toy import spiky_column
 
 SPIKES = [6.9, 9.96733, 10.3, 10.5763, 11.8427]  # irregular exact values in the bin 6-12
 
 
-def _column(spikes, counts):
-    """A float column on 0-60 (10 equal bins) whose fine grid of 64 equal cells holds
-    ``counts`` at ``spikes`` over a flat rest of 20 a cell (noise sd 10)."""
-    grid = FineGrid(0.0, 60.0, integer=False, points=np.array([0.0, 60.0]),
-                    edges=np.linspace(0, 60, 65), sigma=10.0)
-    grid.counts = np.full(66, 20.0)
-    grid.spikes, grid.spike_counts = np.asarray(spikes, float), np.asarray(counts, float)
-    np.add.at(grid.counts, grid.cell(grid.spikes), grid.spike_counts)
-    return Column("n", float, kind="numeric", low=0.0, high=60.0, n_bins=10, fine=grid)
 
 
 def _plain(col):
@@ -30,7 +21,7 @@ def _plain(col):
 
 
 def test_a_spike_on_an_edge_the_rule_did_not_add_gives_no_count():
-    col = _column([12.0, 30.0], [40.0, 40.0])  # on equal edges, in light bins: no edge added
+    col = spiky_column([12.0, 30.0], [40.0, 40.0])  # on equal edges, in light bins: no edge added
     col.edges = np.linspace(0, 60, 11)  # as ``fine``'s rule keeps equal edges
     spike_edges(col)
     assert col.n_bins == 10 and len(col.spike_starts) == 0
@@ -42,7 +33,7 @@ def test_a_spike_on_an_edge_the_rule_did_not_add_gives_no_count():
 
 
 def test_the_added_starts_are_recorded_and_only_their_spikes_count():
-    col = _column(SPIKES + [30.0], [800.0] * 5 + [40.0])  # 30: an equal edge, not added
+    col = spiky_column(SPIKES + [30.0], [800.0] * 5 + [40.0])  # 30: an equal edge, not added
     set_fine_edges([col])
     np.testing.assert_array_equal(col.spike_starts, np.setdiff1d(SPIKES, np.linspace(0, 60, 11)))
     assert 30.0 in set(col.edges)

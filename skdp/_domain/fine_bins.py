@@ -101,6 +101,7 @@ def spike_edges(col):
     drawn independently of the other columns within one model bin. Post-processing of the
     released fine counts and spikes (their values and noisy counts) and the public bounds:
     no budget, no private data."""
+    col.spike_starts = np.zeros(0)
     spikes = col.fine.spikes
     if spikes is None or not len(spikes):
         return

@@ -48,8 +48,10 @@ checkout under test: this one, or ``--skdp PATH``), at delta 1e-6, each ``--epsi
     script's (``skdp._synth.holdout.binned_errors`` on the rows it wrote).
 
 Every CLI run records its CPU seconds (``resource.getrusage(RUSAGE_CHILDREN)``: the
-subprocess's user + system time). Raw rows go to ``--raw`` (JSON lines, appended; a later
-row of the same key replaces an earlier one); ``--summary`` prints the tables from it::
+subprocess's user + system time). Raw rows go to ``--raw`` (JSON lines, appended, each with
+the checkout's commit; a later row of the same key replaces an earlier one: use a new
+``--raw`` for a newer main); ``--summary`` prints the tables from it. The whole measurement is
+one command (all parts and tables by default; about 8 minutes of CPU per epsilon here)::
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/reserved_check.py --out /tmp/reserved \\
         [--parts readme bounds targets holdout] [--tables credit_data diamonds] \\
@@ -152,7 +154,14 @@ def rounded(x):
     return [rounded(v) for v in x] if isinstance(x, list) else x
 
 
+def commit_of(path):
+    proc = subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True)
+    return proc.stdout.strip() or None
+
+
 def emit(args, row):
+    row["commit"] = args.commit
     with open(args.raw, "a") as fh:
         fh.write(json.dumps(rounded(row)) + "\n")
     print(json.dumps(row)[:300], flush=True)
@@ -380,6 +389,8 @@ def ms(values):
 
 def summary(args):
     groups = load_rows(args.raw)
+    commits = sorted({str(r.get("commit")) for rs in groups.values() for r in rs})
+    print(f"skdp commits measured (the checkout's HEAD; None: not recorded): {commits}\n")
     print("### README workflow (draft unchanged, whole table, scored against itself)\n")
     print("| table | eps | seeds | 2-way q10 | shuffle q10 | DP indep q10 | 2-way e10 | "
           "shuffle e10 | DP indep e10 | CPU s |")
@@ -469,6 +480,7 @@ def main(argv=None):
     ap.add_argument("--skdp", default=None, help="checkout to run (default: this one)")
     ap.add_argument("--summary", action="store_true", help="print the tables of --raw")
     args = ap.parse_args(argv)
+    args.commit = commit_of(args.skdp or os.path.dirname(HERE))
     summary(args) if args.summary else run(args)
 
 

@@ -311,7 +311,8 @@ def propagate(tree, psi, plan, scratch=None, zeros=False):
     psi[root] -= logsumexp(psi[root], tuple(range(psi[root].ndim)), out=scratch[root])
     for i in tree.order[1:]:  # psi[i] becomes the belief of clique i, in place
         _, _, down_axes, down_shape = plan[i]
-        diff = np.subtract(psi[parent[i]], up[i], out=scratch[parent[i]])
+        with np.errstate(invalid="ignore" if zeros else "warn"):  # -inf - -inf: set below
+            diff = np.subtract(psi[parent[i]], up[i], out=scratch[parent[i]])
         zero = np.isneginf(up[i]) if zeros else None
         if zeros and zero.any():  # a separator cell of probability 0 (structural zeros): -inf, not
             np.copyto(diff, -np.inf, where=np.broadcast_to(zero, diff.shape))  # inf - inf

@@ -67,6 +67,14 @@ sensitivity 2), so the zCDP accounting of the upstream code is unchanged and the
 is rho-zCDP under replace-one.
 
 JAX runs in float64 (``jax_enable_x64``) with its compilation cache off, as mbi asks.
+
+Hash seed. Upstream AIM's candidates come from a Python set of column tuples
+(``_downward_closure``), whose order follows the string hash, so the clique its exponential
+mechanism picks for a given ``prng`` draw depends on ``PYTHONHASHSEED``. ``run`` pins it:
+where ``PYTHONHASHSEED`` is not a number it starts itself again with
+``PYTHONHASHSEED=--seed`` (``_pin_hash_seed``), and it prints the hash seed in its first line
+(``<!-- PYTHONHASHSEED=N -->``) and writes it to each saved table's ``.json`` notes. A run is
+repeated exactly by the same ``--seed`` (or the same explicit ``PYTHONHASHSEED``).
 """
 
 import argparse
@@ -394,7 +402,19 @@ def aim(data, epsilon, delta, scale, prng, max_iters=1000, max_model_size=80, ro
     return model.synthetic_data(rows=rows), t
 
 
+def _pin_hash_seed(seed, argv):
+    """Start this script again with ``PYTHONHASHSEED`` set to ``seed`` (mod 2**32) unless it
+    is already a number (the user's pin is kept); returns the hash seed in force."""
+    value = os.environ.get("PYTHONHASHSEED", "")
+    if value.isdigit():
+        return int(value)
+    env = dict(os.environ, PYTHONHASHSEED=str(seed % 2 ** 32))
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *argv], env)
+
+
 def run(args):
+    print(f"<!-- PYTHONHASHSEED={args.hash_seed} -->", flush=True)
     _setup_jax()
     import warnings
 
@@ -439,7 +459,8 @@ def run(args):
                     Y = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in attrs])
                     if args.save:
                         stem = f"{name}__{mech}-{relation}__eps{eps:g}__seed{args.seed}"
-                        save_synthetic(args.save, stem, Y, {"seconds": secs, "note": note})
+                        save_synthetic(args.save, stem, Y, {"seconds": secs, "note": note,
+                                                            "hash_seed": args.hash_seed})
                     mean, top = tv(X, Y, cards)
                     print(f"| {name} | {X.shape[0]} x {X.shape[1]} | upstream {mech} "
                           f"| {relation} | "
@@ -480,7 +501,10 @@ def main(argv=None):
     s = sub.add_parser("score")
     s.add_argument("--dir", default="/tmp/anchor_tables")
     s.add_argument("--synth", default="/tmp/anchor_synth")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    if args.mode == "run":
+        args.hash_seed = _pin_hash_seed(args.seed, argv)
     return {"dump": lambda: dump(args.out), "run": lambda: run(args),
             "score": lambda: score(args)}[args.mode]()
 

@@ -61,7 +61,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from synthesizer import synthesize  # noqa: E402
 
-# (package, item): ({numeric column: (low, high, bins)}, columns dropped, target column)
+# (package, item): ({numeric column: (low, high, bins)}, columns dropped, target column).
+# (low, high) are the public bounds of the values (an integer column's smallest and largest
+# value: the synthesizer's integer columns sample within them, high included); ``coded`` cuts
+# [low, high] into ``bins`` equal bins, so ``bins = high - low + 1`` puts one integer in each
+# (weather's day 1-31 in 31 bins, hour 0-23 in 24).
 TABLES = {
     ("DAAG", "nassCDS"): ({"weight": (0, 2000, 8), "ageOFocc": (10, 100, 9),
                            "yearVeh": (1950, 2005, 11)}, ["caseid"], "dead"),
@@ -69,8 +73,8 @@ TABLES = {
                                    "humid": (0, 100, 10), "wind_dir": (0, 360, 8),
                                    "wind_speed": (0, 40, 8), "wind_gust": (0, 50, 10),
                                    "precip": (0, 1, 5), "pressure": (980, 1045, 13),
-                                   "visib": (0, 10, 5), "day": (1, 32, 31),
-                                   "hour": (0, 24, 24)},
+                                   "visib": (0, 10, 5), "day": (1, 31, 31),
+                                   "hour": (0, 23, 24)},
                                   ["time_hour", "year"], "month"),
     ("Ecdat", "DoctorContacts"): ({"mdu": (0, 20, 10), "lc": (0, 5, 5),
                                    "lpi": (0, 8, 8), "fmde": (0, 9, 9), "linc": (0, 12, 12),

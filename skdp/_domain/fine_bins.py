@@ -19,8 +19,9 @@ of its own).
 
 Then (:func:`spike_edges`) a bin still above :data:`SPIKE_HEAVY` ``/ n_bins`` starts a
 bin at each released spike inside it, unless its spikes are a unit's grid
-(:data:`GRID_TOL`), on a coarse grid too (a spike is an exact value, not a guess within a
-cell); the column then has more than ``n_bins`` bins, and the fine release's
+(:data:`GRID_TOL`; one or two spikes judged with their neighbours, where a mode of the grid,
+:data:`MODE_RATIO`, still starts a bin), on a coarse grid too (a spike is an exact value,
+not a guess within a cell); the column then has more than ``n_bins`` bins, and the fine release's
 1-way measurement of the model gives the noisy count of each spike at an edge this rule
 added (``Column.spike_starts``) to that bin (:meth:`~skdp._domain.fine.FineGrid.bin_counts`;
 other spikes stay spread with their cell, a spike that happens to sit on an edge the rule
@@ -36,8 +37,8 @@ import numpy as np
 
 from .fine import even_edges, project_nonnegative
 
-__all__ = ["CELLS_PER_BIN", "GRID_TOL", "HEAVY", "NEAR_EMPTY", "SPIKE_HEAVY", "fine_edges",
-           "set_fine_edges", "spike_edges"]
+__all__ = ["CELLS_PER_BIN", "GRID_TOL", "HEAVY", "MODE_RATIO", "NEAR_EMPTY", "SPIKE_HEAVY",
+           "fine_edges", "set_fine_edges", "spike_edges"]
 
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
@@ -77,7 +78,12 @@ GRID_TOL = 0.01
 weather's gusts in 1.15-mph steps) when there are 3 or more and their gaps differ by at
 most this share of the smallest gap; such a bin is not split at its spikes: each extra bin
 adds noise to every pair of its column and there is no subpopulation behind a step
-(weather at epsilon 5 lost 0.004 of the baseline without this guard)."""
+(weather at epsilon 5 lost 0.004 of the baseline without this guard). One or two spikes in
+a bin are judged with their neighbours (:func:`_starts`)."""
+MODE_RATIO = 2.0
+"""A spike of a unit's grid still starts a bin (where it is one of one or two spikes in a heavy
+bin) when its noisy count is above this many times each of its neighbours' on the grid: a
+subpopulation at one step (a school-leaving year), not a smooth quantity recorded in steps."""
 
 
 def set_fine_edges(columns):
@@ -93,12 +99,13 @@ def set_fine_edges(columns):
 def spike_edges(col):
     """Add an edge at each released spike inside a bin that still holds more than
     :data:`SPIKE_HEAVY` ``/ n_bins`` of the column's noisy fine mass, unless that bin's
-    spikes are a unit's grid (:func:`_on_grid`); ``n_bins`` follows the edges and the
-    added edges are recorded in ``col.spike_starts`` (only their spikes' noisy counts go
-    to their own bins in :meth:`~skdp._domain.fine.FineGrid.bin_counts`). A bin
-    ``[s, next edge)`` starts at each such spike ``s``: several exact values that a
-    user's quantile edges separate (a count of diseases, years of schooling) are no longer
-    drawn independently of the other columns within one model bin. Post-processing of the
+    spikes are a unit's grid (:func:`_starts`: a grid's mode still starts one); ``n_bins``
+    follows the edges and the added edges are recorded in ``col.spike_starts`` (only their
+    spikes' noisy counts go to their own bins in
+    :meth:`~skdp._domain.fine.FineGrid.bin_counts`). A bin ``[s, next edge)`` starts at
+    each such spike ``s``: several exact values that a user's quantile edges separate (a
+    count of diseases, years of schooling) are no longer drawn independently of the other
+    columns within one model bin. Post-processing of the
     released fine counts and spikes (their values and noisy counts) and the public bounds:
     no budget, no private data."""
     col.spike_starts = np.zeros(0)
@@ -109,16 +116,36 @@ def spike_edges(col):
     edges = before if before is not None else even_edges(col.low, col.high, col.n_bins)
     col.edges = edges
     mass = col.fine.bin_matrix(col) @ project_nonnegative(np.asarray(col.fine.counts, float))
-    inside = np.sort(spikes[(spikes > col.low) & (spikes < col.high)])
+    keep = (spikes > col.low) & (spikes < col.high)
+    order = np.argsort(spikes[keep])
+    inside, counts = spikes[keep][order], np.asarray(col.fine.spike_counts, float)[keep][order]
     bins = col._encode_bins(inside)
     heavy = np.flatnonzero(mass > SPIKE_HEAVY * mass.sum() / col.n_bins)
-    starts = [inside[bins == j] for j in heavy if not _on_grid(inside[bins == j])]
+    starts = [_starts(inside, counts, bins == j) for j in heavy]
     new = np.union1d(edges, np.concatenate([edges[:0]] + starts))
     if len(new) > len(edges):
         col.edges, col.n_bins = new, len(new) - 1
         col.spike_starts = np.setdiff1d(new, edges)
     else:
         col.edges = before
+
+
+def _starts(spikes, counts, mine):
+    """The spikes selected by ``mine`` (of the sorted released ``spikes`` of a column, with
+    their noisy ``counts``) that start a bin. Three or more: all of them unless they are a
+    unit's grid (:func:`_on_grid`), then none. One or two (too few to judge the spacing
+    alone): judged with the nearest released spike on either side; where those are a unit's
+    grid, only a mode of it starts a bin, a spike whose noisy count is above
+    :data:`MODE_RATIO` times each of its neighbours' (educdec's 12 years of schooling among
+    11 and 13), not a step of a smooth quantity (weather's wind speeds in 1.15-mph steps,
+    two to a bin at ``n_bins=32``)."""
+    idx = np.flatnonzero(mine)
+    if len(idx) >= 3:
+        return spikes[:0] if _on_grid(spikes[idx]) else spikes[idx]
+    if not len(idx) or not _on_grid(spikes[max(idx[0] - 1, 0):idx[-1] + 2]):
+        return spikes[idx]
+    padded = np.concatenate([[-np.inf], counts, [-np.inf]])
+    return spikes[[i for i in idx if padded[i + 1] > MODE_RATIO * max(padded[i], padded[i + 2])]]
 
 
 def _on_grid(values):

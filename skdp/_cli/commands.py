@@ -381,9 +381,9 @@ def _cells(args, header):
     return read_cells(args.input, header, args.na_values)
 
 
-def _read(path, header, na_values, columns):
+def _read(path, header, na_values, columns, missing):
     cells, lines = read_cells(path, header, na_values)
-    return typed_table(path, cells, lines, columns)
+    return typed_table(path, cells, lines, columns, missing)
 
 
 # ---------------------------------------------------------------- jobs
@@ -413,10 +413,10 @@ def synthesize(args):
         cells, lines = _cells(args, header)
         entries = resolve_domain(domain, header, cells, n_bins)
         columns = [CsvCells(name, entries[name]) for name in header]
-        X = typed_table(args.input or "bundled table", cells, lines, columns)
+        X = typed_table(args.input or "bundled table", cells, lines, columns, args.missing)
         del cells
         holdout = None if args.holdout is None else \
-            _read(args.holdout, header, args.na_values, columns)
+            _read(args.holdout, header, args.na_values, columns, args.missing)
         est.set_params(domain=entries)
         say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
                   f"{len(header)} columns")

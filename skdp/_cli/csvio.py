@@ -82,14 +82,26 @@ def read_cells(path, header, na_values=NA_VALUES):
     return rows, lines
 
 
-def typed_table(path, rows, lines, columns):
-    """Object array of the cells read by each column's domain (``None`` stays missing)."""
+def typed_table(path, rows, lines, columns, missing="keep"):
+    """Object array of the cells read by each column's domain (``None`` stays missing).
+
+    With ``missing='keep'`` (``--missing``), a missing cell in a column whose entry says
+    ``"missing": false`` stops the run here, naming the file, line and column (before the
+    fit, so that no synthetic file is written for a holdout that cannot be scored)."""
     table = np.empty((len(rows), len(columns)), dtype=object)
     for i, (row, line) in enumerate(zip(rows, lines)):
         where = f"{path}, line {line}"
-        table[i, :] = [None if c is None else col.parse(c, where)
+        table[i, :] = [_missing(col, where, missing) if c is None else col.parse(c, where)
                        for c, col in zip(row, columns)]
     return table
+
+
+def _missing(col, where, missing):
+    if missing == "keep" and isinstance(col.entry, dict) and col.entry.get("missing") is False:
+        raise ValueError(f"{where}: the cell of column {col.name!r} is missing but its domain "
+                         "entry says \"missing\": false; write \"missing\": true there, or "
+                         "pass --missing drop to drop such rows.")
+    return None
 
 
 @contextlib.contextmanager

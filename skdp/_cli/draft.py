@@ -16,7 +16,9 @@ Rules (public constants, so the draft is reproducible):
   ``k <=`` :data:`MAX_CODES`, at least half of them present): ``{"codes": k}``,
   flagged when heavy-tailed (a count read as codes: bounds at ``0`` and ``k-1``
   would put nearly every cell in one equal bin);
-- another numeric column: bounds at the data's min and max, flagged;
+- another numeric column: bounds at the data's min and max, flagged (integers also when
+  fewer than half of their range is present and no value is a spike: codes, such as area
+  numbers, drafted as bounds);
 - ``true``/``false`` columns: booleans; other columns: their distinct cells as
   categories (flagged when nearly every cell is distinct: an identifier).
 """
@@ -163,12 +165,25 @@ def _numeric_entry(numbers, integer, missing):
                             f"present): read as codes, each a cell of its own; {quantity}; "
                             + _REVIEW}
         low, high = ints[0], ints[-1]
+        flags += _code_flag(numbers, ints)
     else:
         low, high = float(distinct[0]), float(distinct[-1])
     note = f"{DRAFT_NOTE}: bounds at the data's min and max (a release with them is not " \
            "private): replace them with public bounds known without the data"
     note = "; ".join([note, *flags, _REVIEW])
     return {"low": low, "high": high, "integer": integer, "missing": missing, "note": note}
+
+
+def _code_flag(numbers, ints):
+    """A note for integers that may be codes drafted as bounds (census areas, industries):
+    fewer than half of the integers of their range present and no value a spike."""
+    span = ints[-1] - ints[0] + 1
+    top = Counter(numbers).most_common(1)[0][1] / len(numbers)
+    if 2 * len(ints) >= span or top >= SPIKE_SHARE:
+        return []
+    return [f"{len(ints)} distinct integers spread over {ints[0]}..{ints[-1]} "
+            f"({_pct(len(ints) / span)} of them present), none a spike: if these are codes "
+            "(areas, industries, ...), give their public list as categories instead of bounds"]
 
 
 def draft_notes(domain):

@@ -391,16 +391,13 @@ def summary(args):
     groups = load_rows(args.raw)
     commits = sorted({str(r.get("commit")) for rs in groups.values() for r in rs})
     print(f"skdp commits measured (the checkout's HEAD; None: not recorded): {commits}\n")
-    print("### README workflow (draft unchanged, whole table, scored against itself)\n")
-    print("| table | eps | seeds | 2-way q10 | shuffle q10 | DP indep q10 | 2-way e10 | "
-          "shuffle e10 | DP indep e10 | CPU s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for (part, table, _, eps), rs in groups.items():
-        if part == "readme":
-            print(f"| {table} | {eps:g} | {len(rs)} | " + " | ".join(
-                ms([r[k] for r in rs]) for k in ("q10", "q10_shuffle", "q10_indep", "e10",
-                                                 "e10_shuffle", "e10_indep"))
-                + f" | {np.mean([r['cpu'] for r in rs]):.1f} |")
+    print_table(groups, "readme",
+          "README workflow (draft unchanged, whole table, scored against itself)",
+          ["table", "eps", "seeds", "2-way q10", "shuffle q10", "DP indep q10", "2-way e10",
+           "shuffle e10", "DP indep e10", "CPU s"],
+          lambda t, _, eps, rs: [t, f"{eps:g}", len(rs)] + [
+              ms([r[k] for r in rs]) for k in ("q10", "q10_shuffle", "q10_indep", "e10",
+                                               "e10_shuffle", "e10_indep")])
     for (part, table, _, eps), rs in groups.items():
         if part == "readme" and table == "credit_data":
             facts = rs[0]["real"]
@@ -409,16 +406,13 @@ def summary(args):
                      f"zeros {facts[c][1]:.0%} -> {np.mean([s[c][1] for s in syn]):.0%}"
                      for c in ("Assets", "Debt")]
             print(f"\ncredit_data eps {eps:g} ({len(rs)} seeds): " + "; ".join(cells))
-    print("\n### Public-bounds domain file (whole table, scored against itself)\n")
-    print("| table | eps | seeds | 2-way eq8 (x DP indep) | 2-way q10 (x DP indep) | "
-          "numeric 1-way <= indep eq8 / q10: on all seeds (mean per seed) | CPU s |")
-    print("|---|---|---|---|---|---|---|")
-    for (part, table, _, eps), rs in groups.items():
-        if part == "bounds":
-            print(f"| {table} | {eps:g} | {len(rs)} | " + " | ".join(
-                ratio_cell(rs, how) for how in ("eq8", "q10")) + " | "
-                + " / ".join(one_cell(rs, how) for how in ("eq8", "q10"))
-                + f" | {np.mean([r['cpu'] for r in rs]):.1f} |")
+    print()
+    print_table(groups, "bounds", "Public-bounds domain file (whole table, scored against itself)",
+          ["table", "eps", "seeds", "2-way eq8 (x DP indep)", "2-way q10 (x DP indep)",
+           "numeric 1-way <= indep eq8 / q10: on all seeds (mean per seed)", "CPU s"],
+          lambda t, _, eps, rs: [t, f"{eps:g}", len(rs), ratio_cell(rs, "eq8"),
+                                 ratio_cell(rs, "q10"),
+                                 " / ".join(one_cell(rs, how) for how in ("eq8", "q10"))])
     for (part, table, _, eps), rs in groups.items():
         other = [k for k in rs[0] if k.endswith("<other>")] if part == "bounds" else []
         for k in other:
@@ -429,19 +423,16 @@ def summary(args):
             syn = {k: np.mean([r["time"][k] for r in rs]) for k in real}
             print(f"\ncredit_data Time, eps {eps:g}: " + ", ".join(
                 f"{k}: {real[k]:.0%} -> {syn[k]:.0%}" for k in real))
-    print("\n### Targets protocol (15,000-row public subsample, 80/20, scored on the holdout)\n")
-    print("| table | domain | eps | seeds | 2-way e10 (x DP indep) | 2-way q10 (x DP indep) | "
-          "shuffle q10 (x) | numeric 1-way <= indep e10 / q10: on all seeds (mean per seed) | "
-          "CPU s |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for (part, table, domain, eps), rs in groups.items():
-        if part == "targets":
-            shuf = np.mean([r["quantile"]["shuffle"] / r["quantile"]["indep"] for r in rs])
-            print(f"| {table} | {domain} | {eps:g} | {len(rs)} | "
-                  + " | ".join(ratio_cell(rs, k) for k in ("equal", "quantile"))
-                  + f" | {shuf:.2f}x | "
-                  + " / ".join(one_cell(rs, k) for k in ("equal", "quantile"))
-                  + f" | {np.mean([r['cpu'] for r in rs]):.1f} |")
+    print()
+    print_table(groups, "targets",
+          "Targets protocol (15,000-row public subsample, 80/20, scored on the holdout)",
+          ["table", "domain", "eps", "seeds", "2-way e10 (x DP indep)", "2-way q10 (x DP indep)",
+           "shuffle q10 (x)", "numeric 1-way <= indep e10 / q10: on all seeds (mean per seed)",
+           "CPU s"],
+          lambda t, domain, eps, rs: [
+              t, domain, f"{eps:g}", len(rs), ratio_cell(rs, "equal"), ratio_cell(rs, "quantile"),
+              f"{np.mean([r['quantile']['shuffle'] / r['quantile']['indep'] for r in rs]):.2f}x",
+              " / ".join(one_cell(rs, k) for k in ("equal", "quantile"))])
     for (part, table, domain, eps), rs in groups.items():
         if part == "holdout":
             r = rs[0]
@@ -451,6 +442,18 @@ def summary(args):
             print(f"\n--holdout ({table}, {domain} domain, seed 0): this script's q10 2-way "
                   f"{r['q10_two_mine']:.4f}; the CLI printed:")
             print("\n".join("    " + ln for ln in r["lines"]))
+
+
+def print_table(groups, part, title, header, cells):
+    """Print a markdown table of the groups of ``part``: ``cells(table, domain, eps, rows)``
+    gives a row's cells but the last, the mean CPU seconds."""
+    print(f"### {title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for (p, name, domain, eps), rs in groups.items():
+        if p == part:
+            row = [str(c) for c in cells(name, domain, eps, rs)]
+            print("| " + " | ".join(row + [f"{np.mean([r['cpu'] for r in rs]):.1f}"]) + " |")
 
 
 def ratio_cell(rs, key):

@@ -29,10 +29,11 @@ a released spike with probability proportional to its noisy count (the cell's
 mass taken as the larger of its projected count and the sum of its spikes'),
 else a value uniformly within the cell: post-processing.
 
-Within a coarse bin of a per-integer grid, the projected noisy counts are shrunk toward
-the flat vector of the bin's total (:func:`shrink_to_flat`, positive-part James-Stein): with
-few rows per integer the counts are mostly noise and a bin's jagged shape would be copied
-into the synthetic rows. Post-processing; the released counts stay as released.
+With ``shrink`` (the estimator's ``resolution_shrink``), the projected noisy counts within a
+coarse bin of a per-integer grid are shrunk toward the flat vector of the bin's total
+(:func:`shrink_to_flat`, positive-part James-Stein): with few rows per integer the counts
+are mostly noise and a bin's jagged shape would be copied into the synthetic rows.
+Post-processing; the released counts stay as released.
 
 The number of equal cells is ``resolution`` when it is an integer; with
 ``resolution='auto'`` it follows the data's size (:func:`auto_cells`), from
@@ -189,9 +190,10 @@ class FineGrid:
     ``None`` when not released), and the noise sd of the counts (``sigma``: public, from
     the release's budget share and sensitivity; 0 when not private; one per cell once
     refined), and, once the model is released, its counts of the coarse bins
-    (``bin_totals``, :meth:`set_bin_totals`). ``refinement``: the second level's released
-    values once refined (:meth:`refine`; ``edges`` are then the unrefined cells' and the
-    sub-cells' edges, no longer equal).
+    (``bin_totals``, :meth:`set_bin_totals`) and whether a per-integer grid's counts are
+    shrunk toward flat within a bin at decoding (``shrink``, :meth:`_shrink`).
+    ``refinement``: the second level's released values once refined (:meth:`refine`;
+    ``edges`` are then the unrefined cells' and the sub-cells' edges, no longer equal).
 
     Cells are ordered: per-integer grids, one cell per value of ``points``;
     otherwise the point cell at ``low``, the ``len(edges) - 1`` equal cells, the
@@ -217,6 +219,7 @@ class FineGrid:
     sigma: float | None = None
     bin_totals: np.ndarray | None = None
     refinement: dict | None = None
+    shrink: bool = False
     _pieces: tuple | None = field(default=None, repr=False)
 
     @property
@@ -354,8 +357,8 @@ class FineGrid:
         vectors of that bin's total (:meth:`set_bin_totals`), so that the shape within a bin
         is the nearest (in L2) to the noisy counts among those that agree with the mass the
         model gives the bin: a cell whose noise is negative no longer takes mass from every
-        other cell of the grid. A grid of one cell per integer then has each bin's weights
-        shrunk toward flat (:meth:`_shrink`)."""
+        other cell of the grid. With ``shrink``, a grid of one cell per integer then has
+        each bin's weights shrunk toward flat (:meth:`_shrink`)."""
         per_bin = self.bin_totals is not None
         raw = np.asarray(self.counts, dtype=np.float64)
         mass = raw if per_bin else project_nonnegative(raw)
@@ -384,7 +387,7 @@ class FineGrid:
             weight = np.concatenate([project_nonnegative(weight[s:e], total)
                                      for s, e, total in zip(starts[:-1], starts[1:],
                                                             self.bin_totals)])
-        if self.edges is None:  # one cell per integer: each bin's shape shrunk toward flat
+        if self.shrink and self.edges is None:  # one cell per integer: toward flat
             weight = self._shrink(weight, order, starts)
         return starts, lo, hi, weight
 
@@ -397,10 +400,13 @@ class FineGrid:
         return np.concatenate([weight[:0]] + [shrink_to_flat(weight[s:e], sd[s:e])
                                               for s, e in zip(starts[:-1], starts[1:])])
 
-    def set_bin_totals(self, totals):
+    def set_bin_totals(self, totals, shrink=False):
         """Place values within a coarse bin consistently with the bin's ``totals`` (the
-        released model's counts of ``col``'s bins: post-processing): :meth:`_build`."""
+        released model's counts of ``col``'s bins: post-processing): :meth:`_build`; with
+        ``shrink``, a per-integer grid's counts shrunk toward flat within each bin
+        (:meth:`_shrink`)."""
         self.bin_totals = np.asarray(totals, dtype=np.float64)
+        self.shrink = bool(shrink)
         self._pieces = None
 
     def _cuts(self, col):

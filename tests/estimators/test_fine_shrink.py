@@ -1,7 +1,8 @@
-"""Per-integer fine counts shrunk toward flat within a model bin (issue 30, item 1): the
-positive-part James-Stein rule of :func:`skdp._domain.fine.shrink_to_flat`, applied at
-decoding to grids of one cell per integer only. Post-processing: the released values and the
-ledger are those of a fit without it; only the sampled values within a bin change."""
+"""Per-integer fine counts shrunk toward flat within a model bin (issue 30, item 1;
+``resolution_shrink``, off by default): the positive-part James-Stein rule of
+:func:`skdp._domain.fine.shrink_to_flat`, applied at decoding to grids of one cell per integer
+only. Post-processing: the released values and the ledger are those of a fit without it; only
+the sampled values within a bin change."""
 
 import numpy as np
 import pandas as pd
@@ -10,11 +11,6 @@ import pytest
 from skdp._domain import Column, fine
 from skdp._domain.fine import FineGrid, shrink_to_flat
 from _toy import fit_synthesizer as _fit
-
-
-def _identity(monkeypatch):
-    """Decoding as before the change: no shrink."""
-    monkeypatch.setattr(fine, "shrink_to_flat", lambda p, sigma: np.asarray(p, float))
 
 
 def _integer_grid(high, n_bins, sigma, seed=0):
@@ -26,11 +22,12 @@ def _integer_grid(high, n_bins, sigma, seed=0):
     points = np.arange(high + 1.0)
     counts = rng.integers(0, 40, len(points)) + rng.normal(0, sigma, len(points))
     grid = FineGrid(0.0, float(high), integer=True, points=points, counts=counts, sigma=sigma)
-    grid.set_bin_totals(np.full(n_bins, 200.0))
+    grid.set_bin_totals(np.full(n_bins, 200.0), shrink=True)
     return col, grid
 
 
-def _bin_weights(col, grid):
+def _bin_weights(col, grid, shrink=True):
+    grid.shrink, grid._pieces = shrink, None
     starts, _, _, weight = grid.pieces(col)
     return [weight[s:e] for s, e in zip(starts[:-1], starts[1:])]
 
@@ -63,26 +60,20 @@ def test_each_bin_keeps_its_total_and_stays_non_negative(seed):
         assert np.all(w >= 0)
 
 
-def test_the_shape_within_a_bin_moves_toward_flat(monkeypatch):
+def test_the_shape_within_a_bin_moves_toward_flat():
     col, grid = _integer_grid(39, 4, sigma=15.0)
-    shrunk = _bin_weights(col, grid)
-    with monkeypatch.context() as m:
-        _identity(m)
-        grid._pieces = None
-        raw = _bin_weights(col, grid)
+    shrunk, raw = _bin_weights(col, grid), _bin_weights(col, grid, shrink=False)
     for a, b in zip(shrunk, raw):
         assert np.square(a - a.mean()).sum() <= np.square(b - b.mean()).sum() + 1e-9
     assert any(not np.allclose(a, b) for a, b in zip(shrunk, raw))
 
 
-def test_bins_of_fewer_than_four_integers_and_a_zero_sigma_are_untouched(monkeypatch):
+def test_bins_of_fewer_than_four_integers_and_a_zero_sigma_are_untouched():
     small, grid_small = _integer_grid(5, 2, sigma=15.0)  # 3 integers a bin
     big, grid_exact = _integer_grid(39, 4, sigma=0.0)  # not private
     shrunk = _bin_weights(small, grid_small) + _bin_weights(big, grid_exact)
-    with monkeypatch.context() as m:
-        _identity(m)
-        grid_small._pieces = grid_exact._pieces = None
-        raw = _bin_weights(small, grid_small) + _bin_weights(big, grid_exact)
+    raw = (_bin_weights(small, grid_small, shrink=False) +
+           _bin_weights(big, grid_exact, shrink=False))
     assert all(np.array_equal(a, b) for a, b in zip(shrunk, raw))
     assert np.array_equal(shrink_to_flat(np.array([3.0, 0.0, 9.0, 1.0]), 0.0), [3, 0, 9, 1])
 
@@ -92,7 +83,7 @@ def test_a_grid_of_equal_cells_is_untouched(monkeypatch):
     rng = np.random.default_rng(0)
     grid = FineGrid(0.0, 10.0, integer=False, points=np.array([0.0, 10.0]),
                     edges=np.linspace(0, 10, 21), counts=rng.normal(20, 15, 22), sigma=15.0)
-    grid.set_bin_totals(np.array([200.0, 200.0]))
+    grid.set_bin_totals(np.array([200.0, 200.0]), shrink=True)
     before = grid.pieces(col)[3].copy()
     monkeypatch.setattr(fine, "shrink_to_flat", lambda p, sigma: pytest.fail("called"))
     grid._pieces = None
@@ -104,16 +95,26 @@ def _events(est):
              getattr(e, "delta", None)) for e in est.privacy_ledger_.entries]
 
 
-def test_the_release_is_that_of_the_fit_without_the_shrink(monkeypatch):
+def _table():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"k": np.minimum(rng.geometric(0.08, 2000), 60) - 1,
                       "c": rng.choice(["a", "b"], 2000)})
-    domain = {"k": {"low": 0, "high": 59, "integer": True}, "c": ["a", "b"]}
+    return X, {"k": {"low": 0, "high": 59, "integer": True}, "c": ["a", "b"]}
+
+
+def test_off_by_default(monkeypatch):
+    X, domain = _table()
+    monkeypatch.setattr(fine, "shrink_to_flat", lambda p, sigma: pytest.fail("called"))
     est = _fit(X, domain=domain)
-    with monkeypatch.context() as m:
-        _identity(m)
-        before = _fit(X, domain=domain)
-        rows_before = before.sample(2000)
+    assert est.resolution_shrink is False
+    est.sample(500)
+
+
+def test_the_release_is_that_of_the_fit_without_the_shrink():
+    X, domain = _table()
+    est = _fit(X, domain=domain, resolution_shrink=True)
+    before = _fit(X, domain=domain)
+    rows_before = before.sample(2000)
     assert _events(est) == _events(before)
     assert est.privacy_spent_ == pytest.approx(before.privacy_spent_, rel=1e-12)
     ours, theirs = est.resolution_["k"], before.resolution_["k"]
@@ -125,3 +126,13 @@ def test_the_release_is_that_of_the_fit_without_the_shrink(monkeypatch):
     assert np.array_equal(col._encode_bins(rows["k"].to_numpy(float)),
                           col._encode_bins(rows_before["k"].to_numpy(float)))
     assert not np.array_equal(rows["k"].to_numpy(), rows_before["k"].to_numpy())
+
+
+@pytest.mark.parametrize("flag, expected", [([], False), (["--resolution-shrink"], True)])
+def test_the_cli_flag_reaches_the_estimator(flag, expected):
+    from skdp._cli.commands import _estimator
+    from skdp._cli.parser import build_parser
+
+    args = build_parser().parse_args(["synthesize", "in.csv", "-o", "out.csv"] + flag)
+    args.accountant = None  # no --store (set when the budget flags are read)
+    assert _estimator(args, None, 10).resolution_shrink is expected

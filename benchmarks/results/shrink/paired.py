@@ -12,9 +12,10 @@ the shrink (main's decoding, the default) and once with it (the grids' ``shrink`
 the mean 2-way TV as a multiple of the baseline's, off and on, at e10 and q10; then each
 numeric column's 1-way TV, off / on / baseline.
 
-``--line`` first (``paired.py --line OUT ...``): the experiment of RESULTS.md's section, the
-"on" state shrinking toward the least-squares line within the bin instead of the flat vector
-(:func:`shrink_to_line`); not in the package."""
+``--line`` or ``--blocks`` first (``paired.py --line OUT ...``): the experiments of RESULTS.md's
+section, the "on" state shrinking toward the least-squares line within the bin instead of the
+flat vector (:func:`shrink_to_line`), or per block of frequencies (:func:`shrink_blocks`); not
+in the package."""
 import os
 import sys
 import warnings
@@ -50,9 +51,31 @@ def shrink_to_line(counts, sigma):
     return fine.project_nonnegative(line + c * (p - line), p.sum())
 
 
+def shrink_blocks(counts, sigma):
+    """Positive-part James-Stein toward 0 per block of the bin's orthonormal DCT-II
+    coefficients (the constant kept): the 3 lowest frequencies, then the rest (``m - 2`` for
+    a block of ``m``); projected onto the non-negative vectors of the bin's total."""
+    from scipy.fft import dct, idct
+
+    p = np.asarray(counts, dtype=np.float64)
+    k = len(p)
+    var = float(np.mean(np.square(sigma))) if k else 0.0
+    if k < 4 or not var > 0:
+        return p.copy()
+    a = dct(p, norm="ortho")
+    for lo, hi in ((1, 4), (4, k)):
+        block = a[lo:hi]
+        energy = float(np.square(block).sum())
+        if len(block) >= 3 and energy > 0:
+            a[lo:hi] = max(0.0, 1.0 - (len(block) - 2) * var / energy) * block
+    return fine.project_nonnegative(idct(a, norm="ortho"), p.sum())
+
+
 args = sys.argv[1:]
 if args[0] == "--line":
     fine.shrink_to_flat, args = shrink_to_line, args[1:]
+elif args[0] == "--blocks":
+    fine.shrink_to_flat, args = shrink_blocks, args[1:]
 out, item, which, eps = args[0], args[1], args[2], float(args[3])
 synth_resolution.EPSILON = eps  # the baseline at the fit's epsilon
 os.makedirs(out, exist_ok=True)

@@ -119,11 +119,11 @@ RESOLUTION_REFINE = 0.0
 """Share of ``resolution_share`` given to the fine grids' second level by default
 (``resolution_refine``; measured in ``benchmarks/RESULTS.md``, issue 30: the fine grid's own
 resolution)."""
-RESOLUTION_SHRINK = False
+RESOLUTION_SHRINK = True
 """Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
 by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
-per-integer fine counts shrunk toward flat: better at epsilon 0.5 and 1, worse on nassCDS at
-5, so off by default)."""
+per-integer fine counts shrunk toward flat: better at epsilon 0.5 and 1 by 5-15 times what
+it loses on nassCDS at 5, hence on)."""
 SPIKE_DELTA_SHARE = 0.1
 """Share of ``delta`` given to the spikes' threshold where some numeric column's fine grid
 has equal cells (``resolution``; the rest calibrates the Gaussian releases)."""
@@ -443,15 +443,16 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (:meth:`skdp._domain.fine.FineGrid.refine`, post-processing), and the
         refined grid serves everything the grid serves (the model's bins with
         ``bin_strategy='fine'``, its 1-way measurement, the placement of values).
-    resolution_shrink : bool, default=False
+    resolution_shrink : bool, default=True
         Whether sampling shrinks, within each model bin holding 4 integers or
         more, a per-integer fine grid's counts toward the flat vector of the
         bin's total (positive-part James-Stein with the release's noise sd,
         :func:`skdp._domain.fine.shrink_to_flat`): post-processing, the
         released values and the ledger are unchanged, only the sampled values
-        within a bin. Measured better at epsilon 0.5 and 1 and worse on one
-        table at 5 (``benchmarks/RESULTS.md``, issue 30: per-integer fine
-        counts shrunk toward flat), hence off by default.
+        within a bin. Measured better at epsilon 0.5 and 1 and slightly worse
+        on one table at 5 (``benchmarks/RESULTS.md``, issue 30: per-integer
+        fine counts shrunk toward flat); ``False`` draws from the projected
+        counts as released.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the

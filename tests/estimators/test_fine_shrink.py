@@ -1,5 +1,5 @@
 """Per-integer fine counts shrunk toward flat within a model bin (issue 30, item 1;
-``resolution_shrink``, off by default): the positive-part James-Stein rule of
+``resolution_shrink``, on by default): the positive-part James-Stein rule of
 :func:`skdp._domain.fine.shrink_to_flat`, applied at decoding to grids of one cell per integer
 only. Post-processing: the released values and the ledger are those of a fit without it; only
 the sampled values within a bin change."""
@@ -102,18 +102,23 @@ def _table():
     return X, {"k": {"low": 0, "high": 59, "integer": True}, "c": ["a", "b"]}
 
 
-def test_off_by_default(monkeypatch):
+def test_on_by_default_and_off_on_request(monkeypatch):
     X, domain = _table()
-    monkeypatch.setattr(fine, "shrink_to_flat", lambda p, sigma: pytest.fail("called"))
+    calls = []
+    monkeypatch.setattr(fine, "shrink_to_flat", lambda p, sigma: calls.append(1) or p.copy())
     est = _fit(X, domain=domain)
-    assert est.resolution_shrink is False
+    assert est.resolution_shrink is True
     est.sample(500)
+    assert calls
+    calls.clear()
+    _fit(X, domain=domain, resolution_shrink=False).sample(500)
+    assert not calls
 
 
 def test_the_release_is_that_of_the_fit_without_the_shrink():
     X, domain = _table()
-    est = _fit(X, domain=domain, resolution_shrink=True)
-    before = _fit(X, domain=domain)
+    est = _fit(X, domain=domain)
+    before = _fit(X, domain=domain, resolution_shrink=False)
     rows_before = before.sample(2000)
     assert _events(est) == _events(before)
     assert est.privacy_spent_ == pytest.approx(before.privacy_spent_, rel=1e-12)
@@ -128,7 +133,8 @@ def test_the_release_is_that_of_the_fit_without_the_shrink():
     assert not np.array_equal(rows["k"].to_numpy(), rows_before["k"].to_numpy())
 
 
-@pytest.mark.parametrize("flag, expected", [([], False), (["--resolution-shrink"], True)])
+@pytest.mark.parametrize("flag, expected", [([], True), (["--resolution-shrink"], True),
+                                             (["--no-resolution-shrink"], False)])
 def test_the_cli_flag_reaches_the_estimator(flag, expected):
     from skdp._cli.commands import _estimator
     from skdp._cli.parser import build_parser

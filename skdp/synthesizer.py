@@ -119,6 +119,11 @@ RESOLUTION_REFINE = 0.0
 """Share of ``resolution_share`` given to the fine grids' second level by default
 (``resolution_refine``; measured in ``benchmarks/RESULTS.md``, issue 30: the fine grid's own
 resolution)."""
+RESOLUTION_SHRINK = True
+"""Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
+by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
+per-integer fine counts shrunk toward flat: better at epsilon 0.5 and 1 by 5-15 times what
+it loses on nassCDS at 5, hence on)."""
 SPIKE_DELTA_SHARE = 0.1
 """Share of ``delta`` given to the spikes' threshold where some numeric column's fine grid
 has equal cells (``resolution``; the rest calibrates the Gaussian releases)."""
@@ -438,6 +443,16 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (:meth:`skdp._domain.fine.FineGrid.refine`, post-processing), and the
         refined grid serves everything the grid serves (the model's bins with
         ``bin_strategy='fine'``, its 1-way measurement, the placement of values).
+    resolution_shrink : bool, default=True
+        Whether sampling shrinks, within each model bin holding 4 integers or
+        more, a per-integer fine grid's counts toward the flat vector of the
+        bin's total (positive-part James-Stein with the release's noise sd,
+        :func:`skdp._domain.fine.shrink_to_flat`): post-processing, the
+        released values and the ledger are unchanged, only the sampled values
+        within a bin. Measured better at epsilon 0.5 and 1 and slightly worse
+        on one table at 5 (``benchmarks/RESULTS.md``, issue 30: per-integer
+        fine counts shrunk toward flat); ``False`` draws from the projected
+        counts as released.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the
@@ -608,6 +623,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "resolution": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "resolution_share": [Interval(Real, 0, 1, closed="neither")],
         "resolution_refine": [Interval(Real, 0, 1, closed="left")],
+        "resolution_shrink": ["boolean"],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
         "solver_options": [dict, None],
         "accountant": ACCOUNTANT_CONSTRAINT,
@@ -619,7 +635,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                  missing="keep", n_bins=10, bin_strategy="fine", max_categories=100,
                  n_iter="auto", tol="auto", domain_share=0.1, resolution=RESOLUTION,
                  resolution_share=RESOLUTION_SHARE, resolution_refine=RESOLUTION_REFINE,
-                 neighbouring="replace_one",
+                 resolution_shrink=RESOLUTION_SHRINK, neighbouring="replace_one",
                  solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
         self.delta = delta
@@ -636,6 +652,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         self.resolution = resolution
         self.resolution_share = resolution_share
         self.resolution_refine = resolution_refine
+        self.resolution_shrink = resolution_shrink
         self.neighbouring = neighbouring
         self.solver_options = solver_options
         self.accountant = accountant
@@ -824,13 +841,15 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         """Each released fine grid told its model bins' totals (the released model's or
         histogram's 1-way counts: post-processing), so that decoding places values within a
         bin from the fine counts projected onto that bin's total
-        (:meth:`~skdp._domain.fine.FineGrid.set_bin_totals`): the synthetic column's fine
-        1-way is the model's bin mass times a within-bin shape consistent with it."""
+        (:meth:`~skdp._domain.fine.FineGrid.set_bin_totals`; with ``resolution_shrink``, a
+        per-integer grid's shrunk toward flat): the synthetic column's fine 1-way is the
+        model's bin mass times a within-bin shape consistent with it."""
         from ._synth.report import _model_counts
 
         for j, c in enumerate(columns):
             if c.fine is not None and c.fine.measured:
-                c.fine.set_bin_totals(_model_counts(self, (j,), False)[:c.n_bins])
+                c.fine.set_bin_totals(_model_counts(self, (j,), False)[:c.n_bins],
+                                      shrink=self.resolution_shrink)
 
     @staticmethod
     def _column_index(columns, name):

@@ -492,7 +492,8 @@ def _estimator(args, entries, n_bins):
         domain=entries, n_bins=n_bins, bin_strategy=args.bin_strategy,
         max_categories=args.max_categories, missing=args.missing,
         resolution=args.resolution, resolution_share=args.resolution_share,
-        resolution_refine=args.resolution_refine, neighbouring=args.neighbouring,
+        resolution_refine=args.resolution_refine, resolution_shrink=args.resolution_shrink,
+        neighbouring=args.neighbouring,
         solver_options=args.solver_options,
         random_state=args.seed, verbose=verbose, **charged)
 

@@ -239,6 +239,10 @@ def _add_synthesize(sub):
                    help="share of --resolution-share spent on a second level of the fine "
                         "grids: their cells with heavy noisy counts split into sub-cells and "
                         "measured again (default 0: none)")
+    p.add_argument("--resolution-shrink", action=argparse.BooleanOptionalAction, default=True,
+                   help="sample integers within a model bin from their per-integer fine counts "
+                        "shrunk toward flat (James-Stein; post-processing: the release is "
+                        "unchanged; default on)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
                    help="a column with more than K public categories is compressed: its "
                         "categories with small noisy counts (a private release that spends "

@@ -29,6 +29,12 @@ a released spike with probability proportional to its noisy count (the cell's
 mass taken as the larger of its projected count and the sum of its spikes'),
 else a value uniformly within the cell: post-processing.
 
+With ``shrink`` (the estimator's ``resolution_shrink``), the projected noisy counts within a
+coarse bin of a per-integer grid are shrunk toward the flat vector of the bin's total
+(:func:`shrink_to_flat`, positive-part James-Stein): with few rows per integer the counts
+are mostly noise and a bin's jagged shape would be copied into the synthetic rows.
+Post-processing; the released counts stay as released.
+
 The number of equal cells is ``resolution`` when it is an integer; with
 ``resolution='auto'`` it follows the data's size (:func:`auto_cells`), from
 public quantities only.
@@ -47,8 +53,9 @@ import math
 import numpy as np
 
 __all__ = ["AUTO_MAX_CELLS", "AUTO_MIN_CELLS", "AUTO_NOISE_RATIO", "INTEGER_CELLS",
-           "MAX_SPLIT", "FineGrid", "auto_cells", "even_edges", "fine_grid", "has_fine_grid",
-           "has_spikes", "midpoints", "project_nonnegative", "refine_splits"]
+           "MAX_SPLIT", "SHRINK_MIN_CELLS", "FineGrid", "auto_cells", "even_edges", "fine_grid",
+           "has_fine_grid", "has_spikes", "midpoints", "project_nonnegative", "refine_splits",
+           "shrink_to_flat"]
 
 INTEGER_CELLS = 256
 """With ``resolution='auto'``: an integer column whose bounds hold at most this many
@@ -183,9 +190,10 @@ class FineGrid:
     ``None`` when not released), and the noise sd of the counts (``sigma``: public, from
     the release's budget share and sensitivity; 0 when not private; one per cell once
     refined), and, once the model is released, its counts of the coarse bins
-    (``bin_totals``, :meth:`set_bin_totals`). ``refinement``: the second level's released
-    values once refined (:meth:`refine`; ``edges`` are then the unrefined cells' and the
-    sub-cells' edges, no longer equal).
+    (``bin_totals``, :meth:`set_bin_totals`) and whether a per-integer grid's counts are
+    shrunk toward flat within a bin at decoding (``shrink``, :meth:`_shrink`).
+    ``refinement``: the second level's released values once refined (:meth:`refine`;
+    ``edges`` are then the unrefined cells' and the sub-cells' edges, no longer equal).
 
     Cells are ordered: per-integer grids, one cell per value of ``points``;
     otherwise the point cell at ``low``, the ``len(edges) - 1`` equal cells, the
@@ -211,6 +219,7 @@ class FineGrid:
     sigma: float | None = None
     bin_totals: np.ndarray | None = None
     refinement: dict | None = None
+    shrink: bool = False
     _pieces: tuple | None = field(default=None, repr=False)
 
     @property
@@ -348,7 +357,8 @@ class FineGrid:
         vectors of that bin's total (:meth:`set_bin_totals`), so that the shape within a bin
         is the nearest (in L2) to the noisy counts among those that agree with the mass the
         model gives the bin: a cell whose noise is negative no longer takes mass from every
-        other cell of the grid."""
+        other cell of the grid. With ``shrink``, a grid of one cell per integer then has
+        each bin's weights shrunk toward flat (:meth:`_shrink`)."""
         per_bin = self.bin_totals is not None
         raw = np.asarray(self.counts, dtype=np.float64)
         mass = raw if per_bin else project_nonnegative(raw)
@@ -377,12 +387,26 @@ class FineGrid:
             weight = np.concatenate([project_nonnegative(weight[s:e], total)
                                      for s, e, total in zip(starts[:-1], starts[1:],
                                                             self.bin_totals)])
+        if self.shrink and self.edges is None:  # one cell per integer: toward flat
+            weight = self._shrink(weight, order, starts)
         return starts, lo, hi, weight
 
-    def set_bin_totals(self, totals):
+    def _shrink(self, weight, order, starts):
+        """The per-integer ``weight`` (ordered by ``order``, bin ``b`` at ``starts[b]:
+        starts[b + 1]``) of each bin shrunk toward flat (:func:`shrink_to_flat`, with the
+        release's noise sd of each cell): post-processing."""
+        sigma = 0.0 if self.sigma is None else self.sigma
+        sd = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (self.n_cells,))[order]
+        return np.concatenate([weight[:0]] + [shrink_to_flat(weight[s:e], sd[s:e])
+                                              for s, e in zip(starts[:-1], starts[1:])])
+
+    def set_bin_totals(self, totals, shrink=False):
         """Place values within a coarse bin consistently with the bin's ``totals`` (the
-        released model's counts of ``col``'s bins: post-processing): :meth:`_build`."""
+        released model's counts of ``col``'s bins: post-processing): :meth:`_build`; with
+        ``shrink``, a per-integer grid's counts shrunk toward flat within each bin
+        (:meth:`_shrink`)."""
         self.bin_totals = np.asarray(totals, dtype=np.float64)
+        self.shrink = bool(shrink)
         self._pieces = None
 
     def _cuts(self, col):
@@ -534,6 +558,51 @@ class FineGrid:
         point = np.clip(np.round(lo), first, last)
         mid = np.clip(np.round(midpoints(lo, hi)), first, last)
         return np.where(hi <= lo, point, np.where(b >= a, np.minimum(draw, b), mid))
+
+
+SHRINK_MIN_CELLS = 4
+"""A coarse bin's per-integer counts are shrunk toward flat (:func:`shrink_to_flat`) when it
+holds at least this many integers: the James-Stein estimator toward an estimated mean
+dominates the raw vector from 4 coordinates on."""
+
+
+def shrink_to_flat(counts, sigma):
+    """Positive-part James-Stein shrinkage of one coarse bin's per-integer counts toward the
+    flat vector of the same total.
+
+    ``counts`` ``p`` (``k`` cells, non-negative: the released noisy counts projected onto
+    the bin's total) become ``pbar + c (p - pbar)``, ``pbar`` their mean and
+    ``c = max(0, 1 - (k - 3) sigma**2 / sum((p - pbar)**2))`` (James & Stein 1961,
+    "Estimation with quadratic loss"; the positive part and the shrinkage toward the
+    estimated mean, hence ``k - 3``: Efron & Morris 1973, "Stein's estimation rule and its
+    competitors - an empirical Bayes approach", JASA 68). ``sigma`` is the release's public
+    noise sd, a scalar or one per cell; with unequal sds their mean variance stands for
+    ``sigma**2`` (the usual approximation for unequal variances, Efron & Morris 1973 §8).
+    Where the spread of the counts is at the noise's level the bin is drawn flat; where it
+    is far above, as released. ``c`` is in ``[0, 1]``, so the result is non-negative and
+    has the total of ``counts``. Fewer than :data:`SHRINK_MIN_CELLS` cells, a zero
+    ``sigma`` (not private) or a flat ``counts``: unchanged.
+
+    A function of released values and public parameters only: post-processing (Dwork &
+    Roth 2014, Prop. 2.1), no budget, the released counts themselves unchanged.
+
+    Examples
+    --------
+    >>> shrink_to_flat(np.array([10.0, 0.0, 0.0, 10.0]), 5.0).tolist()
+    [8.75, 1.25, 1.25, 8.75]
+    >>> shrink_to_flat(np.array([6.0, 4.0, 5.0, 5.0, 5.0]), 5.0).tolist()  # noise level
+    [5.0, 5.0, 5.0, 5.0, 5.0]
+    >>> shrink_to_flat(np.array([6.0, 4.0, 5.0]), 5.0).tolist()  # too few cells
+    [6.0, 4.0, 5.0]
+    """
+    p = np.asarray(counts, dtype=np.float64)
+    var = float(np.mean(np.square(sigma))) if len(p) else 0.0
+    dev = p - p.mean() if len(p) else p
+    spread = float(np.square(dev).sum())
+    if len(p) < SHRINK_MIN_CELLS or not var > 0 or not spread > 0:
+        return p.copy()
+    c = max(0.0, 1.0 - (len(p) - 3) * var / spread)
+    return p.mean() + c * dev
 
 
 def project_nonnegative(noisy, total=None):

@@ -33,10 +33,10 @@ from ._domain.fine import fine_grid, has_fine_grid
 from ._domain.fine_bins import set_fine_edges
 from ._domain.forbid import (forbid_masks, forbid_protect, forbid_value, full_mask,
                              interval_columns)
-from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
-                              fine_release, measure_domains, merge_spike_keys, quantile_bins,
-                              quantile_counts, refine_release, spike_keys, sub_counts,
-                              to_compress, to_fine, to_quantile)
+from ._domain.private import (auto_share, compress_columns, compress_counts, find_domains,
+                              fine_counts, fine_release, measure_domains, merge_spike_keys,
+                              quantile_bins, quantile_counts, refine_release, spike_keys,
+                              sub_counts, to_compress, to_fine, to_quantile)
 from ._base import BudgetPlan, PrivateEstimator, Rows
 from .privacy.gdp_plan import gdp_rho, gdp_shares
 from ._partitions import is_dask_collection
@@ -113,8 +113,13 @@ data" and its second part)."""
 RESOLUTION_SHARE = 0.2
 """Share of the fit's budget (of ``mu**2`` in a Gaussian-only fit's GDP plan, of the zCDP
 ``rho`` otherwise) spent on the fine grids and spikes by default
-(``resolution_share``; measured against 0.1 in ``benchmarks/RESULTS.md``, issue 30 item 1,
-second part)."""
+(``resolution_share='auto'``; measured against 0.1 in ``benchmarks/RESULTS.md``, issue 30
+item 1, second part)."""
+SMALL_TABLE_SHARE = 0.35
+"""The share ``resolution_share='auto'`` spends instead of :data:`RESOLUTION_SHARE` where a
+grid of equal cells would be coarser than its model bins at that share
+(:func:`skdp._domain.private.auto_share`; measured against 0.2 on small tables in
+``benchmarks/RESULTS.md``, issue 30: small tables and heavy tails)."""
 RESOLUTION_REFINE = 0.0
 """Share of ``resolution_share`` given to the fine grids' second level by default
 (``resolution_refine``; measured in ``benchmarks/RESULTS.md``, issue 30: the fine grid's own
@@ -411,16 +416,23 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         both releases. ``None``: no fine release, values
         drawn uniformly within their bin. The default was chosen on
         validation tables (``benchmarks/RESULTS.md``).
-    resolution_share : float, default=0.2
+    resolution_share : float or 'auto', default='auto'
         Share of the budget spent on the fine grids (and spikes) when some
         column has one (the rest, after ``domain_share`` if any, goes to the
-        solver): of ``mu**2`` where the solver releases Gaussian mechanisms
+        solver). ``'auto'``: 0.2, or 0.35 where with ``resolution='auto'``
+        some grid of equal cells would have, at 0.2, fewer than 2 cells per
+        model bin (``auto_cells(n, sigma(0.2)) < 2 n_bins``: small tables,
+        small epsilon; :func:`skdp._domain.private.auto_share`, from public
+        quantities only); there the fine release, not the model, limits the
+        synthetic table (measured on validation tables,
+        ``benchmarks/RESULTS.md``). Of ``mu**2`` where the solver releases Gaussian mechanisms
         only (the fit's GDP plan, as for ``domain_share``: the fine grids'
         release and the solver's compose exactly to the fit's ``mu``,
         Dong–Roth–Su 2022 Cor. 3.3, 2.13), of the zCDP ``rho`` for the other
         solvers (Bun–Steinke 2016 Lemma 2.3).
         ``domain_share + resolution_share`` must stay below 1 (the solver needs
-        a share): checked before the budget is reserved.
+        a share; with ``'auto'``, ``domain_share + 0.35``): checked before the
+        budget is reserved.
     resolution_refine : float, default=0.0
         Share of ``resolution_share`` given to a second level of the fine grids
         of equal cells (0: none). The first release then spends ``1 -
@@ -606,7 +618,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
         "resolution": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "resolution_share": [Interval(Real, 0, 1, closed="neither")],
+        "resolution_share": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
         "resolution_refine": [Interval(Real, 0, 1, closed="left")],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
         "solver_options": [dict, None],
@@ -618,7 +630,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", workload=2, domain=None,
                  missing="keep", n_bins=10, bin_strategy="fine", max_categories=100,
                  n_iter="auto", tol="auto", domain_share=0.1, resolution=RESOLUTION,
-                 resolution_share=RESOLUTION_SHARE, resolution_refine=RESOLUTION_REFINE,
+                 resolution_share="auto", resolution_refine=RESOLUTION_REFINE,
                  neighbouring="replace_one",
                  solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
@@ -683,10 +695,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
-        if self.domain_share + self.resolution_share >= 1.0:
+        most = SMALL_TABLE_SHARE if self.resolution_share == "auto" else self.resolution_share
+        if self.domain_share + most >= 1.0:
             raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
                              f"share is the rest), got {self.domain_share} + "
-                             f"{self.resolution_share}.")
+                             f"{self.resolution_share!r} (at most {most}).")
         encoding.check_domain_entries(self.domain, self.n_bins, self.bin_strategy)  # no charge yet
         # structural zeros: public, checked too (numeric intervals against the public bins)
         forbid = encoding.load_forbid(self.domain, self.n_bins, self.bin_strategy)
@@ -766,14 +779,24 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     def _fine_grids(self, columns, run, plan):
         """The fine grids (:func:`~skdp._domain.private.to_fine`), set on the columns: with
         ``resolution='auto'``, from the noise of the fine release on ``resolution_share``
-        of the plan (:meth:`_share_rho`) and the public row count (replace-one)."""
-        rho = self._share_rho(plan, plan.rho(run.epsilon, run.delta),
-                              plan.mu(run.epsilon, run.delta), self.resolution_share,
-                              1.0 - self.resolution_refine)
+        of the plan (:meth:`_share_rho`) and the public row count (replace-one). The share
+        (``'auto'``: :func:`~skdp._domain.private.auto_share`, public) is kept in
+        ``run.fine_share`` for :meth:`_budget`."""
         values = run.rows.values
         n = len(values[0]) if isinstance(values, list) and values else getattr(values, "n", 0)
-        return to_fine(columns, self.resolution, n=n, rho=rho, neighbouring=self.neighbouring,
-                       spikes=run.delta_spikes > 0)
+        fit_rho, fit_mu = plan.rho(run.epsilon, run.delta), plan.mu(run.epsilon, run.delta)
+
+        def rho_of(share):
+            return self._share_rho(plan, fit_rho, fit_mu, share, 1.0 - self.resolution_refine)
+
+        spikes = run.delta_spikes > 0
+        run.fine_share = self.resolution_share
+        if self.resolution_share == "auto":
+            run.fine_share = auto_share(columns, self.resolution,
+                                        (RESOLUTION_SHARE, SMALL_TABLE_SHARE), rho_of, n=n,
+                                        neighbouring=self.neighbouring, spikes=spikes)
+        return to_fine(columns, self.resolution, n=n, rho=rho_of(run.fine_share),
+                       neighbouring=self.neighbouring, spikes=spikes)
 
     def _build_problem(self, run):
         """Step 4: the domain releases on shares of the fit's budget (:meth:`_budget`), the
@@ -1027,7 +1050,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                 self._measure_domain(columns, values, index,
                                      share(domain, len(index) / n_measured), measure, fit,
                                      *args)
-        resolution = self.resolution_share if fine else 0.0
+        resolution = run.fine_share if fine else 0.0
         refine = self.resolution_refine
         self._fine_release(columns, values, fine, share(resolution, 1.0 - refine) if fine
                            else 0.0, run.delta_spikes, fit)

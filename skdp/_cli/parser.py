@@ -156,6 +156,13 @@ def _share_or_zero(text):
 _share_or_zero.__name__ = "number in [0, 1)"
 
 
+def _share_or_zero_or_auto(text):
+    return "auto" if text == "auto" else _share_or_zero(text)
+
+
+_share_or_zero_or_auto.__name__ = "number in [0, 1) or auto"
+
+
 def _json_object(text):
     try:
         value = json.loads(text)
@@ -244,10 +251,13 @@ def _add_synthesize(sub):
                    help="share of the budget spent on the fine grids and spikes; auto: 0.2, or "
                         "0.35 where a grid would have fewer than 2 cells per model bin at 0.2 "
                         "(small tables, small epsilon) (default: auto)")
-    p.add_argument("--resolution-refine", type=_share_or_zero, default=0.0, metavar="F",
-                   help="share of --resolution-share spent on a second level of the fine "
-                        "grids: their cells with heavy noisy counts split into sub-cells and "
-                        "measured again (default 0: none)")
+    p.add_argument("--resolution-refine", type=_share_or_zero_or_auto, default="auto",
+                   metavar="F|auto",
+                   help="a second level of the fine grids: cells with heavy noisy counts "
+                        "split into sub-cells and measured again; F: on that share of "
+                        "--resolution-share (0: none); auto: only cells holding half their "
+                        "column's rows, on 0.05 of the budget taken from the model's share, "
+                        "spent only when such a cell exists (default: auto)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
                    help="a column with more than K public categories is compressed: its "
                         "categories with small noisy counts (a private release that spends "

@@ -526,7 +526,7 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
         columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, d_s
 
 
-def refine_release(columns, values, rho, fit, neighbouring, counter=None):
+def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=None):
     """The second level of the fine grids of equal cells of ``columns``: one Gaussian
     mechanism on :func:`gaussian_share` of ``fit`` (``rho``-zCDP), made after
     :func:`fine_release`.
@@ -547,17 +547,26 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None):
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
     its two levels (:meth:`~skdp._domain.fine.FineGrid.refine`: post-processing).
 
+    ``heavy``: only the cells whose noisy count is at least ``heavy`` times their grid's
+    noisy total are split, and only the grids with such a cell are candidates (``d_c``
+    counts those; ``resolution_refine='auto'``): from the first release's counts only.
+
     ``counter(columns, plans)``: the sub-cells' counts of ``columns`` (:func:`sub_counts`),
-    when not read from ``values`` (a Dask table)."""
+    when not read from ``values`` (a Dask table). Returns whether anything was released."""
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
             and c.fine.counts is not None and c.fine.refinement is None]
+    if heavy is not None:
+        cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine.counts, heavy))]
     if not cand:
-        return
+        return False
     sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
     plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
+    if heavy is not None:
+        plans = {k: np.where(_heavy_cells(columns[k].fine.counts, heavy), p, 1)
+                 for k, p in plans.items()}
     chosen = [k for k in cand if np.any(plans[k] >= 2)]
     if not chosen:
-        return
+        return False
     cols, chosen_plans = [columns[k] for k in chosen], [plans[k] for k in chosen]
     counts = counter(cols, chosen_plans) if counter is not None else \
         sub_counts(cols, [c.prepare(values[k]) for k, c in zip(chosen, cols)], chosen_plans)
@@ -566,6 +575,15 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None):
                                    f"columns")
     for col, plan, part in zip(cols, chosen_plans, parts):
         col.fine.refine(plan, part, sigma)
+    return True
+
+
+def _heavy_cells(counts, heavy):
+    """Which equal cells of a grid (``counts``: its released counts, bound cells first and
+    last) hold at least ``heavy`` of its noisy total (positive): released values only."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    return (counts[1:-1] >= heavy * total) & (total > 0)
 
 
 def sub_counts(columns, prepared, plans):

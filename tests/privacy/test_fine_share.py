@@ -97,6 +97,9 @@ def test_a_halved_noise_at_the_small_table_share_is_refused(monkeypatch):
 
 
 def test_auto_is_refused_where_the_small_table_share_leaves_the_solver_nothing():
-    """The check before the budget: ``domain_share`` plus the largest share 'auto' may take."""
+    """The check before the budget: ``domain_share`` plus the largest share 'auto' may take
+    (with ``resolution_refine='auto'``, its second level's too)."""
     with pytest.raises(ValueError, match="at most 0.35"):
-        _fit("auto", domain_share=0.7)
+        _fit("auto", domain_share=0.7, resolution_refine=0.0)
+    with pytest.raises(ValueError, match="at most 0.4"):
+        _fit("auto", domain_share=0.6)

@@ -33,10 +33,10 @@ from ._domain.fine import fine_grid, has_fine_grid
 from ._domain.fine_bins import set_fine_edges
 from ._domain.forbid import (forbid_masks, forbid_protect, forbid_value, full_mask,
                              interval_columns)
-from ._domain.private import (compress_columns, compress_counts, find_domains, fine_counts,
-                              fine_release, measure_domains, merge_spike_keys, quantile_bins,
-                              quantile_counts, refine_release, spike_keys, sub_counts,
-                              to_compress, to_fine, to_quantile)
+from ._domain.private import (auto_share, compress_columns, compress_counts, find_domains,
+                              fine_counts, fine_release, measure_domains, merge_spike_keys,
+                              quantile_bins, quantile_counts, refine_release, spike_keys,
+                              sub_counts, to_compress, to_fine, to_quantile)
 from ._base import BudgetPlan, PrivateEstimator, Rows
 from .privacy.gdp_plan import gdp_rho, gdp_shares
 from ._partitions import is_dask_collection
@@ -113,12 +113,25 @@ data" and its second part)."""
 RESOLUTION_SHARE = 0.2
 """Share of the fit's budget (of ``mu**2`` in a Gaussian-only fit's GDP plan, of the zCDP
 ``rho`` otherwise) spent on the fine grids and spikes by default
-(``resolution_share``; measured against 0.1 in ``benchmarks/RESULTS.md``, issue 30 item 1,
-second part)."""
-RESOLUTION_REFINE = 0.0
-"""Share of ``resolution_share`` given to the fine grids' second level by default
-(``resolution_refine``; measured in ``benchmarks/RESULTS.md``, issue 30: the fine grid's own
-resolution)."""
+(``resolution_share='auto'``; measured against 0.1 in ``benchmarks/RESULTS.md``, issue 30
+item 1, second part)."""
+SMALL_TABLE_SHARE = 0.35
+"""The share ``resolution_share='auto'`` spends instead of :data:`RESOLUTION_SHARE` where a
+grid of equal cells would be coarser than its model bins at that share
+(:func:`skdp._domain.private.auto_share`; measured against 0.2 on small tables in
+``benchmarks/RESULTS.md``, issue 30: small tables and heavy tails)."""
+REFINE_SHARE = 0.05
+"""With ``resolution_refine='auto'`` (the default): the share of the fit's budget the fine
+grids' second level takes from the solver's, spent only where a first-level cell is heavy
+(:data:`HEAVY_CELL`; measured in ``benchmarks/RESULTS.md``, issue 30: small tables and heavy
+tails; a second level that takes its share from the first level's cost DoctorContacts, "the
+fine grid's own resolution")."""
+HEAVY_CELL = 0.5
+"""With ``resolution_refine='auto'``: a cell of equal width is split by the second level
+when its first-level noisy count holds at least this share of its column's noisy total
+(:func:`skdp._domain.private.refine_release`): a heavy tail under wide public bounds (a
+survey weight in 0-60,000 with a median of 84), not a column whose rows are spread over
+several cells."""
 RESOLUTION_SHRINK = True
 """Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
 by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
@@ -416,30 +429,47 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         both releases. ``None``: no fine release, values
         drawn uniformly within their bin. The default was chosen on
         validation tables (``benchmarks/RESULTS.md``).
-    resolution_share : float, default=0.2
+    resolution_share : float or 'auto', default='auto'
         Share of the budget spent on the fine grids (and spikes) when some
         column has one (the rest, after ``domain_share`` if any, goes to the
-        solver): of ``mu**2`` where the solver releases Gaussian mechanisms
+        solver). ``'auto'``: 0.2, or 0.35 where with ``resolution='auto'``
+        some grid of equal cells would have, at 0.2, fewer than 2 cells per
+        model bin (``auto_cells(n, sigma(0.2)) < 2 n_bins``: small tables,
+        small epsilon; :func:`skdp._domain.private.auto_share`, from public
+        quantities only); there the fine release, not the model, limits the
+        synthetic table (measured on validation tables,
+        ``benchmarks/RESULTS.md``). Of ``mu**2`` where the solver releases Gaussian mechanisms
         only (the fit's GDP plan, as for ``domain_share``: the fine grids'
         release and the solver's compose exactly to the fit's ``mu``,
         Dong–Roth–Su 2022 Cor. 3.3, 2.13), of the zCDP ``rho`` for the other
         solvers (Bun–Steinke 2016 Lemma 2.3).
         ``domain_share + resolution_share`` must stay below 1 (the solver needs
-        a share): checked before the budget is reserved.
-    resolution_refine : float, default=0.0
-        Share of ``resolution_share`` given to a second level of the fine grids
-        of equal cells (0: none). The first release then spends ``1 -
-        resolution_refine`` of ``resolution_share`` (and ``'auto'`` sizes its
-        grids from that noise); its cells whose noisy count is heavy are split
-        into 2-16 equal sub-cells (``count / (4 sigma_2)`` rounded down to a
-        power of two: :func:`skdp._domain.fine.refine_splits`, from released
-        counts only), whose counts a second Gaussian mechanism releases on the
-        rest: a value falls in at most one sub-cell per column, so the
+        a share; with ``'auto'``, ``domain_share + 0.35``, and 0.05 more with
+        ``resolution_refine='auto'``): checked before the budget is reserved.
+    resolution_refine : float or 'auto', default='auto'
+        A second level of the fine grids of equal cells: cells of the first
+        release are split into 2-16 equal sub-cells (``count / (4 sigma_2)``
+        rounded down to a power of two: :func:`skdp._domain.fine.refine_splits`,
+        from released counts only), whose counts a second Gaussian mechanism
+        releases: a value falls in at most one sub-cell per column, so the
         l2-sensitivity is that of one histogram per column, ``sqrt(2 d_c)``
-        (``sqrt(d_c)`` under add/remove) for the ``d_c`` grids of equal cells
+        (``sqrt(d_c)`` under add/remove) for the ``d_c`` candidate grids
         (:func:`skdp._domain.private.refine_release`: an adaptive hierarchical
-        histogram, Hay et al. 2010, Zhang et al. 2016; the two releases compose
-        to ``resolution_share``). The two levels are combined by least squares
+        histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: only the
+        cells whose first-level noisy count holds at least half their
+        column's noisy total are split (:data:`HEAVY_CELL`: most rows in one
+        cell, a heavy tail under wide bounds), the candidates are the grids
+        with such a cell, and the release spends 0.05 of the budget
+        (:data:`REFINE_SHARE`) taken from the solver's share, only when some
+        cell is heavy (else nothing is released and the solver keeps its
+        share); whether the release is made and the solver's share follow
+        from released counts: adaptive composition within the fit's budget
+        (zCDP: Bun–Steinke 2016 Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3).
+        A float: that share of ``resolution_share`` for the second level (0:
+        none), the first release spending ``1 - resolution_refine`` of it
+        (and ``'auto'`` cells sized from that noise), every grid of equal
+        cells a candidate and every cell split by the rule above. The two
+        levels are combined by least squares
         (:meth:`skdp._domain.fine.FineGrid.refine`, post-processing), and the
         refined grid serves everything the grid serves (the model's bins with
         ``bin_strategy='fine'``, its 1-way measurement, the placement of values).
@@ -621,8 +651,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "domain_share": [Interval(Real, 0, 1, closed="neither")],
         "resolution": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "resolution_share": [Interval(Real, 0, 1, closed="neither")],
-        "resolution_refine": [Interval(Real, 0, 1, closed="left")],
+        "resolution_share": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
+        "resolution_refine": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
         "resolution_shrink": ["boolean"],
         "neighbouring": [StrOptions({"replace_one", "add_remove"})],
         "solver_options": [dict, None],
@@ -634,7 +664,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     def __init__(self, epsilon=1.0, delta="auto", solver="auto", workload=2, domain=None,
                  missing="keep", n_bins=10, bin_strategy="fine", max_categories=100,
                  n_iter="auto", tol="auto", domain_share=0.1, resolution=RESOLUTION,
-                 resolution_share=RESOLUTION_SHARE, resolution_refine=RESOLUTION_REFINE,
+                 resolution_share="auto", resolution_refine="auto",
                  resolution_shrink=RESOLUTION_SHRINK, neighbouring="replace_one",
                  solver_options=None, accountant=None, random_state=None, verbose=0):
         self.epsilon = epsilon
@@ -700,10 +730,13 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
-        if self.domain_share + self.resolution_share >= 1.0:
+        most = SMALL_TABLE_SHARE if self.resolution_share == "auto" else self.resolution_share
+        most += REFINE_SHARE if self.resolution_refine == "auto" else 0.0
+        if self.domain_share + most >= 1.0:
             raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
                              f"share is the rest), got {self.domain_share} + "
-                             f"{self.resolution_share}.")
+                             f"{self.resolution_share!r} (with the second level's, at most "
+                             f"{most:g}).")
         encoding.check_domain_entries(self.domain, self.n_bins, self.bin_strategy)  # no charge yet
         # structural zeros: public, checked too (numeric intervals against the public bins)
         forbid = encoding.load_forbid(self.domain, self.n_bins, self.bin_strategy)
@@ -783,14 +816,24 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     def _fine_grids(self, columns, run, plan):
         """The fine grids (:func:`~skdp._domain.private.to_fine`), set on the columns: with
         ``resolution='auto'``, from the noise of the fine release on ``resolution_share``
-        of the plan (:meth:`_share_rho`) and the public row count (replace-one)."""
-        rho = self._share_rho(plan, plan.rho(run.epsilon, run.delta),
-                              plan.mu(run.epsilon, run.delta), self.resolution_share,
-                              1.0 - self.resolution_refine)
+        of the plan (:meth:`_share_rho`) and the public row count (replace-one). The share
+        (``'auto'``: :func:`~skdp._domain.private.auto_share`, public) is kept in
+        ``run.fine_share`` for :meth:`_budget`."""
         values = run.rows.values
         n = len(values[0]) if isinstance(values, list) and values else getattr(values, "n", 0)
-        return to_fine(columns, self.resolution, n=n, rho=rho, neighbouring=self.neighbouring,
-                       spikes=run.delta_spikes > 0)
+        fit_rho, fit_mu = plan.rho(run.epsilon, run.delta), plan.mu(run.epsilon, run.delta)
+
+        def rho_of(share):
+            return self._share_rho(plan, fit_rho, fit_mu, share, 1.0 - self._refine_split())
+
+        spikes = run.delta_spikes > 0
+        run.fine_share = self.resolution_share
+        if self.resolution_share == "auto":
+            run.fine_share = auto_share(columns, self.resolution,
+                                        (RESOLUTION_SHARE, SMALL_TABLE_SHARE), rho_of, n=n,
+                                        neighbouring=self.neighbouring, spikes=spikes)
+        return to_fine(columns, self.resolution, n=n, rho=rho_of(run.fine_share),
+                       neighbouring=self.neighbouring, spikes=spikes)
 
     def _build_problem(self, run):
         """Step 4: the domain releases on shares of the fit's budget (:meth:`_budget`), the
@@ -1046,12 +1089,15 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                 self._measure_domain(columns, values, index,
                                      share(domain, len(index) / n_measured), measure, fit,
                                      *args)
-        resolution = self.resolution_share if fine else 0.0
-        refine = self.resolution_refine
+        resolution = run.fine_share if fine else 0.0
+        refine = self._refine_split()
         self._fine_release(columns, values, fine, share(resolution, 1.0 - refine) if fine
                            else 0.0, run.delta_spikes, fit)
         if fine and refine > 0:  # the second level, chosen from the first's counts
             self._refine_release(columns, values, fine, share(resolution, refine), fit)
+        elif fine and self.resolution_refine == "auto" and self._refine_release(
+                columns, values, fine, share(REFINE_SHARE), fit, heavy=HEAVY_CELL):
+            resolution += REFINE_SHARE  # taken from the solver's share: released counts chose
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
             equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
             set_fine_edges([columns[j] for j in fine if str(columns[j].name) not in equal])
@@ -1149,7 +1195,12 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         fine_release(cols, None, rho, delta_spikes, fit, self.neighbouring, spiky,
                      counts=counts, keys=keys)
 
-    def _refine_release(self, columns, values, index, rho, fit):
+    def _refine_split(self):
+        """The share of ``resolution_share`` the second level takes from the first: a float
+        ``resolution_refine``; 0 with ``'auto'`` (its share is the solver's)."""
+        return 0.0 if self.resolution_refine == "auto" else self.resolution_refine
+
+    def _refine_release(self, columns, values, index, rho, fit, heavy=None):
         """The second level of the fine grids of ``columns[index]`` on ``rho``-zCDP
         (:func:`skdp._domain.private.refine_release`); a Dask table's counts summed in one
         pass over its partitions."""
@@ -1157,15 +1208,16 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             fit = fit.on_host(get_namespace(np.zeros(1)))
         cols = [columns[j] for j in index]
         if isinstance(values, list):
-            refine_release(cols, [values[j] for j in index], rho, fit, self.neighbouring)
-            return
+            return refine_release(cols, [values[j] for j in index], rho, fit, self.neighbouring,
+                                  heavy=heavy)
         where = {id(c): j for c, j in zip(cols, index)}
 
         def counter(chosen, plans):
             return dask_io.domain_counts(values, functools.partial(sub_counts, plans=plans),
                                          chosen, [where[id(c)] for c in chosen])
 
-        refine_release(cols, None, rho, fit, self.neighbouring, counter=counter)
+        return refine_release(cols, None, rho, fit, self.neighbouring, counter=counter,
+                              heavy=heavy)
 
     def _measure_domain(self, columns, values, index, rho, measure, fit, *args):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by

@@ -136,6 +136,13 @@ def _share(text):
 _share.__name__ = "number in (0, 1)"
 
 
+def _share_or_auto(text):
+    return "auto" if text == "auto" else _share(text)
+
+
+_share_or_auto.__name__ = "number in (0, 1) or auto"
+
+
 def _share_or_zero(text):
     try:
         value = float(text)
@@ -147,6 +154,13 @@ def _share_or_zero(text):
 
 
 _share_or_zero.__name__ = "number in [0, 1)"
+
+
+def _share_or_zero_or_auto(text):
+    return "auto" if text == "auto" else _share_or_zero(text)
+
+
+_share_or_zero_or_auto.__name__ = "number in [0, 1) or auto"
 
 
 def _json_object(text):
@@ -233,12 +247,17 @@ def _add_synthesize(sub):
                         "release that spends --resolution-share of the budget and a tenth of "
                         "delta) place the values within their bins; none: values uniform within "
                         "their bins (default: auto)")
-    p.add_argument("--resolution-share", type=_share, default=0.2, metavar="S",
-                   help="share of the budget spent on the fine grids and spikes (default 0.2)")
-    p.add_argument("--resolution-refine", type=_share_or_zero, default=0.0, metavar="F",
-                   help="share of --resolution-share spent on a second level of the fine "
-                        "grids: their cells with heavy noisy counts split into sub-cells and "
-                        "measured again (default 0: none)")
+    p.add_argument("--resolution-share", type=_share_or_auto, default="auto", metavar="S|auto",
+                   help="share of the budget spent on the fine grids and spikes; auto: 0.2, or "
+                        "0.35 where a grid would have fewer than 2 cells per model bin at 0.2 "
+                        "(small tables, small epsilon) (default: auto)")
+    p.add_argument("--resolution-refine", type=_share_or_zero_or_auto, default="auto",
+                   metavar="F|auto",
+                   help="a second level of the fine grids: cells with heavy noisy counts "
+                        "split into sub-cells and measured again; F: on that share of "
+                        "--resolution-share (0: none); auto: only cells holding half their "
+                        "column's rows, on 0.05 of the budget taken from the model's share, "
+                        "spent only when such a cell exists (default: auto)")
     p.add_argument("--resolution-shrink", action=argparse.BooleanOptionalAction, default=True,
                    help="sample integers within a model bin from their per-integer fine counts "
                         "shrunk toward flat (James-Stein; post-processing: the release is "

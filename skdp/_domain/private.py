@@ -29,11 +29,12 @@ from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
 from .fine import (auto_cells, even_edges, fine_grid, has_fine_grid, project_nonnegative,
                    refine_splits)
+from .fine_bins import CELLS_PER_BIN
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
-__all__ = ["QUANTILE_GRID", "compress_columns", "compress_counts", "find_domains",
+__all__ = ["QUANTILE_GRID", "auto_share", "compress_columns", "compress_counts", "find_domains",
            "fine_counts", "fine_grids", "fine_noise", "fine_release", "gaussian_share",
-           "key_delta", "measure_domains", "merge_spike_keys", "private_domains",
+           "grid_cells", "key_delta", "measure_domains", "merge_spike_keys", "private_domains",
            "quantile_bins", "quantile_counts", "quantile_grid", "refine_release",
            "spike_keys", "stability_threshold", "sub_counts", "to_compress", "to_fine",
            "to_quantile"]
@@ -403,6 +404,15 @@ def to_fine(columns, resolution, n=None, rho=None, neighbouring="replace_one", s
     noise of the fine release (:func:`fine_noise`) of ``rho``-zCDP over these columns (and
     their spikes when ``spikes``) and the public row count ``n`` (None under add/remove).
     Everything here is public: kinds, bounds, parameters, ``n`` under replace-one."""
+    index, cells = grid_cells(columns, resolution, n, rho, neighbouring, spikes)
+    for j in index:
+        columns[j].fine = fine_grid(columns[j], resolution, cells)
+    return index
+
+
+def grid_cells(columns, resolution, n=None, rho=None, neighbouring="replace_one", spikes=True):
+    """The indices of the columns that get a fine grid and, with ``resolution='auto'``, the
+    number of equal cells of :func:`to_fine` (None otherwise); nothing is set. Public."""
     index = [j for j, c in enumerate(columns) if has_fine_grid(c, resolution)]
     cells = None
     if resolution == "auto" and index:
@@ -410,9 +420,31 @@ def to_fine(columns, resolution, n=None, rho=None, neighbouring="replace_one", s
             if spikes else 0
         sigma = fine_noise(len(index), n_spiky, rho, neighbouring)[1]
         cells = auto_cells(n if neighbouring == "replace_one" else None, sigma)
-    for j in index:
-        columns[j].fine = fine_grid(columns[j], resolution, cells)
-    return index
+    return index, cells
+
+
+def auto_share(columns, resolution, shares, rho_of, n=None, neighbouring="replace_one",
+               spikes=True):
+    """``resolution_share='auto'``: the share of the budget for the fine release, ``base``
+    or ``small`` of ``shares = (base, small)``.
+
+    ``small`` where, at ``base``, some grid of equal cells would be coarser than its
+    column's model bins, with fewer than :data:`~skdp._domain.fine_bins.CELLS_PER_BIN`
+    cells a bin (``auto_cells(n, sigma(base)) < CELLS_PER_BIN * n_bins``: small tables or
+    small epsilon, where ``n / (4 sigma)`` puts the grid at or near its floor of 16 cells);
+    else ``base``. There the fine release limits the placement of values more than the model
+    does (``benchmarks/RESULTS.md``, issue 30: small tables and heavy tails), and a less noisy
+    release (``sigma`` times ``sqrt(base / small)``) or a finer grid is worth the model's
+    lost share. ``rho_of(share)``: the zCDP of the release at ``share`` of the plan. A
+    function of public quantities only (``n`` under replace-one, epsilon, delta, the
+    columns' kinds, bounds and ``n_bins``, the parameters), so the share is public."""
+    base, small = shares
+    if resolution != "auto":
+        return base
+    index, cells = grid_cells(columns, resolution, n, rho_of(base), neighbouring, spikes)
+    coarse = any(fine_grid(columns[j], resolution, cells).edges is not None
+                 and cells < CELLS_PER_BIN * columns[j].n_bins for j in index)
+    return small if coarse else base
 
 
 def fine_noise(n_columns, n_spiky, rho, neighbouring):
@@ -494,7 +526,7 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
         columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, d_s
 
 
-def refine_release(columns, values, rho, fit, neighbouring, counter=None):
+def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=None):
     """The second level of the fine grids of equal cells of ``columns``: one Gaussian
     mechanism on :func:`gaussian_share` of ``fit`` (``rho``-zCDP), made after
     :func:`fine_release`.
@@ -515,17 +547,26 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None):
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
     its two levels (:meth:`~skdp._domain.fine.FineGrid.refine`: post-processing).
 
+    ``heavy``: only the cells whose noisy count is at least ``heavy`` times their grid's
+    noisy total are split, and only the grids with such a cell are candidates (``d_c``
+    counts those; ``resolution_refine='auto'``): from the first release's counts only.
+
     ``counter(columns, plans)``: the sub-cells' counts of ``columns`` (:func:`sub_counts`),
-    when not read from ``values`` (a Dask table)."""
+    when not read from ``values`` (a Dask table). Returns whether anything was released."""
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
             and c.fine.counts is not None and c.fine.refinement is None]
+    if heavy is not None:
+        cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine.counts, heavy))]
     if not cand:
-        return
+        return False
     sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
     plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
+    if heavy is not None:
+        plans = {k: np.where(_heavy_cells(columns[k].fine.counts, heavy), p, 1)
+                 for k, p in plans.items()}
     chosen = [k for k in cand if np.any(plans[k] >= 2)]
     if not chosen:
-        return
+        return False
     cols, chosen_plans = [columns[k] for k in chosen], [plans[k] for k in chosen]
     counts = counter(cols, chosen_plans) if counter is not None else \
         sub_counts(cols, [c.prepare(values[k]) for k, c in zip(chosen, cols)], chosen_plans)
@@ -534,6 +575,15 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None):
                                    f"columns")
     for col, plan, part in zip(cols, chosen_plans, parts):
         col.fine.refine(plan, part, sigma)
+    return True
+
+
+def _heavy_cells(counts, heavy):
+    """Which equal cells of a grid (``counts``: its released counts, bound cells first and
+    last) hold at least ``heavy`` of its noisy total (positive): released values only."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    return (counts[1:-1] >= heavy * total) & (total > 0)
 
 
 def sub_counts(columns, prepared, plans):

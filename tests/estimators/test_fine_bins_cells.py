@@ -50,16 +50,20 @@ def test_a_per_integer_grid_keeps_the_rule_with_few_integers_per_bin():
 
 def test_a_coarse_grid_keeps_equal_bins_through_the_estimator(monkeypatch):
     X = _table()
-    coarse = _fit(X, domain=DOMAIN, bin_strategy="fine", resolution=16)  # 16 < 2 * 10
-    fine = _fit(X, domain=DOMAIN, bin_strategy="fine", resolution=64)
+    # no second level ('auto' splits income's heavy cell, and a refined grid is not coarse)
+    coarse = _fit(X, domain=DOMAIN, bin_strategy="fine", resolution=16,  # 16 < 2 * 10
+                  resolution_refine=0.0)
+    fine = _fit(X, domain=DOMAIN, bin_strategy="fine", resolution=64, resolution_refine=0.0)
     assert "income" not in coarse.bin_edges_ and "income" in fine.bin_edges_
     assert "visits" in coarse.bin_edges_  # 16 integers, one cell each: the rule applies
-    uniform = _fit(X, domain=DOMAIN, bin_strategy="uniform", resolution=16)
+    uniform = _fit(X, domain=DOMAIN, bin_strategy="uniform", resolution=16,
+                   resolution_refine=0.0)
     np.testing.assert_array_equal(coarse.resolution_["income"]["counts"],
                                   uniform.resolution_["income"]["counts"])
     assert coarse.privacy_spent_ == pytest.approx(uniform.privacy_spent_, rel=1e-12)
     # without the guard the coarse grid's bins would have moved: the guard is what keeps them
     monkeypatch.setattr(fine_bins, "CELLS_PER_BIN", 0)
-    assert "income" in _fit(X, domain=DOMAIN, bin_strategy="fine", resolution=16).bin_edges_
+    assert "income" in _fit(X, domain=DOMAIN, bin_strategy="fine", resolution=16,
+                            resolution_refine=0.0).bin_edges_
     out = coarse.sample(2000, random_state=1)
     assert out["income"].dropna().between(0, 12).all()

@@ -130,12 +130,15 @@ SOLVER_LABELS = {"smd": ("workload marginals",), "smd_linf": ("workload marginal
 
 
 def _fit(config, solver, eps=1.0, relation="replace_one", width=2):
+    """A fit at the fine grids' base share (``resolution_share='auto'`` rises on this small
+    table: ``tests/privacy/test_fine_share.py``)."""
     cols, domain, extra, _, _ = CONFIGS[config]
     cols = cols[:width]
     if isinstance(domain, dict):
         domain = {c: domain[c] for c in cols}
     return SaddlePointSynthesizer(epsilon=eps, delta=DELTA, solver=solver, domain=domain,
                                   neighbouring=relation, random_state=0, n_iter=30,
+                                  resolution_share=RESOLUTION_SHARE,
                                   **extra).fit(_table()[cols])
 
 

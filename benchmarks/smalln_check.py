@@ -45,26 +45,11 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 import cli_api_gap as gap  # noqa: E402
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
 from synth_real_tables import TABLES  # noqa: E402
-from synth_resolution import domain_of, marginal  # noqa: E402
+from synth_resolution import DELTA, domain_of, independent, marginal  # noqa: E402
 
 from skdp._synth import decoding  # noqa: E402
-from skdp.privacy.ledger import approx_dp_to_gdp  # noqa: E402
 
-DELTA = 1e-6
 HEAVY_BOUNDS = {"weight": (0, 60000, 8)}
-
-
-def independent(R, cards, epsilon, rng):
-    """``synth_resolution.independent`` at ``epsilon``: one Gaussian release of every
-    column's 1-way counts (l2-sensitivity ``sqrt(2 d)``), clipped at 0, ``len(R)`` rows."""
-    sigma = math.sqrt(2 * len(cards)) / approx_dp_to_gdp(epsilon, DELTA)
-    cols = []
-    for j, k in enumerate(cards):
-        noisy = np.bincount(R[:, j], minlength=k) + rng.normal(0, sigma, k)
-        p = np.clip(noisy, 0, None)
-        p = p / p.sum() if p.sum() > 0 else np.full(k, 1.0 / k)
-        cols.append(rng.choice(k, size=len(R), p=p))
-    return np.column_stack(cols)
 
 
 def tv(R, S, cards, num):
@@ -189,7 +174,7 @@ def main():
                     cells, oks = [], []
                     for kind in ("equal", "quantile"):
                         (h, t, s), cards = _user_codes([ho, tr, sy], numeric, kind, 10)
-                        base = independent(t, cards, eps, np.random.default_rng(seed + 7))
+                        base = independent(t, cards, np.random.default_rng(seed + 7), eps)
                         (f2, f1), (b2, b1) = tv(h, s, cards, num), tv(h, base, cards, num)
                         summary.setdefault((eps, dec, kind), []).append((f2 / b2, f1, b1))
                         cells.append(f"{f2:.4f} / {b2:.4f} ({f2 / b2:.3f}x)")

@@ -143,8 +143,10 @@ def scores(R, S, cards, numeric):
     return float(np.mean(two)), one
 
 
-def independent(R, cards, rng):
-    sigma = math.sqrt(2 * len(cards)) / approx_dp_to_gdp(EPSILON, DELTA)
+def independent(R, cards, rng, epsilon=EPSILON):
+    """The independent-columns DP baseline: one Gaussian release of every column's 1-way
+    counts (l2-sensitivity ``sqrt(2 d)``) at ``epsilon``, clipped at 0, ``len(R)`` rows."""
+    sigma = math.sqrt(2 * len(cards)) / approx_dp_to_gdp(epsilon, DELTA)
     cols = []
     for j, k in enumerate(cards):
         noisy = np.bincount(R[:, j], minlength=k) + rng.normal(0, sigma, k)

@@ -464,7 +464,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         cell is heavy (else nothing is released and the solver keeps its
         share); whether the release is made and the solver's share follow
         from released counts: adaptive composition within the fit's budget
-        (zCDP: Bun–Steinke 2016 Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3).
+        (zCDP: Bun–Steinke 2016 Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3):
+        given the first release, what follows it (the second release and the
+        solver, or the solver alone) spends the same total either way, so it
+        is one mechanism of a fixed parameter chosen after the first.
         A float: that share of ``resolution_share`` for the second level (0:
         none), the first release spending ``1 - resolution_refine`` of it
         (and ``'auto'`` cells sized from that noise), every grid of equal

@@ -128,10 +128,11 @@ tails; a second level that takes its share from the first level's cost DoctorCon
 fine grid's own resolution")."""
 HEAVY_CELL = 0.5
 """With ``resolution_refine='auto'``: a cell of equal width is split by the second level
-when its first-level noisy count holds at least this share of its column's noisy total
-(:func:`skdp._domain.private.refine_release`): a heavy tail under wide public bounds (a
-survey weight in 0-60,000 with a median of 84), not a column whose rows are spread over
-several cells."""
+when its first-level noisy count, less the released spikes inside it, holds at least this
+share of its column's noisy total (:func:`skdp._domain.private.refine_release`): a heavy tail
+under wide public bounds (a survey weight in 0-60,000 with a median of 84), not a column whose
+rows are spread over several cells, nor a cell made heavy by a released spike (an exact value
+already: 40% of the rows at 12 years of schooling)."""
 RESOLUTION_SHRINK = True
 """Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
 by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
@@ -456,9 +457,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (``sqrt(d_c)`` under add/remove) for the ``d_c`` candidate grids
         (:func:`skdp._domain.private.refine_release`: an adaptive hierarchical
         histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: only the
-        cells whose first-level noisy count holds at least half their
-        column's noisy total are split (:data:`HEAVY_CELL`: most rows in one
-        cell, a heavy tail under wide bounds), the candidates are the grids
+        cells whose first-level noisy count, less their released spikes',
+        holds at least half their column's noisy total are split
+        (:data:`HEAVY_CELL`: most rows in one cell, a heavy tail under wide
+        bounds, not a spike), the candidates are the grids
         with such a cell, and the release spends 0.05 of the budget
         (:data:`REFINE_SHARE`) taken from the solver's share, only when some
         cell is heavy (else nothing is released and the solver keeps its

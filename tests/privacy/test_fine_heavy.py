@@ -99,3 +99,21 @@ def test_the_released_sub_cells_carry_the_recorded_noise_and_a_halved_noise_is_c
     assert abs(_noise_ratio() - 1) < 0.25
     with audit.weakened_noise(2.0):
         assert abs(_noise_ratio() - 1) > 0.35
+
+
+def test_a_cell_heavy_only_through_a_released_spike_is_not_refined():
+    """Years of schooling on a float grid: 60% of the rows at exactly 12 make 12's cell heavy,
+    but 12 is released as a spike (an exact value), so no second level is released; the same
+    cell heavy without the spike (a smooth bump) is refined."""
+    rng = np.random.default_rng(1)
+    n = 6000
+    spiky = np.where(rng.random(n) < 0.6, 12.0, rng.uniform(3, 24, n))
+    bump = np.where(rng.random(n) < 0.6, rng.uniform(11.0, 12.1, n), rng.uniform(3, 24, n))
+    dom = {"educ": {"low": 3, "high": 24}, "c": ["a", "b"]}
+    labels = []
+    for x in (spiky, bump):
+        X = pd.DataFrame({"educ": x, "c": rng.choice(["a", "b"], n)})
+        est = _fit(X, domain=dom, solver="mst", epsilon=2.0, resolution=16)
+        labels.append([e.label for e in est.privacy_ledger_.entries if "refinement" in e.label])
+    assert labels[0] == [] and est.resolution_["educ"].get("refinement") is not None
+    assert labels[1] == ["fine grid refinement of 1 of 1 columns"]

@@ -460,8 +460,10 @@ class FineGrid:
         spike at an edge that :func:`~skdp._domain.fine_bins.spike_edges` added
         (``col.spike_starts``) gives its noisy count to its bin and only the rest of its
         cell is spread by width (``+ B @ spike_counts``, :meth:`spike_matrix`; the sd adds
-        ``sum_k B_bk**2``, the spikes' noise being the fine release's, the same sigma); a
-        spike on an edge the rule did not add stays spread with its cell.
+        ``sigma_1**2 sum_k B_bk**2``, ``sigma_1`` the first level's noise sd, which the
+        spikes share: the release's ``sigma``, or a refined grid's first level's, so that a
+        refined cell's spikes are counted too); a spike on an edge the rule did not add stays
+        spread with its cell.
 
         Examples
         --------
@@ -480,11 +482,11 @@ class FineGrid:
         else:
             sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1))
         starts = self._starts(col)
-        if starts.any() and not np.ndim(self.sigma):  # a spike that starts a bin: its count
+        if starts.any():  # a spike that starts a bin: its count (first-level noise)
             B = self.spike_matrix(col, A)[:, starts]
             values = values + B @ np.asarray(self.spike_counts, dtype=np.float64)[starts]
-            sd = float(self.sigma) * np.sqrt(np.square(A).sum(axis=1) +
-                                             np.square(B).sum(axis=1))
+            first = self.refinement["first"]["sigma"] if self.refinement else self.sigma
+            sd = np.sqrt(np.square(sd) + float(first) ** 2 * np.square(B).sum(axis=1))
         sd[sd == 0] = np.inf  # a bin that holds no fine cell (no integer): not measured
         extra = col.cardinality - col.n_bins  # the missing cell
         return (np.concatenate([values, np.zeros(extra)]),

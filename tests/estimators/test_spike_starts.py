@@ -48,3 +48,32 @@ def test_the_added_starts_are_recorded_and_only_their_spikes_count():
 def test_a_column_without_the_rule_records_no_starts():
     col = Column("x", float, kind="numeric", low=0.0, high=1.0, n_bins=2)
     assert len(col.spike_starts) == 0
+
+
+def test_a_refined_grid_gives_its_added_starts_their_spikes_counts():
+    """A second level (``resolution_refine``) keeps one noise sd per cell; the spikes that
+    start bins still give their counts, with the first level's noise (issue 30: refined
+    ``votes`` of ggplot2movies at epsilon 0.5 measured each spike's bin at its sub-cell's
+    width share, 208 +- 0.4 rows against 1,000-2,600, and the model followed it)."""
+    col = spiky_column(SPIKES, [800.0] * 5)
+    grid = col.fine
+    cells = np.unique(grid.cell(np.array(SPIKES))) - 1
+    splits = np.ones(64, dtype=np.int64)
+    splits[cells] = 4
+    noisy = np.full(4 * len(cells), 5.0)  # the flat rest, 20 a cell, and each spike in its sub-cell
+    for v, c in zip(SPIKES, grid.spike_counts):
+        k = int(np.searchsorted(grid.edges, v, side="right")) - 1
+        sub = int((v - grid.edges[k]) / (grid.edges[k + 1] - grid.edges[k]) * 4)
+        noisy[4 * int(np.flatnonzero(cells == k)[0]) + sub] += c
+    grid.refine(splits, noisy, 5.0)
+    assert np.ndim(grid.sigma) == 1
+    set_fine_edges([col])
+    assert len(col.spike_starts) > 0
+    values, sd = grid.bin_counts(col)
+    at = col._encode_bins(col.spike_starts)
+    assert np.all(values[at] >= 800.0)  # each added start's bin holds its spike's count
+    A = grid.bin_matrix(col)
+    B = grid.spike_matrix(col, A)[:, np.isin(grid.spikes, col.spike_starts)]
+    want = np.sqrt(np.square(A) @ np.square(grid.sigma) + 10.0 ** 2 * np.square(B).sum(axis=1))
+    np.testing.assert_allclose(sd[:col.n_bins], want)  # the spikes' sd: the first level's, 10
+    np.testing.assert_allclose(values[:col.n_bins].sum(), (A @ grid.counts).sum())

@@ -138,9 +138,11 @@ def test_batch_uses_bounds_and_exact_norms_where_the_clip_needs_them(dtype):
     norms = batch.grad_norms(w)  # exact norms (computed now)
     clipped = norms > clip
     assert 0 < clipped.sum() < len(idx)
-    np.testing.assert_array_equal(sq[clipped], exact[clipped])  # the same product on the same rows
-    assert np.all(sq >= exact)
     rtol = 1e-5 if dtype == np.float32 else 1e-12
+    # the same product on the same rows, here on the clipped rows only: BLAS may round the
+    # last digit differently for a subset's block than for the whole batch's
+    np.testing.assert_allclose(sq[clipped], exact[clipped], rtol=rtol)
+    assert np.all(sq >= exact * (1 - rtol))
     assert _clipped_rows_within(batch, w, clip, sq, rtol)
 
 

@@ -129,10 +129,12 @@ fine grid's own resolution")."""
 HEAVY_CELL = 0.5
 """With ``resolution_refine='auto'``: a cell of equal width is split by the second level
 when its first-level noisy count, less the released spikes inside it, holds at least this
-share of its column's noisy total (:func:`skdp._domain.private.refine_release`): a heavy tail
-under wide public bounds (a survey weight in 0-60,000 with a median of 84), not a column whose
-rows are spread over several cells, nor a cell made heavy by a released spike (an exact value
-already: 40% of the rows at 12 years of schooling)."""
+share of its column's noisy total less all the column's released spikes (the mass its cells
+spread; :func:`skdp._domain.private.refine_release`): a heavy tail under wide public bounds (a
+survey weight in 0-60,000 with a median of 84; film votes in 0-200,000, half the rows on small
+released counts and most of the rest beside them), not a column whose rows are spread over
+several cells, nor a cell made heavy by a released spike (an exact value already: 40% of the
+rows at 12 years of schooling)."""
 RESOLUTION_SHRINK = True
 """Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
 by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
@@ -458,7 +460,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (:func:`skdp._domain.private.refine_release`: an adaptive hierarchical
         histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: only the
         cells whose first-level noisy count, less their released spikes',
-        holds at least half their column's noisy total are split
+        holds at least half their column's noisy total less all its spikes'
+        (the mass the cells spread) are split
         (:data:`HEAVY_CELL`: most rows in one cell, a heavy tail under wide
         bounds, not a spike), the candidates are the grids
         with such a cell, and the release spends 0.05 of the budget

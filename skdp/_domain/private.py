@@ -547,10 +547,10 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
     its two levels (:meth:`~skdp._domain.fine.FineGrid.refine`: post-processing).
 
-    ``heavy``: only the cells whose noisy count, less their released spikes' (:func:`_heavy_cells`),
-    is at least ``heavy`` times their grid's noisy total are split, and only the grids with
-    such a cell are candidates (``d_c`` counts those; ``resolution_refine='auto'``): from the
-    first release's counts and spikes only.
+    ``heavy``: only the cells whose noisy count, less their released spikes'
+    (:func:`_heavy_cells`), is at least ``heavy`` times their grid's noisy total less all its
+    spikes' are split, and only the grids with such a cell are candidates (``d_c`` counts
+    those; ``resolution_refine='auto'``): from the first release's counts and spikes only.
 
     ``counter(columns, plans)``: the sub-cells' counts of ``columns`` (:func:`sub_counts`),
     when not read from ``values`` (a Dask table). Returns whether anything was released."""
@@ -580,19 +580,24 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
 
 
 def _heavy_cells(grid, heavy):
-    """Which equal cells of a fine ``grid`` hold at least ``heavy`` of its noisy total
-    (positive) beyond their released spikes: a cell's released count less the released
-    counts of the spikes inside it (clipped at 0), since a released spike is already an
-    exact value that sub-cells would not place better (a 40% spike at 12 years of
-    schooling makes its cell heavy, and is no heavy tail). Released values only."""
+    """Which equal cells of a fine ``grid`` hold at least ``heavy`` of the mass its cells
+    spread: a cell's released count less the released counts of the spikes inside it
+    (clipped at 0), against the column's noisy total less all its released spikes'
+    (positive). A released spike is already an exact value that sub-cells would not place
+    better (a 40% spike at 12 years of schooling makes its cell heavy, and is no heavy
+    tail), and the rest of a column is what its cells place uniformly (ggplot2movies'
+    ``votes`` in 0-200,000 at epsilon 1: 49% of the rows on released spikes at 5-32 votes,
+    45% spread over the rest of the first of 128 cells: 88% of the spread mass, refined).
+    Released values only."""
     counts = np.asarray(grid.counts, dtype=np.float64)
     total = counts.sum()
     inner = counts[1:-1].copy()
     if grid.spikes is not None and len(grid.spikes):
         cells = grid.cell(grid.spikes) - 1
         keep = (cells >= 0) & (cells < len(inner))
-        inner -= np.bincount(cells[keep], minlength=len(inner),
-                             weights=np.clip(np.asarray(grid.spike_counts, float)[keep], 0, None))
+        spikes = np.clip(np.asarray(grid.spike_counts, float)[keep], 0, None)
+        inner -= np.bincount(cells[keep], minlength=len(inner), weights=spikes)
+        total -= spikes.sum()
     return (inner >= heavy * total) & (total > 0)
 
 

@@ -1,7 +1,8 @@
 """``resolution_refine='auto'`` (issue 30: small tables and heavy tails): a second level of the
-fine grids only for the cells whose first-level noisy count holds at least ``HEAVY_CELL`` of
-their column's noisy total, on ``REFINE_SHARE`` of the budget taken from the solver's share,
-and only when such a cell exists (:func:`skdp._domain.private.refine_release` with ``heavy``).
+fine grids only for the cells whose first-level noisy count, less their released spikes',
+holds at least ``HEAVY_CELL`` of their column's noisy total less all its spikes', on
+``REFINE_SHARE`` of the budget taken from the solver's share, and only when such a cell exists
+(:func:`skdp._domain.private.refine_release` with ``heavy``).
 
 Closed forms: the second release's sensitivity (one histogram per column with a heavy cell),
 its sigma and ledger entry, the solver's share; without a heavy cell the fit is the one
@@ -117,3 +118,28 @@ def test_a_cell_heavy_only_through_a_released_spike_is_not_refined():
         labels.append([e.label for e in est.privacy_ledger_.entries if "refinement" in e.label])
     assert labels[0] == [] and est.resolution_["educ"].get("refinement") is not None
     assert labels[1] == ["fine grid refinement of 1 of 1 columns"]
+
+
+def test_a_cell_heavy_in_the_mass_beside_the_spikes_is_refined():
+    """Votes on a film: half the rows on a few small counts (released spikes), 40% spread
+    over the rest of the first cell, 10% over the whole range. The cell holds 40% of the
+    column beyond its spikes (under ``HEAVY_CELL`` of the column's total) but 80% of what the
+    cells spread (the column less its spikes), so it is refined (issue 30: ggplot2movies)."""
+    rng = np.random.default_rng(2)
+    n = 6000
+    part = rng.choice(3, n, p=[0.5, 0.4, 0.1])
+    votes = np.where(part == 0, rng.choice([2.0, 3.0, 4.0], n),
+                     np.where(part == 1, rng.uniform(5, 60, n), rng.uniform(0, 1000, n)))
+    X = pd.DataFrame({"votes": votes, "c": rng.choice(["a", "b"], n)})
+    est = _fit(X, domain={"votes": {"low": 0, "high": 1000}, "c": ["a", "b"]}, solver="mst",
+               epsilon=2.0, resolution=16)
+    res = est.resolution_["votes"]
+    assert sorted(res["spikes"]["values"]) == [2.0, 3.0, 4.0]
+    assert res.get("refinement") is not None
+    first = np.asarray(res["refinement"]["first"]["counts"])  # the first level's release
+    spikes = sum(res["spikes"]["counts"])
+    beside = first[1] - spikes  # the first equal cell (after the low bound's) less its spikes
+    assert HEAVY_CELL * (first.sum() - spikes) <= beside < HEAVY_CELL * first.sum()
+    assert [e.label for e in est.privacy_ledger_.entries if "refinement" in e.label] == [
+        "fine grid refinement of 1 of 1 columns"]
+    assert res["refinement"]["cells"] == [0]

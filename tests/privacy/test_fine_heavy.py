@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from skdp import audit
+from skdp._domain.fine import MAX_SPLIT
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
 from skdp.synthesizer import HEAVY_CELL, REFINE_SHARE, SPIKE_DELTA_SHARE
 from _toy import fit_synthesizer as _fit
@@ -80,8 +81,8 @@ def test_without_a_heavy_cell_auto_is_the_fit_without_a_second_level(releases):
 
 def _noise_ratio():
     """The released sub-cell counts against their true counts: the residuals' sd over the
-    recorded sigma (four columns with all their rows in the first of 8 cells: 16 sub-cells
-    each)."""
+    recorded sigma (four columns with all their rows in the first of 8 cells: ``MAX_SPLIT``
+    sub-cells each)."""
     n = 64000
     x = (np.arange(n) + 0.5) / n
     X = pd.DataFrame({f"x{i}": x for i in range(4)})
@@ -90,8 +91,8 @@ def _noise_ratio():
     resid = []
     for i in range(4):
         ref = synth.resolution_[f"x{i}"]["refinement"]
-        assert ref["cells"] == [0] and ref["splits"] == [16]
-        true = np.histogram(X[f"x{i}"], np.linspace(0, 1, 17))[0]
+        assert ref["cells"] == [0] and ref["splits"] == [MAX_SPLIT]
+        true = np.histogram(X[f"x{i}"], np.linspace(0, 1, MAX_SPLIT + 1))[0]
         resid.append((np.asarray(ref["counts"]) - true) / ref["sigma"])
     return np.std(np.concatenate(resid))
 

@@ -18,7 +18,7 @@ import pytest
 
 from skdp import audit
 from skdp._domain import Column
-from skdp._domain.fine import AUTO_NOISE_RATIO, FineGrid, refine_splits
+from skdp._domain.fine import AUTO_NOISE_RATIO, MAX_SPLIT, FineGrid, refine_splits
 from skdp._domain.private import to_fine
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
 from skdp.synthesizer import SPIKE_DELTA_SHARE
@@ -43,10 +43,10 @@ DOMAIN = {"linc": {"low": 0, "high": 12}, "flat": {"low": 0, "high": 10},
 def test_refine_splits_closed_form():
     sigma = 10.0
     counts = np.array([7.0, -5.0, 79.0, 80.0, 159.0, 160.0, 1e9, 3.0])
-    # a cell of count y: y / (4 sigma) rounded down to a power of two, 1 below 2, at most 16
-    assert refine_splits(counts, sigma).tolist() == [1, 1, 2, 2, 4, 16]
-    assert AUTO_NOISE_RATIO == 4.0
-    assert refine_splits(counts, 0.0).tolist() == [16] * 6  # not private: the finest
+    # a cell of count y: y / (4 sigma) rounded down to a power of two, 1 below 2, at most 32
+    assert refine_splits(counts, sigma).tolist() == [1, 1, 2, 2, 4, 32]
+    assert AUTO_NOISE_RATIO == 4.0 and MAX_SPLIT == 32
+    assert refine_splits(counts, 0.0).tolist() == [32] * 6  # not private: the finest
 
 
 @pytest.mark.parametrize("solver, currency", [("smd", "gdp"), ("mst", "zcdp")])

@@ -5,7 +5,6 @@ the independent-columns DP baseline at the same bins and ``EPS``, rng ``seed + 7
 read from the file name's ``_sSEED``): per table the mean 2-way TV against the holdout as a
 multiple of the baseline's, and the numeric columns whose 1-way TV is at most the
 baseline's."""
-import json
 import os
 import re
 import sys
@@ -16,16 +15,11 @@ tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
 from synth_resolution import independent, scores  # noqa: E402
+from split import read  # noqa: E402
 
 folder, eps = sys.argv[1], float(sys.argv[2])
-with open(os.path.join(folder, "domain.json")) as fh:
-    domain = json.load(fh)
-with open(os.path.join(folder, "train.csv")) as fh:
-    header = fh.readline().strip().split(",")
-numeric = ["low" in domain[c] for c in header]
+header, numeric, tr, ho = read(folder)
 num = [j for j, n in enumerate(numeric) if n]
-tr = _read_csv_rows(os.path.join(folder, "train.csv"))
-ho = _read_csv_rows(os.path.join(folder, "holdout.csv"))
 print("| eps | seed | 2-way e10 (x DP indep) | 1-way e10 at most the baseline's | "
       "2-way q10 (x DP indep) | 1-way q10 at most |")
 print("|---|---|---|---|---|---|")

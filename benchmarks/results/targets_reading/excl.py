@@ -3,24 +3,19 @@ cli.sSEED.csv`` of ``../issue30_targets/cli_targets.py``, seeds 0-7) at the hold
 10 quantile bins as a multiple of the DP baseline's (rng ``seed + 7``), over the pairs with one
 of the comma-separated ``COLUMNS`` and over the others, each with the training rows' ratio on
 the same pairs (their floor). A diagnosis (it reads the training rows), not a privacy claim."""
-import json
 import os
 import sys
 
 import numpy as np
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
+sys.path[:0] = [tree, os.path.join(tree, "benchmarks"), os.path.dirname(os.path.abspath(__file__))]
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
 from synth_resolution import independent, marginal  # noqa: E402
+from _split import read  # noqa: E402
 
 out, item, named = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-path = os.path.join(out, item)
-with open(f"{path}.curated.json") as fh:
-    cur = json.load(fh)
-header = list(cur)
-tr, ho = _read_csv_rows(f"{path}.train.csv"), _read_csv_rows(f"{path}.holdout.csv")
-numeric = ["low" in cur[c] for c in header]
+path, header, numeric, tr, ho = read(out, item)
 pairs = [(i, j) for i in range(len(header)) for j in range(i + 1, len(header))]
 hit = [p for p in pairs if header[p[0]] in named or header[p[1]] in named]
 rest = [p for p in pairs if p not in hit]

@@ -4,24 +4,19 @@ sSEED.csv``, written by ``../issue30_targets/cli_targets.py OUT TABLE curated 0 
 training rows and the independent-columns DP baseline (mean of 5 draws, rng ``1000 seed + r``)
 against the holdout, and of the CLI's rows and the baseline against the training rows. A
 diagnosis (it reads the training rows), not a privacy claim."""
-import json
 import os
 import sys
 
 import numpy as np
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
+sys.path[:0] = [tree, os.path.join(tree, "benchmarks"), os.path.dirname(os.path.abspath(__file__))]
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
 from synth_resolution import independent, marginal  # noqa: E402
+from _split import read  # noqa: E402
 
 out, item = sys.argv[1:3]
-path = os.path.join(out, item)
-with open(f"{path}.curated.json") as fh:
-    cur = json.load(fh)
-header = list(cur)
-tr, ho = _read_csv_rows(f"{path}.train.csv"), _read_csv_rows(f"{path}.holdout.csv")
-numeric = ["low" in cur[c] for c in header]
+path, header, numeric, tr, ho = read(out, item)
 num = [j for j, n in enumerate(numeric) if n]
 
 

@@ -11,7 +11,6 @@ to ``DIR/upstream/movies.npz`` in ``benchmarks/anchors_pgm.py``'s format (``code
     PYTHONPATH=. python benchmarks/results/aim_upstream_mixed/skdp_coded.py --run DIR \\
         --tables movies --upstream DIR/upstream_synth
 """
-import json
 import os
 import sys
 
@@ -19,16 +18,12 @@ import numpy as np
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
-from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cli_draft_workflow import _user_codes  # noqa: E402
+from split import read  # noqa: E402
 
 folder = sys.argv[1]
-with open(os.path.join(folder, "domain.json")) as fh:
-    domain = json.load(fh)
-with open(os.path.join(folder, "train.csv")) as fh:
-    header = fh.readline().strip().split(",")
-numeric = ["low" in domain[c] for c in header]
-tr = _read_csv_rows(os.path.join(folder, "train.csv"))
-ho = _read_csv_rows(os.path.join(folder, "holdout.csv"))
+_, numeric, tr, ho = read(folder)
 (h, t), cards = _user_codes([ho, tr], numeric, "quantile", 10)
 os.makedirs(os.path.join(folder, "upstream"), exist_ok=True)
 np.savez(os.path.join(folder, "upstream", "movies.npz"), codes=t.astype(np.int64),

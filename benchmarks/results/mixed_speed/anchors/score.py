@@ -11,7 +11,6 @@ the numeric columns whose 1-way TV against the holdout is at most the baseline's
 ``DIR/coded/skdp_EPS_sSEED.npy`` (skdp's default fitted on the coded table through the API,
 written by ``coded.py``); a method whose file is missing is skipped. One markdown row each."""
 import argparse
-import json
 import os
 import sys
 
@@ -19,7 +18,9 @@ import numpy as np
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
+from split import read  # noqa: E402
 from synth_resolution import independent, scores  # noqa: E402
 
 p = argparse.ArgumentParser()
@@ -28,14 +29,8 @@ p.add_argument("seeds", type=int, nargs="+")
 p.add_argument("--eps", type=float, default=1.0)
 args = p.parse_args()
 folder, eps = args.dir, args.eps
-with open(os.path.join(folder, "domain.json")) as fh:
-    domain = json.load(fh)
-with open(os.path.join(folder, "train.csv")) as fh:
-    header = fh.readline().strip().split(",")
-numeric = ["low" in domain[c] for c in header]
+header, numeric, tr, ho = read(folder)
 num = [j for j, n in enumerate(numeric) if n]
-tr = _read_csv_rows(os.path.join(folder, "train.csv"))
-ho = _read_csv_rows(os.path.join(folder, "holdout.csv"))
 (h, t), cards = _user_codes([ho, tr], numeric, "quantile", 10)
 z = np.load(os.path.join(folder, "upstream", "movies.npz"))
 assert (z["codes"] == t).all() and (z["holdout"] == h).all(), "dump.py's codes differ"

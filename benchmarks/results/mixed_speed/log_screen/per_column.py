@@ -4,7 +4,6 @@ baseline's (rng ``seed + 7``) for the CLI's rows ``SCORE_DIR/cli/syn_1_sSEED.csv
 q10 codes (``CODED_DIR/skdp_1_sSEED.npy``, ``../anchors/coded.py``) and the training rows, and
 its 1-way TV; at 10 ``KIND`` (``equal`` / ``quantile``) bins of the holdout. A diagnosis (it
 reads the training rows)."""
-import json
 import os
 import sys
 
@@ -12,14 +11,13 @@ import numpy as np
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
+from split import read  # noqa: E402
 from synth_resolution import independent, marginal  # noqa: E402
 
 folder, coded, kind = sys.argv[1:4]
-domain = json.load(open(f"{folder}/domain.json"))
-header = open(f"{folder}/train.csv").readline().strip().split(",")
-numeric = ["low" in domain[c] for c in header]
-tr, ho = _read_csv_rows(f"{folder}/train.csv"), _read_csv_rows(f"{folder}/holdout.csv")
+header, numeric, tr, ho = read(folder)
 d = len(header)
 pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
 methods = ("cli", "coded", "base", "train")

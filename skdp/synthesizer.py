@@ -127,14 +127,23 @@ grids' second level takes from the solver's, spent only where a first-level cell
 tails; a second level that takes its share from the first level's cost DoctorContacts, "the
 fine grid's own resolution")."""
 HEAVY_CELL = 0.5
-"""With ``resolution_refine='auto'``: a cell of equal width is split by the second level
-when its first-level noisy count, less the released spikes inside it, holds at least this
-share of its column's noisy total less all the column's released spikes (the mass its cells
-spread; :func:`skdp._domain.private.refine_release`): a heavy tail under wide public bounds (a
-survey weight in 0-60,000 with a median of 84; film votes in 0-200,000, half the rows on small
+"""With ``resolution_refine='auto'``: a column's grid is a candidate of the second level
+(which is released only when some grid is) when one of its cells of equal width holds, in its
+first-level noisy count less the released spikes inside it, at least this share of the
+column's noisy total less all the column's released spikes (the mass its cells spread;
+:func:`skdp._domain.private.refine_release`): a heavy tail under wide public bounds (a survey
+weight in 0-60,000 with a median of 84; film votes in 0-200,000, half the rows on small
 released counts and most of the rest beside them), not a column whose rows are spread over
 several cells, nor a cell made heavy by a released spike (an exact value already: 40% of the
 rows at 12 years of schooling)."""
+SPLIT_CELL = 0.2
+"""With ``resolution_refine='auto'``: in a candidate grid (:data:`HEAVY_CELL`), every cell
+holding at least this share of the mass the cells spread is split, not only the heavy one:
+the release measures one histogram per column whatever its cells, so splitting more cells of
+a candidate costs no budget (ggplot2movies at epsilon 0.5: ``length`` in 0-6,000 minutes, its
+first cell 60% of the spread mass and the next 42%, the feature films drawn evenly over 94-188
+minutes when only the first was split; ``benchmarks/RESULTS.md``, issue 30: "the second
+level's cells")."""
 RESOLUTION_SHRINK = True
 """Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
 by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
@@ -451,20 +460,21 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         ``resolution_refine='auto'``): checked before the budget is reserved.
     resolution_refine : float or 'auto', default='auto'
         A second level of the fine grids of equal cells: cells of the first
-        release are split into 2-16 equal sub-cells (``count / (4 sigma_2)``
+        release are split into 2-32 equal sub-cells (``count / (4 sigma_2)``
         rounded down to a power of two: :func:`skdp._domain.fine.refine_splits`,
         from released counts only), whose counts a second Gaussian mechanism
         releases: a value falls in at most one sub-cell per column, so the
         l2-sensitivity is that of one histogram per column, ``sqrt(2 d_c)``
         (``sqrt(d_c)`` under add/remove) for the ``d_c`` candidate grids
         (:func:`skdp._domain.private.refine_release`: an adaptive hierarchical
-        histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: only the
-        cells whose first-level noisy count, less their released spikes',
-        holds at least half their column's noisy total less all its spikes'
-        (the mass the cells spread) are split
-        (:data:`HEAVY_CELL`: most rows in one cell, a heavy tail under wide
-        bounds, not a spike), the candidates are the grids
-        with such a cell, and the release spends 0.05 of the budget
+        histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: the
+        candidates are the grids with a cell whose first-level noisy count,
+        less its released spikes', holds at least half its column's noisy
+        total less all its spikes' (the mass the cells spread;
+        :data:`HEAVY_CELL`: most rows in one cell, a heavy tail under wide
+        bounds, not a spike); in those, the cells holding at least a fifth
+        of it are split (:data:`SPLIT_CELL`), and the release spends 0.05 of
+        the budget
         (:data:`REFINE_SHARE`) taken from the solver's share, only when some
         cell is heavy (else nothing is released and the solver keeps its
         share); whether the release is made and the solver's share follow
@@ -1104,7 +1114,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         if fine and refine > 0:  # the second level, chosen from the first's counts
             self._refine_release(columns, values, fine, share(resolution, refine), fit)
         elif fine and self.resolution_refine == "auto" and self._refine_release(
-                columns, values, fine, share(REFINE_SHARE), fit, heavy=HEAVY_CELL):
+                columns, values, fine, share(REFINE_SHARE), fit,
+                heavy=(HEAVY_CELL, SPLIT_CELL)):
             resolution += REFINE_SHARE  # taken from the solver's share: released counts chose
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
             equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept

@@ -547,23 +547,26 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
     its two levels (:meth:`~skdp._domain.fine.FineGrid.refine`: post-processing).
 
-    ``heavy``: only the cells whose noisy count, less their released spikes'
-    (:func:`_heavy_cells`), is at least ``heavy`` times their grid's noisy total less all its
-    spikes' are split, and only the grids with such a cell are candidates (``d_c`` counts
-    those; ``resolution_refine='auto'``): from the first release's counts and spikes only.
+    ``heavy``: ``(candidate, split)`` shares: only the grids with a cell whose noisy count,
+    less its released spikes' (:func:`_heavy_cells`), is at least ``candidate`` times the
+    grid's noisy total less all its spikes' are candidates (``d_c`` counts those;
+    ``resolution_refine='auto'``), and in those only the cells at or above ``split`` times it
+    are split (the sensitivity is one histogram per candidate grid whichever of its cells are
+    split): from the first release's counts and spikes only.
 
     ``counter(columns, plans)``: the sub-cells' counts of ``columns`` (:func:`sub_counts`),
     when not read from ``values`` (a Dask table). Returns whether anything was released."""
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
             and c.fine.counts is not None and c.fine.refinement is None]
     if heavy is not None:
-        cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine, heavy))]
+        candidate, split = heavy
+        cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine, candidate))]
     if not cand:
         return False
     sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
     plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
     if heavy is not None:
-        plans = {k: np.where(_heavy_cells(columns[k].fine, heavy), p, 1)
+        plans = {k: np.where(_heavy_cells(columns[k].fine, split), p, 1)
                  for k, p in plans.items()}
     chosen = [k for k in cand if np.any(plans[k] >= 2)]
     if not chosen:

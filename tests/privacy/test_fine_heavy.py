@@ -1,6 +1,7 @@
 """``resolution_refine='auto'`` (issue 30: small tables and heavy tails): a second level of the
-fine grids only for the cells whose first-level noisy count, less their released spikes',
-holds at least ``HEAVY_CELL`` of their column's noisy total less all its spikes', on
+fine grids of the columns with a cell whose first-level noisy count, less its released
+spikes', holds at least ``HEAVY_CELL`` of the column's noisy total less all its spikes' (and
+in those, of every cell holding ``SPLIT_CELL`` of it), on
 ``REFINE_SHARE`` of the budget taken from the solver's share, and only when such a cell exists
 (:func:`skdp._domain.private.refine_release` with ``heavy``).
 
@@ -16,9 +17,9 @@ import pandas as pd
 import pytest
 
 from skdp import audit
-from skdp._domain.fine import MAX_SPLIT
+from skdp._domain.fine import MAX_SPLIT, refine_splits
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
-from skdp.synthesizer import HEAVY_CELL, REFINE_SHARE, SPIKE_DELTA_SHARE
+from skdp.synthesizer import HEAVY_CELL, REFINE_SHARE, SPIKE_DELTA_SHARE, SPLIT_CELL
 from _toy import fit_synthesizer as _fit
 
 DELTA_G = 1e-6 - SPIKE_DELTA_SHARE * 1e-6
@@ -63,8 +64,47 @@ def test_a_heavy_cell_is_refined_on_the_solvers_share(releases, solver, currency
     assert delta == 1e-6 and eps == pytest.approx(1.0, rel=1e-6) and eps <= 1.0 + 1e-9
     ref = synth.resolution_["w"]["refinement"]
     first = np.asarray(ref["first"]["counts"])
-    assert ref["cells"] == np.flatnonzero(first[1:-1] >= HEAVY_CELL * first.sum()).tolist()
+    share = _spread_shares(synth.resolution_["w"])
+    assert share.max() >= HEAVY_CELL
+    split = (share >= SPLIT_CELL) & (refine_splits(first, ref["sigma"]) >= 2)
+    assert ref["cells"] == np.flatnonzero(split).tolist()
     assert "refinement" not in synth.resolution_["flat"]
+
+
+def _spread_shares(res):
+    """Each equal cell's first-level count less its released spikes', over the column's
+    total less all its spikes' (the rule's released values, recomputed from ``resolution_``)."""
+    first = np.asarray(res["refinement"]["first"]["counts"], dtype=float)
+    cells = res["refinement"]["first"]["cells"]
+    inner, total = first[1:-1].copy(), first.sum()
+    spikes = res.get("spikes") or {"values": [], "counts": []}
+    edges = np.linspace(res["low"], res["high"], cells + 1)
+    for v, c in zip(spikes["values"], spikes["counts"]):
+        k = min(int(np.searchsorted(edges, v, side="right")) - 1, cells - 1)
+        inner[k] -= max(c, 0.0)
+        total -= max(c, 0.0)
+    return np.clip(inner, 0.0, None) / total
+
+
+def test_a_candidate_column_has_every_cell_that_holds_a_fifth_of_its_mass_split():
+    """Film lengths: 60% of the rows spread over the first of 16 cells (heavy: the column is
+    a candidate) and 30% over the second (under ``HEAVY_CELL``, above ``SPLIT_CELL``): both
+    are split by the one second release, whose sensitivity stays one histogram per candidate
+    column (ggplot2movies at epsilon 0.5, issue 30)."""
+    rng = np.random.default_rng(3)
+    n = 20000
+    part = rng.choice(3, n, p=[0.6, 0.3, 0.1])
+    length = np.where(part == 0, rng.uniform(0, 375, n),
+                      np.where(part == 1, rng.uniform(375, 750, n), rng.uniform(0, 6000, n)))
+    X = pd.DataFrame({"length": length, "c": rng.choice(["a", "b"], n)})
+    est = _fit(X, domain={"length": {"low": 0, "high": 6000}, "c": ["a", "b"]}, solver="mst",
+               epsilon=2.0, resolution=16)
+    res = est.resolution_["length"]
+    share = _spread_shares(res)
+    assert share[0] >= HEAVY_CELL > share[1] >= SPLIT_CELL
+    assert res["refinement"]["cells"] == [0, 1]
+    assert [e.label for e in est.privacy_ledger_.entries if "refinement" in e.label] == [
+        "fine grid refinement of 1 of 1 columns"]
 
 
 def test_without_a_heavy_cell_auto_is_the_fit_without_a_second_level(releases):

@@ -255,9 +255,10 @@ def _add_synthesize(sub):
                    metavar="F|auto",
                    help="a second level of the fine grids: cells with heavy noisy counts "
                         "split into sub-cells and measured again; F: on that share of "
-                        "--resolution-share (0: none); auto: only cells holding half their "
-                        "column's rows, on 0.05 of the budget taken from the model's share, "
-                        "spent only when such a cell exists (default: auto)")
+                        "--resolution-share (0: none); auto: the columns with a cell holding "
+                        "half the rows their cells spread, and in those the cells holding a "
+                        "fifth, on 0.05 of the budget taken from the model's share, spent only "
+                        "when such a column exists (default: auto)")
     p.add_argument("--resolution-shrink", action=argparse.BooleanOptionalAction, default=True,
                    help="sample integers within a model bin from their per-integer fine counts "
                         "shrunk toward flat (James-Stein; post-processing: the release is "

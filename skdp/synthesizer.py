@@ -125,7 +125,9 @@ REFINE_SHARE = 0.05
 grids' second level takes from the solver's, spent only where a first-level cell is heavy
 (:data:`HEAVY_CELL`; measured in ``benchmarks/RESULTS.md``, issue 30: small tables and heavy
 tails; a second level that takes its share from the first level's cost DoctorContacts, "the
-fine grid's own resolution")."""
+fine grid's own resolution"), and once more for a third level where a sub-cell of the second
+is heavy (ggplot2movies' ``votes`` at epsilon 0.5: 35% of the rows in one sub-cell of 98
+votes; "a third level on heavy sub-cells")."""
 HEAVY_CELL = 0.5
 """With ``resolution_refine='auto'``: a column's grid is a candidate of the second level
 (which is released only when some grid is) when one of its cells of equal width holds, in its
@@ -477,12 +479,14 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         the budget
         (:data:`REFINE_SHARE`) taken from the solver's share, only when some
         cell is heavy (else nothing is released and the solver keeps its
-        share); whether the release is made and the solver's share follow
-        from released counts: adaptive composition within the fit's budget
+        share); then, the same way, a third level splits the sub-cells heavy
+        in their refined grids, on another 0.05 taken from the solver, only
+        when one is. Whether each release is made and the solver's share
+        follow from released counts: adaptive composition within the fit's budget
         (zCDP: Bun–Steinke 2016 Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3):
-        given the first release, what follows it (the second release and the
-        solver, or the solver alone) spends the same total either way, so it
-        is one mechanism of a fixed parameter chosen after the first.
+        given the releases before it, what follows a release (the next one
+        and the solver, or the solver alone) spends the same total either way,
+        so it is one mechanism of a fixed parameter chosen after them.
         A float: that share of ``resolution_share`` for the second level (0:
         none), the first release spending ``1 - resolution_refine`` of it
         (and ``'auto'`` cells sized from that noise), every grid of equal
@@ -1117,6 +1121,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                 columns, values, fine, share(REFINE_SHARE), fit,
                 heavy=(HEAVY_CELL, SPLIT_CELL)):
             resolution += REFINE_SHARE  # taken from the solver's share: released counts chose
+            if self._refine_release(columns, values, fine, share(REFINE_SHARE), fit,
+                                    heavy=(HEAVY_CELL, HEAVY_CELL), again=True):
+                resolution += REFINE_SHARE  # a third level on the heavy sub-cells
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
             equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
             set_fine_edges([columns[j] for j in fine if str(columns[j].name) not in equal])
@@ -1219,16 +1226,16 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         ``resolution_refine``; 0 with ``'auto'`` (its share is the solver's)."""
         return 0.0 if self.resolution_refine == "auto" else self.resolution_refine
 
-    def _refine_release(self, columns, values, index, rho, fit, heavy=None):
-        """The second level of the fine grids of ``columns[index]`` on ``rho``-zCDP
-        (:func:`skdp._domain.private.refine_release`); a Dask table's counts summed in one
-        pass over its partitions."""
+    def _refine_release(self, columns, values, index, rho, fit, heavy=None, again=False):
+        """The second level of the fine grids of ``columns[index]`` on ``rho``-zCDP, or with
+        ``again`` the third, on the refined grids (:func:`skdp._domain.private.
+        refine_release`); a Dask table's counts summed in one pass over its partitions."""
         if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
             fit = fit.on_host(get_namespace(np.zeros(1)))
         cols = [columns[j] for j in index]
         if isinstance(values, list):
             return refine_release(cols, [values[j] for j in index], rho, fit, self.neighbouring,
-                                  heavy=heavy)
+                                  heavy=heavy, again=again)
         where = {id(c): j for c, j in zip(cols, index)}
 
         def counter(chosen, plans):
@@ -1236,7 +1243,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                                          chosen, [where[id(c)] for c in chosen])
 
         return refine_release(cols, None, rho, fit, self.neighbouring, counter=counter,
-                              heavy=heavy)
+                              heavy=heavy, again=again)
 
     def _measure_domain(self, columns, values, index, rho, measure, fit, *args):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by

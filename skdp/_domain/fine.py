@@ -316,31 +316,39 @@ class FineGrid:
         Post-processing of the two releases. The cells are then the unrefined cells and the
         sub-cells (``edges``), the counts and sds (``sigma``, one per cell) theirs;
         ``refinement`` keeps the released values (first-level counts, the refined cells,
-        their splits, the second-level counts and ``sigma``)."""
+        their splits, the second-level counts and ``sigma``). A grid already refined is
+        refined again the same way (a third level), each cell's ``s1`` its own sd; the
+        level's refined cells (among the grid's cells before it), splits, counts and
+        ``sigma`` are appended to ``refinement["more"]``."""
         splits = np.asarray(splits, dtype=np.int64)
         noisy = np.asarray(noisy, dtype=np.float64)
-        first, s1 = np.asarray(self.counts, dtype=np.float64), float(self.sigma)
-        edges, counts, sds, at = [self.edges[:1]], [first[:1]], [np.array([s1])], 0
+        first = np.asarray(self.counts, dtype=np.float64)
+        prev = np.broadcast_to(np.asarray(self.sigma, dtype=np.float64), first.shape)
+        s1 = float(prev[0])
+        edges, counts, sds, at = [self.edges[:1]], [first[:1]], [prev[:1]], 0
         for k, s in enumerate(splits):
             if s < 2:
                 edges.append(self.edges[k + 1:k + 2])
                 counts.append(first[k + 1:k + 2])
-                sds.append(np.array([s1]))
+                sds.append(prev[k + 1:k + 2])
                 continue
             z = noisy[at:at + s]
             at += s
-            a, b = s1 * s1, s * sigma * sigma
+            a, b = prev[k + 1] ** 2, s * sigma * sigma
             w = b / (a + b) if a + b > 0 else 0.0
             counts.append(z + (w / s) * (first[k + 1] - z.sum()))
             sds.append(np.full(s, sigma * np.sqrt(1.0 - w / s)))
             edges.append(even_edges(self.edges[k], self.edges[k + 1], int(s))[1:])
         counts.append(first[-1:])
-        sds.append(np.array([s1]))
+        sds.append(prev[-1:])
         refined = np.flatnonzero(splits >= 2)
-        self.refinement = {"first": {"cells": len(self.edges) - 1, "counts": first.tolist(),
-                                     "sigma": s1},
-                           "cells": refined.tolist(), "splits": splits[refined].tolist(),
-                           "counts": noisy.tolist(), "sigma": float(sigma)}
+        level = {"cells": refined.tolist(), "splits": splits[refined].tolist(),
+                 "counts": noisy.tolist(), "sigma": float(sigma)}
+        if self.refinement is None:
+            self.refinement = {"first": {"cells": len(self.edges) - 1, "counts": first.tolist(),
+                                         "sigma": s1}, **level}
+        else:
+            self.refinement.setdefault("more", []).append(level)
         self.edges = np.concatenate(edges)
         self.counts = np.concatenate(counts)
         self.sigma = np.concatenate(sds)

@@ -526,7 +526,8 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
         columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, d_s
 
 
-def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=None):
+def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=None,
+                   again=False):
     """The second level of the fine grids of equal cells of ``columns``: one Gaussian
     mechanism on :func:`gaussian_share` of ``fit`` (``rho``-zCDP), made after
     :func:`fine_release`.
@@ -554,10 +555,15 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     are split (the sensitivity is one histogram per candidate grid whichever of its cells are
     split): from the first release's counts and spikes only.
 
+    ``again``: the candidates are the grids already refined (a third level: their cells are
+    then the unrefined cells and the sub-cells, and the same rule, the same sensitivity
+    argument and :meth:`~skdp._domain.fine.FineGrid.refine` apply to them); otherwise the grids
+    not yet refined.
+
     ``counter(columns, plans)``: the sub-cells' counts of ``columns`` (:func:`sub_counts`),
     when not read from ``values`` (a Dask table). Returns whether anything was released."""
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
-            and c.fine.counts is not None and c.fine.refinement is None]
+            and c.fine.counts is not None and (c.fine.refinement is not None) == again]
     if heavy is not None:
         candidate, split = heavy
         cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine, candidate))]

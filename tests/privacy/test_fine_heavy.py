@@ -184,3 +184,50 @@ def test_a_cell_heavy_in_the_mass_beside_the_spikes_is_refined():
     assert [e.label for e in est.privacy_ledger_.entries if "refinement" in e.label] == [
         "fine grid refinement of 1 of 1 columns"]
     assert res["refinement"]["cells"] == [0]
+
+
+def _deep(n=64000):
+    """Four columns whose rows all lie in [0, 1/32) of 0-8 (8 first-level cells): the first
+    cell is split 32 ways and its first sub-cell, still holding every row, 32 ways again."""
+    x = (np.arange(n) + 0.5) / n / 32
+    return pd.DataFrame({f"x{i}": x for i in range(4)})
+
+
+def test_a_heavy_sub_cell_gets_a_third_level_on_another_share(releases):
+    """The third release: the grids whose second level left a heavy sub-cell are its
+    candidates, one histogram per column again (l2-sensitivity sqrt(2 d_c)), on another
+    ``REFINE_SHARE`` taken from the solver; the fit still spends exactly its budget."""
+    synth = _fit(_deep(), domain={f"x{i}": {"low": 0, "high": 8} for i in range(4)},
+                 solver="smd", resolution=8, epsilon=4.0)
+    third = [r for r in releases if r[0].startswith("fine grid refinement")]
+    assert [label for label, _, _ in third] == ["fine grid refinement of 4 of 4 columns"] * 2
+    rho = approx_dp_to_gdp(4.0, DELTA_G) ** 2 / 2
+    for _, sens, sigma in third:
+        assert sens == pytest.approx(math.sqrt(2 * 4))
+        assert sigma == pytest.approx(gaussian_sigma(sens, REFINE_SHARE * rho))
+    solver_rho = sum(e.rho * e.count for e in synth.privacy_ledger_.entries
+                     if e.kind == "gaussian" and not e.label.startswith("fine grid"))
+    assert solver_rho == pytest.approx((1 - 0.2 - 2 * REFINE_SHARE) * rho)
+    eps, delta = synth.privacy_spent_
+    assert eps == pytest.approx(4.0, rel=1e-6) and eps <= 4.0 + 1e-9 and delta == 1e-6
+    more = synth.resolution_["x0"]["refinement"]["more"]
+    assert len(more) == 1 and more[0]["cells"] == [0] and more[0]["splits"] == [MAX_SPLIT]
+
+
+def _third_noise_ratio():
+    """The third level's released counts against their true counts, over the recorded sigma."""
+    X = _deep()
+    synth = _fit(X, domain={f"x{i}": {"low": 0, "high": 8} for i in range(4)}, solver="smd",
+                 resolution=8, epsilon=4.0)
+    resid = []
+    for i in range(4):
+        level = synth.resolution_[f"x{i}"]["refinement"]["more"][0]
+        true = np.histogram(X[f"x{i}"], np.linspace(0, 1 / 32, MAX_SPLIT + 1))[0]
+        resid.append((np.asarray(level["counts"]) - true) / level["sigma"])
+    return np.std(np.concatenate(resid))
+
+
+def test_the_third_level_carries_the_recorded_noise_and_a_halved_noise_is_caught():
+    assert abs(_third_noise_ratio() - 1) < 0.25
+    with audit.weakened_noise(2.0):
+        assert abs(_third_noise_ratio() - 1) > 0.35

@@ -119,21 +119,22 @@ def test_without_a_heavy_cell_auto_is_the_fit_without_a_second_level(releases):
     pd.testing.assert_frame_equal(auto.sample(100), off.sample(100))
 
 
-def _noise_ratio():
+def _noise_ratio(third=False):
     """The released sub-cell counts against their true counts: the residuals' sd over the
-    recorded sigma (four columns with all their rows in the first of 8 cells: ``MAX_SPLIT``
-    sub-cells each)."""
-    n = 64000
-    x = (np.arange(n) + 0.5) / n
-    X = pd.DataFrame({f"x{i}": x for i in range(4)})
+    recorded sigma. Four columns with all their rows in the first of 8 cells (``MAX_SPLIT``
+    sub-cells each: the second level), or with ``third`` in its first sub-cell too (the third
+    level, :func:`_deep`)."""
+    n, width = 64000, 1 / 32 if third else 1.0
+    X = pd.DataFrame({f"x{i}": (np.arange(n) + 0.5) / n * width for i in range(4)})
     synth = _fit(X, domain={f"x{i}": {"low": 0, "high": 8} for i in range(4)}, solver="smd",
                  resolution=8, epsilon=4.0)
     resid = []
     for i in range(4):
         ref = synth.resolution_[f"x{i}"]["refinement"]
-        assert ref["cells"] == [0] and ref["splits"] == [MAX_SPLIT]
-        true = np.histogram(X[f"x{i}"], np.linspace(0, 1, MAX_SPLIT + 1))[0]
-        resid.append((np.asarray(ref["counts"]) - true) / ref["sigma"])
+        level = ref["more"][0] if third else ref
+        assert level["cells"] == [0] and level["splits"] == [MAX_SPLIT]
+        true = np.histogram(X[f"x{i}"], np.linspace(0, width, MAX_SPLIT + 1))[0]
+        resid.append((np.asarray(level["counts"]) - true) / level["sigma"])
     return np.std(np.concatenate(resid))
 
 
@@ -214,20 +215,7 @@ def test_a_heavy_sub_cell_gets_a_third_level_on_another_share(releases):
     assert len(more) == 1 and more[0]["cells"] == [0] and more[0]["splits"] == [MAX_SPLIT]
 
 
-def _third_noise_ratio():
-    """The third level's released counts against their true counts, over the recorded sigma."""
-    X = _deep()
-    synth = _fit(X, domain={f"x{i}": {"low": 0, "high": 8} for i in range(4)}, solver="smd",
-                 resolution=8, epsilon=4.0)
-    resid = []
-    for i in range(4):
-        level = synth.resolution_[f"x{i}"]["refinement"]["more"][0]
-        true = np.histogram(X[f"x{i}"], np.linspace(0, 1 / 32, MAX_SPLIT + 1))[0]
-        resid.append((np.asarray(level["counts"]) - true) / level["sigma"])
-    return np.std(np.concatenate(resid))
-
-
 def test_the_third_level_carries_the_recorded_noise_and_a_halved_noise_is_caught():
-    assert abs(_third_noise_ratio() - 1) < 0.25
+    assert abs(_noise_ratio(third=True) - 1) < 0.25
     with audit.weakened_noise(2.0):
-        assert abs(_third_noise_ratio() - 1) > 0.35
+        assert abs(_noise_ratio(third=True) - 1) > 0.35

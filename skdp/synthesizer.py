@@ -476,8 +476,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         :data:`HEAVY_CELL`: most rows in one cell, a heavy tail under wide
         bounds, not a spike); in those, the cells holding at least a fifth
         of it are split (:data:`SPLIT_CELL`), and the release spends 0.05 of
-        the budget
-        (:data:`REFINE_SHARE`) taken from the solver's share, only when some
+        the budget (:data:`REFINE_SHARE`) taken from the solver's share, only when some
         cell is heavy (else nothing is released and the solver keeps its
         share); then, the same way, a third level splits the sub-cells heavy
         in their refined grids, on another 0.05 taken from the solver, only
@@ -1118,11 +1117,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         if fine and refine > 0:  # the second level, chosen from the first's counts
             self._refine_release(columns, values, fine, share(resolution, refine), fit)
         elif fine and self.resolution_refine == "auto" and self._refine_release(
-                columns, values, fine, share(REFINE_SHARE), fit,
-                heavy=(HEAVY_CELL, SPLIT_CELL)):
+                columns, values, fine, share(REFINE_SHARE), fit, heavy=HEAVY_CELL,
+                split=SPLIT_CELL):
             resolution += REFINE_SHARE  # taken from the solver's share: released counts chose
             if self._refine_release(columns, values, fine, share(REFINE_SHARE), fit,
-                                    heavy=(HEAVY_CELL, HEAVY_CELL), again=True):
+                                    heavy=HEAVY_CELL, again=True):
                 resolution += REFINE_SHARE  # a third level on the heavy sub-cells
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
             equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
@@ -1226,24 +1225,23 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         ``resolution_refine``; 0 with ``'auto'`` (its share is the solver's)."""
         return 0.0 if self.resolution_refine == "auto" else self.resolution_refine
 
-    def _refine_release(self, columns, values, index, rho, fit, heavy=None, again=False):
-        """The second level of the fine grids of ``columns[index]`` on ``rho``-zCDP, or with
-        ``again`` the third, on the refined grids (:func:`skdp._domain.private.
+    def _refine_release(self, columns, values, index, rho, fit, **rule):
+        """The second level of the fine grids of ``columns[index]`` on ``rho``-zCDP, or the
+        third (``rule``: ``heavy``, ``split``, ``again`` of :func:`skdp._domain.private.
         refine_release`); a Dask table's counts summed in one pass over its partitions."""
         if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
             fit = fit.on_host(get_namespace(np.zeros(1)))
         cols = [columns[j] for j in index]
         if isinstance(values, list):
             return refine_release(cols, [values[j] for j in index], rho, fit, self.neighbouring,
-                                  heavy=heavy, again=again)
+                                  **rule)
         where = {id(c): j for c, j in zip(cols, index)}
 
         def counter(chosen, plans):
             return dask_io.domain_counts(values, functools.partial(sub_counts, plans=plans),
                                          chosen, [where[id(c)] for c in chosen])
 
-        return refine_release(cols, None, rho, fit, self.neighbouring, counter=counter,
-                              heavy=heavy, again=again)
+        return refine_release(cols, None, rho, fit, self.neighbouring, counter=counter, **rule)
 
     def _measure_domain(self, columns, values, index, rho, measure, fit, *args):
         """One Gaussian release (``rho``-zCDP) of the counts of ``columns[index]`` by

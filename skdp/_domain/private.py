@@ -527,10 +527,10 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
 
 
 def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=None,
-                   again=False):
-    """The second level of the fine grids of equal cells of ``columns``: one Gaussian
-    mechanism on :func:`gaussian_share` of ``fit`` (``rho``-zCDP), made after
-    :func:`fine_release`.
+                   split=None, again=False):
+    """The second level of the fine grids of equal cells of ``columns`` (with ``again``, the
+    third, on the grids already refined): one Gaussian mechanism on :func:`gaussian_share` of
+    ``fit`` (``rho``-zCDP), made after :func:`fine_release` (after the second level).
 
     An adaptive hierarchical histogram (Hay, Rastogi, Miklau, Suciu 2010; cells split where
     their noisy count is large, as PrivTree splits nodes, Zhang, Xiao, Xie 2016): every
@@ -548,12 +548,12 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
     its two levels (:meth:`~skdp._domain.fine.FineGrid.refine`: post-processing).
 
-    ``heavy``: ``(candidate, split)`` shares: only the grids with a cell whose noisy count,
-    less its released spikes' (:func:`_heavy_cells`), is at least ``candidate`` times the
-    grid's noisy total less all its spikes' are candidates (``d_c`` counts those;
-    ``resolution_refine='auto'``), and in those only the cells at or above ``split`` times it
-    are split (the sensitivity is one histogram per candidate grid whichever of its cells are
-    split): from the first release's counts and spikes only.
+    ``heavy``: only the grids with a cell whose noisy count, less its released spikes'
+    (:func:`_heavy_cells`), is at least ``heavy`` times the grid's noisy total less all its
+    spikes' are candidates (``d_c`` counts those; ``resolution_refine='auto'``), and in those
+    only the cells at or above ``split`` (default ``heavy``) times it are split (the
+    sensitivity is one histogram per candidate grid whichever of its cells are split): from
+    the released counts and spikes only.
 
     ``again``: the candidates are the grids already refined (a third level: their cells are
     then the unrefined cells and the sub-cells, and the same rule, the same sensitivity
@@ -565,15 +565,14 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
             and c.fine.counts is not None and (c.fine.refinement is not None) == again]
     if heavy is not None:
-        candidate, split = heavy
-        cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine, candidate))]
+        cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine, heavy))]
     if not cand:
         return False
     sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
     plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
     if heavy is not None:
-        plans = {k: np.where(_heavy_cells(columns[k].fine, split), p, 1)
-                 for k, p in plans.items()}
+        at = heavy if split is None else split
+        plans = {k: np.where(_heavy_cells(columns[k].fine, at), p, 1) for k, p in plans.items()}
     chosen = [k for k in cand if np.any(plans[k] >= 2)]
     if not chosen:
         return False
@@ -589,15 +588,15 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
 
 
 def _heavy_cells(grid, heavy):
-    """Which equal cells of a fine ``grid`` hold at least ``heavy`` of the mass its cells
-    spread: a cell's released count less the released counts of the spikes inside it
-    (clipped at 0), against the column's noisy total less all its released spikes'
-    (positive). A released spike is already an exact value that sub-cells would not place
-    better (a 40% spike at 12 years of schooling makes its cell heavy, and is no heavy
-    tail), and the rest of a column is what its cells place uniformly (ggplot2movies'
-    ``votes`` in 0-200,000 at epsilon 1: 49% of the rows on released spikes at 5-32 votes,
-    45% spread over the rest of the first of 128 cells: 88% of the spread mass, refined).
-    Released values only."""
+    """Which cells of a fine ``grid`` of cells (equal, or refined) hold at least
+    ``heavy`` of the mass its cells spread: a cell's released count less the released
+    counts of the spikes inside it (clipped at 0), against the column's noisy total less
+    all its released spikes' (positive). A released spike is already an exact value that
+    sub-cells would not place better (a 40% spike at 12 years of schooling makes its
+    cell heavy, and is no heavy tail), and the rest of a column is what its cells place
+    uniformly (ggplot2movies' ``votes`` in 0-200,000 at epsilon 1: 49% of the rows on
+    released spikes at 5-32 votes, 45% spread over the rest of the first of 128 cells:
+    88% of the spread mass, refined). Released values only."""
     counts = np.asarray(grid.counts, dtype=np.float64)
     total = counts.sum()
     inner = counts[1:-1].copy()

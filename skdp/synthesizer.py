@@ -126,8 +126,9 @@ grids' second level takes from the solver's, spent only where a first-level cell
 (:data:`HEAVY_CELL`; measured in ``benchmarks/RESULTS.md``, issue 30: small tables and heavy
 tails; a second level that takes its share from the first level's cost DoctorContacts, "the
 fine grid's own resolution"), and once more for a third level where a sub-cell of the second
-is heavy (ggplot2movies' ``votes`` at epsilon 0.5: 35% of the rows in one sub-cell of 98
-votes; "a third level on heavy sub-cells")."""
+holds :data:`SPLIT_CELL` of its refined grid's spread mass (ggplot2movies' ``votes`` at epsilon
+0.5: 35% of the rows in one sub-cell of 98 votes; "a third level on heavy sub-cells"; at
+epsilon 1 its two sub-cells of 0-98 votes, a fifth each: "the third level at a fifth")."""
 HEAVY_CELL = 0.5
 """With ``resolution_refine='auto'``: a column's grid is a candidate of the second level
 (which is released only when some grid is) when one of its cells of equal width holds, in its
@@ -145,7 +146,10 @@ the release measures one histogram per column whatever its cells, so splitting m
 a candidate costs no budget (ggplot2movies at epsilon 0.5: ``length`` in 0-6,000 minutes, its
 first cell 60% of the spread mass and the next 42%, the feature films drawn evenly over 94-188
 minutes when only the first was split; ``benchmarks/RESULTS.md``, issue 30: "the second
-level's cells")."""
+level's cells"). For the third level it is the candidates' bar too: a refined grid is a heavy
+tail already, and a sub-cell holding a fifth of what it spreads is split again
+(ggplot2movies' ``votes`` and ``budget`` at epsilon 1: quantile-bin error 0.49 -> 0.43 of the
+DP baseline; "the third level at a fifth")."""
 RESOLUTION_SHRINK = True
 """Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
 by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
@@ -478,10 +482,12 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         of it are split (:data:`SPLIT_CELL`), and the release spends 0.05 of
         the budget (:data:`REFINE_SHARE`) taken from the solver's share, only when some
         cell is heavy (else nothing is released and the solver keeps its
-        share); then, the same way, a third level splits the sub-cells heavy
-        in their refined grids, on another 0.05 taken from the solver, only
-        when one is. Whether each release is made and the solver's share
-        follow from released counts: adaptive composition within the fit's budget
+        share); then a third level splits, in each refined grid, the cells
+        holding a fifth of the mass it spreads (a refined grid is a heavy
+        tail already: :data:`SPLIT_CELL` makes it a candidate), on another
+        0.05 taken from the solver, only when one does. Whether each
+        release is made and the solver's share follow from released counts:
+        adaptive composition within the fit's budget
         (zCDP: Bun–Steinke 2016 Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3):
         given the releases before it, what follows a release (the next one
         and the solver, or the solver alone) spends the same total either way,
@@ -1121,8 +1127,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                 split=SPLIT_CELL):
             resolution += REFINE_SHARE  # taken from the solver's share: released counts chose
             if self._refine_release(columns, values, fine, share(REFINE_SHARE), fit,
-                                    heavy=HEAVY_CELL, again=True):
-                resolution += REFINE_SHARE  # a third level on the heavy sub-cells
+                                    heavy=SPLIT_CELL, again=True):
+                resolution += REFINE_SHARE  # a third level on the busy sub-cells
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
             equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
             set_fine_edges([columns[j] for j in fine if str(columns[j].name) not in equal])

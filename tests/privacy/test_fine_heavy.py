@@ -3,7 +3,8 @@ fine grids of the columns with a cell whose first-level noisy count, less its re
 spikes', holds at least ``HEAVY_CELL`` of the column's noisy total less all its spikes' (and
 in those, of every cell holding ``SPLIT_CELL`` of it), on
 ``REFINE_SHARE`` of the budget taken from the solver's share, and only when such a cell exists
-(:func:`skdp._domain.private.refine_release` with ``heavy``).
+(:func:`skdp._domain.private.refine_release` with ``heavy``); then a third level on the
+refined grids' cells holding ``SPLIT_CELL`` of what they spread.
 
 Closed forms: the second release's sensitivity (one histogram per column with a heavy cell),
 its sigma and ledger entry, the solver's share; without a heavy cell the fit is the one
@@ -58,8 +59,9 @@ def test_a_heavy_cell_is_refined_on_the_solvers_share(releases, solver, currency
     assert entries[l2].rho == pytest.approx(REFINE_SHARE * rho)
     solver_rho = sum(e.rho * e.count for e in synth.privacy_ledger_.entries
                      if e.kind == "gaussian" and not e.label.startswith("fine grid"))
+    levels = 1 + len(synth.resolution_["w"]["refinement"].get("more", []))  # a third?
     if currency == "gdp":  # mst's selection is not Gaussian: checked by the spend only
-        assert solver_rho == pytest.approx((1 - 0.2 - REFINE_SHARE) * rho)
+        assert solver_rho == pytest.approx((1 - 0.2 - levels * REFINE_SHARE) * rho)
     eps, delta = synth.privacy_spent_
     assert delta == 1e-6 and eps == pytest.approx(1.0, rel=1e-6) and eps <= 1.0 + 1e-9
     ref = synth.resolution_["w"]["refinement"]
@@ -195,9 +197,10 @@ def _deep(n=64000):
 
 
 def test_a_heavy_sub_cell_gets_a_third_level_on_another_share(releases):
-    """The third release: the grids whose second level left a heavy sub-cell are its
-    candidates, one histogram per column again (l2-sensitivity sqrt(2 d_c)), on another
-    ``REFINE_SHARE`` taken from the solver; the fit still spends exactly its budget."""
+    """The third release: the refined grids with a sub-cell holding ``SPLIT_CELL`` of
+    their spread mass are its candidates, one histogram per column again (l2-sensitivity
+    sqrt(2 d_c)), on another ``REFINE_SHARE`` taken from the solver; the fit still spends
+    exactly its budget."""
     synth = _fit(_deep(), domain={f"x{i}": {"low": 0, "high": 8} for i in range(4)},
                  solver="smd", resolution=8, epsilon=4.0)
     third = [r for r in releases if r[0].startswith("fine grid refinement")]
@@ -219,3 +222,26 @@ def test_the_third_level_carries_the_recorded_noise_and_a_halved_noise_is_caught
     assert abs(_noise_ratio(third=True) - 1) < 0.25
     with audit.weakened_noise(2.0):
         assert abs(_noise_ratio(third=True) - 1) > 0.35
+
+
+def test_a_refined_grid_with_a_sub_cell_holding_a_fifth_of_its_mass_gets_a_third_level():
+    """Votes on a film under 0-8 (thousands): every row in the first of 8 cells, refined;
+    its first two sub-cells hold 30% of the rows each (under ``HEAVY_CELL``, above
+    ``SPLIT_CELL``), the rest spread over the cell. A refined grid is already a heavy tail,
+    so its sub-cells at ``SPLIT_CELL`` are split by a third release (ggplot2movies' ``votes``
+    at epsilon 1, issue 30); one histogram per column, one ledger entry each level."""
+    rng = np.random.default_rng(4)
+    n = 64000
+    part = rng.choice(3, n, p=[0.3, 0.3, 0.4])
+    x = np.where(part == 0, rng.uniform(0, 1 / 32, n),
+                 np.where(part == 1, rng.uniform(1 / 32, 2 / 32, n), rng.uniform(2 / 32, 1, n)))
+    est = _fit(pd.DataFrame({"x": x, "c": rng.choice(["a", "b"], n)}),
+               domain={"x": {"low": 0, "high": 8}, "c": ["a", "b"]}, solver="mst",
+               resolution=8, epsilon=4.0)
+    ref = est.resolution_["x"]["refinement"]
+    assert ref["cells"] == [0] and ref["splits"] == [MAX_SPLIT]
+    sub = np.asarray(ref["counts"]) / n
+    assert HEAVY_CELL > sub[0] >= SPLIT_CELL and HEAVY_CELL > sub[1] >= SPLIT_CELL
+    assert len(ref["more"]) == 1 and ref["more"][0]["cells"] == [0, 1]
+    assert [e.label for e in est.privacy_ledger_.entries if "refinement" in e.label] == [
+        "fine grid refinement of 1 of 1 columns"] * 2

@@ -1,6 +1,8 @@
 """``python paired_rows.py BEFORE.md AFTER.md``: the 2-way mean TV at 10 equal / 10 quantile
 bins, paired by (epsilon, seed): per epsilon the means, the mean difference (its standard
-error) and the seeds lower after."""
+error) and the seeds lower after. Rows of ``rows.py`` (mean TVs) or of ``baseline.py`` (their
+ratios to the DP baseline, the ``(0.501x)`` of each cell)."""
+import re
 import sys
 
 import numpy as np
@@ -12,6 +14,9 @@ def read(path):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 7 and cells[1][:1].isdigit():
             rows[(cells[1], int(cells[2]))] = [float(cells[k].split("/")[0]) for k in (4, 6)]
+        elif len(cells) == 6 and cells[1].isdigit():
+            rows[(cells[0], int(cells[1]))] = [
+                float(re.search(r"\(([\d.]+)x\)", cells[k]).group(1)) for k in (2, 4)]
     return rows
 
 

@@ -462,8 +462,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         Dong–Roth–Su 2022 Cor. 3.3, 2.13), of the zCDP ``rho`` for the other
         solvers (Bun–Steinke 2016 Lemma 2.3).
         ``domain_share + resolution_share`` must stay below 1 (the solver needs
-        a share; with ``'auto'``, ``domain_share + 0.35``, and 0.05 more with
-        ``resolution_refine='auto'``): checked before the budget is reserved.
+        a share; with ``'auto'``, ``domain_share + 0.35``, and 0.1 more with
+        ``resolution_refine='auto'``, whose second and third levels may take
+        0.05 each): checked before the budget is reserved.
     resolution_refine : float or 'auto', default='auto'
         A second level of the fine grids of equal cells: cells of the first
         release are split into 2-32 equal sub-cells (``count / (4 sigma_2)``
@@ -758,12 +759,12 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
         most = SMALL_TABLE_SHARE if self.resolution_share == "auto" else self.resolution_share
-        most += REFINE_SHARE if self.resolution_refine == "auto" else 0.0
+        most += 2 * REFINE_SHARE if self.resolution_refine == "auto" else 0.0  # 2nd, 3rd levels
         if self.domain_share + most >= 1.0:
             raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
                              f"share is the rest), got {self.domain_share} + "
-                             f"{self.resolution_share!r} (with the second level's, at most "
-                             f"{most:g}).")
+                             f"{self.resolution_share!r} (with the second and third levels' "
+                             f"of resolution_refine='auto', at most {most:g}).")
         encoding.check_domain_entries(self.domain, self.n_bins, self.bin_strategy)  # no charge yet
         # structural zeros: public, checked too (numeric intervals against the public bins)
         forbid = encoding.load_forbid(self.domain, self.n_bins, self.bin_strategy)

@@ -125,10 +125,18 @@ REFINE_SHARE = 0.05
 grids' second level takes from the solver's, spent only where a first-level cell is heavy
 (:data:`HEAVY_CELL`; measured in ``benchmarks/RESULTS.md``, issue 30: small tables and heavy
 tails; a second level that takes its share from the first level's cost DoctorContacts, "the
-fine grid's own resolution"), and once more for a third level where a sub-cell of the second
-holds :data:`SPLIT_CELL` of its refined grid's spread mass (ggplot2movies' ``votes`` at epsilon
-0.5: 35% of the rows in one sub-cell of 98 votes; "a third level on heavy sub-cells"; at
-epsilon 1 its two sub-cells of 0-98 votes, a fifth each: "the third level at a fifth")."""
+fine grid's own resolution"). The third level, where a sub-cell of the second holds
+:data:`SPLIT_CELL` of its refined grid's spread mass, takes :data:`THIRD_SHARE` (ggplot2movies'
+``votes`` at epsilon 0.5: 35% of the rows in one sub-cell of 98 votes, "a third level on heavy
+sub-cells"; at epsilon 1 its two sub-cells of 0-98 votes, a fifth each, "the third level at a
+fifth")."""
+THIRD_SHARE = 0.025
+"""With ``resolution_refine='auto'``: the share of the fit's budget the third level takes from
+the solver's, only when a refined grid has a cell at :data:`SPLIT_CELL`. Half of
+:data:`REFINE_SHARE`, measured against it (``benchmarks/RESULTS.md``, issue 30: "the third
+level at a fifth"): the same gain on ggplot2movies at quantile bins, and the heavy-tailed
+nassCDS variant at epsilon 1, whose split sub-cell was flat at the users' bins, no longer
+losing beyond its seed noise."""
 HEAVY_CELL = 0.5
 """With ``resolution_refine='auto'``: a column's grid is a candidate of the second level
 (which is released only when some grid is) when one of its cells of equal width holds, in its
@@ -462,9 +470,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         Dong–Roth–Su 2022 Cor. 3.3, 2.13), of the zCDP ``rho`` for the other
         solvers (Bun–Steinke 2016 Lemma 2.3).
         ``domain_share + resolution_share`` must stay below 1 (the solver needs
-        a share; with ``'auto'``, ``domain_share + 0.35``, and 0.1 more with
+        a share; with ``'auto'``, ``domain_share + 0.35``, and 0.075 more with
         ``resolution_refine='auto'``, whose second and third levels may take
-        0.05 each): checked before the budget is reserved.
+        0.05 and 0.025): checked before the budget is reserved.
     resolution_refine : float or 'auto', default='auto'
         A second level of the fine grids of equal cells: cells of the first
         release are split into 2-32 equal sub-cells (``count / (4 sigma_2)``
@@ -486,7 +494,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         share); then a third level splits, in each refined grid, the cells
         holding a fifth of the mass it spreads (a refined grid is a heavy
         tail already: :data:`SPLIT_CELL` makes it a candidate), on another
-        0.05 taken from the solver, only when one does. Whether each
+        0.025 taken from the solver (:data:`THIRD_SHARE`), only when one does. Whether each
         release is made and the solver's share follow from released counts:
         adaptive composition within the fit's budget
         (zCDP: Bun–Steinke 2016 Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3):
@@ -759,7 +767,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
         most = SMALL_TABLE_SHARE if self.resolution_share == "auto" else self.resolution_share
-        most += 2 * REFINE_SHARE if self.resolution_refine == "auto" else 0.0  # 2nd, 3rd levels
+        most += REFINE_SHARE + THIRD_SHARE if self.resolution_refine == "auto" else 0.0
         if self.domain_share + most >= 1.0:
             raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
                              f"share is the rest), got {self.domain_share} + "
@@ -1127,9 +1135,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                 columns, values, fine, share(REFINE_SHARE), fit, heavy=HEAVY_CELL,
                 split=SPLIT_CELL):
             resolution += REFINE_SHARE  # taken from the solver's share: released counts chose
-            if self._refine_release(columns, values, fine, share(REFINE_SHARE), fit,
+            if self._refine_release(columns, values, fine, share(THIRD_SHARE), fit,
                                     heavy=SPLIT_CELL, again=True):
-                resolution += REFINE_SHARE  # a third level on the busy sub-cells
+                resolution += THIRD_SHARE  # a third level on the busy sub-cells
         if self.bin_strategy == "fine":  # post-processing of the fine release: no charge
             equal = interval_columns(run.forbid)  # forbidden intervals: equal bins kept
             set_fine_edges([columns[j] for j in fine if str(columns[j].name) not in equal])

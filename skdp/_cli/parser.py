@@ -259,8 +259,8 @@ def _add_synthesize(sub):
                         "half the rows their cells spread, and in those the cells holding a "
                         "fifth, on 0.05 of the budget taken from the model's share, spent only "
                         "when such a column exists, then a third level on the sub-cells "
-                        "holding a fifth of a refined column's spread rows, on another 0.05 "
-                        "(default: auto)")
+                        "holding a fifth of a refined column's spread rows, on another "
+                        "0.025 (default: auto)")
     p.add_argument("--resolution-shrink", action=argparse.BooleanOptionalAction, default=True,
                    help="sample integers within a model bin from their per-integer fine counts "
                         "shrunk toward flat (James-Stein; post-processing: the release is "

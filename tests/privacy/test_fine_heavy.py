@@ -20,7 +20,8 @@ import pytest
 from skdp import audit
 from skdp._domain.fine import MAX_SPLIT, refine_splits
 from skdp.privacy.ledger import approx_dp_to_gdp, approx_dp_to_zcdp, gaussian_sigma
-from skdp.synthesizer import HEAVY_CELL, REFINE_SHARE, SPIKE_DELTA_SHARE, SPLIT_CELL
+from skdp.synthesizer import (HEAVY_CELL, REFINE_SHARE, SPIKE_DELTA_SHARE, SPLIT_CELL,
+                              THIRD_SHARE)
 from _toy import fit_synthesizer as _fit
 
 DELTA_G = 1e-6 - SPIKE_DELTA_SHARE * 1e-6
@@ -55,13 +56,13 @@ def test_a_heavy_cell_is_refined_on_the_solvers_share(releases, solver, currency
         rho = approx_dp_to_zcdp(1.0, DELTA_G)
     assert sig1 == pytest.approx(gaussian_sigma(s1, 0.2 * rho))
     assert sig2 == pytest.approx(gaussian_sigma(s2, REFINE_SHARE * rho))
-    entries = {e.label: e for e in synth.privacy_ledger_.entries}
-    assert entries[l2].rho == pytest.approx(REFINE_SHARE * rho)
+    levels = [e.rho for e in synth.privacy_ledger_.entries if e.label == l2]  # second, third
+    assert levels == pytest.approx([REFINE_SHARE * rho, THIRD_SHARE * rho][:len(levels)])
     solver_rho = sum(e.rho * e.count for e in synth.privacy_ledger_.entries
                      if e.kind == "gaussian" and not e.label.startswith("fine grid"))
-    levels = 1 + len(synth.resolution_["w"]["refinement"].get("more", []))  # a third?
+    third = THIRD_SHARE if synth.resolution_["w"]["refinement"].get("more") else 0.0
     if currency == "gdp":  # mst's selection is not Gaussian: checked by the spend only
-        assert solver_rho == pytest.approx((1 - 0.2 - levels * REFINE_SHARE) * rho)
+        assert solver_rho == pytest.approx((1 - 0.2 - REFINE_SHARE - third) * rho)
     eps, delta = synth.privacy_spent_
     assert delta == 1e-6 and eps == pytest.approx(1.0, rel=1e-6) and eps <= 1.0 + 1e-9
     ref = synth.resolution_["w"]["refinement"]
@@ -199,19 +200,19 @@ def _deep(n=64000):
 def test_a_heavy_sub_cell_gets_a_third_level_on_another_share(releases):
     """The third release: the refined grids with a sub-cell holding ``SPLIT_CELL`` of
     their spread mass are its candidates, one histogram per column again (l2-sensitivity
-    sqrt(2 d_c)), on another ``REFINE_SHARE`` taken from the solver; the fit still spends
+    sqrt(2 d_c)), on ``THIRD_SHARE`` taken from the solver; the fit still spends
     exactly its budget."""
     synth = _fit(_deep(), domain={f"x{i}": {"low": 0, "high": 8} for i in range(4)},
                  solver="smd", resolution=8, epsilon=4.0)
     third = [r for r in releases if r[0].startswith("fine grid refinement")]
     assert [label for label, _, _ in third] == ["fine grid refinement of 4 of 4 columns"] * 2
     rho = approx_dp_to_gdp(4.0, DELTA_G) ** 2 / 2
-    for _, sens, sigma in third:
+    for (_, sens, sigma), share in zip(third, (REFINE_SHARE, THIRD_SHARE)):
         assert sens == pytest.approx(math.sqrt(2 * 4))
-        assert sigma == pytest.approx(gaussian_sigma(sens, REFINE_SHARE * rho))
+        assert sigma == pytest.approx(gaussian_sigma(sens, share * rho))
     solver_rho = sum(e.rho * e.count for e in synth.privacy_ledger_.entries
                      if e.kind == "gaussian" and not e.label.startswith("fine grid"))
-    assert solver_rho == pytest.approx((1 - 0.2 - 2 * REFINE_SHARE) * rho)
+    assert solver_rho == pytest.approx((1 - 0.2 - REFINE_SHARE - THIRD_SHARE) * rho)
     eps, delta = synth.privacy_spent_
     assert eps == pytest.approx(4.0, rel=1e-6) and eps <= 4.0 + 1e-9 and delta == 1e-6
     more = synth.resolution_["x0"]["refinement"]["more"]

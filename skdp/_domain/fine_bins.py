@@ -10,9 +10,11 @@ budget and depend on the released counts and public parameters only.
 The rule (:func:`fine_edges`) starts from the ``n_bins`` equal bins and, while a bin
 holds more than :data:`HEAVY` ``/ n_bins`` of the column's noisy mass, splits the
 heaviest such bin at its noisy median and merges the lightest pair of neighbouring bins,
-as long as that pair holds at most :data:`NEAR_EMPTY` ``/ n_bins``: the number of bins
-stays ``n_bins``. A near-uniform column keeps its equal bins exactly; a heavy one gets
-narrow bins where its rows are and wide ones over its empty tail. The equal edges a
+as long as that pair holds at most :data:`NEAR_EMPTY` ``/ n_bins`` (by its cells' noisy
+counts summed, an unbiased estimate, not by their projection onto non-negative counts,
+which leaves the noise of empty cells as mass): the number of bins stays ``n_bins``. A
+near-uniform column keeps its equal bins exactly; a heavy one gets narrow bins where its
+rows are and wide ones over its empty tail. The equal edges a
 column keeps stay where they were; a split is at a cell boundary of the fine grid (a
 half-integer, where the grid has one cell per integer; a bound's point cell can be a bin
 of its own).
@@ -50,7 +52,13 @@ bins. Tried: 0.1, 0.5, 1 and 2 (``benchmarks/RESULTS.md``, issue 30: model bins 
 the fine release, where ``HEAVY`` was chosen too, from 1, 1.5 and 2). 0.1: the one with no
 table worse than equal bins at either of the user's binnings (10 equal, 10 quantile bins;
 weather level, DoctorContacts and nassCDS better, yrbss level over 8 seeds); 0.5 and 1
-gain more on DoctorContacts and nassCDS but lose about 0.01 on weather."""
+gain more on DoctorContacts and nassCDS but lose about 0.01 on weather. A pair's mass here is
+its cells' noisy counts summed (unbiased), not their projection onto non-negative counts: the
+projection keeps a positive part of the noise of every empty cell, so a column with few rows
+under wide bounds never had a pair light enough (ggplot2movies' ``budget``, 9% of 50,000
+films in 0-3e8 dollars at epsilon 1: an empty tail of 4-6 projected rows a cell, 20-90 a
+pair against a bar of 36, kept 83% of its rows in the first of 10 equal bins;
+``benchmarks/RESULTS.md``, issue 30: "empty tails merged by their noisy sums")."""
 
 
 CELLS_PER_BIN = 2
@@ -159,7 +167,8 @@ def fine_edges(grid, n_bins):
     ``grid`` (see the module docstring), or None where the equal bins are kept.
 
     A function of the noisy counts (projected onto the non-negative vectors of their total,
-    :func:`~skdp._domain.fine.project_nonnegative`), the grid and ``n_bins`` only: public.
+    :func:`~skdp._domain.fine.project_nonnegative`, for the splits; summed as released for
+    the merges), the grid and ``n_bins`` only: public.
 
     Examples
     --------
@@ -183,15 +192,17 @@ def fine_edges(grid, n_bins):
         return None
     bounds, mass = _units(grid)
     cum = np.concatenate([[0.0], np.cumsum(mass)])
+    raw = np.concatenate([[0.0], np.cumsum(np.asarray(grid.counts, dtype=np.float64))])
     equal = even_edges(grid.low, grid.high, n_bins)
     if grid.edges is not None:  # the equal edges join the cells' boundaries: kept exactly
         joined = np.union1d(bounds, equal)
-        bounds, cum = joined, np.interp(joined, bounds, cum)  # a cell's mass spread evenly
+        cum, raw = np.interp(joined, bounds, cum), np.interp(joined, bounds, raw)
+        bounds = joined  # a cell's mass spread evenly
     if len(bounds) - 1 < n_bins:
         return None
     start = list(_nearest(bounds, equal))
     cuts = _split_and_merge(start, cum, HEAVY * cum[-1] / n_bins,
-                            NEAR_EMPTY * cum[-1] / n_bins)
+                            NEAR_EMPTY * cum[-1] / n_bins, raw)
     if cuts == start:
         return None
     return bounds[cuts]
@@ -223,11 +234,12 @@ def _nearest(bounds, edges):
     return np.unique(idx)
 
 
-def _split_and_merge(cuts, cum, heavy, near_empty):
+def _split_and_merge(cuts, cum, heavy, near_empty, raw):
     """Split the heaviest splittable bin above ``heavy`` at its median (:func:`_median`)
     and merge the lightest neighbouring pair, while that pair holds at most
     ``near_empty``; stop when no bin is heavy or no pair is that light. ``cuts``: bin
-    boundaries as indices of unit boundaries; ``cum``: the mass before each."""
+    boundaries as indices of unit boundaries; ``cum``: the mass before each; ``raw``: the
+    noisy counts before each, by which pairs are weighed (unbiased near zero)."""
     n = len(cuts) - 1
     for _ in range(4 * len(cum)):
         mass = np.diff(cum[cuts])
@@ -237,7 +249,7 @@ def _split_and_merge(cuts, cum, heavy, near_empty):
         b = int(np.argmax(np.where(wide, mass, -np.inf)))
         trial = sorted(cuts + [_median(cum, cuts[b], cuts[b + 1])])
         if len(trial) - 1 > n:
-            pair = cum[trial[2:]] - cum[trial[:-2]]
+            pair = raw[trial[2:]] - raw[trial[:-2]]
             k = int(np.argmin(pair))
             if pair[k] > near_empty:
                 break

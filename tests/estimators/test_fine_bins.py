@@ -122,6 +122,21 @@ def test_a_uniform_grid_keeps_equal_bins_and_a_spike_gets_its_own_bin():
     assert fine_edges(grid, 10)[-2] == np.nextafter(100.0, 0.0)
 
 
+def test_an_empty_tail_is_merged_by_its_noisy_sums_not_its_projected_mass():
+    """Few rows under wide bounds (a film budget, 9% of the rows in 0-3e8): all of them in
+    the first equal bin, noise alone on the tail's cells. Projected onto non-negative
+    counts the tail keeps the positive half of its noise as mass, no pair of its bins looks
+    near-empty and the equal bins were kept; summed as released, the tail's pairs are empty
+    within the noise, so the heavy bin is split where its rows are."""
+    grid = FineGrid(0.0, 100.0, integer=False, points=np.array([0.0, 100.0]),
+                    edges=np.linspace(0, 100, 65))
+    grid.counts = np.concatenate([[0.0], [120, 80, 50, 30, 20, 10], np.tile([30.0, -30.0], 29),
+                                  [0.0]])
+    edges = fine_edges(grid, 10)
+    assert edges is not None and len(edges) == 11
+    assert np.sum(edges < 10.0) >= 4  # the first equal bin [0, 10) cut into several
+
+
 def test_the_sample_follows_the_heavy_columns_at_user_bins():
     X = _table()
     out = _fit(X, domain=DOMAIN, bin_strategy="fine", epsilon=4.0).sample(len(X),

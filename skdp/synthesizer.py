@@ -139,14 +139,16 @@ nassCDS variant at epsilon 1, whose split sub-cell was flat at the users' bins, 
 losing beyond its seed noise."""
 HEAVY_CELL = 0.5
 """With ``resolution_refine='auto'``: a column's grid is a candidate of the second level
-(which is released only when some grid is) when one of its cells of equal width holds, in its
-first-level noisy count less the released spikes inside it, at least this share of the
-column's noisy total less all the column's released spikes (the mass its cells spread;
-:func:`skdp._domain.private.refine_release`): a heavy tail under wide public bounds (a survey
-weight in 0-60,000 with a median of 84; film votes in 0-200,000, half the rows on small
-released counts and most of the rest beside them), not a column whose rows are spread over
-several cells, nor a cell made heavy by a released spike (an exact value already: 40% of the
-rows at 12 years of schooling)."""
+(which is released only when some grid is) when its cells of equal width that hold
+:data:`SPLIT_CELL` each, in their first-level noisy counts less the released spikes inside
+them, hold at least this share of the column's noisy total less all the column's released
+spikes together (the mass its cells spread; :func:`skdp._domain.private.refine_release`): a
+heavy tail under wide public bounds (a survey weight in 0-60,000 with a median of 84; film
+votes in 0-200,000, half the rows on small released counts and most of the rest beside
+them; film lengths in 0-6,000 minutes, 38%, 31% and 28% of the spread rows in three cells of
+128), not a column whose rows are spread over many cells, nor a cell made heavy by a
+released spike (an exact value already: 40% of the rows at 12 years of schooling). Until
+"busy cells together" (``benchmarks/RESULTS.md``, issue 30) one cell had to hold it alone."""
 SPLIT_CELL = 0.2
 """With ``resolution_refine='auto'``: in a candidate grid (:data:`HEAVY_CELL`), every cell
 holding at least this share of the mass the cells spread is split, not only the heavy one:
@@ -483,12 +485,13 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (``sqrt(d_c)`` under add/remove) for the ``d_c`` candidate grids
         (:func:`skdp._domain.private.refine_release`: an adaptive hierarchical
         histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: the
-        candidates are the grids with a cell whose first-level noisy count,
-        less its released spikes', holds at least half its column's noisy
-        total less all its spikes' (the mass the cells spread;
-        :data:`HEAVY_CELL`: most rows in one cell, a heavy tail under wide
-        bounds, not a spike); in those, the cells holding at least a fifth
-        of it are split (:data:`SPLIT_CELL`), and the release spends 0.05 of
+        candidates are the grids whose cells holding at least a fifth of the
+        mass the cells spread (first-level noisy counts less released
+        spikes', over the column's noisy total less all its spikes';
+        :data:`SPLIT_CELL`) hold at least half of it together
+        (:data:`HEAVY_CELL`: most rows in a few cells of many, a heavy tail
+        under wide bounds, not a spike); in those, these cells are split,
+        and the release spends 0.05 of
         the budget (:data:`REFINE_SHARE`) taken from the solver's share, only when some
         cell is heavy (else nothing is released and the solver keeps its
         share); then a third level splits, in each refined grid, the cells

@@ -255,10 +255,10 @@ def _add_synthesize(sub):
                    metavar="F|auto",
                    help="a second level of the fine grids: cells with heavy noisy counts "
                         "split into sub-cells and measured again; F: on that share of "
-                        "--resolution-share (0: none); auto: the columns with a cell holding "
-                        "half the rows their cells spread, and in those the cells holding a "
-                        "fifth, on 0.05 of the budget taken from the model's share, spent only "
-                        "when such a column exists, then a third level on the sub-cells "
+                        "--resolution-share (0: none); auto: the columns whose cells holding "
+                        "a fifth of the rows their cells spread hold half of them together, "
+                        "those cells, on 0.05 of the budget taken from the model's share, "
+                        "spent only when such a column exists, then a third level on the sub-cells "
                         "holding a fifth of a refined column's spread rows, on another "
                         "0.025 (default: auto)")
     p.add_argument("--resolution-shrink", action=argparse.BooleanOptionalAction, default=True,

@@ -548,12 +548,14 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
     its two levels (:meth:`~skdp._domain.fine.FineGrid.refine`: post-processing).
 
-    ``heavy``: only the grids with a cell whose noisy count, less its released spikes'
-    (:func:`_heavy_cells`), is at least ``heavy`` times the grid's noisy total less all its
-    spikes' are candidates (``d_c`` counts those; ``resolution_refine='auto'``), and in those
-    only the cells at or above ``split`` (default ``heavy``) times it are split (the
-    sensitivity is one histogram per candidate grid whichever of its cells are split): from
-    the released counts and spikes only.
+    ``heavy``: each cell's share of the mass the grid's cells spread is its noisy count less
+    its released spikes', over the grid's noisy total less all its spikes' (:func:`_shares`);
+    only the grids whose cells at or above ``split`` (default ``heavy``) hold at least
+    ``heavy`` of that mass together are candidates (``d_c`` counts those;
+    ``resolution_refine='auto'``: a heavy tail's rows in one cell, or in two or three busy
+    cells of a grid of many), and in those only the cells at or above ``split`` are split
+    (the sensitivity is one histogram per candidate grid whichever of its cells are split):
+    from the released counts and spikes only.
 
     ``again``: the candidates are the grids already refined (a third level: their cells are
     then the unrefined cells and the sub-cells, and the same rule, the same sensitivity
@@ -564,15 +566,15 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     when not read from ``values`` (a Dask table). Returns whether anything was released."""
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
             and c.fine.counts is not None and (c.fine.refinement is not None) == again]
+    at = heavy if split is None else split
     if heavy is not None:
-        cand = [k for k in cand if np.any(_heavy_cells(columns[k].fine, heavy))]
+        cand = [k for k in cand if _busy(columns[k].fine, at).sum() >= heavy]
     if not cand:
         return False
     sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
     plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
     if heavy is not None:
-        at = heavy if split is None else split
-        plans = {k: np.where(_heavy_cells(columns[k].fine, at), p, 1) for k, p in plans.items()}
+        plans = {k: np.where(_busy(columns[k].fine, at) > 0, p, 1) for k, p in plans.items()}
     chosen = [k for k in cand if np.any(plans[k] >= 2)]
     if not chosen:
         return False
@@ -587,16 +589,15 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     return True
 
 
-def _heavy_cells(grid, heavy):
-    """Which cells of a fine ``grid`` of cells (equal, or refined) hold at least
-    ``heavy`` of the mass its cells spread: a cell's released count less the released
-    counts of the spikes inside it (clipped at 0), against the column's noisy total less
-    all its released spikes' (positive). A released spike is already an exact value that
-    sub-cells would not place better (a 40% spike at 12 years of schooling makes its
-    cell heavy, and is no heavy tail), and the rest of a column is what its cells place
-    uniformly (ggplot2movies' ``votes`` in 0-200,000 at epsilon 1: 49% of the rows on
-    released spikes at 5-32 votes, 45% spread over the rest of the first of 128 cells:
-    88% of the spread mass, refined). Released values only."""
+def _shares(grid):
+    """Each cell's share of the mass a fine ``grid``'s cells (equal, or refined) spread: its
+    released count less the released counts of the spikes inside it (clipped at 0), over the
+    column's noisy total less all its released spikes' (zeros where that is not positive). A
+    released spike is already an exact value that sub-cells would not place better (a 40%
+    spike at 12 years of schooling makes its cell heavy, and is no heavy tail), and the rest
+    of a column is what its cells place uniformly (ggplot2movies' ``votes`` in 0-200,000 at
+    epsilon 1: 49% of the rows on released spikes at 5-32 votes, 45% spread over the rest of
+    the first of 128 cells: 88% of the spread mass, refined). Released values only."""
     counts = np.asarray(grid.counts, dtype=np.float64)
     total = counts.sum()
     inner = counts[1:-1].copy()
@@ -606,7 +607,16 @@ def _heavy_cells(grid, heavy):
         spikes = np.clip(np.asarray(grid.spike_counts, float)[keep], 0, None)
         inner -= np.bincount(cells[keep], minlength=len(inner), weights=spikes)
         total -= spikes.sum()
-    return (inner >= heavy * total) & (total > 0)
+    if total <= 0:
+        return np.zeros(len(inner))
+    return np.clip(inner, 0.0, None) / total
+
+
+def _busy(grid, at):
+    """The shares (:func:`_shares`) of the cells holding at least ``at`` of the spread mass,
+    0 for the others."""
+    share = _shares(grid)
+    return np.where(share >= at, share, 0.0)
 
 
 def sub_counts(columns, prepared, plans):

@@ -37,9 +37,11 @@ def _grid(entry):
         grid = FineGrid(entry["low"], entry["high"], entry["integer"],
                         points=np.asarray(entry["values"], dtype=np.float64))
     else:
+        edges = entry.get("edges")  # a refined grid's cells, else equal ones
         grid = FineGrid(entry["low"], entry["high"], entry["integer"],
                         points=np.array([entry["low"], entry["high"]]),
-                        edges=np.linspace(entry["low"], entry["high"], entry["cells"] + 1))
+                        edges=np.asarray(edges) if edges is not None else
+                        np.linspace(entry["low"], entry["high"], entry["cells"] + 1))
     grid.counts = np.asarray(entry["counts"], dtype=np.float64)
     return grid
 

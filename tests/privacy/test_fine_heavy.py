@@ -1,15 +1,15 @@
 """``resolution_refine='auto'`` (issue 30: small tables and heavy tails): a second level of the
-fine grids of the columns with a cell whose first-level noisy count, less its released
-spikes', holds at least ``HEAVY_CELL`` of the column's noisy total less all its spikes' (and
-in those, of every cell holding ``SPLIT_CELL`` of it), on
-``REFINE_SHARE`` of the budget taken from the solver's share, and only when such a cell exists
+fine grids of the columns whose cells holding ``SPLIT_CELL`` of the mass they spread (first-level
+noisy counts less released spikes', over the column's noisy total less all its spikes') hold
+``HEAVY_CELL`` of it together, those cells split, on ``REFINE_SHARE`` of the budget taken from
+the solver's share, and only when such a column exists
 (:func:`skdp._domain.private.refine_release` with ``heavy``); then a third level on the
-refined grids' cells holding ``SPLIT_CELL`` of what they spread.
+refined grids' cells holding ``SPLIT_CELL`` of what they spread, on ``THIRD_SHARE``.
 
-Closed forms: the second release's sensitivity (one histogram per column with a heavy cell),
-its sigma and ledger entry, the solver's share; without a heavy cell the fit is the one
-without a second level (the same ledger and rows); statistically, the released sub-cell
-counts carry the recorded noise and a halved noise is caught."""
+Closed forms: the second release's sensitivity (one histogram per candidate column), its
+sigma and ledger entry, the solver's share; without a candidate the fit is the one without a
+second level (the same ledger and rows); statistically, the released sub-cell counts carry
+the recorded noise and a halved noise is caught."""
 
 import math
 
@@ -108,6 +108,28 @@ def test_a_candidate_column_has_every_cell_that_holds_a_fifth_of_its_mass_split(
     assert res["refinement"]["cells"] == [0, 1]
     assert [e.label for e in est.privacy_ledger_.entries if "refinement" in e.label] == [
         "fine grid refinement of 1 of 1 columns"]
+
+
+def test_a_column_with_its_spread_rows_in_three_busy_cells_is_a_candidate():
+    """Film lengths at epsilon 1: no cell holds half the spread rows, but three of 32 hold
+    40%, 30% and 25% (each above ``SPLIT_CELL``, together above ``HEAVY_CELL``): the column
+    is a candidate and those three cells are split, one histogram for the column; a column
+    whose rows spread over many cells is not."""
+    rng = np.random.default_rng(5)
+    n = 20000
+    part = rng.choice(4, n, p=[0.4, 0.3, 0.25, 0.05])
+    length = np.where(part < 3, (part + rng.uniform(0, 1, n)) * 187.5, rng.uniform(0, 6000, n))
+    X = pd.DataFrame({"length": length, "flat": rng.uniform(0, 10, n),
+                      "c": rng.choice(["a", "b"], n)})
+    est = _fit(X, domain={"length": {"low": 0, "high": 6000}, "flat": {"low": 0, "high": 10},
+                          "c": ["a", "b"]}, solver="mst", epsilon=2.0, resolution=32)
+    share = _spread_shares(est.resolution_["length"])
+    busy = share >= SPLIT_CELL
+    assert share.max() < HEAVY_CELL <= share[busy].sum()
+    assert est.resolution_["length"]["refinement"]["cells"] == np.flatnonzero(busy).tolist()
+    assert "refinement" not in est.resolution_["flat"]
+    assert [e.label for e in est.privacy_ledger_.entries if "refinement" in e.label][0] == (
+        "fine grid refinement of 1 of 1 columns")
 
 
 def test_without_a_heavy_cell_auto_is_the_fit_without_a_second_level(releases):

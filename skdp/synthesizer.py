@@ -122,7 +122,7 @@ grid of equal cells would be coarser than its model bins at that share
 ``benchmarks/RESULTS.md``, issue 30: small tables and heavy tails)."""
 REFINE_SHARE = 0.05
 """With ``resolution_refine='auto'`` (the default): the share of the fit's budget the fine
-grids' second level takes from the solver's, spent only where a first-level cell is heavy
+grids' second level takes from the solver's, spent only where a column is a candidate
 (:data:`HEAVY_CELL`; measured in ``benchmarks/RESULTS.md``, issue 30: small tables and heavy
 tails; a second level that takes its share from the first level's cost DoctorContacts, "the
 fine grid's own resolution"). The third level, where a sub-cell of the second holds
@@ -491,10 +491,9 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         :data:`SPLIT_CELL`) hold at least half of it together
         (:data:`HEAVY_CELL`: most rows in a few cells of many, a heavy tail
         under wide bounds, not a spike); in those, these cells are split,
-        and the release spends 0.05 of
-        the budget (:data:`REFINE_SHARE`) taken from the solver's share, only when some
-        cell is heavy (else nothing is released and the solver keeps its
-        share); then a third level splits, in each refined grid, the cells
+        and the release spends 0.05 of the budget (:data:`REFINE_SHARE`)
+        taken from the solver's share, only when some column is a candidate
+        (else nothing is released and the solver keeps its share); then a third level splits, in each refined grid, the cells
         holding a fifth of the mass it spreads (a refined grid is a heavy
         tail already: :data:`SPLIT_CELL` makes it a candidate), on another
         0.025 taken from the solver (:data:`THIRD_SHARE`), only when one does. Whether each

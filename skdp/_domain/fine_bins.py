@@ -14,10 +14,9 @@ as long as that pair holds at most :data:`NEAR_EMPTY` ``/ n_bins`` (by its cells
 counts summed, an unbiased estimate, not by their projection onto non-negative counts,
 which leaves the noise of empty cells as mass): the number of bins stays ``n_bins``. A
 near-uniform column keeps its equal bins exactly; a heavy one gets narrow bins where its
-rows are and wide ones over its empty tail. The equal edges a
-column keeps stay where they were; a split is at a cell boundary of the fine grid (a
-half-integer, where the grid has one cell per integer; a bound's point cell can be a bin
-of its own).
+rows are and wide ones over its empty tail. The equal edges a column keeps stay where they
+were; a split is at a cell boundary of the fine grid (a half-integer, where the grid has
+one cell per integer; a bound's point cell can be a bin of its own).
 
 Then (:func:`spike_edges`) a bin still above :data:`SPIKE_HEAVY` ``/ n_bins`` starts a
 bin at each released spike inside it, unless its spikes are a unit's grid

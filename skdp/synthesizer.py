@@ -493,10 +493,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         under wide bounds, not a spike); in those, these cells are split,
         and the release spends 0.05 of the budget (:data:`REFINE_SHARE`)
         taken from the solver's share, only when some column is a candidate
-        (else nothing is released and the solver keeps its share); then a third level splits, in each refined grid, the cells
-        holding a fifth of the mass it spreads (a refined grid is a heavy
-        tail already: :data:`SPLIT_CELL` makes it a candidate), on another
-        0.025 taken from the solver (:data:`THIRD_SHARE`), only when one does. Whether each
+        (else nothing is released and the solver keeps its share); then a
+        third level splits, in each refined grid, the cells holding a fifth
+        of the mass it spreads (a refined grid is a heavy tail already:
+        :data:`SPLIT_CELL` makes it a candidate), on another 0.025 taken
+        from the solver (:data:`THIRD_SHARE`), only when one does. Whether each
         release is made and the solver's share follow from released counts:
         adaptive composition within the fit's budget
         (zCDP: Bun–Steinke 2016 Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3):

@@ -566,15 +566,16 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     when not read from ``values`` (a Dask table). Returns whether anything was released."""
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
             and c.fine.counts is not None and (c.fine.refinement is not None) == again]
-    at = heavy if split is None else split
     if heavy is not None:
-        cand = [k for k in cand if _busy(columns[k].fine, at).sum() >= heavy]
+        at = heavy if split is None else split
+        busy = {k: _busy(columns[k].fine, at) for k in cand}
+        cand = [k for k in cand if busy[k].sum() >= heavy]
     if not cand:
         return False
     sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
     plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
     if heavy is not None:
-        plans = {k: np.where(_busy(columns[k].fine, at) > 0, p, 1) for k, p in plans.items()}
+        plans = {k: np.where(busy[k] > 0, p, 1) for k, p in plans.items()}
     chosen = [k for k in cand if np.any(plans[k] >= 2)]
     if not chosen:
         return False

@@ -581,8 +581,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         their noisy counts cleared, where it has equal cells): ``{"low", "high",
         "integer", "values"}`` (one cell per integer) or ``{"low", "high",
         "integer", "cells"}`` (the bound cells and ``cells`` equal cells),
-        with ``"counts"``, the released noisy counts (the order of the cells).
-        Empty when no column has one.
+        with ``"counts"``, the released noisy counts (the order of the cells), and
+        ``"sigma"``, their Gaussian noise sd in counts (one float; one per cell for a
+        refined grid, whose ``"edges"`` and ``"refinement"`` list its cells and each
+        level's release). Empty when no column has one.
     measurements_ : list of dict
         The noisy marginal counts the solver released and fitted its
         distribution to (``'smd'``, ``'smd_linf'``: every workload marginal;

@@ -237,7 +237,8 @@ class FineGrid:
             and bool(np.any(np.asarray(self.sigma) > 0))
 
     def describe(self):
-        """The grid and its released counts, JSON-serialisable."""
+        """The grid, its released counts and their noise sd (``"sigma"``: one float, or
+        one per cell once refined; public, from the release's budget share), JSON-serialisable."""
         out = {"low": self.low, "high": self.high, "integer": self.integer}
         if self.edges is None:
             out["values"] = self.points.tolist()
@@ -247,6 +248,9 @@ class FineGrid:
                 out["edges"] = self.edges.tolist()
                 out["refinement"] = self.refinement
         out["counts"] = None if self.counts is None else self.counts.tolist()
+        if self.counts is not None and self.sigma is not None:
+            sd = np.asarray(self.sigma, dtype=np.float64)
+            out["sigma"] = float(sd) if sd.ndim == 0 else sd.tolist()
         if self.spikes is not None:
             out["spikes"] = {"values": self.spikes.tolist(),
                              "counts": self.spike_counts.tolist()}

@@ -365,9 +365,19 @@ def _fine_panel(name, col, fine, syn_cols, j):
         v = v[~np.isnan(v)]
         share = np.bincount(col.fine.cell(v), minlength=len(counts)).astype(np.float64)
         series.append(("synthetic rows", grouped(share) / max(len(v), 1), None))
-    title = f"{name}: fine grid ({len(counts)} cells" + (
+    title = f"{name}: fine grid ({len(counts)} cells" + _noise(fine) + (
         f", shown in blocks of {block})" if block > 1 else ")")
     return bar_chart(shown, series, title=title, ylabel="share of non-missing values")
+
+
+def _noise(fine):
+    """``", noise sd S per cell"`` (a range once refined) from the grid's released
+    ``"sigma"``; ``""`` without one."""
+    if fine.get("sigma") is None:
+        return ""
+    sd = np.atleast_1d(np.asarray(fine["sigma"], dtype=np.float64))
+    lo, hi = _short(float(sd.min())), _short(float(sd.max()))
+    return f", noise sd {lo} per cell" if lo == hi else f", noise sd {lo}\u2013{hi} per cell"
 
 
 def _spike_panel(name, fine, syn_cols, j):

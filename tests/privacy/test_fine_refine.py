@@ -86,6 +86,10 @@ def test_second_release_sensitivity_sigma_and_ledger(releases, solver, currency,
     assert ref["splits"] == refine_splits(np.array(ref["first"]["counts"]), sig2)[
         ref["cells"]].tolist()
     assert len(ref["counts"]) == sum(ref["splits"])
+    # one sd per cell of the refined grid: the first level's where not refined, smaller
+    sd = np.asarray(synth.resolution_["linc"]["sigma"])
+    assert len(sd) == len(synth.resolution_["linc"]["counts"]) and sd.max() == pytest.approx(sig1)
+    assert sd.min() < sig1
     assert "refinement" not in synth.resolution_["age"]
 
 

@@ -77,6 +77,9 @@ def test_the_small_table_share_is_the_fine_releases_sensitivity_and_ledger_entry
     assert math.isclose(gaussian_sigma(2.0, SMALL_TABLE_SHARE * rho) ** 2 * SMALL_TABLE_SHARE,
                         gaussian_sigma(2.0, RESOLUTION_SHARE * rho) ** 2 * RESOLUTION_SHARE)
     assert est.privacy_spent_[0] <= 1.0 * (1 + 1e-9)
+    # published beside the counts: a curator reads the noise without the ledger
+    assert est.resolution_["x"]["sigma"] == pytest.approx(
+        gaussian_sigma(2.0, SMALL_TABLE_SHARE * rho), rel=1e-9)
 
 
 def test_a_halved_noise_at_the_small_table_share_is_refused(monkeypatch):

@@ -161,10 +161,11 @@ tail already, and a sub-cell holding a fifth of what it spreads is split again
 (ggplot2movies' ``votes`` and ``budget`` at epsilon 1: quantile-bin error 0.49 -> 0.43 of the
 DP baseline; "the third level at a fifth")."""
 RESOLUTION_SHRINK = True
-"""Whether decoding shrinks a per-integer fine grid's counts toward flat within each model bin
-by default (``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30:
-per-integer fine counts shrunk toward flat: better at epsilon 0.5 and 1 by 5-15 times what
-it loses on nassCDS at 5, hence on)."""
+"""Whether decoding shrinks a bin's fine counts toward a smooth shape by default
+(``resolution_shrink``; measured in ``benchmarks/RESULTS.md``, issue 30: per-integer fine
+counts shrunk toward flat, better at epsilon 0.5 and 1 by 5-15 times what it loses on nassCDS
+at 5; fine counts of equal cells shrunk toward a line, better on DoctorContacts at every
+epsilon by 4-13 times what it loses on weather at 5; hence on)."""
 SPIKE_DELTA_SHARE = 0.1
 """Share of ``delta`` given to the spikes' threshold where some numeric column's fine grid
 has equal cells (``resolution``; the rest calibrates the Gaussian releases)."""
@@ -513,15 +514,19 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         refined grid serves everything the grid serves (the model's bins with
         ``bin_strategy='fine'``, its 1-way measurement, the placement of values).
     resolution_shrink : bool, default=True
-        Whether sampling shrinks, within each model bin holding 4 integers or
-        more, a per-integer fine grid's counts toward the flat vector of the
-        bin's total (positive-part James-Stein with the release's noise sd,
-        :func:`skdp._domain.fine.shrink_to_flat`): post-processing, the
-        released values and the ledger are unchanged, only the sampled values
-        within a bin. Measured better at epsilon 0.5 and 1 and slightly worse
-        on one table at 5 (``benchmarks/RESULTS.md``, issue 30: per-integer
-        fine counts shrunk toward flat); ``False`` draws from the projected
-        counts as released.
+        Whether sampling shrinks, within each model bin, the fine counts toward
+        a smooth shape of the bin's total (positive-part James-Stein with the
+        release's noise sd): a per-integer grid's counts toward flat in a bin
+        of 4 integers or more (:func:`skdp._domain.fine.shrink_to_flat`), the
+        pieces of equal cells toward a linear density
+        (:func:`skdp._domain.fine.shrink_to_line`; not in a column whose
+        release kept spikes, nor the bounds' point cells or refined
+        sub-cells). Post-processing: the released values and the ledger are
+        unchanged, only the sampled values within a bin.
+        Measured better at epsilon 0.5 and 1 and slightly worse on one table
+        at 5 each (``benchmarks/RESULTS.md``, issue 30: per-integer fine
+        counts shrunk toward flat; fine counts of equal cells shrunk toward a
+        line); ``False`` draws from the projected counts as released.
     neighbouring : {'replace_one', 'add_remove'}, default='replace_one'
         Neighbouring relation of the guarantee. Replace-one (paper 002 §1.2)
         keeps ``n`` public; add/remove (``'smd'`` only) estimates ``n`` from the

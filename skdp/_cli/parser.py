@@ -262,9 +262,11 @@ def _add_synthesize(sub):
                         "holding a fifth of a refined column's spread rows, on another "
                         "0.025 (default: auto)")
     p.add_argument("--resolution-shrink", action=argparse.BooleanOptionalAction, default=True,
-                   help="sample integers within a model bin from their per-integer fine counts "
-                        "shrunk toward flat (James-Stein; post-processing: the release is "
-                        "unchanged; default on)")
+                   help="sample values within a model bin from their fine counts shrunk "
+                        "toward a smooth shape (James-Stein: per-integer counts toward flat, "
+                        "equal cells of a column without spikes toward a linear density; "
+                        "post-processing: the release "
+                        "is unchanged; default on)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
                    help="a column with more than K public categories is compressed: its "
                         "categories with small noisy counts (a private release that spends "

@@ -30,10 +30,12 @@ mass taken as the larger of its projected count and the sum of its spikes'),
 else a value uniformly within the cell: post-processing.
 
 With ``shrink`` (the estimator's ``resolution_shrink``), the projected noisy counts within a
-coarse bin of a per-integer grid are shrunk toward the flat vector of the bin's total
-(:func:`shrink_to_flat`, positive-part James-Stein): with few rows per integer the counts
-are mostly noise and a bin's jagged shape would be copied into the synthetic rows.
-Post-processing; the released counts stay as released.
+coarse bin are shrunk toward a smooth shape of the bin's total (positive-part James-Stein): a
+per-integer grid's toward flat (:func:`shrink_to_flat`), the pieces of equal cells toward a
+linear density (:func:`shrink_to_line`; not in a grid with released spikes, nor the bounds'
+point cells or refined sub-cells: :meth:`FineGrid._smooth_cells`): with
+few rows per cell the counts are mostly noise and a bin's jagged shape would be copied into
+the synthetic rows. Post-processing; the released counts stay as released.
 
 The number of equal cells is ``resolution`` when it is an integer; with
 ``resolution='auto'`` it follows the data's size (:func:`auto_cells`), from
@@ -55,7 +57,7 @@ import numpy as np
 __all__ = ["AUTO_MAX_CELLS", "AUTO_MIN_CELLS", "AUTO_NOISE_RATIO", "INTEGER_CELLS",
            "MAX_SPLIT", "SHRINK_MIN_CELLS", "FineGrid", "auto_cells", "even_edges", "fine_grid",
            "has_fine_grid", "has_spikes", "midpoints", "project_nonnegative", "refine_splits",
-           "shrink_to_flat"]
+           "shrink_to_flat", "shrink_to_line"]
 
 INTEGER_CELLS = 256
 """With ``resolution='auto'``: an integer column whose bounds hold at most this many
@@ -373,14 +375,17 @@ class FineGrid:
         vectors of that bin's total (:meth:`set_bin_totals`), so that the shape within a bin
         is the nearest (in L2) to the noisy counts among those that agree with the mass the
         model gives the bin: a cell whose noise is negative no longer takes mass from every
-        other cell of the grid. With ``shrink``, a grid of one cell per integer then has
-        each bin's weights shrunk toward flat (:meth:`_shrink`)."""
+        other cell of the grid. With ``shrink``, each bin's cells are then shrunk toward
+        flat (:meth:`_shrink`)."""
         per_bin = self.bin_totals is not None
         raw = np.asarray(self.counts, dtype=np.float64)
         mass = raw if per_bin else project_nonnegative(raw)
+        sd = np.broadcast_to(np.asarray(0.0 if self.sigma is None else self.sigma,
+                                        dtype=np.float64), (self.n_cells,))
         if self.edges is None:
             lo = hi = self.points
             weight = mass
+            smooth = np.ones(self.n_cells, dtype=bool)
         else:
             n = len(self.edges) - 1
             left, right, cell, width = self._cuts(col)
@@ -391,30 +396,55 @@ class FineGrid:
             if len(spikes):
                 inner = inner - np.bincount(self.cell(spikes) - 1, weights=spike_w, minlength=n)
                 inner = inner if per_bin else np.clip(inner, 0.0, None)
+            share = (right / 2 - left / 2) / width
             lo = np.concatenate([[self.low], left, [self.high], spikes])
             hi = np.concatenate([[self.low], right, [self.high], spikes])
-            weight = np.concatenate([[mass[0]], inner[cell] * ((right / 2 - left / 2) / width),
-                                     [mass[-1]], spike_w])
+            weight = np.concatenate([[mass[0]], inner[cell] * share, [mass[-1]], spike_w])
+            sd = np.concatenate([sd[:1], sd[cell + 1] * share, sd[-1:], np.zeros(len(spikes))])
+            smooth = np.concatenate([[False], self._smooth_cells()[cell], [False],
+                                     np.zeros(len(spikes), dtype=bool)])
         bins = col._encode_bins(midpoints(lo, hi))
         order = np.argsort(bins, kind="stable")
         bins, lo, hi, weight = bins[order], lo[order], hi[order], weight[order]
+        sd, smooth = sd[order], smooth[order]
         starts = np.searchsorted(bins, np.arange(col.n_bins + 1))
         if per_bin:
             weight = np.concatenate([project_nonnegative(weight[s:e], total)
                                      for s, e, total in zip(starts[:-1], starts[1:],
                                                             self.bin_totals)])
-        if self.shrink and self.edges is None:  # one cell per integer: toward flat
-            weight = self._shrink(weight, order, starts)
+        if self.shrink:
+            weight = self._shrink(weight, lo, hi, sd, starts, smooth)
         return starts, lo, hi, weight
 
-    def _shrink(self, weight, order, starts):
-        """The per-integer ``weight`` (ordered by ``order``, bin ``b`` at ``starts[b]:
-        starts[b + 1]``) of each bin shrunk toward flat (:func:`shrink_to_flat`, with the
-        release's noise sd of each cell): post-processing."""
-        sigma = 0.0 if self.sigma is None else self.sigma
-        sd = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (self.n_cells,))[order]
-        return np.concatenate([weight[:0]] + [shrink_to_flat(weight[s:e], sd[s:e])
-                                              for s, e in zip(starts[:-1], starts[1:])])
+    def _shrink(self, weight, lo, hi, sd, starts, smooth):
+        """``weight`` (the pieces ordered by bin, bin ``b`` at ``starts[b]: starts[b + 1]``)
+        with each bin's ``smooth`` pieces (:meth:`_smooth_cells`) shrunk, with the noise sd
+        ``sd`` of each piece: the integers of a per-integer grid toward equal counts
+        (:func:`shrink_to_flat`), the pieces of equal cells toward a linear density
+        (:func:`shrink_to_line`); the other pieces kept as they are. Post-processing."""
+        out = weight.copy()
+        for s, e in zip(starts[:-1], starts[1:]):
+            idx = s + np.flatnonzero(smooth[s:e])
+            if self.edges is None:
+                out[idx] = shrink_to_flat(weight[idx], sd[idx])
+            else:
+                out[idx] = shrink_to_line(weight[idx], sd[idx], hi[idx] / 2 - lo[idx] / 2,
+                                          midpoints(lo[idx], hi[idx]))
+        return out
+
+    def _smooth_cells(self):
+        """Which equal cells :meth:`_shrink` smooths: none in a grid with released spikes (its
+        values sit on repeated values, so a cell's count beyond its spikes' is more likely a
+        spike under the threshold than noise around a smooth density), and not the sub-cells
+        of a refinement (cells split because their released counts were heavy: a peaked
+        density); the other cells of the first level. From released values only."""
+        n = len(self.edges) - 1
+        if self.spikes is not None and len(self.spikes):
+            return np.zeros(n, dtype=bool)
+        if self.refinement is None:
+            return np.ones(n, dtype=bool)
+        first = (self.high / 2 - self.low / 2) / self.refinement["first"]["cells"]
+        return np.diff(self.edges / 2) >= first * (1 - 1e-9)
 
     def set_bin_totals(self, totals, shrink=False):
         """Place values within a coarse bin consistently with the bin's ``totals`` (the
@@ -579,27 +609,30 @@ class FineGrid:
 
 
 SHRINK_MIN_CELLS = 4
-"""A coarse bin's per-integer counts are shrunk toward flat (:func:`shrink_to_flat`) when it
-holds at least this many integers: the James-Stein estimator toward an estimated mean
-dominates the raw vector from 4 coordinates on."""
+"""A coarse bin's fine counts are shrunk toward flat (:func:`shrink_to_flat`) when it holds at
+least this many integers or pieces of cells: the James-Stein estimator toward an estimated
+mean dominates the raw vector from 4 coordinates on; toward a line (:func:`shrink_to_line`, two
+estimated parameters) from one more."""
 
 
-def shrink_to_flat(counts, sigma):
-    """Positive-part James-Stein shrinkage of one coarse bin's per-integer counts toward the
-    flat vector of the same total.
+def shrink_to_flat(counts, sigma, widths=None):
+    """Positive-part James-Stein shrinkage of one coarse bin's fine counts toward the flat
+    vector of the same total.
 
     ``counts`` ``p`` (``k`` cells, non-negative: the released noisy counts projected onto
-    the bin's total) become ``pbar + c (p - pbar)``, ``pbar`` their mean and
-    ``c = max(0, 1 - (k - 3) sigma**2 / sum((p - pbar)**2))`` (James & Stein 1961,
-    "Estimation with quadratic loss"; the positive part and the shrinkage toward the
-    estimated mean, hence ``k - 3``: Efron & Morris 1973, "Stein's estimation rule and its
-    competitors - an empirical Bayes approach", JASA 68). ``sigma`` is the release's public
-    noise sd, a scalar or one per cell; with unequal sds their mean variance stands for
-    ``sigma**2`` (the usual approximation for unequal variances, Efron & Morris 1973 §8).
-    Where the spread of the counts is at the noise's level the bin is drawn flat; where it
-    is far above, as released. ``c`` is in ``[0, 1]``, so the result is non-negative and
-    has the total of ``counts``. Fewer than :data:`SHRINK_MIN_CELLS` cells, a zero
-    ``sigma`` (not private) or a flat ``counts``: unchanged.
+    the bin's total) become ``f + c (p - f)``, ``f`` the flat vector of their total (equal
+    counts; with ``widths``, counts in proportion to the cells' widths: a flat density) and
+    ``c = max(0, 1 - (k - 3) sigma**2 / sum((p - f)**2))`` (James & Stein 1961,
+    "Estimation with quadratic loss"; the positive part and the shrinkage toward a target
+    with one estimated parameter, the level, hence ``k - 3``: Efron & Morris 1973, "Stein's
+    estimation rule and its competitors - an empirical Bayes approach", JASA 68).
+    ``sigma`` is the release's public noise sd, a scalar or one per cell; with unequal sds
+    their mean variance stands for ``sigma**2`` (the usual approximation for unequal
+    variances, Efron & Morris 1973 §8). Where the spread of the counts is at the noise's
+    level the bin is drawn flat; where it is far above, as released. ``c`` is in ``[0,
+    1]``, so the result is non-negative and has the total of ``counts``. Fewer than
+    :data:`SHRINK_MIN_CELLS` cells, a zero ``sigma`` (not private) or a flat ``counts``:
+    unchanged.
 
     A function of released values and public parameters only: post-processing (Dwork &
     Roth 2014, Prop. 2.1), no budget, the released counts themselves unchanged.
@@ -612,15 +645,66 @@ def shrink_to_flat(counts, sigma):
     [5.0, 5.0, 5.0, 5.0, 5.0]
     >>> shrink_to_flat(np.array([6.0, 4.0, 5.0]), 5.0).tolist()  # too few cells
     [6.0, 4.0, 5.0]
+    >>> shrink_to_flat(np.array([2.0, 2.0, 4.0, 2.0]), 5.0, [1, 1, 2, 1]).tolist()
+    [2.0, 2.0, 4.0, 2.0]
     """
     p = np.asarray(counts, dtype=np.float64)
-    var = float(np.mean(np.square(sigma))) if len(p) else 0.0
-    dev = p - p.mean() if len(p) else p
-    spread = float(np.square(dev).sum())
-    if len(p) < SHRINK_MIN_CELLS or not var > 0 or not spread > 0:
+    k = len(p)
+    var = float(np.mean(np.square(sigma))) if k else 0.0
+    w = np.ones(k) if widths is None else np.asarray(widths, dtype=np.float64)
+    if k < SHRINK_MIN_CELLS or not var > 0 or not w.sum() > 0:
         return p.copy()
-    c = max(0.0, 1.0 - (len(p) - 3) * var / spread)
-    return p.mean() + c * dev
+    flat = p.sum() * w / w.sum()
+    dev = p - flat
+    spread = float(np.square(dev).sum())
+    if not spread > 0:
+        return p.copy()
+    c = max(0.0, 1.0 - (k - 3) * var / spread)
+    return flat + c * dev
+
+
+def shrink_to_line(counts, sigma, widths, centres):
+    """Positive-part James-Stein shrinkage of one coarse bin's pieces of equal (or refined)
+    cells toward the linear density that fits them best.
+
+    ``counts`` ``p`` (``k`` pieces of widths ``widths`` centred at ``centres``;
+    non-negative, the bin's projected noisy counts) become ``t + c (p - t)``, ``t`` the
+    least-squares fit of ``p`` by ``widths * (a + b centres)`` (a density linear within the
+    bin) and ``c = max(0, 1 - (k - 4) sigma**2 / sum((p - t)**2))`` (two estimated
+    parameters: Efron & Morris 1973, as :func:`shrink_to_flat`), then projected onto the
+    non-negative vectors of ``p``'s total (:func:`project_nonnegative`: the line may dip
+    below 0 at an end). A linear target, not a flat one, keeps the density's slope
+    across a wide bin, which at a high epsilon carries more signal in the sums a user's bins
+    take than the noise of any one cell (``benchmarks/RESULTS.md``, issue 30: fine counts of
+    equal cells shrunk within a model bin). With ``k`` equal to :data:`SHRINK_MIN_CELLS`:
+    :func:`shrink_to_flat` toward the flat density; fewer: unchanged. Post-processing.
+
+    Examples
+    --------
+    >>> p = np.array([10.0, 14.0, 16.0, 22.0, 23.0, 31.0])  # a rising density, some noise
+    >>> out = shrink_to_line(p, 3.0, np.ones(6), np.arange(6.0))
+    >>> bool(np.abs(out - p).max() < 3.0), round(float(out.sum()), 6)
+    (True, 116.0)
+    >>> shrink_to_line(p, 30.0, np.ones(6), np.arange(6.0)).round(2).tolist()  # noise: the line
+    [9.48, 13.42, 17.36, 21.3, 25.25, 29.19]
+    """
+    p = np.asarray(counts, dtype=np.float64)
+    k = len(p)
+    var = float(np.mean(np.square(sigma))) if k else 0.0
+    if k <= SHRINK_MIN_CELLS or not var > 0:
+        return shrink_to_flat(p, sigma, widths)
+    w = np.asarray(widths, dtype=np.float64)
+    x = np.asarray(centres, dtype=np.float64) / 2  # halved: no overflow near the float limits
+    x = (x - x[0]) / max(float(np.ptp(x)), np.finfo(np.float64).tiny)
+    x = x - x.mean()
+    A = np.column_stack([w, w * x])
+    line = A @ np.linalg.lstsq(A, p, rcond=None)[0]
+    dev = p - line
+    spread = float(np.square(dev).sum())
+    if not spread > 0:
+        return p.copy()
+    c = max(0.0, 1.0 - (k - 4) * var / spread)
+    return project_nonnegative(line + c * dev, p.sum())
 
 
 def project_nonnegative(noisy, total=None):

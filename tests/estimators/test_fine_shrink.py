@@ -1,8 +1,10 @@
-"""Per-integer fine counts shrunk toward flat within a model bin (issue 30, item 1;
-``resolution_shrink``, on by default): the positive-part James-Stein rule of
-:func:`skdp._domain.fine.shrink_to_flat`, applied at decoding to grids of one cell per integer
-only. Post-processing: the released values and the ledger are those of a fit without it; only
-the sampled values within a bin change."""
+"""Fine counts shrunk toward flat within a model bin (issue 30, item 1; ``resolution_shrink``,
+on by default): the positive-part James-Stein rules of :mod:`skdp._domain.fine` applied at
+decoding, toward equal counts on a grid of one cell per integer
+(:func:`~skdp._domain.fine.shrink_to_flat`), toward a linear density on the pieces of equal or
+refined cells (:func:`~skdp._domain.fine.shrink_to_line`; released spikes and the bounds'
+point cells kept). Post-processing: the released values and the ledger are those of a fit
+without it; only the sampled values within a bin change."""
 
 import numpy as np
 import pandas as pd
@@ -78,16 +80,66 @@ def test_bins_of_fewer_than_four_integers_and_a_zero_sigma_are_untouched():
     assert np.array_equal(shrink_to_flat(np.array([3.0, 0.0, 9.0, 1.0]), 0.0), [3, 0, 9, 1])
 
 
-def test_a_grid_of_equal_cells_is_untouched(monkeypatch):
+def _cells_grid(sigma, spikes=False):
+    """A grid of 20 equal cells on [0, 10] with bound cells, noisy counts around 20, its column of
+    two equal bins, the bins' totals set (and a released spike at 2.25 holding 60)."""
     col = Column("x", float, kind="numeric", low=0.0, high=10.0, n_bins=2)
     rng = np.random.default_rng(0)
     grid = FineGrid(0.0, 10.0, integer=False, points=np.array([0.0, 10.0]),
-                    edges=np.linspace(0, 10, 21), counts=rng.normal(20, 15, 22), sigma=15.0)
-    grid.set_bin_totals(np.array([200.0, 200.0]), shrink=True)
-    before = grid.pieces(col)[3].copy()
-    monkeypatch.setattr(fine, "shrink_to_flat", lambda p, sigma: pytest.fail("called"))
-    grid._pieces = None
-    assert np.array_equal(grid.pieces(col)[3], before)
+                    edges=np.linspace(0, 10, 21), counts=rng.normal(20, sigma, 22),
+                    sigma=sigma)
+    if spikes:
+        grid.counts[5] += 60.0
+        grid.spikes, grid.spike_counts = np.array([2.25]), np.array([60.0])
+    grid.set_bin_totals(np.array([300.0, 200.0]), shrink=True)
+    return col, grid
+
+
+def test_equal_cells_at_the_noise_level_are_drawn_as_a_linear_density():
+    col, grid = _cells_grid(sigma=15.0)
+    starts, lo, hi, weight = grid.pieces(col)
+    for s, e, total in zip(starts[:-1], starts[1:], (300.0, 200.0)):
+        cells = s + np.flatnonzero(hi[s:e] > lo[s:e])
+        w = weight[cells] / (hi[cells] - lo[cells])  # density
+        assert weight[s:e].sum() == pytest.approx(total) and np.all(weight[s:e] >= 0)
+        assert np.allclose(np.diff(w, 2), 0.0, atol=1e-9)  # linear
+    grid.shrink, grid._pieces = False, None
+    assert not np.allclose(np.diff(grid.pieces(col)[3][1:11], 2), 0.0, atol=1e-3)
+
+
+def _pieces(col, grid, shrink):
+    grid.shrink, grid._pieces = shrink, None
+    return grid.pieces(col)
+
+
+def test_a_grid_with_released_spikes_is_drawn_as_released():
+    """Its values sit on repeated values: a cell's count beyond its spikes' is more likely a
+    spike under the threshold than noise, so nothing is smoothed."""
+    col, grid = _cells_grid(sigma=15.0, spikes=True)
+    assert np.array_equal(_pieces(col, grid, True)[3], _pieces(col, grid, False)[3])
+
+
+def test_the_bounds_point_cells_and_refined_sub_cells_are_kept():
+    col, grid = _cells_grid(sigma=15.0)
+    splits = np.zeros(20, dtype=np.int64)
+    splits[3] = 4  # [1.5, 2) split into four sub-cells
+    grid.refine(splits, np.array([30.0, 0.0, 25.0, 5.0]), 10.0)
+    grid.set_bin_totals(np.array([300.0, 200.0]), shrink=True)
+    shrunk, raw = _pieces(col, grid, True), _pieces(col, grid, False)
+    lo, hi = shrunk[1], shrunk[2]
+    kept = (hi == lo) | ((lo >= 1.5) & (hi <= 2.0))  # the bounds and the four sub-cells
+    assert kept.sum() == 6
+    assert np.allclose(shrunk[3][kept], raw[3][kept])
+    assert not np.allclose(shrunk[3][~kept], raw[3][~kept])
+
+
+def test_cells_well_above_the_noise_keep_their_shape():
+    col, grid = _cells_grid(sigma=15.0)
+    grid.counts = np.r_[0.0, np.tile([10.0, 200.0], 10), 0.0]  # a comb, far above sigma
+    grid.set_bin_totals(np.array([1050.0, 1050.0]), shrink=True)
+    shrunk = grid.pieces(col)[3]
+    grid.shrink, grid._pieces = False, None
+    assert np.allclose(shrunk, grid.pieces(col)[3], rtol=0.05, atol=2.0)
 
 
 def _events(est):

@@ -4,8 +4,8 @@ off against on, paired by seed: ``shrink/paired.py``'s split, domains and scorin
 seed, the rows sampled twice with the same ``random_state``, ``fine.SHRINK_CELLS`` False (main
 before the change: per-integer grids shrunk toward flat, equal cells as released) then True.
 CHECKOUT: a checkout of 10d84ab with ``switch.diff`` applied; its environment variables pick
-the variant: ``SKDP_SHRINK_TARGET`` (``flat``, ``line``, ``quad``), ``SKDP_PRETEST=1`` (``c`` 0 or 1),
-``SKDP_EXCLUDE=1`` (cells with a released spike and refined sub-cells kept), with
+the variant: ``SKDP_SHRINK_TARGET`` (``flat``, ``line``, ``quad``), ``SKDP_PRETEST=1`` (``c``
+0 or 1), ``SKDP_EXCLUDE=1`` (cells with a released spike and refined sub-cells kept), with
 ``SKDP_EXCLUDE_ALL=1`` (no cell of a grid with released spikes: the adopted rule). Output as
 ``shrink/paired.py``'s (``shrink/summarize.py`` reads it). ``mv_on.sh`` writes the CLI's rows
 of the movies split (``SKDP_SHRINK_CELLS=0`` gives the off rows), ``mv_cols.py`` per column."""

@@ -18,6 +18,9 @@ same seed). For each seed one fit (the default estimator at ``--epsilon``), then
 - ``T.fine`` / ``T.true``: the training rows' own codes at the model bins decoded either way
   (``T.true``: the training rows with each numeric value redrawn within its bin, column by
   column: the model bins' resolution);
+- ``T.exact``: the same codes decoded by the fit's grid with the training rows' exact counts
+  on its cells and spikes (the bins' totals theirs too): ``T.fine - T.exact`` is the noise of
+  the fine counts, ``T.exact - T.true`` the grid's resolution;
 - ``train``: the training rows themselves (the floor).
 
 Not a privacy claim: the ``.true`` and ``R`` / ``T`` tables read the training rows (a
@@ -42,8 +45,8 @@ from cli_api_gap import domains, split, two_way, one_way, _params  # noqa: E402
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
 from synth_resolution import independent  # noqa: E402
 
-VARIANTS = ["fit", "M.fine", "M.true", "R.fine", "R.true", "T.fine", "T.true", "T.spk",
-            "train"]
+VARIANTS = ["fit", "M.fine", "M.true", "R.fine", "R.true", "T.fine", "T.exact", "T.true",
+            "T.spk", "train"]
 
 
 def true_decode(col, codes, values, rng, fallback):
@@ -100,7 +103,28 @@ def tables(est, train_csv, rng):
         out[f"{name}.fine"] = decoding._table(fine, cols, est._output)
         out[f"{name}.true"] = decoding._table(true, cols, est._output)
     out["T.spk"] = decoding._table(spike_bins(cols, T, prepared, rng), cols, est._output)
+    codes = T[rng.permutation(n)]
+    out["T.exact"] = decoding._table([exact_decode(c, codes[:, j], prepared[j], rng)
+                                      for j, c in enumerate(cols)], cols, est._output)
     return out
+
+
+def exact_decode(col, codes, values, rng):
+    """``codes`` decoded by a copy of ``col``'s fine grid holding the exact counts of
+    ``values`` (the training rows' prepared values) on its cells and released spikes, the
+    bins' totals those of ``codes``: the grid's resolution without its noise."""
+    import copy
+
+    if col.categorical or col.fine is None or col.fine.counts is None:
+        return col.decode(codes, rng)
+    col = copy.deepcopy(col)
+    grid = col.fine
+    grid.counts, grid.sigma = grid.counts_of(values), 0.0  # exact: nothing to shrink
+    if grid.spikes is not None and len(grid.spikes):
+        grid.spike_counts = np.array([(values == s).sum() for s in grid.spikes], float)
+    inside = codes[codes < col.n_bins]
+    grid.set_bin_totals(np.bincount(inside, minlength=col.n_bins).astype(float), grid.shrink)
+    return col.decode(codes, rng)
 
 
 def spike_bins(cols, T, prepared, rng):

@@ -15,14 +15,21 @@ numeric column's 1-way TV, off / on / baseline.
 ``--line`` or ``--blocks`` first (``paired.py --line OUT ...``): the experiments of RESULTS.md's
 section, the "on" state shrinking toward the least-squares line within the bin instead of the
 flat vector (:func:`shrink_to_line`), or per block of frequencies (:func:`shrink_blocks`); not
-in the package."""
+in the package.
+
+``--cells`` first, with ``SKDP_TREE=CHECKOUT`` (a checkout of 10d84ab with
+``../shrink_line/switch.diff`` applied; its environment variables pick the variant,
+``SKDP_SHRINK_TARGET`` ``flat`` / ``line`` / ``quad``, ``SKDP_PRETEST=1``, ``SKDP_EXCLUDE=1``,
+``SKDP_EXCLUDE_ALL=1``): the experiments of "fine counts of equal cells shrunk toward a line",
+off and on the switch's ``fine.SHRINK_CELLS`` (per-integer grids shrunk in both)."""
 import os
 import sys
 import warnings
 
 import numpy as np
 
-tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+here = os.path.dirname(os.path.abspath(__file__))
+tree = os.environ.get("SKDP_TREE", os.path.abspath(os.path.join(here, "..", "..", "..")))
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
 import cli_api_gap as gap  # noqa: E402
 from cli_draft_workflow import _read_csv_rows, _user_codes  # noqa: E402
@@ -72,7 +79,10 @@ def shrink_blocks(counts, sigma):
 
 
 args = sys.argv[1:]
-if args[0] == "--line":
+cells = args[0] == "--cells"
+if cells:
+    args = args[1:]
+elif args[0] == "--line":
     fine.shrink_to_flat, args = shrink_to_line, args[1:]
 elif args[0] == "--blocks":
     fine.shrink_to_flat, args = shrink_blocks, args[1:]
@@ -94,9 +104,11 @@ num = [j for j, n in enumerate(numeric) if n]
 
 
 def rows(est, shrink, path):
+    if cells:
+        fine.SHRINK_CELLS = shrink
     for c in est._columns:
         if c.fine is not None:
-            c.fine.shrink, c.fine._pieces = shrink, None
+            c.fine.shrink, c.fine._pieces = shrink or cells, None
     est.sample(len(train_csv)).to_csv(path, index=False)
     return _read_csv_rows(path)
 

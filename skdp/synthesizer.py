@@ -930,8 +930,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         """Each released fine grid told its model bins' totals (the released model's or
         histogram's 1-way counts: post-processing), so that decoding places values within a
         bin from the fine counts projected onto that bin's total
-        (:meth:`~skdp._domain.fine.FineGrid.set_bin_totals`; with ``resolution_shrink``, a
-        per-integer grid's shrunk toward flat): the synthetic column's fine 1-way is the
+        (:meth:`~skdp._domain.fine.FineGrid.set_bin_totals`; with ``resolution_shrink``,
+        shrunk toward a smooth shape within each bin): the synthetic column's fine 1-way is the
         model's bin mass times a within-bin shape consistent with it."""
         from ._synth.report import _model_counts
 

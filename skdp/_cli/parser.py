@@ -265,8 +265,7 @@ def _add_synthesize(sub):
                    help="sample values within a model bin from their fine counts shrunk "
                         "toward a smooth shape (James-Stein: per-integer counts toward flat, "
                         "equal cells of a column without spikes toward a linear density; "
-                        "post-processing: the release "
-                        "is unchanged; default on)")
+                        "post-processing: the release is unchanged; default on)")
     p.add_argument("--max-categories", type=_max_categories, default=100, metavar="K|none",
                    help="a column with more than K public categories is compressed: its "
                         "categories with small noisy counts (a private release that spends "

@@ -375,8 +375,8 @@ class FineGrid:
         vectors of that bin's total (:meth:`set_bin_totals`), so that the shape within a bin
         is the nearest (in L2) to the noisy counts among those that agree with the mass the
         model gives the bin: a cell whose noise is negative no longer takes mass from every
-        other cell of the grid. With ``shrink``, each bin's cells are then shrunk toward
-        flat (:meth:`_shrink`)."""
+        other cell of the grid. With ``shrink``, each bin's cells are then shrunk toward a
+        smooth shape (:meth:`_shrink`)."""
         per_bin = self.bin_totals is not None
         raw = np.asarray(self.counts, dtype=np.float64)
         mass = raw if per_bin else project_nonnegative(raw)
@@ -449,8 +449,7 @@ class FineGrid:
     def set_bin_totals(self, totals, shrink=False):
         """Place values within a coarse bin consistently with the bin's ``totals`` (the
         released model's counts of ``col``'s bins: post-processing): :meth:`_build`; with
-        ``shrink``, a per-integer grid's counts shrunk toward flat within each bin
-        (:meth:`_shrink`)."""
+        ``shrink``, each bin's fine counts shrunk toward a smooth shape (:meth:`_shrink`)."""
         self.bin_totals = np.asarray(totals, dtype=np.float64)
         self.shrink = bool(shrink)
         self._pieces = None

@@ -139,7 +139,7 @@ CURATED = {  # table -> (package, {column: edit}); an edit replaces the draft's 
         "lfam": {"low": 0, "high": 3}, "ndisease": {"low": 0, "high": 60},
         "educdec": {"low": 0, "high": 25}, "age": {"low": 0, "high": 70},
     }),
-    # fresh tables (2026-11-29), measured after every default was set: nothing chosen on them
+    # fresh tables (2026-11-29), not among those the earlier defaults were chosen on
     "VietNamI": ("Ecdat", {  # 1997 Vietnam household survey, one row a person
         "pharvis": {"low": 0, "high": 50, "integer": True},  # pharmacy visits (drafted: codes)
         "lnhhexp": {"low": 0, "high": 7},  # log household expenditure

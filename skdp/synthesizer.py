@@ -168,7 +168,9 @@ at 5; fine counts of equal cells shrunk toward a line, better on DoctorContacts 
 epsilon by 4-13 times what it loses on weather at 5; hence on)."""
 SPIKE_DELTA_SHARE = 0.1
 """Share of ``delta`` given to the spikes' threshold where some numeric column's fine grid
-has equal cells (``resolution``; the rest calibrates the Gaussian releases)."""
+has equal cells and its spike candidates are its data's values (not an integer column's:
+:meth:`~skdp._domain.fine.FineGrid.public_keys`; ``resolution``; the rest calibrates the
+Gaussian releases)."""
 
 SAMPLE_PARTITION = 1_000_000
 """Rows per partition of :meth:`SaddlePointSynthesizer.sample_dask` by default."""
@@ -429,13 +431,19 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         one cell count and one value count per such column: l2-sensitivity
         ``sqrt(d + d_s)`` for ``d`` grids of which ``d_s`` have equal cells
         under add/remove, ``sqrt(2 (d + d_s))`` under replace-one (Bun–Steinke
-        2016 Prop. 1.6: ``rho = sensitivity**2 / (2 sigma**2)``). The values
-        whose noisy count exceeds ``1 + sigma Phi^-1(1 - delta_t / (k d_s))``
-        (``k = 2`` replace-one, 1 add/remove) are released as spikes with their
-        noisy counts, the others dropped unseen: a value held by one record is
-        released with probability at most ``delta_t / (k d_s)``, and the
-        release is (epsilon, delta_g + delta_t)-DP where its Gaussian part is
-        (epsilon, delta_g)-DP (the stability-based histogram: Korolova et al.
+        2016 Prop. 1.6: ``rho = sensitivity**2 / (2 sigma**2)``). An integer
+        column's candidates are public: every integer strictly inside its bounds
+        (at most :data:`~skdp._domain.fine.PUBLIC_KEYS_MAX`) gets a noisy count,
+        and those above ``sigma Phi^-1(1 - 1 / K)`` for ``K`` candidates are
+        kept as spikes (:func:`~skdp._domain.fine.public_threshold`: one empty
+        candidate passes per column on average; post-processing, no delta).
+        Another column's candidates are its data's values: those whose noisy
+        count exceeds ``1 + sigma Phi^-1(1 - delta_t / (k d_t))`` (``d_t`` such
+        columns, ``k = 2`` replace-one, 1 add/remove) are released as spikes
+        with their noisy counts, the others dropped unseen: a value held by one
+        record is released with probability at most ``delta_t / (k d_t)``, and
+        the release is (epsilon, delta_g + delta_t)-DP where its Gaussian part
+        is (epsilon, delta_g)-DP (the stability-based histogram: Korolova et al.
         2009, Bun, Nissim, Stemmer 2016; Gaussian noise: Wilkins, Kifer,
         Zhang, Karrer 2024), with ``delta_t = 0.1 delta``
         (:data:`SPIKE_DELTA_SHARE`, charged as ``(0, delta_t)`` in the
@@ -818,12 +826,14 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         # which columns get a fine grid, and spikes, is public (kinds, bounds, parameters,
         # n under replace-one); the grids of columns found privately are known after their
         # release (no spikes then), which already makes the budget a shared one
-        spikes = not find and self.resolution is not None and any(
-            fine_grid(c, self.resolution).edges is not None
-            for c in columns if has_fine_grid(c, self.resolution))
+        # (an integer column's candidates are public, no threshold's delta: public_keys)
+        grids = [] if find or self.resolution is None else [
+            fine_grid(c, self.resolution) for c in columns if has_fine_grid(c, self.resolution)]
+        run.spikes = any(g.edges is not None for g in grids)
+        thresholded = any(g.edges is not None and g.public_keys() is None for g in grids)
         delta_cat = run.delta / 2.0 if any(columns[j].categorical for j in find) else 0.0
         run.delta_cat = delta_cat
-        run.delta_spikes = SPIKE_DELTA_SHARE * run.delta if spikes else 0.0
+        run.delta_spikes = SPIKE_DELTA_SHARE * run.delta if thresholded else 0.0
         delta_main = run.delta - delta_cat - run.delta_spikes \
             if delta_cat or run.delta_spikes else None
         if self._gaussian_only(self._solver_for(run.epsilon, run.rows.values), len(columns)):
@@ -872,7 +882,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         def rho_of(share):
             return self._share_rho(plan, fit_rho, fit_mu, share, 1.0 - self._refine_split())
 
-        spikes = run.delta_spikes > 0
+        spikes = run.spikes
         run.fine_share = self.resolution_share
         if self.resolution_share == "auto":
             run.fine_share = auto_share(columns, self.resolution,
@@ -1138,7 +1148,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         resolution = run.fine_share if fine else 0.0
         refine = self._refine_split()
         self._fine_release(columns, values, fine, share(resolution, 1.0 - refine) if fine
-                           else 0.0, run.delta_spikes, fit)
+                           else 0.0, run.spikes, run.delta_spikes, fit)
         if fine and refine > 0:  # the second level, chosen from the first's counts
             self._refine_release(columns, values, fine, share(resolution, refine), fit)
         elif fine and self.resolution_refine == "auto" and self._refine_release(
@@ -1222,18 +1232,19 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         (:func:`skdp._domain.private.find_domains`)."""
         find_domains(columns, values, rho, delta_thr, fit, self.neighbouring)
 
-    def _fine_release(self, columns, values, index, rho, delta_spikes, fit):
-        """The fine grids of ``columns[index]`` and, when ``delta_spikes > 0``, the spikes of
-        those with equal cells (:func:`skdp._domain.private.fine_release`): one Gaussian
-        release (``rho``-zCDP) thresholded at ``delta_spikes``; a Dask table's counts and
-        keys are summed in one pass over its partitions each."""
+    def _fine_release(self, columns, values, index, rho, spikes, delta_spikes, fit):
+        """The fine grids of ``columns[index]`` and, with ``spikes``, the spikes of those with
+        equal cells (:func:`skdp._domain.private.fine_release`): one Gaussian release
+        (``rho``-zCDP), the spikes of float columns thresholded at ``delta_spikes`` (an
+        integer column's candidates are public); a Dask table's counts and keys are summed
+        in one pass over its partitions each."""
         if not index:
             return
         if not fit.backend.is_numpy:  # host counts: drawn on the host, the same generator
             fit = fit.on_host(get_namespace(np.zeros(1)))
         cols = [columns[j] for j in index]
         spiky = [k for k, c in enumerate(cols) if c.fine.edges is not None] \
-            if delta_spikes > 0 else []
+            if spikes else []
         if isinstance(values, list):
             fine_release(cols, [values[j] for j in index], rho, delta_spikes, fit,
                          self.neighbouring, spiky)

@@ -22,9 +22,11 @@ The grid is public, from the column's bounds, its integer flag and the
   columns draw an integer there).
 
 A grid of equal cells may also carry **spikes**: exact values held by many
-records, released with their noisy counts by a stability-based (thresholded)
-Gaussian histogram in the same Gaussian mechanism as the cells
-(:func:`skdp._domain.private.fine_grids`). Decoding draws, within a fine cell,
+records, released with their noisy counts in the same Gaussian mechanism as the cells
+(:func:`skdp._domain.private.fine_release`): by a stability-based (thresholded)
+Gaussian histogram of the data's values, or, for an integer column, from the noisy counts
+of every integer inside its bounds (public candidates, :meth:`FineGrid.public_keys`,
+kept above :func:`public_threshold`). Decoding draws, within a fine cell,
 a released spike with probability proportional to its noisy count (the cell's
 mass taken as the larger of its projected count and the sum of its spikes'),
 else a value uniformly within the cell: post-processing.
@@ -53,11 +55,13 @@ from dataclasses import dataclass, field
 import math
 
 import numpy as np
+from scipy import special
 
 __all__ = ["AUTO_MAX_CELLS", "AUTO_MIN_CELLS", "AUTO_NOISE_RATIO", "INTEGER_CELLS",
-           "MAX_SPLIT", "SHRINK_MIN_CELLS", "FineGrid", "auto_cells", "even_edges", "fine_grid",
-           "has_fine_grid", "has_spikes", "midpoints", "project_nonnegative", "refine_splits",
-           "shrink_to_flat", "shrink_to_line"]
+           "MAX_SPLIT", "PUBLIC_KEYS_MAX", "SHRINK_MIN_CELLS", "SPIKE_FALSE", "FineGrid",
+           "auto_cells", "even_edges", "fine_grid", "has_fine_grid", "has_spikes", "midpoints",
+           "project_nonnegative", "public_threshold", "refine_splits", "shrink_to_flat",
+           "shrink_to_line"]
 
 INTEGER_CELLS = 256
 """With ``resolution='auto'``: an integer column whose bounds hold at most this many
@@ -186,13 +190,39 @@ def has_spikes(col):
     return col.fine is not None and col.fine.edges is not None
 
 
+PUBLIC_KEYS_MAX = 1 << 16
+"""An integer column with equal cells and at most this many integers strictly inside its
+bounds has its spike candidates public (:meth:`FineGrid.public_keys`): every one of them is
+released, so no stability threshold (and no delta) is needed."""
+
+SPIKE_FALSE = 1.0
+"""Expected number of spikes released from noise alone per column of public candidates
+(:func:`public_threshold`). Measured against 0.1 and 3 (``benchmarks/RESULTS.md``, issue 30:
+"spikes of integer columns from public candidates")."""
+
+
+def public_threshold(sigma, n_keys):
+    """The noisy count above which a public candidate is kept as a spike: ``sigma *
+    Phi^-1(1 - SPIKE_FALSE / n_keys)``, so that ``SPIKE_FALSE`` of ``n_keys`` empty
+    candidates pass on average (a false-discovery bound, not a privacy one: every
+    candidate's noisy count is released; keeping some is post-processing).
+
+    Examples
+    --------
+    >>> round(public_threshold(60.0, 359), 1)
+    166.8
+    """
+    return sigma * float(special.ndtri(1.0 - min(SPIKE_FALSE / n_keys, 0.5)))
+
+
 @dataclass
 class FineGrid:
     """A fine public partition of ``[low, high]``: ``points`` (point cells) and, when
     ``edges`` is set, the equal cells between them; the released counts (``counts``,
     noisy) once measured, and the released spikes (``spikes``: exact values strictly
     inside the bounds whose noisy count ``spike_counts`` cleared the release's threshold
-    ``spike_threshold``, public: from the noise's sigma and delta; empty when none did,
+    ``spike_threshold``, public: from the noise's sigma and the threshold's delta, or the
+    number of public candidates (:func:`public_threshold`); empty when none did,
     ``None`` when not released), and the noise sd of the counts (``sigma``: public, from
     the release's budget share and sensitivity; 0 when not private; one per cell once
     refined), and, once the model is released, its counts of the coarse bins
@@ -267,6 +297,25 @@ class FineGrid:
         p = p[(p > self.low) & (p < self.high)]
         keys, counts = np.unique(p, return_counts=True)
         return keys, counts.astype(np.float64)
+
+    def public_keys(self):
+        """The integers strictly inside the bounds, when the grid is an integer column's of
+        equal cells with at most :data:`PUBLIC_KEYS_MAX` of them (public: the bounds); else
+        None (the spike candidates are the data's values).
+
+        Examples
+        --------
+        >>> g = FineGrid(0.0, 360.0, integer=True, points=np.array([0.0, 360.0]),
+        ...              edges=np.linspace(0, 360, 33))
+        >>> keys = g.public_keys(); len(keys), keys[0], keys[-1]
+        (359, 1.0, 359.0)
+        """
+        if not self.integer or self.edges is None:
+            return None
+        first, last = math.floor(self.low) + 1, math.ceil(self.high) - 1
+        if not 0 < last - first + 1 <= PUBLIC_KEYS_MAX:
+            return None
+        return np.arange(first, last + 1, dtype=np.float64)
 
     def cell(self, v):
         """The cell of every (non-missing) value, clipped to the bounds."""

@@ -14,7 +14,8 @@
   (:mod:`skdp._domain.fine`), which place the decoded values within the
   model's coarse bins (:func:`to_fine`: which columns, public), and, in the
   same Gaussian mechanism, the spikes of the grids of equal cells: a
-  stability-based histogram of their exact values (:func:`fine_release`).
+  stability-based histogram of their exact values, or an integer column's counts of
+  every integer inside its bounds (public candidates; :func:`fine_release`).
 
 The thresholded (stability-based) histograms of :func:`find_domains` and
 :func:`fine_release` share :func:`stability_threshold`.
@@ -28,7 +29,7 @@ from scipy import special
 from ..privacy.ledger import gaussian_sigma
 from ..solvers.synth.marginals import replace_one_sensitivity
 from .fine import (auto_cells, even_edges, fine_grid, has_fine_grid, project_nonnegative,
-                   refine_splits)
+                   public_threshold, refine_splits)
 from .fine_bins import CELLS_PER_BIN
 from .values import OTHER, _as_float, _canonical, _counts, missing_mask
 
@@ -466,19 +467,24 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
 
     - every column's counts on its fine grid (:func:`fine_grids`: one cell per record);
     - for each column of ``spiky`` (grids of equal cells: public), the count of each
-      distinct value strictly inside its bounds (the keys; one per record).
+      key strictly inside its bounds (one per record at most): its distinct values, or
+      for an integer column with public candidates
+      (:meth:`~skdp._domain.fine.FineGrid.public_keys`) every integer inside the bounds,
+      0 where the data hold none.
 
     So one record moves ``d + d_s`` counts by one under add/remove (l2-sensitivity
     ``sqrt(d + d_s)``) and ``2 (d + d_s)`` under replace-one (``sqrt(2 (d + d_s))``;
     recorded as the replace-one sensitivity under add/remove): a Gaussian mechanism,
-    Bun–Steinke 2016 Prop. 1.6. Then the keys whose noisy count exceeds
-    :func:`stability_threshold` at :func:`key_delta` (``delta_thr`` over the ``d_s``
-    columns) are released as spikes with their noisy counts; the others, and their
-    number, are dropped unseen. A value held by one record is released with probability
-    at most ``key_delta``: the thresholding is charged ``(0, delta_thr)`` through
-    :meth:`~skdp.privacy.budget.Budget.approx_dp` (before the draw), composed with the
-    Gaussian part by the ledger (basic composition: the stability-histogram argument of
-    :func:`stability_threshold`).
+    Bun–Steinke 2016 Prop. 1.6. A column of public candidates keeps those above
+    :func:`~skdp._domain.fine.public_threshold` as spikes (post-processing of a
+    released histogram on a public domain). Of the other ``d_t`` columns, the keys whose
+    noisy count exceeds :func:`stability_threshold` at :func:`key_delta` (``delta_thr``
+    over the ``d_t`` columns) are released as spikes with their noisy counts; the
+    others, and their number, are dropped unseen. A value held by one record is released
+    with probability at most ``key_delta``: the thresholding is charged ``(0,
+    delta_thr)`` through :meth:`~skdp.privacy.budget.Budget.approx_dp` (before the
+    draw; only where ``d_t > 0``), composed with the Gaussian part by the ledger (basic
+    composition: the stability-histogram argument of :func:`stability_threshold`).
 
     Parameters
     ----------
@@ -507,23 +513,39 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
     counts = fine_counts(columns, prepared) if counts is None else counts
     if spiky and keys is None:
         keys = spike_keys([columns[k] for k in spiky], [prepared[k] for k in spiky])
-    keys = list(keys or [])
+    public = [columns[k].fine.public_keys() for k in spiky]
+    keys = [_on_public_keys(p, vc) for p, vc in zip(public, keys or [])]
+    n_private = sum(p is None for p in public)
     label = f"fine grid counts of {len(columns)} columns"
-    threshold = None
+    thresholds = [public_threshold(sigma, len(p)) if p is not None else None for p in public]
+    if n_private:
+        threshold = stability_threshold(sigma, key_delta(delta_thr, n_private, neighbouring))
+        thresholds = [threshold if t is None else t for t in thresholds]
+        fit.approx_dp(0.0, delta_thr, label=f"spike thresholding of {n_private} columns")
     if spiky:
-        threshold = stability_threshold(sigma, key_delta(delta_thr, len(spiky), neighbouring))
-        fit.approx_dp(0.0, delta_thr, label=f"spike thresholding of {len(spiky)} columns")
         label += f" and exact values of {len(spiky)}"
     parts = _stacked_release(list(counts) + [c for _, c in keys], gaussian_share(fit, rho),
                              sens, sigma, replace_sens, label=label)
     for col, part in zip(columns, parts):
         col.fine.counts = np.asarray(part, dtype=np.float64)
         col.fine.sigma = sigma  # public: rho and the sensitivity
-    for k, (vals, _), part in zip(spiky, keys, parts[len(columns):]):
+    for k, (vals, _), part, threshold in zip(spiky, keys, parts[len(columns):], thresholds):
         keep = np.asarray(part) > threshold
         columns[k].fine.spikes = np.asarray(vals, dtype=np.float64)[keep]
         columns[k].fine.spike_counts = np.asarray(part, dtype=np.float64)[keep]
-        columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, d_s
+        columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, the keys
+
+
+def _on_public_keys(public, keys):
+    """A column's spike keys ``(values, counts)`` on its public candidates (every one, count 0
+    where the data hold none; a value that is not one of them counts for none), or as they are
+    when ``public`` is None."""
+    if public is None:
+        return keys
+    values, counts = keys
+    at = np.minimum(np.searchsorted(public, values), len(public) - 1)
+    hit = public[at] == values
+    return public, np.bincount(at[hit], weights=counts[hit], minlength=len(public))
 
 
 def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=None,

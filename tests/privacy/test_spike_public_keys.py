@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from skdp import audit
+from skdp.audit import audit_scores, weakened_noise
 from skdp._backend import Backend
 from skdp._domain import Column
 from skdp._domain.fine import SPIKE_FALSE, FineGrid, public_threshold
@@ -155,5 +155,34 @@ def _residual_ratio():
 
 def test_integer_spike_noise_is_the_recorded_noise_and_a_halved_noise_is_caught():
     assert abs(_residual_ratio() - 1) < 0.2
-    with audit.weakened_noise(2.0):
+    with weakened_noise(2.0):
         assert abs(_residual_ratio() - 1) > 0.3
+
+
+# ----------------------------------------------------------------- the audit
+def _released_count(values, seed):
+    col = _integer_column()
+    fine_release([col], [values], AUDIT_RHO, 0.0, _budget(seed), "add_remove", spiky=[0])
+    return float(col.fine.spike_counts[col.fine.spikes.tolist().index(200.0)])
+
+
+AUDIT_RHO = 0.1
+
+
+def test_the_audit_holds_the_claim_and_catches_a_noise_divided_by_10():
+    """Neighbours under add/remove: 300 rows at 200, and one more. The released count of
+    the public candidate 200 (a Gaussian mechanism of l2-sensitivity sqrt(2): its count and
+    its cell's move) audited over 1,500 releases each: the lower bound stays under the
+    claim (rho 0.1 zCDP, Bun-Steinke 2016 Prop. 1.3 at delta 1e-5), and a noise divided by
+    10 breaks it."""
+    delta = 1e-5
+    claim = AUDIT_RHO + 2 * math.sqrt(AUDIT_RHO * math.log(1 / delta))
+    out_rows, in_rows = np.full(300, 200.0), np.full(301, 200.0)
+
+    def scores():
+        return ([_released_count(out_rows, s) for s in range(1500)],
+                [_released_count(in_rows, 10_000 + s) for s in range(1500)])
+
+    assert audit_scores(*scores(), delta=delta).epsilon_lower_bound < claim
+    with weakened_noise(10.0):
+        assert audit_scores(*scores(), delta=delta).epsilon_lower_bound > claim

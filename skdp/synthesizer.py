@@ -590,8 +590,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         changed); empty otherwise.
     resolution_ : dict
         Column name -> its fine grid (``resolution``; with ``"spikes": {"values",
-        "counts"}``, the released spikes, and ``"spike_threshold"``, the public threshold
-        their noisy counts cleared, where it has equal cells): ``{"low", "high",
+        "counts"}``, the released spikes, ``"spike_threshold"``, the public threshold
+        their noisy counts cleared, and ``"spike_candidates"``, ``"public"`` (an integer
+        column: every integer of its bounds measured) or ``"data"`` (the data's values,
+        stability-thresholded), where it has equal cells): ``{"low", "high",
         "integer", "values"}`` (one cell per integer) or ``{"low", "high",
         "integer", "cells"}`` (the bound cells and ``cells`` equal cells),
         with ``"counts"``, the released noisy counts (the order of the cells), and

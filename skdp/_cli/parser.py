@@ -244,9 +244,10 @@ def _add_synthesize(sub):
                         "cell per bound and R equal cells, with auto as many as the row count "
                         "and the noise support) and, on equal cells, the exact values many rows "
                         "hold (spikes, above a noisy threshold): their noisy counts (a private "
-                        "release that spends --resolution-share of the budget and a tenth of "
-                        "delta) place the values within their bins; none: values uniform within "
-                        "their bins (default: auto)")
+                        "release that spends --resolution-share of the budget and, unless every "
+                        "such column is an integer one, a tenth of delta) place the values "
+                        "within their bins; none: values uniform within their bins (default: "
+                        "auto)")
     p.add_argument("--resolution-share", type=_share_or_auto, default="auto", metavar="S|auto",
                    help="share of the budget spent on the fine grids and spikes; auto: 0.2, or "
                         "0.35 where a grid would have fewer than 2 cells per model bin at 0.2 "

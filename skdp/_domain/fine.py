@@ -222,7 +222,9 @@ class FineGrid:
     noisy) once measured, and the released spikes (``spikes``: exact values strictly
     inside the bounds whose noisy count ``spike_counts`` cleared the release's threshold
     ``spike_threshold``, public: from the noise's sigma and the threshold's delta, or the
-    number of public candidates (:func:`public_threshold`); empty when none did,
+    number of public candidates (:func:`public_threshold`; ``spike_candidates``:
+    ``'public'``, every integer of the bounds measured, or ``'data'``, the data's values
+    thresholded); empty when none did,
     ``None`` when not released), and the noise sd of the counts (``sigma``: public, from
     the release's budget share and sensitivity; 0 when not private; one per cell once
     refined), and, once the model is released, its counts of the coarse bins
@@ -252,6 +254,7 @@ class FineGrid:
     spikes: np.ndarray | None = None
     spike_counts: np.ndarray | None = None
     spike_threshold: float | None = None
+    spike_candidates: str | None = None
     sigma: float | None = None
     bin_totals: np.ndarray | None = None
     refinement: dict | None = None
@@ -288,6 +291,7 @@ class FineGrid:
                              "counts": self.spike_counts.tolist()}
         if self.spike_threshold is not None:
             out["spike_threshold"] = float(self.spike_threshold)
+            out["spike_candidates"] = self.spike_candidates
         return out
 
     def spike_keys(self, prepared):

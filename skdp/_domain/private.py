@@ -534,6 +534,8 @@ def fine_release(columns, values, rho, delta_thr, fit, neighbouring, spiky=(), c
         columns[k].fine.spikes = np.asarray(vals, dtype=np.float64)[keep]
         columns[k].fine.spike_counts = np.asarray(part, dtype=np.float64)[keep]
         columns[k].fine.spike_threshold = threshold  # public: sigma, delta_thr, the keys
+    for k, p in zip(spiky, public):
+        columns[k].fine.spike_candidates = "data" if p is None else "public"
 
 
 def _on_public_keys(public, keys):

@@ -418,8 +418,10 @@ def _spike_panel(name, fine, syn_cols, j):
     rows = largest(MAX_SPIKE_ROWS)
     out.append(f"<p>Spikes of <code>{_esc(name)}</code>: exact values released with their "
                "noisy counts (the fine grid's Gaussian mechanism) because the noisy count "
-               f"cleared the public threshold {_esc(_num(threshold))}; every other value "
-               "was dropped unseen. "
+               f"cleared the public threshold {_esc(_num(threshold))}; "
+               + ("every other integer of the bounds was measured and dropped. "
+                  if fine.get("spike_candidates") == "public"
+                  else "every other value was dropped unseen. ")
                + (f"The {len(rows)} largest of {len(values)}. " if len(rows) < len(values)
                   else "")
                + ("" if syn is None else "Beside them, the synthetic rows equal to each "

@@ -85,6 +85,11 @@ def test_integer_spikes_cost_no_delta_and_keep_the_sensitivity(releases, neighbo
     assert synth.resolution_["i"]["spike_threshold"] == pytest.approx(
         public_threshold(sigma, 99))
     assert {7.0, 40.0, 41.0, 85.0} <= set(synth.resolution_["i"]["spikes"]["values"])
+    assert synth.resolution_["i"]["spike_candidates"] == "public"
+    assert synth.resolution_["f"]["spike_candidates"] == "data"
+    page = synth.report()
+    assert "every other integer of the bounds was measured and dropped" in page
+    assert "every other value was dropped unseen" in page
     eps, delta = synth.privacy_spent_
     assert eps <= 1.0 + 1e-9 and delta <= 1e-6
 

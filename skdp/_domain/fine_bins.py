@@ -128,7 +128,8 @@ def spike_edges(col):
     inside, counts = spikes[keep][order], np.asarray(col.fine.spike_counts, float)[keep][order]
     bins = col._encode_bins(inside)
     heavy = np.flatnonzero(mass > SPIKE_HEAVY * mass.sum() / col.n_bins)
-    starts = [_starts(inside, counts, bins == j) for j in heavy]
+    steps = col.fine.spike_candidates == "public"
+    starts = [_starts(inside, counts, bins == j, steps) for j in heavy]
     new = np.union1d(edges, np.concatenate([edges[:0]] + starts))
     if len(new) > len(edges):
         col.edges, col.n_bins = new, len(new) - 1
@@ -137,19 +138,21 @@ def spike_edges(col):
         col.edges = before
 
 
-def _starts(spikes, counts, mine):
+def _starts(spikes, counts, mine, steps=False):
     """The spikes selected by ``mine`` (of the sorted released ``spikes`` of a column, with
     their noisy ``counts``) that start a bin. Three or more: all of them unless they are a
-    unit's grid (:func:`_on_grid`), then none. One or two (too few to judge the spacing
+    unit's grid (:func:`_on_grid`; with ``steps``, an integer column's public candidates,
+    :func:`_mostly_steps`), then none. One or two (too few to judge the spacing
     alone): judged with the nearest released spike on either side; where those are a unit's
     grid, only a mode of it starts a bin, a spike whose noisy count is above
     :data:`MODE_RATIO` times each of its neighbours' (educdec's 12 years of schooling among
     11 and 13), not a step of a smooth quantity (weather's wind speeds in 1.15-mph steps,
     two to a bin at ``n_bins=32``)."""
+    grid = _mostly_steps if steps else _on_grid
     idx = np.flatnonzero(mine)
     if len(idx) >= 3:
-        return spikes[:0] if _on_grid(spikes[idx]) else spikes[idx]
-    if not len(idx) or not _on_grid(spikes[max(idx[0] - 1, 0):idx[-1] + 2]):
+        return spikes[:0] if grid(spikes[idx]) else spikes[idx]
+    if not len(idx) or not grid(spikes[max(idx[0] - 1, 0):idx[-1] + 2]):
         return spikes[idx]
     padded = np.concatenate([[-np.inf], counts, [-np.inf]])
     return spikes[[i for i in idx if padded[i + 1] > MODE_RATIO * max(padded[i], padded[i + 2])]]
@@ -159,6 +162,28 @@ def _on_grid(values):
     """Whether sorted ``values`` (3 or more) are equally spaced to :data:`GRID_TOL`."""
     gaps = np.diff(values)
     return len(gaps) >= 2 and np.ptp(gaps) <= GRID_TOL * gaps.min()
+
+
+def _mostly_steps(values):
+    """Whether at least half the gaps of sorted ``values`` (3 or more) are their most common
+    gap: the grid test of an integer column's spikes, whose candidates are public and kept
+    at a lower threshold (:func:`~skdp._domain.fine.public_threshold`), so that a run of
+    consecutive lengths in minutes with a few values beyond it (94 ... 115, 120, 123), or
+    wind directions in 10-degree steps with one spike of noise among them, are still a
+    unit's steps, not as many subpopulations.
+
+    Examples
+    --------
+    >>> _mostly_steps(np.array([94.0, 95, 96, 97, 98, 120, 123]))
+    True
+    >>> _mostly_steps(np.array([1.0, 4, 9, 16]))
+    False
+    """
+    gaps = np.diff(values)
+    if len(gaps) < 2:
+        return False
+    _, count = np.unique(gaps, return_counts=True)
+    return bool(2 * count.max() >= len(gaps))
 
 
 def fine_edges(grid, n_bins):

@@ -191,3 +191,34 @@ def test_the_audit_holds_the_claim_and_catches_a_noise_divided_by_10():
     assert audit_scores(*scores(), delta=delta).epsilon_lower_bound < claim
     with weakened_noise(10.0):
         assert audit_scores(*scores(), delta=delta).epsilon_lower_bound > claim
+
+
+# ----------------------------------------------------------------- the rules that read spikes
+def test_a_run_of_integer_spikes_is_spread_mass_an_isolated_one_is_not():
+    """``_shares`` (the refinement's spread mass): public candidates' spikes one integer apart
+    are a quantity over many values, kept in their cell's mass; an isolated one is an exact
+    value, taken out as before; the data's values are all taken out."""
+    from skdp._domain.private import _shares
+    g = FineGrid(0.0, 400.0, integer=True, points=np.array([0.0, 400.0]),
+                 edges=np.linspace(0, 400, 9))
+    g.counts = np.array([0.0, 1000.0, 100, 100, 100, 100, 100, 100, 100, 0.0])
+    g.spikes = np.array([10.0, 11.0, 12.0, 13.0, 30.0])
+    g.spike_counts = np.array([200.0, 200.0, 200.0, 200.0, 300.0])
+    g.spike_candidates = "public"
+    assert _shares(g)[0] == pytest.approx(700 / 1400)  # only 30's count taken out
+    g.spike_candidates = "data"
+    assert _shares(g)[0] == 0.0  # 1000 - 1100 clipped
+
+
+def test_a_run_of_integer_spikes_with_a_few_beyond_it_starts_no_bins():
+    """``_starts`` with an integer column's public candidates: 94 ... 115 and 120, 123 in one
+    heavy bin are a unit's steps (most gaps are 1), not 24 subpopulations; irregular values
+    still start bins; the data's candidates keep the exact-grid test."""
+    from skdp._domain.fine_bins import _starts
+    run = np.concatenate([np.arange(94.0, 116.0), [120.0, 123.0]])
+    counts = np.full(len(run), 300.0)
+    mine = np.ones(len(run), dtype=bool)
+    assert len(_starts(run, counts, mine, steps=True)) == 0
+    assert len(_starts(run, counts, mine, steps=False)) == len(run)
+    odd = np.array([7.0, 19.0, 40.0, 44.0])
+    assert len(_starts(odd, np.full(4, 300.0), np.ones(4, dtype=bool), steps=True)) == 4

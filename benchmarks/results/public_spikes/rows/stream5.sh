@@ -1,0 +1,8 @@
+#!/bin/bash
+# movies with wtB (committed: public candidates + the steps rule), paired with movies65k_-1 (same noise)
+cd /tmp/mv
+export OMP_NUM_THREADS=1 PYTHONPATH=/tmp/wtB
+M=wtB2; mkdir -p /tmp/pk3_mv_$M
+for e in 1 0.5; do for s in 0 1 2 3 4 5; do
+  python -m skdp synthesize train.csv -o /tmp/pk3_mv_$M/syn_${e}_s$s.csv --domain domain.json --epsilon $e --delta 1e-6 --seed $s --quiet > /dev/null 2>&1
+done; python /work/main/benchmarks/results/mixed_speed/baseline.py /tmp/mv $e /tmp/pk3_mv_$M/syn_${e}_s{0,1,2,3,4,5}.csv > /work/notes/s51/pk2/movies65k_${M}_$e.md; done

@@ -210,7 +210,7 @@ def public_threshold(sigma, n_keys):
     Examples
     --------
     >>> round(public_threshold(60.0, 359), 1)
-    166.8
+    166.3
     """
     return sigma * float(special.ndtri(1.0 - min(SPIKE_FALSE / n_keys, 0.5)))
 
@@ -311,7 +311,8 @@ class FineGrid:
         --------
         >>> g = FineGrid(0.0, 360.0, integer=True, points=np.array([0.0, 360.0]),
         ...              edges=np.linspace(0, 360, 33))
-        >>> keys = g.public_keys(); len(keys), keys[0], keys[-1]
+        >>> keys = g.public_keys()
+        >>> len(keys), float(keys[0]), float(keys[-1])
         (359, 1.0, 359.0)
         """
         if not self.integer or self.edges is None:

@@ -21,8 +21,9 @@ from skdp.audit import audit_scores, weakened_noise
 from skdp._backend import Backend
 from skdp._domain import Column
 from skdp._domain.fine import SPIKE_FALSE, FineGrid, public_threshold
-from skdp._domain.private import (_on_public_keys, fine_release, key_delta, spike_keys,
-                                  stability_threshold, to_fine)
+from skdp._domain.fine_bins import _starts
+from skdp._domain.private import (_on_public_keys, _shares, fine_release, key_delta,
+                                  spike_keys, stability_threshold, to_fine)
 from skdp.privacy.budget import Budget
 from skdp.privacy.ledger import approx_dp_to_gdp, gaussian_sigma
 from skdp.synthesizer import SPIKE_DELTA_SHARE
@@ -198,7 +199,6 @@ def test_a_run_of_integer_spikes_is_spread_mass_an_isolated_one_is_not():
     """``_shares`` (the refinement's spread mass): public candidates' spikes one integer apart
     are a quantity over many values, kept in their cell's mass; an isolated one is an exact
     value, taken out as before; the data's values are all taken out."""
-    from skdp._domain.private import _shares
     g = FineGrid(0.0, 400.0, integer=True, points=np.array([0.0, 400.0]),
                  edges=np.linspace(0, 400, 9))
     g.counts = np.array([0.0, 1000.0, 100, 100, 100, 100, 100, 100, 100, 0.0])
@@ -214,7 +214,6 @@ def test_a_run_of_integer_spikes_with_a_few_beyond_it_starts_no_bins():
     """``_starts`` with an integer column's public candidates: 94 ... 115 and 120, 123 in one
     heavy bin are a unit's steps (most gaps are 1), not 24 subpopulations; irregular values
     still start bins; the data's candidates keep the exact-grid test."""
-    from skdp._domain.fine_bins import _starts
     run = np.concatenate([np.arange(94.0, 116.0), [120.0, 123.0]])
     counts = np.full(len(run), 300.0)
     mine = np.ones(len(run), dtype=bool)

@@ -11,7 +11,7 @@ from .exceptions import PrivacyLeakWarning
 from .privacy.accountant import BudgetAccountant
 
 __all__ = ["EPSILON_CONSTRAINT", "DELTA_CONSTRAINT", "ACCOUNTANT_CONSTRAINT", "check_epsilon_delta",
-           "check_bound", "warn_large_delta", "warn_privacy_leak"]
+           "check_bound", "name_list", "warn_large_delta", "warn_privacy_leak"]
 
 
 class RealInterval(Interval):
@@ -140,6 +140,27 @@ def warn_large_delta(delta, n_samples):
                       "probability delta is (0, delta)-DP). Use delta well below 1/n, e.g. "
                       f"1/n**2 = {1.0 / n_samples**2:.1g} or smaller.",
                       PrivacyLeakWarning, stacklevel=3)
+
+
+NAMES_SHOWN = 10
+"""The most column names a message lists (:func:`name_list`): a wide table's warning stays
+readable."""
+
+
+def name_list(names, most=NAMES_SHOWN):
+    """``names`` as a message shows them: the list, or its first ``most`` and how many more.
+
+    Examples
+    --------
+    >>> name_list(["age", "sex"])
+    "['age', 'sex']"
+    >>> name_list([f"c{i}" for i in range(200)], most=3)
+    "['c0', 'c1', 'c2'] and 197 more (200 in all)"
+    """
+    names = list(names)
+    if len(names) <= most:
+        return repr(names)
+    return f"{names[:most]!r} and {len(names) - most} more ({len(names)} in all)"
 
 
 def warn_privacy_leak(what, fix):

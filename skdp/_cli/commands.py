@@ -26,7 +26,7 @@ import numpy as np
 
 from .._base import reserve_fit
 from .._domain.forbid import FORBID, split_forbid
-from .._validation import check_epsilon_delta, warn_privacy_leak
+from .._validation import check_epsilon_delta, name_list, warn_privacy_leak
 from ..privacy.ledger import describe_composition
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
@@ -291,7 +291,7 @@ def _warn_draft(path, domain):
     left = draft_notes(domain)
     if left:
         warn_privacy_leak(
-            f"The domain of column(s) {left} in {path} (still marked a draft by their "
+            f"The domain of column(s) {name_list(left)} in {path} (still marked a draft by their "
             "\"note\" entries)",
             "Review each entry, replace what was read from the data by public knowledge, "
             "and delete its note.")
@@ -327,13 +327,13 @@ def resolve_domain(domain, header, cells, n_bins):
     names = [header[j] for j in todo]
     if todo and domain == "private":
         warn_privacy_leak(
-            f"The kind (numeric, integer or categorical) of column(s) {names}",
+            f"The kind (numeric, integer or categorical) of column(s) {name_list(names)}",
             "Their bounds and categories are found privately; declare the kinds in a domain "
             'file with {"kind": "numeric", "integer": true} or {"kind": "categorical"} '
             "entries." + numeric_hint(numeric_like, kind=True))
     elif todo:
         warn_privacy_leak(
-            f"The domain (kind, categories or bounds) of column(s) {names}",
+            f"The domain (kind, categories or bounds) of column(s) {name_list(names)}",
             "Pass the public categories or bounds of every column in a domain file "
             "(--domain FILE; `python -m skdp domain` drafts one to review), or use "
             "--domain private." + numeric_hint(numeric_like))
@@ -366,8 +366,8 @@ def numeric_hint(names, kind=False, draft=False):
     else:
         effect, entry = ("each synthetic cell copies a value of the data"),\
             '{"low": .., "high": ..} entry with public bounds'
-    return (f" Column(s) {names} are read as categorical although most of their cells are "
-            "numbers (some cells are not finite numbers, e.g. 'inf' or a stray word), so "
+    return (f" Column(s) {name_list(names)} are read as categorical although most of their "
+            "cells are numbers (some cells are not finite numbers, e.g. 'inf' or a stray word), so "
             f"{effect}: give each a {entry} in the domain file (a cell that is not a finite "
             "number is then an error naming its line), or list the stray spellings in "
             "--na-values to read them as missing.")
@@ -644,7 +644,8 @@ def draft_domain(args):
         "and replace it by public knowledge (the categories a column can take, bounds known "
         "without the data) before a release; a release that uses it unchanged is not "
         "differentially private."
-        + (f" Column(s) {flagged} are spiky or heavy-tailed (see their \"note\" entries)."
+        + (f" Column(s) {name_list(flagged)} are spiky or heavy-tailed (see their \"note\" "
+           "entries)."
            if flagged else "") + numeric_hint(numeric_like, draft=True),
         PrivacyLeakWarning, stacklevel=2)
     text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"

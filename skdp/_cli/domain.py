@@ -15,6 +15,7 @@ import numpy as np
 from .._domain import entry_form, parse_entry
 from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
+from .._validation import name_list
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "kind_entry",
@@ -48,7 +49,8 @@ def check_domain(domain, header):
                          "file) to give both.")
     unknown = [k for k in entries if k not in header]
     if unknown:
-        raise ValueError(f"the domain names column(s) {unknown} that the CSV does not have; "
+        raise ValueError(f"the domain names column(s) {name_list(unknown)} that the CSV does "
+                         "not have; "
                          f"its header is {header}.")
     for name, entry in entries.items():
         try:

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils.validation import _assert_all_finite
 
 from .._domain import Column
+from .._validation import name_list
 from . import encoding
 
 __all__ = ["columns_of", "check_public", "partitions", "domain_counts", "codes"]
@@ -63,8 +64,8 @@ def check_public(columns, how):
     if found:
         raise ValueError(
             "on a Dask table every column's domain must be public: pass the categories or "
-            f"bounds of column(s) {found} in `domain` (or give them a bool or pandas category "
-            "dtype). Domains found privately (domain='private', \"kind\" entries) or read "
+            f"bounds of column(s) {name_list(found)} in `domain` (or give them a bool or pandas "
+            "category dtype). Domains found privately (domain='private', \"kind\" entries) or read "
             "from the data are not supported on a cluster.")
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._domain import derive, missing_mask, parse_entry, plan_column
 from .._domain.forbid import check_forbid, split_forbid
-from .._validation import warn_privacy_leak
+from .._validation import name_list, warn_privacy_leak
 from ..solvers.synth.marginals import MAX_CELLS
 
 __all__ = ["is_frame", "frame_names", "array_names", "complete", "load_domain", "load_forbid",
@@ -157,8 +157,8 @@ def plan_columns(columns, domain, n_bins, missing):
                   and getattr(c.dtype, "name", "") == "category"]
     if from_dtype:  # astype('category') takes its categories from the values
         warn_privacy_leak(
-            f"The domain of column(s) {from_dtype} (the categories of their pandas category "
-            "dtype, which `astype('category')` reads from the values)",
+            f"The domain of column(s) {name_list(from_dtype)} (the categories of their pandas "
+            "category dtype, which `astype('category')` reads from the values)",
             "If the categories are public, list them in `domain` for these columns, or use "
             "domain='private'.")
     return how
@@ -170,7 +170,7 @@ def derive_columns(columns, values, how, n_bins):
     for col, v in derived:
         derive(col, v[~missing_mask(v)], n_bins)
     if derived:
-        warn_privacy_leak(f"The domain of column(s) {[c.name for c, _ in derived]}",
+        warn_privacy_leak(f"The domain of column(s) {name_list(c.name for c, _ in derived)}",
                           "Pass the public categories or bounds of every column as "
                           "`domain` (or use domain='private').")
 

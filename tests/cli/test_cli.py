@@ -319,6 +319,22 @@ def test_domain_command_drafts_a_reusable_file(tmp_path, fake, capsys):
     assert "PrivacyLeakWarning" not in capsys.readouterr().err
 
 
+def test_a_wide_tables_warnings_name_ten_columns_and_count_the_rest(tmp_path, fake, capsys):
+    header = [f"c{j}" for j in range(60)]
+    src = _write(tmp_path / "in.csv", header, [[i % 3] * 60 for i in range(30)])
+    out = tmp_path / "d.json"
+    assert main(["domain", src, "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
+                 "--domain", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "still marked a draft" in err
+    assert f"{header[:10]!r} and 50 more (60 in all)" in err and "'c10'" not in err
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "The domain (kind, categories or bounds)" in err and "and 50 more" in err
+
+
 def test_domain_command_without_n_bins_leaves_the_bins_to_synthesize(tmp_path, fake, capsys):
     src = _write(tmp_path / "in.csv", HEADER, ROWS)
     out = tmp_path / "d.json"

@@ -37,6 +37,7 @@ OUT/upstream_synth``, in a throw-away mbi environment); a second call with
 """
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -161,6 +162,25 @@ CURATED = {  # table -> (package, {column: edit}); an edit replaces the draft's 
         "school": {"low": 0, "high": 20, "integer": True},  # years of schooling
         "income": {"low": -5, "high": 60},  # family income, 10,000 USD (can be negative)
     }),
+    "Benefits": ("Ecdat", {  # US displaced blue-collar workers 1982-91, one row a worker
+        "bluecol": DROP,  # constant ("yes": the survey's population)
+        "stateur": {"low": 0, "high": 25},  # state unemployment rate, percent
+        "statemb": {"low": 0, "high": 400, "integer": True},  # state maximum benefit, $ / week
+        "age": {"low": 16, "high": 70, "integer": True},  # years (drafted: categories)
+        "tenure": {"low": 0, "high": 50, "integer": True},  # years in the lost job (drafted: ditto)
+        "rr": {"low": 0, "high": 1},  # replacement rate: benefit / weekly wage
+    }),
+    "CPS1988": ("AER", {  # US Current Population Survey, March 1988: men's weekly wages
+        "wage": {"low": 0, "high": 20000},  # dollars a week (heavy tail)
+        "education": {"low": 0, "high": 20, "integer": True},  # years (drafted: categories)
+        "experience": {"low": -10, "high": 70, "integer": True},  # age - education - 6
+    }),
+    "STAR": ("AER", {  # Tennessee class-size experiment: one row a pupil, grades K-3
+        **{f"{t}{g}": {"low": 200, "high": 800, "integer": True}  # scaled test scores
+           for t in ("read", "math") for g in "k123"},
+        **{f"experience{g}": {"low": 0, "high": 50, "integer": True}  # teachers' years
+           for g in "k123"},
+    }),
 }
 
 
@@ -236,7 +256,7 @@ def curated(args):
     from synth_resolution import independent
 
     from skdp._domain.parse import code_count
-    from skdp._synth.holdout import binned_errors
+    from skdp._synth.holdout import MAX_MARGINALS, binned_errors
 
     os.makedirs(os.path.join(args.out, "upstream"), exist_ok=True)
     env = dict(os.environ, PYTHONPATH=args.skdp or here, OMP_NUM_THREADS="1")
@@ -290,7 +310,8 @@ def curated(args):
                                         _scores(t, s, cards, numeric))
             rows[("real train (not private)", kind)] = (_scores(h, t, cards, numeric),
                                                         _scores(t, t, cards, numeric))
-            assert abs(rows[("skdp CLI", kind)][0][0] - be[(kind, k)][2][0]) < 1e-9
+            if math.comb(len(header), 2) <= MAX_MARGINALS:  # else the CLI scores a sample
+                assert abs(rows[("skdp CLI", kind)][0][0] - be[(kind, k)][2][0]) < 1e-9
             if kind == "quantile":
                 upstream_codes = (t, h, cards)
                 npz = os.path.join(args.out, "upstream", f"{item}.npz")

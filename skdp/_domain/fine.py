@@ -648,13 +648,15 @@ class FineGrid:
 
     def _within(self, lo, hi, v):
         """A value in each piece ``[lo, hi)`` (a point when ``lo == hi``): uniform, an
-        integer for integer columns."""
+        integer for integer columns, never a bound inside a piece of width (a bound's
+        value is its point cell's)."""
         if not self.integer:
             inside = np.minimum(lo + v * (hi - lo), np.nextafter(hi, lo))  # never ``hi``
             return np.where(hi > lo, inside, lo)
         first, last = math.ceil(self.low), math.floor(self.high)
         a = np.ceil(lo)
-        b = np.where(hi >= self.high, np.floor(hi), np.ceil(hi) - 1)
+        a = np.where(a <= self.low, a + 1, a)  # a bound's value is its point cell's
+        b = np.ceil(hi) - 1
         draw = a + np.floor(v * np.maximum(b - a + 1, 1))
         point = np.clip(np.round(lo), first, last)
         mid = np.clip(np.round(midpoints(lo, hi)), first, last)

@@ -50,8 +50,7 @@ def check_domain(domain, header):
     unknown = [k for k in entries if k not in header]
     if unknown:
         raise ValueError(f"the domain names column(s) {name_list(unknown)} that the CSV does "
-                         "not have; "
-                         f"its header is {header}.")
+                         f"not have; its header is {header}.")
     for name, entry in entries.items():
         try:
             parse_entry(name, entry)

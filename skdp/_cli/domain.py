@@ -146,9 +146,9 @@ class CsvCells:
             return self._numbers[v]
         cats = list(self._strings.values()) + list(self._bools.values()) + \
             list(self._numbers.values())
-        shown = cats[:10] + (["..."] if len(cats) > 10 else [])
         raise ValueError(f"{where}: the cell of column {self.name!r} is not among its "
-                         f"{len(cats)} domain categories {shown}; add it to the domain file.")
+                         f"{len(cats)} domain categories {name_list(cats)}; add it to the "
+                         "domain file.")
 
     def format(self, value):
         """The CSV text of a synthetic value (an empty cell for a missing one)."""

@@ -48,6 +48,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._backend import to_numpy
+from .._validation import name_list
 from ..privacy.ledger import describe_composition
 from .holdout import MAX_ROWS, RESOLUTIONS, _category_codes, _floats, binned_errors
 from .svg import bar_chart
@@ -617,7 +618,7 @@ def release_report(est, synthetic=None, holdout=None, target=None, title=None):
     names = list(est.domain_)
     if target is not None and target not in names:
         raise ValueError(f"target {target!r} is not a column of the synthesizer "
-                         f"({len(names)} columns: {[str(n) for n in names][:20]}).")
+                         f"(columns {name_list([str(n) for n in names])}).")
     if target is not None and holdout is None:
         raise ValueError("target needs a holdout: the ML utility is scored on it.")
     syn_cols = None if synthetic is None else _columns_of(synthetic, names, "synthetic")

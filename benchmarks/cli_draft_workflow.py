@@ -17,7 +17,8 @@ nor the benchmark tables of ``synth_real_tables.py``::
 are scripted in :func:`curate` and listed in ``CURATED``: identifiers and constant columns
 dropped, public bounds for every quantity, quantities drafted as codes turned back into
 bounded integers, the draft's notes deleted), on the mixed benchmark tables of
-``synth_real_tables.py`` (none reserved), a public random subsample of ``--rows`` rows split
+``synth_real_tables.py`` and the fresh tables added since (none reserved; ``--tables`` picks
+some), a public random subsample of ``--rows`` rows split
 80/20 (public seed): ``synthesize train.csv --domain edited.json --epsilon 1 --delta 1e-6``.
 Scored at bins that are not the synthesizer's: 10 equal and 10 quantile bins of the
 held-out 20% (the binning of ``skdp/_synth/holdout.py``), categories as they are, a missing

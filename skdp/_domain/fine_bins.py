@@ -32,14 +32,19 @@ the released spikes.
 A grid of equal cells with fewer than :data:`CELLS_PER_BIN` cells per bin keeps the equal
 bins: within a cell the rule knows no more than the cell's total (spread evenly), so its
 splits there are guesses and the merges they call for cost bins that were right.
+
+Last (:func:`bound_edges`), on any grid of equal cells, a bound's point cell with more than an
+average bin's share of the noisy mass, in a bin still above :data:`SPIKE_HEAVY` ``/ n_bins``,
+gets a bin of its own (the lightest near-empty pair merged, ``n_bins`` kept): an exact value,
+as a spike is, and no guess within a cell.
 """
 
 import numpy as np
 
 from .fine import even_edges, project_nonnegative
 
-__all__ = ["CELLS_PER_BIN", "GRID_TOL", "HEAVY", "MODE_RATIO", "NEAR_EMPTY", "SPIKE_HEAVY",
-           "fine_edges", "set_fine_edges", "spike_edges"]
+__all__ = ["BOUND_SD", "CELLS_PER_BIN", "GRID_TOL", "HEAVY", "MODE_RATIO", "NEAR_EMPTY",
+           "SPIKE_HEAVY", "bound_edges", "fine_edges", "set_fine_edges", "spike_edges"]
 
 HEAVY = 2.0
 """A bin is split while it holds more than ``HEAVY / n_bins`` of the column's noisy mass."""
@@ -87,6 +92,9 @@ most this share of the smallest gap; such a bin is not split at its spikes: each
 adds noise to every pair of its column and there is no subpopulation behind a step
 (weather at epsilon 5 lost 0.004 of the baseline without this guard). One or two spikes in
 a bin are judged with their neighbours (:func:`_starts`)."""
+BOUND_SD = 3.0
+"""A bound's point cell gets a bin of its own (:func:`bound_edges`) only where its released
+count is above this many noise sds (clearly not empty)."""
 MODE_RATIO = 2.0
 """A spike of a unit's grid still starts a bin (where it is one of one or two spikes in a heavy
 bin) when its noisy count is above this many times each of its neighbours' on the grid: a
@@ -101,6 +109,7 @@ def set_fine_edges(columns):
         if col.n_bins > 1 and col.fine is not None and col.fine.counts is not None:
             col.edges = fine_edges(col.fine, col.n_bins)
             spike_edges(col)
+            bound_edges(col)
 
 
 def spike_edges(col):
@@ -136,6 +145,72 @@ def spike_edges(col):
         col.spike_starts = np.setdiff1d(new, edges)
     else:
         col.edges = before
+
+
+def bound_edges(col):
+    """Give a bound's point cell a bin of its own where the bin holding it is still above
+    :data:`SPIKE_HEAVY` ``/ n_bins`` of the column's noisy fine mass and the point cell's
+    released count is above :data:`BOUND_SD` noise sds, and the point cell and the rest of
+    its bin each hold more than an average bin's share (``1 / n_bins`` of the noisy mass: a
+    bin is worth its cost in every pair of the column only for that much; a point mass alone
+    in its bin already, DoctorContacts' 40% of zero coinsurance in ``[0, 0.5)``, would
+    leave an empty bin), on a grid of equal cells (a grid of one cell per
+    integer has its bins moved by :func:`fine_edges` already). A point cell is
+    an exact value, as a spike is: its bin ``[low, nextafter(low))`` (``(nextafter(high),
+    high]``) is no guess within a cell, and on a grid too coarse for :func:`fine_edges`
+    (:data:`CELLS_PER_BIN`) the model then measures a zero-inflated column's zeros with
+    the other columns (the weekly earnings of a wife who does not work, 37% of cps91's
+    rows, in one bin with earnings up to 300 dollars) instead of the fine release placing
+    them within the bin independently of them. ``n_bins`` follows the edges. Post-processing
+    of the released counts and the public bounds. The number of bins is kept, as
+    :func:`fine_edges` keeps it: the lightest pair of neighbouring bins (by its cells' noisy
+    counts summed) is merged where it holds at most :data:`NEAR_EMPTY` ``/ n_bins`` (an
+    empty tail), else the bins are left as they were (a bin more in every pair of the column
+    cost a 3,600-row DoctorContacts 0.1 of the baseline on one seed: ``benchmarks/RESULTS.md``,
+    issue 30: "a bound's point mass in a bin of its own").
+
+    Examples
+    --------
+    >>> from skdp._domain import Column
+    >>> from skdp._domain.fine import FineGrid
+    >>> g = FineGrid(0.0, 3000.0, integer=False, points=np.array([0.0, 3000.0]),
+    ...              edges=np.linspace(0, 3000, 17), sigma=20.0)
+    >>> g.counts = np.concatenate([[1500.0, 1200.0], np.full(7, 200.0), np.zeros(9)])
+    >>> col = Column("earns", float, kind="numeric", low=0.0, high=3000.0, n_bins=10, fine=g)
+    >>> bound_edges(col)
+    >>> col.n_bins, col.edges.tolist()  # the empty 1,500-1,800 and 1,800-2,100 merged
+    (10, [0.0, 5e-324, 300.0, 600.0, 900.0, 1200.0, 1500.0, 2100.0, 2400.0, 2700.0, 3000.0])
+    """
+    grid = col.fine
+    if grid.edges is None or not grid.measured:
+        return
+    before = col.edges
+    edges = before if before is not None else even_edges(col.low, col.high, col.n_bins)
+    col.edges = edges
+    counts = np.asarray(grid.counts, dtype=np.float64)
+    sd = np.broadcast_to(np.asarray(grid.sigma, dtype=np.float64), counts.shape)
+    cells = project_nonnegative(counts)
+    mass = grid.bin_matrix(col) @ cells
+    share = mass.sum() / col.n_bins
+    low, high = np.nextafter(grid.low, grid.high), np.nextafter(grid.high, grid.low)
+    new = [cut for cut, inside, b in ((low, edges[1] > low, 0), (high, edges[-2] < high, -1))
+           if inside and mass[b] > SPIKE_HEAVY * share and counts[b] > BOUND_SD * sd[b]
+           and min(cells[b], mass[b] - cells[b]) > share]
+    if not new:
+        col.edges = before
+        return
+    col.edges = cut = np.union1d(edges, new)
+    col.n_bins = len(cut) - 1
+    # keep n_bins: merge the lightest neighbouring pair (by its cells' noisy sums), not the
+    # point's own bin, where it holds at most NEAR_EMPTY / n_bins, else leave the bins
+    pair = grid.bin_matrix(col) @ counts
+    pair = pair[1:] + pair[:-1]
+    k = min((k for k in range(len(pair)) if cut[k + 1] not in new), key=lambda k: pair[k])
+    if pair[k] > NEAR_EMPTY * share:
+        col.edges, col.n_bins = before, len(edges) - 1
+        return
+    col.edges = np.delete(cut, k + 1)
+    col.n_bins = len(col.edges) - 1
 
 
 def _starts(spikes, counts, mine, steps=False):

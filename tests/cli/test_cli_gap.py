@@ -105,22 +105,30 @@ def test_cli_rows_are_the_estimators_rows(tmp_path, capsys, extra):
     assert bad == []
 
 
-def test_a_heavy_tailed_count_read_as_codes_is_flagged():
-    """DoctorContacts' `mdu` (doctor visits: 0..77, 99% at most 21) is drafted as codes; a
-    curator who gives it bounds at 0 and 77 gets equal bins of width 8 with nearly every row
-    in the first (cli_api_gap.py: the pairs of `mdu` at 1.26x the independent baseline)."""
+def test_a_count_in_0_to_k_is_drafted_with_bounds_and_codes_keep_codes():
+    """DoctorContacts' `mdu` (doctor visits: 0..77, 99% at most 21) has its values in 0..k-1
+    as codes do, but its counts fall smoothly along the values: bounds, flagged heavy-tailed
+    (the default fine bins keep the tail out of the first equal bin), with a note naming the
+    codes form; rough counts (communes, schools) keep the codes form (RESULTS.md, "quantities
+    drafted as codes")."""
     from skdp._cli.domain import check_domain
-    from skdp._cli.draft import DRAFT_NOTE, propose_entry
+    from skdp._cli.draft import DRAFT_NOTE, ROUGH_CODES, propose_entry, roughness
 
-    counts = [str(v % 12) for v in range(10000)] + [str(v) for v in range(12, 78)]
-    entry = propose_entry(counts)
+    visits = [str(v) for v in range(78) for _ in range(max(1, 400 - 20 * v))]
+    assert roughness([int(v) for v in visits]) < ROUGH_CODES
+    entry = propose_entry(visits)
     check_domain({"mdu": entry}, ["mdu"])
-    assert entry["codes"] == 78 and entry["note"].startswith(DRAFT_NOTE)
+    assert (entry["low"], entry["high"], entry["integer"]) == (0, 77, True)
+    assert entry["note"].startswith(DRAFT_NOTE) and '{"codes": 78}' in entry["note"]
     assert "heavy-tailed: its top 1% of values span" in entry["note"]
-    assert "bounds at 0 and 77" in entry["note"]
-    # codes spread over their range: not flagged
+    # codes spread over their range, every other one present: codes
     entry = propose_entry([str(v) for v in range(0, 120, 2)] + ["0"] * 30)
-    assert entry["codes"] == 119 and "heavy-tailed" not in entry["note"]
+    assert entry["codes"] == 119 and "quantity" in entry["note"]
+    # school ids: counts that jump from one id to the next
+    rng = np.random.default_rng(0)
+    schools = [str(v) for v in range(80) for _ in range(int(rng.integers(20, 120)))]
+    assert roughness([int(v) for v in schools]) >= ROUGH_CODES
+    assert propose_entry(schools)["codes"] == 80
     # (bounds entries keep their own flags, as before)
     entry = propose_entry(["0"] * 400 + [str(100 * v) for v in range(1, 88)] + ["99999"])
     assert "heavy-tailed" in entry["note"] and "low" in entry

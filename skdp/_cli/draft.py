@@ -17,6 +17,8 @@ Rules (public constants, so the draft is reproducible):
   along the values as codes' are, :data:`ROUGH_CODES`): ``{"codes": k}``; the same
   values with smooth counts (counts, ages, scores: a quantity) get bounds, with a
   note that names the codes form;
+- a non-integer numeric column with at most :data:`MAX_NUMBER_CATEGORIES` distinct
+  values (school means on a lattice of sevenths, centred years): its values as categories;
 - another numeric column: bounds at the data's min and max, flagged (integers also when
   fewer than half of their range is present and no value is a spike: codes, such as area
   numbers, drafted as bounds);
@@ -29,8 +31,8 @@ from collections import Counter
 
 from .domain import _number, _numeric_kind
 
-__all__ = ["DRAFT_NOTE", "MAX_CATEGORIES", "MAX_CODES", "ROUGH_CODES", "draft_notes",
-           "propose_entry", "roughness"]
+__all__ = ["DRAFT_NOTE", "MAX_CATEGORIES", "MAX_CODES", "MAX_NUMBER_CATEGORIES", "ROUGH_CODES",
+           "draft_notes", "propose_entry", "roughness"]
 
 DRAFT_NOTE = "DRAFT read from the data (not private)"
 """How every note of a drafted entry begins; ``synthesize`` warns while a domain file
@@ -38,6 +40,14 @@ still holds one (the curator deletes each note once its entry is reviewed)."""
 
 MAX_CATEGORIES = 50
 """Integer columns with at most this many distinct values are drafted as categories."""
+
+MAX_NUMBER_CATEGORIES = 16
+"""Non-integer numeric columns with at most this many distinct values are drafted as
+categories: no more cells than the model's bins of the column would be (10 by default, and
+the bins its spikes add), each value exact. Measured against 50, the integers' limit
+(``benchmarks/RESULTS.md``, issue 30: "few distinct numbers drafted as categories"): 50 cost
+three tables whose 20-30-value columns (parents' schooling, polls, years of schooling)
+lost their order in the model."""
 
 MAX_CODES = 256
 """Integer columns whose values lie in ``0 .. k-1`` with ``k`` at most this (and at least
@@ -124,6 +134,8 @@ def propose_entry(cells):
     >>> e = propose_entry([str(v / 2) for v in range(100)])
     >>> e["low"], e["high"], e["integer"]
     (0.0, 49.5, False)
+    >>> propose_entry(["2.5", "3.0", "3.5", "3.0"])["categories"]  # few numbers
+    [2.5, 3.0, 3.5]
     >>> e["note"].startswith(DRAFT_NOTE)
     True
     """
@@ -178,6 +190,12 @@ def _numeric_entry(numbers, integer, missing):
                          f'{{"codes": {k}}} instead of bounds')
         low, high = ints[0], ints[-1]
         flags += _code_flag(numbers, ints)
+    elif len(distinct) <= MAX_NUMBER_CATEGORIES:
+        return {"categories": [float(v) for v in distinct], "missing": missing,
+                "note": f"{DRAFT_NOTE}: {len(distinct)} distinct numbers, each a category "
+                        "(every value keeps a cell of its own): add any value the column "
+                        "can take that the data lacks, or give it bounds if it is a "
+                        f"measurement that can take others; {_REVIEW}"}
     else:
         low, high = float(distinct[0]), float(distinct[-1])
     note = f"{DRAFT_NOTE}: bounds at the data's min and max (a release with them is not " \

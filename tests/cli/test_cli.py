@@ -87,6 +87,9 @@ def fake(monkeypatch):
 HEADER = ["age", "smoker", "city", "score"]
 ROWS = [[30 + i % 40, ["TRUE", "FALSE"][i % 2], ["Lyon", "Paris", ""][i % 3],
          ["1.5", "NA", "2"][i % 3]] for i in range(60)]
+# the same, "score" with 20 distinct numbers in 1.5..1.975 (a draft gives it bounds)
+FINE_ROWS = [[*r[:3], "NA" if i % 3 == 1 else f"{1.5 + (i % 20) / 40:g}"]
+             for i, r in enumerate(ROWS)]
 
 
 # ------------------------------------------------------------ the CLI's own logic
@@ -289,7 +292,7 @@ def _no_notes(draft):
 
 
 def test_domain_command_drafts_a_reusable_file(tmp_path, fake, capsys):
-    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    src = _write(tmp_path / "in.csv", HEADER, FINE_ROWS)
     out = tmp_path / "d.json"
     assert main(["domain", src, "-o", str(out), "--n-bins", "4"]) == 0
     err = capsys.readouterr().err
@@ -300,7 +303,7 @@ def test_domain_command_drafts_a_reusable_file(tmp_path, fake, capsys):
         "age": {"categories": list(range(30, 70)), "missing": False},  # 40 integers
         "smoker": {"categories": [False, True], "missing": False},
         "city": {"categories": ["Lyon", "Paris"], "missing": True},
-        "score": {"low": 1.5, "high": 2.0, "integer": False, "missing": True, "n_bins": 4}}
+        "score": {"low": 1.5, "high": 1.975, "integer": False, "missing": True, "n_bins": 4}}
     assert all(e["note"].startswith("DRAFT read from the data") for e in draft.values())
     check_domain(draft, HEADER)
     assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--quiet",
@@ -336,7 +339,7 @@ def test_a_wide_tables_warnings_name_ten_columns_and_count_the_rest(tmp_path, fa
 
 
 def test_domain_command_without_n_bins_leaves_the_bins_to_synthesize(tmp_path, fake, capsys):
-    src = _write(tmp_path / "in.csv", HEADER, ROWS)
+    src = _write(tmp_path / "in.csv", HEADER, FINE_ROWS)
     out = tmp_path / "d.json"
     assert main(["domain", src, "-o", str(out)]) == 0
     draft = json.loads(out.read_text())
@@ -354,6 +357,16 @@ def _proposed(cells):
     entry = propose_entry(cells)
     check_domain({"x": entry}, ["x"])  # every proposal is a valid entry
     return entry
+
+
+def test_the_draft_keeps_few_numbers_as_categories():
+    # 11 school means on a lattice of sevenths: each value exact, as a category
+    cells = [f"{2 + k / 7:.5f}" for k in range(1, 12) for _ in range(30)] + [None]
+    entry = _proposed(cells)
+    assert entry["categories"] == sorted({float(c) for c in cells if c}) and entry["missing"]
+    # more than 16 distinct numbers: bounds
+    entry = _proposed([f"{k / 8:g}" for k in range(17)])
+    assert (entry["low"], entry["high"], entry["integer"]) == (0.0, 2.0, False)
 
 
 def test_the_draft_keeps_coded_columns_as_codes_or_categories():

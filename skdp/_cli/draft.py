@@ -50,8 +50,9 @@ three tables whose 20-30-value columns (parents' schooling, polls, years of scho
 lost their order in the model."""
 
 MAX_CODES = 256
-"""Integer columns whose values lie in ``0 .. k-1`` with ``k`` at most this (and at least
-half of the codes present) are drafted as ``{"codes": k}``."""
+"""Integer columns whose values lie in ``0 .. k-1`` with ``k`` at most this (at least half
+of the codes present, their counts rough along the values: :data:`ROUGH_CODES`) are drafted
+as ``{"codes": k}``."""
 
 SPIKE_SHARE = 0.1
 """A numeric column is flagged as spiky when one value holds at least this share of its

@@ -33,7 +33,8 @@ from . import dask_job
 from .budget import store_accountant
 from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
-from .domain import CsvCells, check_domain, draft_entry, kind_entry, mostly_numbers
+from .domain import (CsvCells, check_domain, draft_entry, estimator_domain, kind_entry,
+                     mostly_numbers)
 from .texts import CLIPPING_NOTE
 
 __all__ = ["synthesize", "draft_domain"]
@@ -404,7 +405,8 @@ def synthesize(args):
     # the release's budget is reserved before a data row is read (issue 28): an error while
     # reading or parsing the rows (a cell outside the domain names its line) may depend on
     # the data, so it is charged like a fit that failed; the fit takes the reservation over
-    est = _estimator(args, domain if isinstance(domain, dict) else "private", n_bins)
+    est = _estimator(args, estimator_domain(domain) if isinstance(domain, dict) else "private",
+                     n_bins)
     _check_width(est, len(header))
     with reserve_fit(est) as held:
         _stage(args, "reading")
@@ -417,7 +419,7 @@ def synthesize(args):
         del cells
         holdout = None if args.holdout is None else \
             _read(args.holdout, header, args.na_values, columns, args.missing)
-        est.set_params(domain=entries)
+        est.set_params(domain=estimator_domain(entries))
         say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
                   f"{len(header)} columns")
         _stage(args, "fitting")
@@ -439,6 +441,11 @@ def synthesize_dask(args):
     # table out, so the table is opened inside the reservation (issue 28), as in memory
     header = dask_job.read_columns(args)
     domain = _load_domain(args.domain, header)
+    dates = [name for name, entry in domain.items() if CsvCells.is_date_entry(entry)]
+    if dates:
+        raise ValueError(f"column(s) {name_list(dates)} are date columns (\"date\": true), read "
+                         "by the in-memory CSV job only: give one CSV file as INPUT and "
+                         "OUTPUT, without --scheduler.")
     _note_clipping(domain, header)
     est = _estimator(args, domain, args.n_bins or 10)
     _check_width(est, len(header))

@@ -8,6 +8,7 @@ against the CSV header, and how a column's CSV cells are read and its synthetic
 values written (:class:`CsvCells`), decided by its entry alone.
 """
 
+import datetime
 import math
 
 import numpy as np
@@ -18,14 +19,75 @@ from .._domain.parse import code_count
 from .._validation import name_list
 from .texts import DOMAIN_FORMAT
 
-__all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "kind_entry",
-           "mostly_numbers"]
+__all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
+           "is_date", "kind_entry", "mostly_numbers"]
 
 _HINT = "See `python -m skdp synthesize --help` for the domain file format."
 
 
 def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+DATE_ORIGIN = datetime.date(1970, 1, 1)
+"""A date column's values are its days from this day (public): an integer column for the
+estimator, written back as ISO dates."""
+
+
+def is_date(cell):
+    """Whether a cell spells an ISO date, ``YYYY-MM-DD`` (no time of day).
+
+    Examples
+    --------
+    >>> is_date("2016-11-08"), is_date("2016-11-08T06:00:42Z"), is_date("8/11/2016")
+    (True, False, False)
+    """
+    if not isinstance(cell, str) or len(cell) != 10:
+        return False
+    try:
+        datetime.date.fromisoformat(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _days(name, value, key):
+    if not is_date(value):
+        raise ValueError(f"column {name!r} is a date column (\"date\": true): its {key!r} must "
+                         f"be an ISO date \"YYYY-MM-DD\", got {value!r}.")
+    return (datetime.date.fromisoformat(value) - DATE_ORIGIN).days
+
+
+def _numeric(name, entry):
+    """A date entry (``{"low": "2015-11-01", "high": "2016-11-08", "date": true}``) as the
+    estimator's integer entry, in days from :data:`DATE_ORIGIN`; any other entry as it is."""
+    if not CsvCells.is_date_entry(entry):
+        return entry
+    if "low" not in entry or "high" not in entry:
+        raise ValueError(f"column {name!r} is a date column (\"date\": true): it needs "
+                         "\"low\" and \"high\", ISO dates known without the data.")
+    if entry.get("integer", True) is not True:
+        raise ValueError(f"column {name!r} is a date column: its values are whole days, it "
+                         "cannot say \"integer\": false.")
+    out = {k: v for k, v in entry.items() if k != "date"}
+    out.update(low=_days(name, entry["low"], "low"), high=_days(name, entry["high"], "high"),
+               integer=True)
+    return out
+
+
+def estimator_domain(domain):
+    """The domain file's entries as the estimator takes them: each date entry in days from
+    :data:`DATE_ORIGIN` (public), the rest (and ``"forbid"``) as they are.
+
+    Examples
+    --------
+    >>> estimator_domain({"d": {"low": "1970-01-02", "high": "1970-02-01", "date": True}})
+    {'d': {'low': 1, 'high': 31, 'integer': True}}
+    """
+    if not isinstance(domain, dict):
+        return domain
+    return {name: entry if name == FORBID else _numeric(name, entry)
+            for name, entry in domain.items()}
 
 
 def check_domain(domain, header):
@@ -53,12 +115,12 @@ def check_domain(domain, header):
                          f"not have; its header is {header}.")
     for name, entry in entries.items():
         try:
-            parse_entry(name, entry)
+            parse_entry(name, _numeric(name, entry))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{exc} {_HINT}") from None
     if forbid:
         try:
-            check_forbid(entries, forbid, n_bins=None)  # intervals' bins: by the estimator
+            check_forbid(estimator_domain(entries), forbid, n_bins=None)  # bins: the estimator's
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{exc} {_HINT}") from None
 
@@ -98,8 +160,15 @@ class CsvCells:
     '42'
     """
 
+    @staticmethod
+    def is_date_entry(entry):
+        """Whether a domain file's entry is a date column's (``"date": true``)."""
+        return isinstance(entry, dict) and entry.get("date") is True
+
     def __init__(self, name, entry):
         self.name = name
+        self.date = self.is_date_entry(entry)
+        entry = _numeric(name, entry)
         self.entry = entry
         parsed = parse_entry(name, entry)
         self.form = entry_form(name, entry, parsed)
@@ -113,6 +182,8 @@ class CsvCells:
         elif self.form == "codes":
             self.codes = code_count(entry)
             self.width = len(str(self.codes - 1))
+        elif self.date:
+            self.width = 10
         elif self.form == "bounds" and self.integer:
             self.width = max(len(str(round(entry["low"]))), len(str(round(entry["high"]))))
         else:  # a float, or categories found privately: a typical width
@@ -124,6 +195,12 @@ class CsvCells:
             return cell
         if self.form == "categories":
             return self._category(cell, where)
+        if self.date:
+            if not is_date(cell):
+                raise ValueError(f"{where}: column {self.name!r} is a date column in the domain "
+                                 "but the cell is not an ISO date YYYY-MM-DD (list other "
+                                 "spellings of a missing cell in --na-values).")
+            return float((datetime.date.fromisoformat(cell) - DATE_ORIGIN).days)
         v = _number(cell)
         if v is None:
             raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "
@@ -159,6 +236,8 @@ class CsvCells:
             return value
         if isinstance(value, (bool, np.bool_)):
             return str(bool(value))
+        if self.date:
+            return (DATE_ORIGIN + datetime.timedelta(days=int(round(float(value))))).isoformat()
         if self.form == "codes" or self.integer or isinstance(value, (int, np.integer)):
             return str(int(round(float(value))))
         return repr(float(value))

@@ -22,6 +22,8 @@ Rules (public constants, so the draft is reproducible):
 - another numeric column: bounds at the data's min and max, flagged (integers also when
   fewer than half of their range is present and no value is a spike: codes, such as area
   numbers, drafted as bounds);
+- ISO dates (``YYYY-MM-DD``): a date column, bounds at the first and last day
+  (``{"low": "2015-11-01", "high": "2016-11-08", "date": true}``), flagged;
 - ``true``/``false`` columns: booleans; other columns: their distinct cells as
   categories (flagged when nearly every cell is distinct: an identifier).
 """
@@ -29,7 +31,7 @@ Rules (public constants, so the draft is reproducible):
 import math
 from collections import Counter
 
-from .domain import _number, _numeric_kind
+from .domain import _number, _numeric_kind, is_date
 
 __all__ = ["DRAFT_NOTE", "MAX_CATEGORIES", "MAX_CODES", "MAX_NUMBER_CATEGORIES", "ROUGH_CODES",
            "draft_notes", "propose_entry", "roughness"]
@@ -137,6 +139,9 @@ def propose_entry(cells):
     (0.0, 49.5, False)
     >>> propose_entry(["2.5", "3.0", "3.5", "3.0"])["categories"]  # few numbers
     [2.5, 3.0, 3.5]
+    >>> e = propose_entry(["2016-11-08", "2015-11-06", None])
+    >>> e["low"], e["high"], e["date"], e["missing"]
+    ('2015-11-06', '2016-11-08', True, True)
     >>> e["note"].startswith(DRAFT_NOTE)
     True
     """
@@ -149,6 +154,11 @@ def propose_entry(cells):
     numeric, integer = _numeric_kind(present)
     if numeric:
         return _numeric_entry([_number(c) for c in present], integer, missing)
+    if all(map(is_date, present)):
+        return {"low": min(present), "high": max(present), "date": True, "missing": missing,
+                "note": f"{DRAFT_NOTE}: ISO dates, bounds at the data's first and last day (a "
+                        "release with them is not private): replace them with public dates "
+                        f"known without the data; {_REVIEW}"}
     if {c.lower() for c in present} <= {"true", "false"}:
         return {"categories": sorted({c.lower() == "true" for c in present}),
                 "missing": missing,

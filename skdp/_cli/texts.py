@@ -19,6 +19,12 @@ domain file (JSON): an object, column name -> entry, one of
                           integer columns are written as integers); cells below
                           low or above high are clipped to the bounds (counted in
                           the first or last bin); synthetic values lie within them
+  {"low": "2015-11-01", "high": "2016-11-08", "date": true}
+                          a date column: ISO dates YYYY-MM-DD, read as days from
+                          1970-01-01 (an integer column on those public bounds, cut
+                          into bins as above) and written back as ISO dates (the
+                          in-memory CSV job only; a cell with a time of day is
+                          refused, naming the column)
   {"kind": "numeric", "integer": true} or {"kind": "categorical"}
                           only the kind is public: the bounds (cut into n_bins bins)
                           or categories are found privately, as --domain private

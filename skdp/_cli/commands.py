@@ -33,8 +33,8 @@ from . import dask_job
 from .budget import store_accountant
 from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
-from .domain import (CsvCells, check_domain, draft_entry, estimator_domain, kind_entry,
-                     mostly_numbers)
+from .domain import (CsvCells, check_domain, draft_entry, estimator_domain, is_date_entry,
+                     kind_entry, mostly_numbers)
 from .texts import CLIPPING_NOTE
 
 __all__ = ["synthesize", "draft_domain"]
@@ -441,7 +441,7 @@ def synthesize_dask(args):
     # table out, so the table is opened inside the reservation (issue 28), as in memory
     header = dask_job.read_columns(args)
     domain = _load_domain(args.domain, header)
-    dates = [name for name, entry in domain.items() if CsvCells.is_date_entry(entry)]
+    dates = [name for name, entry in domain.items() if is_date_entry(entry)]
     if dates:
         raise ValueError(f"column(s) {name_list(dates)} are date columns (\"date\": true), read "
                          "by the in-memory CSV job only: give one CSV file as INPUT and "

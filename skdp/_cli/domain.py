@@ -20,7 +20,7 @@ from .._validation import name_list
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
-           "is_date", "kind_entry", "mostly_numbers"]
+           "is_date", "is_date_entry", "kind_entry", "mostly_numbers"]
 
 _HINT = "See `python -m skdp synthesize --help` for the domain file format."
 
@@ -51,17 +51,28 @@ def is_date(cell):
     return True
 
 
-def _days(name, value, key):
-    if not is_date(value):
+def is_date_entry(entry):
+    """Whether a domain file's entry is a date column's (``"date": true``)."""
+    return isinstance(entry, dict) and entry.get("date") is True
+
+
+def _days(cell):
+    """The days from :data:`DATE_ORIGIN` of an ISO date, else None."""
+    return (datetime.date.fromisoformat(cell) - DATE_ORIGIN).days if is_date(cell) else None
+
+
+def _bound_days(name, value, key):
+    days = _days(value)
+    if days is None:
         raise ValueError(f"column {name!r} is a date column (\"date\": true): its {key!r} must "
                          f"be an ISO date \"YYYY-MM-DD\", got {value!r}.")
-    return (datetime.date.fromisoformat(value) - DATE_ORIGIN).days
+    return days
 
 
 def _numeric(name, entry):
     """A date entry (``{"low": "2015-11-01", "high": "2016-11-08", "date": true}``) as the
     estimator's integer entry, in days from :data:`DATE_ORIGIN`; any other entry as it is."""
-    if not CsvCells.is_date_entry(entry):
+    if not is_date_entry(entry):
         return entry
     if "low" not in entry or "high" not in entry:
         raise ValueError(f"column {name!r} is a date column (\"date\": true): it needs "
@@ -70,8 +81,8 @@ def _numeric(name, entry):
         raise ValueError(f"column {name!r} is a date column: its values are whole days, it "
                          "cannot say \"integer\": false.")
     out = {k: v for k, v in entry.items() if k != "date"}
-    out.update(low=_days(name, entry["low"], "low"), high=_days(name, entry["high"], "high"),
-               integer=True)
+    out.update(low=_bound_days(name, entry["low"], "low"),
+               high=_bound_days(name, entry["high"], "high"), integer=True)
     return out
 
 
@@ -160,14 +171,9 @@ class CsvCells:
     '42'
     """
 
-    @staticmethod
-    def is_date_entry(entry):
-        """Whether a domain file's entry is a date column's (``"date": true``)."""
-        return isinstance(entry, dict) and entry.get("date") is True
-
     def __init__(self, name, entry):
         self.name = name
-        self.date = self.is_date_entry(entry)
+        self.date = is_date_entry(entry)
         entry = _numeric(name, entry)
         self.entry = entry
         parsed = parse_entry(name, entry)
@@ -196,11 +202,12 @@ class CsvCells:
         if self.form == "categories":
             return self._category(cell, where)
         if self.date:
-            if not is_date(cell):
+            days = _days(cell)
+            if days is None:
                 raise ValueError(f"{where}: column {self.name!r} is a date column in the domain "
                                  "but the cell is not an ISO date YYYY-MM-DD (list other "
                                  "spellings of a missing cell in --na-values).")
-            return float((datetime.date.fromisoformat(cell) - DATE_ORIGIN).days)
+            return float(days)
         v = _number(cell)
         if v is None:
             raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "

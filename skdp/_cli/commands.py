@@ -31,9 +31,10 @@ from ..privacy.ledger import describe_composition
 from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import store_accountant
+from .clock import time_key
 from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
-from .domain import (CsvCells, check_domain, draft_entry, estimator_domain, is_date_entry,
+from .domain import (CsvCells, check_domain, draft_entry, estimator_domain,
                      kind_entry, mostly_numbers)
 from .texts import CLIPPING_NOTE
 
@@ -441,11 +442,11 @@ def synthesize_dask(args):
     # table out, so the table is opened inside the reservation (issue 28), as in memory
     header = dask_job.read_columns(args)
     domain = _load_domain(args.domain, header)
-    dates = [name for name, entry in domain.items() if is_date_entry(entry)]
+    dates = [name for name, entry in domain.items() if time_key(entry)]
     if dates:
-        raise ValueError(f"column(s) {name_list(dates)} are date columns (\"date\": true), read "
-                         "by the in-memory CSV job only: give one CSV file as INPUT and "
-                         "OUTPUT, without --scheduler.")
+        raise ValueError(f"column(s) {name_list(dates)} are date or timestamp columns (\"date\" "
+                         "or \"datetime\": true), read by the in-memory CSV job only: give "
+                         "one CSV file as INPUT and OUTPUT, without --scheduler.")
     _note_clipping(domain, header)
     est = _estimator(args, domain, args.n_bins or 10)
     _check_width(est, len(header))

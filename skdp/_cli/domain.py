@@ -8,7 +8,6 @@ against the CSV header, and how a column's CSV cells are read and its synthetic
 values written (:class:`CsvCells`), decided by its entry alone.
 """
 
-import datetime
 import math
 
 import numpy as np
@@ -17,10 +16,11 @@ from .._domain import entry_form, parse_entry
 from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .._validation import name_list
+from .clock import TIME_KEYS, Clock, time_key
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
-           "is_date", "is_date_entry", "kind_entry", "mostly_numbers"]
+           "kind_entry", "mostly_numbers"]
 
 _HINT = "See `python -m skdp synthesize --help` for the domain file format."
 
@@ -29,66 +29,22 @@ def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-DATE_ORIGIN = datetime.date(1970, 1, 1)
-"""A date column's values are its days from this day (public): an integer column for the
-estimator, written back as ISO dates."""
-
-
-def is_date(cell):
-    """Whether a cell spells an ISO date, ``YYYY-MM-DD`` (no time of day).
-
-    Examples
-    --------
-    >>> is_date("2016-11-08"), is_date("2016-11-08T06:00:42Z"), is_date("8/11/2016")
-    (True, False, False)
-    """
-    if not isinstance(cell, str) or len(cell) != 10:
-        return False
-    try:
-        datetime.date.fromisoformat(cell)
-    except ValueError:
-        return False
-    return True
-
-
-def is_date_entry(entry):
-    """Whether a domain file's entry is a date column's (``"date": true``)."""
-    return isinstance(entry, dict) and entry.get("date") is True
-
-
-def _days(cell):
-    """The days from :data:`DATE_ORIGIN` of an ISO date, else None."""
-    return (datetime.date.fromisoformat(cell) - DATE_ORIGIN).days if is_date(cell) else None
-
-
-def _bound_days(name, value, key):
-    days = _days(value)
-    if days is None:
-        raise ValueError(f"column {name!r} is a date column (\"date\": true): its {key!r} must "
-                         f"be an ISO date \"YYYY-MM-DD\", got {value!r}.")
-    return days
-
-
 def _numeric(name, entry):
-    """A date entry (``{"low": "2015-11-01", "high": "2016-11-08", "date": true}``) as the
-    estimator's integer entry, in days from :data:`DATE_ORIGIN`; any other entry as it is."""
-    if not is_date_entry(entry):
+    """A date or timestamp entry (``{"low": "2015-11-01", "high": "2016-11-08", "date":
+    true}``, ``"datetime": true``) as the estimator's integer entry, in days or seconds from
+    1970-01-01 (:class:`~skdp._cli.clock.Clock`); any other entry as it is."""
+    key = time_key(entry)
+    if key is None:
         return entry
-    if "low" not in entry or "high" not in entry:
-        raise ValueError(f"column {name!r} is a date column (\"date\": true): it needs "
-                         "\"low\" and \"high\", ISO dates known without the data.")
-    if entry.get("integer", True) is not True:
-        raise ValueError(f"column {name!r} is a date column: its values are whole days, it "
-                         "cannot say \"integer\": false.")
-    out = {k: v for k, v in entry.items() if k != "date"}
-    out.update(low=_bound_days(name, entry["low"], "low"),
-               high=_bound_days(name, entry["high"], "high"), integer=True)
+    low, high = Clock(name, entry).bounds()
+    out = {k: v for k, v in entry.items() if k not in TIME_KEYS}
+    out.update(low=low, high=high, integer=True)
     return out
 
 
 def estimator_domain(domain):
-    """The domain file's entries as the estimator takes them: each date entry in days from
-    :data:`DATE_ORIGIN` (public), the rest (and ``"forbid"``) as they are.
+    """The domain file's entries as the estimator takes them: each date (timestamp) entry in
+    days (seconds) from 1970-01-01 (public), the rest (and ``"forbid"``) as they are.
 
     Examples
     --------
@@ -173,7 +129,7 @@ class CsvCells:
 
     def __init__(self, name, entry):
         self.name = name
-        self.date = is_date_entry(entry)
+        self.clock = Clock(name, entry) if time_key(entry) else None
         entry = _numeric(name, entry)
         self.entry = entry
         parsed = parse_entry(name, entry)
@@ -188,8 +144,8 @@ class CsvCells:
         elif self.form == "codes":
             self.codes = code_count(entry)
             self.width = len(str(self.codes - 1))
-        elif self.date:
-            self.width = 10
+        elif self.clock:
+            self.width = len(self.clock.format(self.clock.bounds()[1]))
         elif self.form == "bounds" and self.integer:
             self.width = max(len(str(round(entry["low"]))), len(str(round(entry["high"]))))
         else:  # a float, or categories found privately: a typical width
@@ -201,13 +157,8 @@ class CsvCells:
             return cell
         if self.form == "categories":
             return self._category(cell, where)
-        if self.date:
-            days = _days(cell)
-            if days is None:
-                raise ValueError(f"{where}: column {self.name!r} is a date column in the domain "
-                                 "but the cell is not an ISO date YYYY-MM-DD (list other "
-                                 "spellings of a missing cell in --na-values).")
-            return float(days)
+        if self.clock:
+            return float(self.clock.value(cell, where))
         v = _number(cell)
         if v is None:
             raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "
@@ -243,8 +194,8 @@ class CsvCells:
             return value
         if isinstance(value, (bool, np.bool_)):
             return str(bool(value))
-        if self.date:
-            return (DATE_ORIGIN + datetime.timedelta(days=int(round(float(value))))).isoformat()
+        if self.clock:
+            return self.clock.format(value)
         if self.form == "codes" or self.integer or isinstance(value, (int, np.integer)):
             return str(int(round(float(value))))
         return repr(float(value))

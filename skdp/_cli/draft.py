@@ -24,6 +24,10 @@ Rules (public constants, so the draft is reproducible):
   numbers, drafted as bounds);
 - ISO dates (``YYYY-MM-DD``): a date column, bounds at the first and last day
   (``{"low": "2015-11-01", "high": "2016-11-08", "date": true}``), flagged;
+- ISO timestamps (a date and a time of day, all with a time zone or all without): a
+  timestamp column in seconds, bounds at the first and last instant
+  (``{"low": "2012-01-01T06:16:41Z", "high": "2012-12-31T23:17:19Z", "datetime": true}``),
+  flagged;
 - ``true``/``false`` columns: booleans; other columns: their distinct cells as
   categories (flagged when nearly every cell is distinct: an identifier).
 """
@@ -31,7 +35,8 @@ Rules (public constants, so the draft is reproducible):
 import math
 from collections import Counter
 
-from .domain import _number, _numeric_kind, is_date
+from .clock import instant, is_date
+from .domain import _number, _numeric_kind
 
 __all__ = ["DRAFT_NOTE", "MAX_CATEGORIES", "MAX_CODES", "MAX_NUMBER_CATEGORIES", "ROUGH_CODES",
            "draft_notes", "propose_entry", "roughness"]
@@ -144,6 +149,9 @@ def propose_entry(cells):
     ('2015-11-06', '2016-11-08', True, True)
     >>> e["note"].startswith(DRAFT_NOTE)
     True
+    >>> e = propose_entry(["2012-01-01T06:16:41Z", "2011-12-31T23:59:02Z"])
+    >>> e["low"], e["high"], e["datetime"]
+    ('2011-12-31T23:59:02Z', '2012-01-01T06:16:41Z', True)
     """
     missing = any(c is None for c in cells)
     present = [c for c in cells if c is not None]
@@ -159,6 +167,13 @@ def propose_entry(cells):
                 "note": f"{DRAFT_NOTE}: ISO dates, bounds at the data's first and last day (a "
                         "release with them is not private): replace them with public dates "
                         f"known without the data; {_REVIEW}"}
+    instants = [instant(c) for c in present]
+    if None not in instants and len({t.tzinfo is None for t in instants}) == 1:
+        first, last = min(zip(instants, present)), max(zip(instants, present))
+        return {"low": first[1], "high": last[1], "datetime": True, "missing": missing,
+                "note": f"{DRAFT_NOTE}: ISO timestamps, read as whole seconds, bounds at the "
+                        "data's first and last instant (a release with them is not private): "
+                        f"replace them with public instants known without the data; {_REVIEW}"}
     if {c.lower() for c in present} <= {"true", "false"}:
         return {"categories": sorted({c.lower() == "true" for c in present}),
                 "missing": missing,

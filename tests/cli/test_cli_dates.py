@@ -1,8 +1,10 @@
-"""Date columns of the command line (issue 30, item 2: a draft that serves the user): a domain
-entry ``{"low": "2015-11-01", "high": "2016-11-08", "date": true}`` reads ISO dates as days
-from 1970-01-01 (an integer column with public bounds for the estimator) and writes the
-synthetic values back as ISO dates; the draft proposes it for a column of ISO dates (before,
-352 poll start dates were drafted as 352 categories)."""
+"""Date and timestamp columns of the command line (issue 30, item 2: a draft that serves the
+user): a domain entry ``{"low": "2015-11-01", "high": "2016-11-08", "date": true}`` reads ISO
+dates as days from 1970-01-01, ``{"low": "2012-01-01T00:00:00Z", ..., "datetime": true}`` ISO
+timestamps as seconds (an integer column with public bounds for the estimator), and writes the
+synthetic values back in the same form; the draft proposes them for a column of ISO dates or
+timestamps (before, 352 poll start dates were drafted as 352 categories, and 3,900 e-mail
+times as 3,900)."""
 
 import csv
 import datetime
@@ -10,7 +12,8 @@ import json
 
 import pytest
 
-from skdp._cli.domain import CsvCells, check_domain, estimator_domain, is_date
+from skdp._cli.clock import is_date
+from skdp._cli.domain import CsvCells, check_domain, estimator_domain
 from skdp._cli.draft import propose_entry
 from skdp.__main__ import main
 
@@ -84,4 +87,68 @@ def test_the_dask_job_refuses_date_columns_before_reading(tmp_path, capsys):
     status = main(["synthesize", str(tmp_path / "in-*.csv"), "-o", str(tmp_path / "o-*.csv"),
                    "--domain", str(dom), "--quiet"])
     err = capsys.readouterr().err
-    assert status != 0 and "['day'] are date columns" in err and "in-memory CSV job" in err
+    assert status != 0 and "['day'] are date or timestamp columns" in err
+    assert "in-memory CSV job" in err
+
+
+STAMP = {"low": "2012-01-01T00:00:00Z", "high": "2012-12-31T23:59:59Z", "datetime": True}
+
+
+def test_timestamps_are_read_as_seconds_and_written_in_the_bounds_form():
+    col = CsvCells("time", STAMP)
+    assert (col.form, col.integer, col.width) == ("bounds", True, 20)
+    v = col.parse("2012-01-01T06:16:41Z")
+    assert v == (datetime.datetime(2012, 1, 1, 6, 16, 41) -
+                 datetime.datetime(1970, 1, 1)).total_seconds()
+    assert col.format(v) == "2012-01-01T06:16:41Z" and col.format(v + 0.4) == col.format(v)
+    assert col.parse("2012-01-01T07:16:41+01:00") == v  # the UTC instant it names
+    assert col.parse("2012-01-01T06:16:41.6Z") == v + 1  # the second is the resolution
+    for cell, match in (("2012-01-01T06:16:41", "with a time zone .* the cell has none"),
+                        ("2012-01-01", "is not an ISO timestamp")):
+        with pytest.raises(ValueError, match=f"line 3: column 'time' .*{match}"):
+            col.parse(cell, "line 3")
+    naive = CsvCells("time", {"low": "2012-01-01 00:00", "high": "2012-12-31 23:59",
+                              "datetime": True})
+    assert naive.format(naive.parse("2012-03-04 05:06:07")) == "2012-03-04 05:06:07"
+    with pytest.raises(ValueError, match="without a time zone .* the cell has one"):
+        naive.parse("2012-03-04 05:06:07Z")
+
+
+def test_bad_timestamp_entries_name_the_column():
+    assert estimator_domain({"time": STAMP})["time"] == \
+        {"low": 1325376000, "high": 1356998399, "integer": True}
+    for bad, match in (({"low": "2012-01-01"}, "'low' must be an ISO timestamp"),
+                       ({"high": "2012-12-31T23:59:59"}, "both carry a time zone or neither"),
+                       ({"date": True}, "says both \"date\" and \"datetime\""),
+                       ({"integer": False}, "whole seconds, it cannot say")):
+        with pytest.raises(ValueError, match=match) as err:
+            check_domain({"time": {**STAMP, **bad}}, ["time"])
+        assert "'time'" in str(err.value)
+
+
+def test_the_draft_proposes_a_timestamp_column():
+    entry = propose_entry(["2012-03-01T10:00:00Z", None, "2012-01-01T06:16:41Z"])
+    assert (entry["low"], entry["high"], entry["datetime"], entry["missing"]) == \
+        ("2012-01-01T06:16:41Z", "2012-03-01T10:00:00Z", True, True)
+    assert "first and last instant" in entry["note"]
+    check_domain({"t": entry}, ["t"])
+    # zoned and unzoned cells together, or a stray word: categories
+    assert "categories" in propose_entry(["2012-03-01T10:00:00Z", "2012-03-01T10:00:00"])
+    assert "categories" in propose_entry(["2012-03-01 10:00", "soon"])
+
+
+def test_a_release_writes_timestamps_within_the_bounds(tmp_path, capsys):
+    start = datetime.datetime(2012, 1, 1)
+    rows = [[(start + datetime.timedelta(seconds=7919 * i)).isoformat(sep=" "), "ab"[i % 2]]
+            for i in range(400)]
+    src, dom, out = _write(tmp_path / "in.csv", rows), tmp_path / "d.json", tmp_path / "o.csv"
+    dom.write_text(json.dumps({"day": {"low": "2012-01-01 00:00:00",
+                                       "high": "2012-02-07 00:00:00", "datetime": True,
+                                       "missing": False}, "kind": ["a", "b"]}))
+    assert main(["synthesize", src, "-o", str(out), "--domain", str(dom), "--epsilon", "2",
+                 "--seed", "0", "--quiet"]) == 0
+    capsys.readouterr()
+    with open(out, newline="") as fh:
+        cells = [r[0] for r in list(csv.reader(fh))[1:]]
+    assert len(cells) == 400 and all(len(c) == 19 and c[10] == " " for c in cells)
+    assert "2012-01-01 00:00:00" <= min(cells) and max(cells) <= "2012-02-07 00:00:00"

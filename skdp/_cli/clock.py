@@ -1,0 +1,183 @@
+"""Date and timestamp columns of the command line: ISO cells as the estimator's integers.
+
+A domain entry ``{"low": "2015-11-01", "high": "2016-11-08", "date": true}`` reads ISO
+dates as days from 1970-01-01; ``{"low": "2012-01-01T00:00:00Z", "high":
+"2012-12-31T23:59:59Z", "datetime": true}`` reads ISO timestamps (a date and a time of
+day) as whole seconds from 1970-01-01T00:00:00. Either is an integer column on public
+bounds for the estimator, and its synthetic values are written back in the same ISO form.
+The origin is public; the bounds are the domain file's.
+
+A timestamp with a time zone (``Z``, ``+01:00``) is read as the UTC instant it names;
+one without is read as written. The bounds say which a column holds, and its cells must
+agree with them; synthetic timestamps are written with the low bound's separator (``T``
+or a space) and, for a zoned column, in UTC with its ``Z`` or ``+00:00``. A fraction of
+a second is rounded to the second (the column's resolution).
+"""
+
+import datetime
+
+__all__ = ["TIME_KEYS", "Clock", "instant", "is_date", "time_key"]
+
+TIME_KEYS = ("date", "datetime")
+"""The entry keys of a date (days) and a timestamp (seconds) column."""
+
+_EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_UTC = _EPOCH.replace(tzinfo=datetime.timezone.utc)
+
+
+def is_date(cell):
+    """Whether a cell spells an ISO date, ``YYYY-MM-DD`` (no time of day).
+
+    Examples
+    --------
+    >>> is_date("2016-11-08"), is_date("2016-11-08T06:00:42Z"), is_date("8/11/2016")
+    (True, False, False)
+    """
+    return _date(cell) is not None
+
+
+def time_key(entry):
+    """``"date"``, ``"datetime"`` or None: which ISO column a domain entry describes.
+
+    Examples
+    --------
+    >>> time_key({"low": "2015-11-01", "high": "2016-11-08", "date": True})
+    'date'
+    >>> time_key({"low": 0, "high": 9}), time_key(["a"])
+    (None, None)
+    """
+    if not isinstance(entry, dict):
+        return None
+    keys = [k for k in TIME_KEYS if entry.get(k) is True]
+    return keys[0] if keys else None
+
+
+def _date(cell):
+    if not isinstance(cell, str) or len(cell) != 10:
+        return None
+    try:
+        return datetime.date.fromisoformat(cell)
+    except ValueError:
+        return None
+
+
+def instant(cell):
+    """The datetime an ISO timestamp spells, else None: ``YYYY-MM-DD``, ``T`` or a space, a
+    time of day (``HH:MM``, seconds and their fraction optional), and optionally ``Z`` (UTC)
+    or an offset.
+
+    Examples
+    --------
+    >>> instant("2012-01-01T06:16:41Z")
+    datetime.datetime(2012, 1, 1, 6, 16, 41, tzinfo=datetime.timezone.utc)
+    >>> instant("2012-01-01 06:16"), instant("2012-01-01"), instant("06:16:41")
+    (datetime.datetime(2012, 1, 1, 6, 16), None, None)
+    """
+    if not isinstance(cell, str) or len(cell) < 16 or cell[10] not in "T ":
+        return None
+    text = cell[:-1] + "+00:00" if cell.endswith("Z") else cell
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+class Clock:
+    """How the cells of a date or timestamp column map to integers and back (public).
+
+    Parameters
+    ----------
+    name : str
+        Column name (for errors).
+    entry : dict
+        Its domain entry, with ``"date": true`` or ``"datetime": true``.
+
+    Examples
+    --------
+    >>> c = Clock("t", {"low": "2012-01-01 00:00:00", "high": "2012-12-31 23:59:59",
+    ...                 "datetime": True})
+    >>> c.bounds()
+    (1325376000, 1356998399)
+    >>> c.value("2012-01-01 06:16:41", "line 2"), c.format(1325398601.4)
+    (1325398601, '2012-01-01 06:16:41')
+    >>> Clock("d", {"low": "1970-01-02", "high": "1970-02-01", "date": True}).bounds()
+    (1, 31)
+    """
+
+    def __init__(self, name, entry):
+        self.name = name
+        self.key = time_key(entry)
+        if [k for k in TIME_KEYS if entry.get(k) is True] != [self.key]:
+            raise ValueError(f"column {name!r} says both \"date\" and \"datetime\": a date "
+                             "column holds days, a datetime column seconds; keep one.")
+        if "low" not in entry or "high" not in entry:
+            raise ValueError(f"column {name!r} is a {self.key} column (\"{self.key}\": true): "
+                             f"it needs \"low\" and \"high\", {self._spelling()}s known "
+                             "without the data.")
+        if entry.get("integer", True) is not True:
+            raise ValueError(f"column {name!r} is a {self.key} column: its values are whole "
+                             f"{self._unit()}s, it cannot say \"integer\": false.")
+        low = entry["low"]
+        first = instant(low) if self.key == "datetime" else None
+        self.zoned = first is not None and first.tzinfo is not None
+        self.separator = low[10] if first is not None else "T"
+        self.suffix = ("Z" if low.endswith("Z") else "+00:00") if self.zoned else ""
+        self._low = self._bound(low, "low")
+        self._high = self._bound(entry["high"], "high")
+
+    def _unit(self):
+        return "day" if self.key == "date" else "second"
+
+    def _spelling(self):
+        return "ISO date" if self.key == "date" else "ISO timestamp"
+
+    def _bound(self, text, key):
+        value = self._parse(text)
+        if value is None:
+            form = "\"YYYY-MM-DD\"" if self.key == "date" else \
+                "\"YYYY-MM-DDTHH:MM:SS\" (a space for T, Z or an offset allowed)"
+            raise ValueError(f"column {self.name!r} is a {self.key} column (\"{self.key}\": "
+                             f"true): its {key!r} must be an {self._spelling()} {form}, got "
+                             f"{text!r}.")
+        if value == "zone":
+            raise ValueError(f"column {self.name!r}: its \"low\" and \"high\" must both carry a "
+                             "time zone or neither.")
+        return value
+
+    def _parse(self, cell):
+        """The integer a cell spells; ``"zone"`` for a timestamp whose zone disagrees with
+        the low bound's; None for another spelling."""
+        if self.key == "date":
+            day = _date(cell)
+            return None if day is None else (day - _EPOCH.date()).days
+        t = instant(cell)
+        if t is None:
+            return None
+        if (t.tzinfo is not None) != self.zoned:
+            return "zone"
+        return round(((t - _EPOCH_UTC) if self.zoned else (t - _EPOCH)).total_seconds())
+
+    def bounds(self):
+        """``(low, high)`` as the estimator's integers."""
+        return self._low, self._high
+
+    def value(self, cell, where):
+        """The integer of a non-missing cell (``where`` locates it in errors)."""
+        value = self._parse(cell)
+        if value == "zone":
+            has = "has none" if self.zoned else "has one"
+            raise ValueError(f"{where}: column {self.name!r} holds timestamps "
+                             f"{'with' if self.zoned else 'without'} a time zone (its bounds "
+                             f"say so) but the cell {has}.")
+        if value is None:
+            raise ValueError(f"{where}: column {self.name!r} is a {self.key} column in the "
+                             f"domain but the cell is not an {self._spelling()} (list other "
+                             "spellings of a missing cell in --na-values).")
+        return value
+
+    def format(self, value):
+        """The ISO text of a synthetic value (days or seconds from the origin)."""
+        step = datetime.timedelta(**{f"{self._unit()}s": int(round(float(value)))})
+        if self.key == "date":
+            return (_EPOCH.date() + step).isoformat()
+        return (_EPOCH + step).strftime(f"%Y-%m-%d{self.separator}%H:%M:%S") + self.suffix

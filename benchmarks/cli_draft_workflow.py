@@ -39,6 +39,7 @@ OUT/upstream_synth``, in a throw-away mbi environment); a second call with
 """
 
 import argparse
+import datetime
 import math
 import os
 import subprocess
@@ -65,10 +66,36 @@ def _table(path):
         list(df.columns)
 
 
-def _domain(df):
-    """Which columns are numeric (for the binning of the score; public: the dtypes)."""
-    return {c: ({"low": 0, "high": 1} if df[c].dtype.kind in "if" and df[c].nunique() > 12
-                else {"categories": []}) for c in df.columns}
+def _domain(df, times=()):
+    """Which columns are numeric (for the binning of the score; public: the dtypes; ``times``:
+    date or timestamp columns, scored as numbers)."""
+    return {c: ({"low": 0, "high": 1} if (df[c].dtype.kind in "if" and df[c].nunique() > 12)
+                or c in times else {"categories": []}) for c in df.columns}
+
+
+def _as_times(real, syn, header):
+    """Columns whose every real cell is an ISO date or timestamp, as seconds in both tables
+    (a user bins a time column by time, not by its spellings); returns their names."""
+    from skdp._cli.clock import instant, is_date
+
+    def seconds(cell):
+        if not isinstance(cell, str):
+            return None
+        t = instant(cell + "T00:00" if is_date(cell) else cell)
+        if t is None:
+            return None
+        if t.tzinfo is not None:
+            t = t.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return (t - datetime.datetime(1970, 1, 1)).total_seconds()
+
+    names = []
+    for j, name in enumerate(header):
+        cells = [c for c in real[:, j] if c is not None]
+        if cells and all(seconds(c) is not None for c in cells):
+            for table in (real, syn):
+                table[:, j] = [None if c is None else seconds(str(c)) for c in table[:, j]]
+            names.append(name)
+    return names
 
 
 def main(argv=None):
@@ -107,8 +134,9 @@ def main(argv=None):
         seconds = time.time() - t0
         real, header = _table(src)
         syn, _ = _table(out)
+        times = _as_times(real, syn, header)
         shuffled = np.stack([rng.permutation(real[:, j]) for j in range(real.shape[1])], 1)
-        domain = _domain(df)
+        domain = _domain(df, times)
         e_syn = binned_errors(syn, real, domain, header)
         e_shuf = binned_errors(shuffled, real, domain, header)
         q, e = ("quantile", 10), ("equal", 10)

@@ -25,6 +25,13 @@ domain file (JSON): an object, column name -> entry, one of
                           into bins as above) and written back as ISO dates (the
                           in-memory CSV job only; a cell with a time of day is
                           refused, naming the column)
+  {"low": "2012-01-01T00:00:00Z", "high": "2012-12-31T23:59:59Z", "datetime": true}
+                          a timestamp column: ISO date and time of day (T or a
+                          space, Z or an offset optional: all cells zoned as the
+                          bounds are, or none), read as whole seconds from
+                          1970-01-01T00:00:00 (UTC where zoned; a fraction of a
+                          second rounded) and written back in the low bound's form
+                          (in UTC where zoned; the in-memory CSV job only)
   {"kind": "numeric", "integer": true} or {"kind": "categorical"}
                           only the kind is public: the bounds (cut into n_bins bins)
                           or categories are found privately, as --domain private

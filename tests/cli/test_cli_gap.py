@@ -132,3 +132,28 @@ def test_a_count_in_0_to_k_is_drafted_with_bounds_and_codes_keep_codes():
     # (bounds entries keep their own flags, as before)
     entry = propose_entry(["0"] * 400 + [str(100 * v) for v in range(1, 88)] + ["99999"])
     assert "heavy-tailed" in entry["note"] and "low" in entry
+
+
+def test_hours_heaped_at_round_numbers_are_drafted_with_bounds():
+    """HI's `whrswk` (hours a week, 0..90: 34% at 40, 30% at 0, peaks at 20, 25, 30, 35, 45,
+    50) has counts as rough as codes', but they peak at multiples of 5: a quantity heaped at
+    round numbers, drafted with bounds (RESULTS.md, "heaped quantities drafted as bounds");
+    one big code among flat ones is one peak and keeps the codes form."""
+    from skdp._cli.draft import HEAPED, ROUGH_CODES, heaping, propose_entry, roughness
+
+    rng = np.random.default_rng(1)
+    counts = {v: int(rng.integers(5, 40)) for v in range(91)}
+    counts.update({v: int(rng.integers(300, 900)) for v in range(5, 90, 5)})
+    counts.update({40: 7600, 0: 6600})
+    hours = [str(v) for v, c in counts.items() for _ in range(c)]
+    values = [int(v) for v in hours]
+    assert roughness(values) >= ROUGH_CODES and heaping(values) >= HEAPED
+    entry = propose_entry(hours)
+    assert (entry["low"], entry["high"], entry["integer"]) == (0, 90, True)
+    assert "peak at multiples of 5" in entry["note"] and '{"codes": 91}' in entry["note"]
+    # countries: one code (a multiple of 5) holds 90% of the rows, the rest rough
+    codes = {v: int(rng.integers(5, 60)) for v in range(120)}
+    codes[40] = 9 * sum(codes.values())
+    countries = [str(v) for v, c in codes.items() for _ in range(c)]
+    assert heaping([int(v) for v in countries]) < HEAPED
+    assert propose_entry(countries)["codes"] == 120

@@ -60,11 +60,12 @@ DOMAIN = """\
 Write a draft domain file for INPUT.csv: every column in the domain file's object
 form, as a careful curator would write it: integer columns with at most 50
 distinct values as categories, integer columns that look like codes (values in
-0..k-1, k <= 256, counts that jump from one value to the next) as {"codes": k},
-non-integer columns with at most 16 distinct values as categories, other
-numeric columns (counts, ages, scores) as bounds (with "integer"), ISO dates
-and timestamps as date and datetime columns, true/false columns as booleans,
-the rest as categories; each entry with "missing" and a "note" saying what was read from the data and flagging
+0..k-1, k <= 256, counts that jump from one value to the next and do not peak
+at multiples of 5) as {"codes": k}, non-integer columns with at most 16
+distinct values as categories, other numeric columns (counts, ages, scores,
+hours) as bounds (with "integer"), ISO dates and timestamps as date and
+datetime columns, true/false columns as booleans, the rest as categories; each
+entry with "missing" and a "note" saying what was read from the data and flagging
 spiky (one value holds >= 10% of the cells) or heavy-tailed numeric columns and
 likely identifiers. The draft is read from the private data WITHOUT privacy:
 review every entry and replace it by public knowledge (the categories a column

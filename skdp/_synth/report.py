@@ -153,8 +153,9 @@ def _short(v):
     return f"{v:.0f}" if 1e3 <= abs(v) < 1e9 else f"{v:.4g}"
 
 
-def _cell_labels(col):
-    """Labels of a fitted column's cells on the model's domain."""
+def _cell_labels(col, short=_short):
+    """Labels of a fitted column's cells on the model's domain (``short`` writes a numeric
+    column's values)."""
     if col.categorical:
         if col.cells is None:
             labels = [str(c) for c in col.categories]
@@ -166,23 +167,23 @@ def _cell_labels(col):
     else:
         edges = col.edges if col.edges is not None else \
             np.linspace(col.low, col.high, col.n_bins + 1)
-        labels = [_bin_label(col, a, b) for a, b in zip(edges[:-1], edges[1:])]
+        labels = [_bin_label(col, a, b, short) for a, b in zip(edges[:-1], edges[1:])]
     if col.missing:
         labels.append("missing")
     return labels
 
 
-def _bin_label(col, a, b):
+def _bin_label(col, a, b, short=_short):
     """``[a, b)``; with a bound alone in its bin (``bin_strategy='fine'``: the bin's other
     edge the next float), that bin by the bound and its neighbour as ``(low, b)`` or
     ``[a, high)``."""
     if np.nextafter(a, b) == b:
-        return _short(a if a == col.low else b)
+        return short(a if a == col.low else b)
     if a == np.nextafter(col.low, col.high):
-        return f"({_short(col.low)}, {_short(b)})"
+        return f"({short(col.low)}, {short(b)})"
     if b == np.nextafter(col.high, col.low):
         b = col.high
-    return f"[{_short(a)}, {_short(b)})"
+    return f"[{short(a)}, {short(b)})"
 
 
 def _compressed(est, j, labels):
@@ -296,9 +297,10 @@ def _released(est):
     return "".join(out)
 
 
-def _column_panels(est, syn_cols):
+def _column_panels(est, syn_cols, labels=None):
     """Per column: the noisy measured 1-way marginal (+-2 sd), the model's, the synthetic
-    rows'; a numeric column with a fine grid also gets its fine release against the rows."""
+    rows'; a numeric column with a fine grid also gets its fine release against the rows.
+    ``labels``: column name -> how its values are written (default :func:`_short`)."""
     names = list(est.domain_)
     n = max(float(est.n_records_), 1.0)
     out = ["<h2>Columns: the synthetic rows against the noisy measurements</h2>",
@@ -309,11 +311,12 @@ def _column_panels(est, syn_cols):
            "a fine grid (<code>resolution_</code>) also shows its fine release (noisy counts "
            "divided by their total) against the synthetic rows on the same cells.</p>"]
     for j, (name, col) in enumerate(zip(names, est._columns)):
-        labels = _cell_labels(col)
+        short = (labels or {}).get(name, _short)
+        cells = _cell_labels(col, short)
         noisy = _noisy_oneway(est, j)
-        lookup, shown = None, labels
-        if noisy is not None and noisy[0].size != len(labels):
-            lookup, shown = _compressed(est, j, labels)
+        lookup, shown = None, cells
+        if noisy is not None and noisy[0].size != len(cells):
+            lookup, shown = _compressed(est, j, cells)
         model = _model_counts(est, [j], lookup is not None).ravel() / n
         series = []
         if noisy is not None and noisy[0].size == len(shown):
@@ -329,15 +332,15 @@ def _column_panels(est, syn_cols):
             shown, series, title=f"{name}", ylabel="share of rows") + "</div>")
         if name in getattr(est, "resolution_", {}) and col.fine is not None:
             out.append('<div class="panel">' + _fine_panel(name, col, est.resolution_[name],
-                                                            syn_cols, j) + "</div>")
-            out.append(_spike_panel(name, est.resolution_[name], syn_cols, j))
+                                                            syn_cols, j, short) + "</div>")
+            out.append(_spike_panel(name, est.resolution_[name], syn_cols, j, short))
     if not getattr(est, "measurements_", []):
         out.append("<p>This solver released no noisy marginal measurement (a private game or "
                    "MWEM): the panels show the model against the synthetic rows.</p>")
     return "".join(out)
 
 
-def _fine_panel(name, col, fine, syn_cols, j):
+def _fine_panel(name, col, fine, syn_cols, j, short=_short):
     counts = np.asarray(fine["counts"], dtype=np.float64)
     if "values" in fine:  # one cell per integer
         cells = [(v, v) for v in fine["values"]]
@@ -351,9 +354,9 @@ def _fine_panel(name, col, fine, syn_cols, j):
     shown = []
     for s in starts:
         lo, hi = cells[s][0], cells[min(s + block, len(cells)) - 1][1]
-        shown.append(_short(lo) if lo == hi else
-                     (f"{_short(lo)}\u2013{_short(hi)}" if "values" in fine
-                      else f"[{_short(lo)}, {_short(hi)})"))
+        shown.append(short(lo) if lo == hi else
+                     (f"{short(lo)}\u2013{short(hi)}" if "values" in fine
+                      else f"[{short(lo)}, {short(hi)})"))
 
     def grouped(v):
         return np.add.reduceat(v, starts) if len(v) else v
@@ -381,7 +384,7 @@ def _noise(fine):
     return f", noise sd {lo} per cell" if lo == hi else f", noise sd {lo}\u2013{hi} per cell"
 
 
-def _spike_panel(name, fine, syn_cols, j):
+def _spike_panel(name, fine, syn_cols, j, short=_short):
     """The released spikes of a fine grid (``resolution_[name]["spikes"]``: exact values
     whose noisy count cleared the public ``spike_threshold``) against the synthetic rows
     that hold exactly those values: a chart (shares of the non-missing values, the noisy
@@ -414,7 +417,7 @@ def _spike_panel(name, fine, syn_cols, j):
     title = f"{name}: released spikes ({len(values)} exact values" + (
         f", the {len(shown)} largest shown)" if len(shown) < len(values) else ")")
     out = ['<div class="panel">' + bar_chart(
-        [_short(x) for x in values[shown]], series, title=title,
+        [short(x) for x in values[shown]], series, title=title,
         ylabel="share of non-missing values") + "</div>"]
     rows = largest(MAX_SPIKE_ROWS)
     out.append(f"<p>Spikes of <code>{_esc(name)}</code>: exact values released with their "
@@ -432,7 +435,8 @@ def _spike_panel(name, fine, syn_cols, j):
         head += ["synthetic rows at the value", "synthetic share"]
     table = []
     for i in rows:
-        row = [f"{values[i]:.10g}", _num(noisy[i], 6), _num(threshold, 6),
+        row = [f"{values[i]:.10g}" if short is _short else short(values[i]),
+               _num(noisy[i], 6), _num(threshold, 6),
                _num(noisy[i] / total if total > 0 else math.nan)]
         if syn is not None:
             row += [int(syn[i]), _num(share[i])]
@@ -592,7 +596,7 @@ overflow-x:auto;max-width:100%}.warn{background:#fff3cd;border:1px solid #e0c36a
 padding:6px}code{background:#f4f4f4}"""
 
 
-def release_report(est, synthetic=None, holdout=None, target=None, title=None):
+def release_report(est, synthetic=None, holdout=None, target=None, title=None, labels=None):
     """The HTML release report of a fitted synthesizer (a string; see the module docstring).
 
     Parameters
@@ -609,6 +613,11 @@ def release_report(est, synthetic=None, holdout=None, target=None, title=None):
         With ``holdout``: the column the ML utility section predicts.
     title : str, optional
         The page's title.
+    labels : dict, optional
+        Column name -> a function writing one of its values (a number) as text, for the
+        column panels' axes and spike tables (e.g. days from 1970-01-01 as ISO dates);
+        other numeric columns' values are written as short numbers. Public formatting
+        only: it changes no figure.
 
     Returns
     -------
@@ -621,13 +630,19 @@ def release_report(est, synthetic=None, holdout=None, target=None, title=None):
                          f"(columns {name_list([str(n) for n in names])}).")
     if target is not None and holdout is None:
         raise ValueError("target needs a holdout: the ML utility is scored on it.")
+    unknown = [str(k) for k in (labels or {}) if k not in names]
+    if unknown:
+        raise ValueError(f"labels names column(s) {name_list(unknown)} that the synthesizer "
+                         f"does not have (columns {name_list([str(n) for n in names])}).")
+    if not all(map(callable, (labels or {}).values())):
+        raise TypeError("labels maps a column name to a function that writes a value as text.")
     syn_cols = None if synthetic is None else _columns_of(synthetic, names, "synthetic")
     hold_cols = None if holdout is None else _columns_of(holdout, names, "holdout")
     if hold_cols is not None and syn_cols is None:
         drawn = est.sample(min(int(est.n_records_), MAX_ROWS), random_state=0)
         syn_cols = _columns_of(drawn, names, "the sample")
     title = "Release report" if title is None else str(title)
-    body = [f"<h1>{_esc(title)}</h1>", _released(est), _column_panels(est, syn_cols),
+    body = [f"<h1>{_esc(title)}</h1>", _released(est), _column_panels(est, syn_cols, labels),
             _fit_section(est)]
     if hold_cols is not None:
         body.append(_holdout_section(est, _rows(syn_cols), _rows(hold_cols), names))

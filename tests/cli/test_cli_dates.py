@@ -10,6 +10,7 @@ import csv
 import datetime
 import json
 
+import numpy as np
 import pytest
 
 from skdp._cli.clock import is_date
@@ -152,3 +153,35 @@ def test_a_release_writes_timestamps_within_the_bounds(tmp_path, capsys):
         cells = [r[0] for r in list(csv.reader(fh))[1:]]
     assert len(cells) == 400 and all(len(c) == 19 and c[10] == " " for c in cells)
     assert "2012-01-01 00:00:00" <= min(cells) and max(cells) <= "2012-02-07 00:00:00"
+
+
+def test_the_report_writes_a_date_columns_values_as_dates(tmp_path, capsys):
+    """``--report``: a date column's panels (model bins, fine grid, spikes) are labelled with
+    ISO dates, not days from 1970-01-01 (the figures are the same: formatting only)."""
+    days = [datetime.date(2016, 1, 1) + datetime.timedelta(days=(7 * i) % 300)
+            for i in range(400)]
+    rows = [[d.isoformat(), "ab"[i % 2]] for i, d in enumerate(days)]
+    src, dom = _write(tmp_path / "in.csv", rows), tmp_path / "d.json"
+    dom.write_text(json.dumps({"day": {**ENTRY, "missing": False}, "kind": ["a", "b"]}))
+    page_path = tmp_path / "r.html"
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--domain", str(dom),
+                 "--epsilon", "2", "--seed", "0", "--quiet", "--report", str(page_path)]) == 0
+    capsys.readouterr()
+    page = page_path.read_text()
+    assert "[2016-01-01, " in page and "2016-12-31" in page
+    assert "16801" not in page.split("<h3>The domain</h3>")[0]  # no day number on an axis
+
+
+def test_report_labels_name_fitted_columns():
+    from skdp import BudgetAccountant, SaddlePointSynthesizer
+
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.integers(0, 10, 200), rng.integers(0, 2, 200)]
+    est = SaddlePointSynthesizer(domain={0: {"low": 0, "high": 9, "integer": True}, 1: [0, 1]},
+                                 random_state=0, accountant=BudgetAccountant()).fit(X)
+    page = est.report(labels={0: lambda v: f"<{v:g}>"})
+    assert "&lt;0&gt;" in page
+    with pytest.raises(ValueError, match="labels names column.*'day'"):
+        est.report(labels={"day": str})
+    with pytest.raises(TypeError, match="a function"):
+        est.report(labels={0: "%d"})

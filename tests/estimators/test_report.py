@@ -65,10 +65,12 @@ def mst():
 
 # ------------------------------------------------------------ no private data
 def test_the_report_takes_no_training_data_argument():
+    # `labels`: how a column's values are written (functions of a value, e.g. days as ISO
+    # dates), no table
     params = list(inspect.signature(SaddlePointSynthesizer.report).parameters)
-    assert params == ["self", "path", "synthetic", "holdout", "target", "title"]
+    assert params == ["self", "path", "synthetic", "holdout", "target", "title", "labels"]
     assert list(inspect.signature(rep.release_report).parameters) == \
-        ["est", "synthetic", "holdout", "target", "title"]
+        ["est", "synthetic", "holdout", "target", "title", "labels"]
 
 
 @pytest.mark.parametrize("solver", ["smd", "mst"])

@@ -16,7 +16,7 @@ a second is rounded to the second (the column's resolution).
 
 import datetime
 
-__all__ = ["TIME_KEYS", "Clock", "instant", "is_date", "time_key"]
+__all__ = ["TIME_KEYS", "Clock", "instant", "is_date", "time_key", "time_span"]
 
 TIME_KEYS = ("date", "datetime")
 """The entry keys of a date (days) and a timestamp (seconds) column."""
@@ -50,6 +50,29 @@ def time_key(entry):
         return None
     keys = [k for k in TIME_KEYS if entry.get(k) is True]
     return keys[0] if keys else None
+
+
+def time_span(cells):
+    """``(key, first, last)`` of non-missing cells that are all ISO dates (``"date"``) or all
+    ISO timestamps, every one with a time zone or none (``"datetime"``): the key of their
+    entry and the cells of the first and last day or instant (read from the data: the
+    caller says so); None otherwise.
+
+    Examples
+    --------
+    >>> time_span(["2016-11-08", "2015-11-06"])
+    ('date', '2015-11-06', '2016-11-08')
+    >>> time_span(["2012-01-01T06:16:41Z", "2011-12-31T23:59:02Z"])
+    ('datetime', '2011-12-31T23:59:02Z', '2012-01-01T06:16:41Z')
+    >>> time_span(["2012-01-01T06:16:41Z", "2012-01-01T06:16:41"]), time_span(["a"])
+    (None, None)
+    """
+    if cells and all(map(is_date, cells)):
+        return "date", min(cells), max(cells)
+    instants = [instant(c) for c in cells]
+    if not cells or None in instants or len({t.tzinfo is None for t in instants}) != 1:
+        return None
+    return "datetime", min(zip(instants, cells))[1], max(zip(instants, cells))[1]
 
 
 def _date(cell):

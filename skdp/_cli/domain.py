@@ -16,7 +16,7 @@ from .._domain import entry_form, parse_entry
 from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .._validation import name_list
-from .clock import TIME_KEYS, Clock, time_key
+from .clock import TIME_KEYS, Clock, time_key, time_span
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
@@ -263,8 +263,10 @@ def draft_entry(cells, n_bins):
 
     ``cells`` are the column's CSV cells, ``None`` for missing ones. Integer
     columns with at most ``n_bins`` distinct values become categories; other
-    numeric columns become bounds (min, max) cut into ``n_bins`` bins;
-    ``true``/``false`` columns become JSON booleans; the rest, string categories.
+    numeric columns become bounds (min, max) cut into ``n_bins`` bins; ISO dates
+    and timestamps, date and datetime columns on their first and last day or
+    instant; ``true``/``false`` columns become JSON booleans; the rest, string
+    categories.
 
     Examples
     --------
@@ -274,6 +276,8 @@ def draft_entry(cells, n_bins):
     {'low': 0.5, 'high': 2.0, 'n_bins': 4, 'integer': False, 'missing': False}
     >>> draft_entry(["TRUE", "FALSE"], 4)
     {'categories': [False, True], 'missing': False}
+    >>> draft_entry(["2016-11-08", "2015-11-06"], 4)
+    {'low': '2015-11-06', 'high': '2016-11-08', 'date': True, 'missing': False}
     """
     missing = any(c is None for c in cells)
     present = [c for c in cells if c is not None]
@@ -288,6 +292,9 @@ def draft_entry(cells, n_bins):
             (float(values[0]), float(values[-1]))
         return {"low": low, "high": high, "n_bins": n_bins if high > low else 1,
                 "integer": integer, "missing": missing}
+    span = time_span(present)
+    if span is not None:
+        return {"low": span[1], "high": span[2], span[0]: True, "missing": missing}
     if {c.lower() for c in present} <= {"true", "false"}:
         return {"categories": sorted({c.lower() == "true" for c in present}), "missing": missing}
     return {"categories": sorted(set(present)), "missing": missing}

@@ -36,7 +36,7 @@ Rules (public constants, so the draft is reproducible):
 import math
 from collections import Counter
 
-from .clock import instant, is_date
+from .clock import time_span
 from .domain import _number, _numeric_kind
 
 __all__ = ["DRAFT_NOTE", "HEAPED", "MAX_CATEGORIES", "MAX_CODES", "MAX_NUMBER_CATEGORIES",
@@ -172,18 +172,15 @@ def propose_entry(cells):
     numeric, integer = _numeric_kind(present)
     if numeric:
         return _numeric_entry([_number(c) for c in present], integer, missing)
-    if all(map(is_date, present)):
-        return {"low": min(present), "high": max(present), "date": True, "missing": missing,
-                "note": f"{DRAFT_NOTE}: ISO dates, bounds at the data's first and last day (a "
-                        "release with them is not private): replace them with public dates "
-                        f"known without the data; {_REVIEW}"}
-    instants = [instant(c) for c in present]
-    if None not in instants and len({t.tzinfo is None for t in instants}) == 1:
-        first, last = min(zip(instants, present)), max(zip(instants, present))
-        return {"low": first[1], "high": last[1], "datetime": True, "missing": missing,
-                "note": f"{DRAFT_NOTE}: ISO timestamps, read as whole seconds, bounds at the "
-                        "data's first and last instant (a release with them is not private): "
-                        f"replace them with public instants known without the data; {_REVIEW}"}
+    span = time_span(present)
+    if span is not None:
+        key, first, last = span
+        what = "ISO dates, bounds at the data's first and last day" if key == "date" else \
+            "ISO timestamps, read as whole seconds, bounds at the data's first and last instant"
+        return {"low": first, "high": last, key: True, "missing": missing,
+                "note": f"{DRAFT_NOTE}: {what} (a release with them is not private): replace "
+                        f"them with public {'dates' if key == 'date' else 'instants'} known "
+                        f"without the data; {_REVIEW}"}
     if {c.lower() for c in present} <= {"true", "false"}:
         return {"categories": sorted({c.lower() == "true" for c in present}),
                 "missing": missing,

@@ -185,3 +185,22 @@ def test_report_labels_name_fitted_columns():
         est.report(labels={"day": str})
     with pytest.raises(TypeError, match="a function"):
         est.report(labels={0: "%d"})
+
+
+def test_without_a_domain_file_timestamps_are_not_copied(tmp_path, capsys):
+    """The no-domain path (leak-warned) reads a timestamp column as a datetime column on its
+    first and last instant, not as one category per cell (which copied every timestamp)."""
+    start = datetime.datetime(2012, 1, 1)
+    stamps = [(start + datetime.timedelta(seconds=7919 * i)).isoformat() + "Z"
+              for i in range(300)]
+    src, out = _write(tmp_path / "in.csv", [[t, "ab"[i % 2]] for i, t in enumerate(stamps)]), \
+        tmp_path / "o.csv"
+    assert main(["synthesize", src, "-o", str(out), "--epsilon", "2", "--seed", "0",
+                 "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "PrivacyLeakWarning" in err and "['day', 'kind']" in err
+    with open(out, newline="") as fh:
+        cells = [r[0] for r in list(csv.reader(fh))[1:]]
+    assert all(c.endswith("Z") and len(c) == 20 for c in cells)
+    assert min(stamps) <= min(cells) and max(cells) <= max(stamps)
+    assert len(set(cells) & set(stamps)) < len(cells) / 10  # not copies of the data's

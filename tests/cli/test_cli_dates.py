@@ -103,7 +103,7 @@ def test_timestamps_are_read_as_seconds_and_written_in_the_bounds_form():
                  datetime.datetime(1970, 1, 1)).total_seconds()
     assert col.format(v) == "2012-01-01T06:16:41Z" and col.format(v + 0.4) == col.format(v)
     assert col.parse("2012-01-01T07:16:41+01:00") == v  # the UTC instant it names
-    assert col.parse("2012-01-01T06:16:41.6Z") == v + 1  # the second is the resolution
+    assert col.parse("2012-01-01T06:16:41.600Z") == v + 1  # the second is the resolution
     for cell, match in (("2012-01-01T06:16:41", "with a time zone .* the cell has none"),
                         ("2012-01-01", "is not an ISO timestamp")):
         with pytest.raises(ValueError, match=f"line 3: column 'time' .*{match}"):

@@ -561,12 +561,16 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     grid of equal cells is a candidate (``d_c`` of them, public); its cells to split and
     their number of equal sub-cells come from its first-level noisy counts and the second
     release's ``sigma`` (:func:`~skdp._domain.fine.refine_splits`): released values and
-    public facts only. The counts of the sub-cells of the grids with a refined cell are then
-    released at once, ``N(0, sigma**2)`` each. A value falls in at most one sub-cell of its
-    column (none when its first-level cell is not refined), so one record moves at most one
-    count per column under add/remove and two under replace-one: l2-sensitivity at most
-    ``sqrt(d_c)`` (``sqrt(2 d_c)``), the sensitivity of one histogram per column, and
-    ``sigma`` from it (:func:`_count_noise`; Bun–Steinke 2016 Prop. 1.6). The choice of the
+    public facts only. The counts of the sub-cells of the ``d_r`` grids with a refined cell
+    are then released at once, ``N(0, sigma**2)`` each. A value falls in at most one
+    sub-cell of its column (none when its first-level cell is not refined), so one record
+    moves at most one count per released column under add/remove and two under
+    replace-one: l2-sensitivity at most ``sqrt(d_r)`` (``sqrt(2 d_r)``), the sensitivity of
+    one histogram per released column, and ``sigma`` from it (:func:`_count_noise`;
+    Bun–Steinke 2016 Prop. 1.6). The plans are first drawn at the noise of ``d_c``
+    histograms; where some candidates then have no cell to split (``d_r < d_c``), the
+    ``d_r`` others are planned again at the noise of ``d_r`` (:func:`_refine_plans`: a
+    function of released counts, so still a choice made from the first release). The choice of the
     second mechanism from the first's output composes adaptively (zCDP: Bun–Steinke 2016
     Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3): ``rho`` of the first release plus this
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
@@ -590,17 +594,15 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     when not read from ``values`` (a Dask table). Returns whether anything was released."""
     cand = [k for k, c in enumerate(columns) if c.fine.edges is not None
             and c.fine.counts is not None and (c.fine.refinement is not None) == again]
+    busy = None
     if heavy is not None:
         at = heavy if split is None else split
         busy = {k: _busy(columns[k].fine, at) for k in cand}
         cand = [k for k in cand if busy[k].sum() >= heavy]
     if not cand:
         return False
-    sens, sigma, replace_sens = _count_noise(len(cand), rho, neighbouring)
-    plans = {k: refine_splits(columns[k].fine.counts, sigma) for k in cand}
-    if heavy is not None:
-        plans = {k: np.where(busy[k] > 0, p, 1) for k, p in plans.items()}
-    chosen = [k for k in cand if np.any(plans[k] >= 2)]
+    chosen, plans, (sens, sigma, replace_sens) = _refine_plans(columns, cand, busy, rho,
+                                                               neighbouring)
     if not chosen:
         return False
     cols, chosen_plans = [columns[k] for k in chosen], [plans[k] for k in chosen]
@@ -612,6 +614,27 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     for col, plan, part in zip(cols, chosen_plans, parts):
         col.fine.refine(plan, part, sigma)
     return True
+
+
+def _refine_plans(columns, cand, busy, rho, neighbouring):
+    """``(chosen, plans, noise)`` of a second (third) level over the candidate grids ``cand``:
+    each grid's sub-cells (:func:`~skdp._domain.fine.refine_splits`, only in its ``busy``
+    cells where given) at the noise of a release of ``len(cand)`` histograms; the grids
+    with a cell to split are released, and where some candidates have none, at the noise
+    of ``len(chosen)`` histograms (one record moves a count of each released grid only:
+    the sensitivity of the release made), their plans recomputed at that noise. Released
+    counts and public facts only: the choice is post-processing of the first level."""
+    def plan(k, sigma):
+        p = refine_splits(columns[k].fine.counts, sigma)
+        return p if busy is None else np.where(busy[k] > 0, p, 1)
+
+    noise = _count_noise(len(cand), rho, neighbouring)
+    plans = {k: plan(k, noise[1]) for k in cand}
+    chosen = [k for k in cand if np.any(plans[k] >= 2)]
+    if chosen and len(chosen) < len(cand):
+        noise = _count_noise(len(chosen), rho, neighbouring)
+        plans = {k: plan(k, noise[1]) for k in chosen}
+    return chosen, plans, noise
 
 
 def _shares(grid):

@@ -54,9 +54,9 @@ def test_refine_splits_closed_form():
 def test_second_release_sensitivity_sigma_and_ledger(releases, solver, currency,
                                                      neighbouring, k):
     """Two Gaussian releases: the first on (1 - r) of resolution_share, the second on r,
-    of l2-sensitivity sqrt(k d_c) for the d_c = 2 grids of equal cells (linc, flat: a value
-    in one sub-cell per column), its sigma from its share; the fit still spends exactly
-    (epsilon, delta)."""
+    of l2-sensitivity sqrt(k d_r) for the d_r of the d_c = 2 grids of equal cells (linc,
+    flat: a value in one sub-cell per column) with a cell to split, its sigma from its
+    share; the fit still spends exactly (epsilon, delta)."""
     if neighbouring == "add_remove" and solver != "smd":
         pytest.skip("add/remove: smd only")
     r, share = 0.4, 0.2
@@ -65,8 +65,9 @@ def test_second_release_sensitivity_sigma_and_ledger(releases, solver, currency,
     (l1, s1, sig1), (l2, s2, sig2) = releases[:2]
     assert l1 == "fine grid counts of 3 columns and exact values of 2"
     assert l2.startswith("fine grid refinement of ") and l2.endswith(" of 2 columns")
+    d_r = int(l2.split()[3])
     assert s1 == pytest.approx(math.sqrt(k * (3 + 2)))
-    assert s2 == pytest.approx(math.sqrt(k * 2))
+    assert s2 == pytest.approx(math.sqrt(k * d_r)) and d_r >= 1
     delta_g = 1e-6 - SPIKE_DELTA_SHARE * 1e-6
     if currency == "gdp":
         mu = approx_dp_to_gdp(1.0, delta_g)
@@ -91,6 +92,29 @@ def test_second_release_sensitivity_sigma_and_ledger(releases, solver, currency,
     assert len(sd) == len(synth.resolution_["linc"]["counts"]) and sd.max() == pytest.approx(sig1)
     assert sd.min() < sig1
     assert "refinement" not in synth.resolution_["age"]
+
+
+@pytest.mark.parametrize("neighbouring, k", [("replace_one", 2.0), ("add_remove", 1.0)])
+def test_a_candidate_with_nothing_to_split_is_not_in_the_sensitivity(releases, neighbouring,
+                                                                      k):
+    """At 2,000 rows the flat column's cells are too light to split at the noise of d_c = 2
+    histograms: the release covers linc alone, at the sensitivity of d_r = 1 histogram
+    (sqrt(k)), and linc's plan is drawn again at that release's sigma."""
+    r, share = 0.4, 0.2
+    synth = _fit(_table(2000), domain=DOMAIN, neighbouring=neighbouring, solver="smd",
+                 resolution_share=share, resolution_refine=r)
+    (l2, s2, sig2), = [x for x in releases if x[0].startswith("fine grid refinement")]
+    assert l2 == "fine grid refinement of 1 of 2 columns"
+    assert s2 == pytest.approx(math.sqrt(k))
+    rho = approx_dp_to_gdp(1.0, 1e-6 - SPIKE_DELTA_SHARE * 1e-6) ** 2 / 2
+    assert sig2 == pytest.approx(gaussian_sigma(s2, r * share * rho))
+    ref = synth.resolution_["linc"]["refinement"]
+    assert ref["splits"] == refine_splits(np.array(ref["first"]["counts"]), sig2)[
+        ref["cells"]].tolist()
+    assert "refinement" not in synth.resolution_["flat"]
+    # at the noise of two histograms, flat had no cell to split either
+    first = np.array(synth.resolution_["flat"]["counts"])
+    assert refine_splits(first, gaussian_sigma(math.sqrt(2 * k), r * share * rho)).max() == 1
 
 
 def test_no_second_release_when_no_cell_is_heavy(releases):

@@ -65,7 +65,7 @@ def test_second_release_sensitivity_sigma_and_ledger(releases, solver, currency,
     (l1, s1, sig1), (l2, s2, sig2) = releases[:2]
     assert l1 == "fine grid counts of 3 columns and exact values of 2"
     assert l2.startswith("fine grid refinement of ") and l2.endswith(" of 2 columns")
-    d_r = int(l2.split()[3])
+    d_r = int(l2.split()[4])
     assert s1 == pytest.approx(math.sqrt(k * (3 + 2)))
     assert s2 == pytest.approx(math.sqrt(k * d_r)) and d_r >= 1
     delta_g = 1e-6 - SPIKE_DELTA_SHARE * 1e-6

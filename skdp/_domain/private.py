@@ -567,10 +567,10 @@ def refine_release(columns, values, rho, fit, neighbouring, counter=None, heavy=
     moves at most one count per released column under add/remove and two under
     replace-one: l2-sensitivity at most ``sqrt(d_r)`` (``sqrt(2 d_r)``), the sensitivity of
     one histogram per released column, and ``sigma`` from it (:func:`_count_noise`;
-    Bun–Steinke 2016 Prop. 1.6). The plans are first drawn at the noise of ``d_c``
-    histograms; where some candidates then have no cell to split (``d_r < d_c``), the
-    ``d_r`` others are planned again at the noise of ``d_r`` (:func:`_refine_plans`: a
-    function of released counts, so still a choice made from the first release). The choice of the
+    Bun–Steinke 2016 Prop. 1.6). The plans are drawn at the noise of ``d_c`` histograms;
+    where some candidates then have no cell to split (``d_r < d_c``), the ``d_r`` others are
+    released at the noise of ``d_r`` (:func:`_refine_plans`: a function of released counts,
+    so still a choice made from the first release). The choice of the
     second mechanism from the first's output composes adaptively (zCDP: Bun–Steinke 2016
     Lemma 2.3; GDP: Dong–Roth–Su 2022 Cor. 3.3): ``rho`` of the first release plus this
     ``rho``. No grid refined: nothing released, nothing charged. Each refined grid combines
@@ -622,8 +622,10 @@ def _refine_plans(columns, cand, busy, rho, neighbouring):
     cells where given) at the noise of a release of ``len(cand)`` histograms; the grids
     with a cell to split are released, and where some candidates have none, at the noise
     of ``len(chosen)`` histograms (one record moves a count of each released grid only:
-    the sensitivity of the release made), their plans recomputed at that noise. Released
-    counts and public facts only: the choice is post-processing of the first level."""
+    the sensitivity of the release made), with the same plans. Released counts and public
+    facts only: the choice is post-processing of the first level. (Planning again at the
+    smaller noise, which splits finer, cost DoctorContacts at 3,600 rows: ``benchmarks/
+    RESULTS.md``, issue 30, "a candidate with nothing to split".)"""
     def plan(k, sigma):
         p = refine_splits(columns[k].fine.counts, sigma)
         return p if busy is None else np.where(busy[k] > 0, p, 1)
@@ -633,7 +635,6 @@ def _refine_plans(columns, cand, busy, rho, neighbouring):
     chosen = [k for k in cand if np.any(plans[k] >= 2)]
     if chosen and len(chosen) < len(cand):
         noise = _count_noise(len(chosen), rho, neighbouring)
-        plans = {k: plan(k, noise[1]) for k in chosen}
     return chosen, plans, noise
 
 

@@ -82,9 +82,11 @@ def test_second_release_sensitivity_sigma_and_ledger(releases, solver, currency,
     assert delta == 1e-6 and eps == pytest.approx(1.0, rel=1e-6) and eps <= 1.0 + 1e-9
     # published: the first level's counts and sigma, the refined cells, the second level's
     # counts and sigma; the per-integer grid is not refined
+    # the plans drawn at the noise of the d_c = 2 candidates, released at d_r's
+    planned = gaussian_sigma(math.sqrt(k * 2), r * share * rho)
     ref = synth.resolution_["linc"]["refinement"]
     assert ref["sigma"] == pytest.approx(sig2) and ref["first"]["sigma"] == pytest.approx(sig1)
-    assert ref["splits"] == refine_splits(np.array(ref["first"]["counts"]), sig2)[
+    assert ref["splits"] == refine_splits(np.array(ref["first"]["counts"]), planned)[
         ref["cells"]].tolist()
     assert len(ref["counts"]) == sum(ref["splits"])
     # one sd per cell of the refined grid: the first level's where not refined, smaller
@@ -99,7 +101,7 @@ def test_a_candidate_with_nothing_to_split_is_not_in_the_sensitivity(releases, n
                                                                       k):
     """At 2,000 rows the flat column's cells are too light to split at the noise of d_c = 2
     histograms: the release covers linc alone, at the sensitivity of d_r = 1 histogram
-    (sqrt(k)), and linc's plan is drawn again at that release's sigma."""
+    (sqrt(k)), with linc's plan drawn at the noise of d_c = 2."""
     r, share = 0.4, 0.2
     synth = _fit(_table(2000), domain=DOMAIN, neighbouring=neighbouring, solver="smd",
                  resolution_share=share, resolution_refine=r)
@@ -108,13 +110,14 @@ def test_a_candidate_with_nothing_to_split_is_not_in_the_sensitivity(releases, n
     assert s2 == pytest.approx(math.sqrt(k))
     rho = approx_dp_to_gdp(1.0, 1e-6 - SPIKE_DELTA_SHARE * 1e-6) ** 2 / 2
     assert sig2 == pytest.approx(gaussian_sigma(s2, r * share * rho))
+    planned = gaussian_sigma(math.sqrt(2 * k), r * share * rho)  # d_c = 2
     ref = synth.resolution_["linc"]["refinement"]
-    assert ref["splits"] == refine_splits(np.array(ref["first"]["counts"]), sig2)[
+    assert ref["sigma"] == pytest.approx(sig2)
+    assert ref["splits"] == refine_splits(np.array(ref["first"]["counts"]), planned)[
         ref["cells"]].tolist()
     assert "refinement" not in synth.resolution_["flat"]
-    # at the noise of two histograms, flat had no cell to split either
     first = np.array(synth.resolution_["flat"]["counts"])
-    assert refine_splits(first, gaussian_sigma(math.sqrt(2 * k), r * share * rho)).max() == 1
+    assert refine_splits(first, planned).max() == 1  # nothing to split: not released
 
 
 def test_no_second_release_when_no_cell_is_heavy(releases):

@@ -491,13 +491,14 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     resolution_refine : float or 'auto', default='auto'
         A second level of the fine grids of equal cells: cells of the first
         release are split into 2-32 equal sub-cells (``count / (4 sigma_2)``
-        rounded down to a power of two: :func:`skdp._domain.fine.refine_splits`,
+        rounded down to a power of two, ``sigma_2`` the noise of a release over
+        the ``d_c`` candidate grids: :func:`skdp._domain.fine.refine_splits`,
         from released counts only), whose counts a second Gaussian mechanism
         releases: a value falls in at most one sub-cell per column, so the
-        l2-sensitivity is that of one histogram per column, ``sqrt(2 d_c)``
-        (``sqrt(d_c)`` under add/remove) for the ``d_c`` candidate grids
-        (:func:`skdp._domain.private.refine_release`: an adaptive hierarchical
-        histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: the
+        l2-sensitivity is that of one histogram per released column,
+        ``sqrt(2 d_r)`` (``sqrt(d_r)`` under add/remove) for the ``d_r`` candidates
+        with a cell to split (:func:`skdp._domain.private.refine_release`: an
+        adaptive hierarchical histogram, Hay et al. 2010, Zhang et al. 2016). ``'auto'``: the
         candidates are the grids whose cells holding at least a fifth of the
         mass the cells spread (first-level noisy counts less released
         spikes', over the column's noisy total less all its spikes';

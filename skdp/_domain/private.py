@@ -625,7 +625,8 @@ def _refine_plans(columns, cand, busy, rho, neighbouring):
     the sensitivity of the release made), with the same plans. Released counts and public
     facts only: the choice is post-processing of the first level. (Planning again at the
     smaller noise, which splits finer, cost DoctorContacts at 3,600 rows: ``benchmarks/
-    RESULTS.md``, issue 30, "a candidate with nothing to split".)"""
+    RESULTS.md``, issue 30, "a candidate grid with nothing to split left out of the
+    refinement's sensitivity".)"""
     def plan(k, sigma):
         p = refine_splits(columns[k].fine.counts, sigma)
         return p if busy is None else np.where(busy[k] > 0, p, 1)

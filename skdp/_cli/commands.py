@@ -510,7 +510,8 @@ def _write(args, est, header, columns, holdout, n_bins):
     from .plot import Marginals, plot_marginals
 
     n = est.n_records_ if args.n_samples is None else args.n_samples
-    plot = Marginals(est.domain_, header, n_bins) if args.plot else None
+    labels = {c.name: c.format for c in columns if c.clock}  # dates and timestamps: ISO
+    plot = Marginals(est.domain_, header, n_bins, labels) if args.plot else None
     chunks = _chunks(est, n)
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
@@ -530,13 +531,13 @@ def _write(args, est, header, columns, holdout, n_bins):
         page = est.report(synthetic=synthetic, holdout=holdout,
                           target=getattr(args, "report_target", None),
                           title=f"Release report: {os.path.basename(args.output)}",
-                          labels={c.name: c.format for c in columns if c.clock})
+                          labels=labels)
         with replaced(report, ".html.part") as tmp:
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(page)
         print(f"report: {report}")
     if plot is not None:
-        reference = Marginals(est.domain_, header, n_bins)
+        reference = Marginals(est.domain_, header, n_bins, labels)
         if holdout is None:
             print("note: without --holdout the plot shows the private training data; "
                   "do not publish it.")

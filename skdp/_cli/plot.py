@@ -10,9 +10,10 @@ __all__ = ["Marginals", "plot_marginals"]
 
 
 class _Bins:
-    """Bins of one column on its fitted ``domain_`` entry, the last one for missing values."""
+    """Bins of one column on its fitted ``domain_`` entry, the last one for missing values
+    (``write``: how a numeric bin's left edge is labelled; default 3 significant digits)."""
 
-    def __init__(self, entry, n_bins):
+    def __init__(self, entry, n_bins, write=None):
         if isinstance(entry, int) and not isinstance(entry, bool):
             entry = list(range(entry))
         if isinstance(entry, tuple):  # (low, high) bounds
@@ -26,7 +27,8 @@ class _Bins:
             k = entry.get("n_bins", n_bins)
             self.cats, self.low, self.high = None, float(entry["low"]), float(entry["high"])
             width = (self.high - self.low) / k
-            self.labels = [f"{self.low + i * width:.3g}" for i in range(k)]
+            write = write or "{:.3g}".format
+            self.labels = [write(self.low + i * width) for i in range(k)]
         self.labels.append("NA")
 
     def index(self, v):
@@ -51,10 +53,11 @@ def _plain(v):
 
 
 class Marginals:
-    """Running 1-way counts of every column (bins from the fitted ``domain_``)."""
+    """Running 1-way counts of every column (bins from the fitted ``domain_``; ``labels``:
+    column name -> how its bins' left edges are written, e.g. days as ISO dates)."""
 
-    def __init__(self, domain, header, n_bins):
-        self.bins = [_Bins(domain[name], n_bins) for name in header]
+    def __init__(self, domain, header, n_bins, labels=None):
+        self.bins = [_Bins(domain[name], n_bins, (labels or {}).get(name)) for name in header]
         self.counts = [np.zeros(len(b.labels)) for b in self.bins]
 
     def add(self, table):

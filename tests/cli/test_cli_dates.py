@@ -204,3 +204,24 @@ def test_without_a_domain_file_timestamps_are_not_copied(tmp_path, capsys):
     assert all(c.endswith("Z") and len(c) == 20 for c in cells)
     assert min(stamps) <= min(cells) and max(cells) <= max(stamps)
     assert len(set(cells) & set(stamps)) < len(cells) / 10  # not copies of the data's
+
+
+def test_the_plot_labels_a_date_columns_bins_with_dates(tmp_path, capsys):
+    """``--plot``: the bins of a date column are labelled by their first day."""
+    from skdp._cli.plot import Marginals
+
+    write = CsvCells("day", ENTRY).format
+    m = Marginals({"day": {"low": 16801, "high": 17166, "n_bins": 2}}, ["day"], 10,
+                  {"day": write})
+    assert m.bins[0].labels == ["2016-01-01", "2016-07-02", "NA"]
+    pytest.importorskip("matplotlib")
+    days = [datetime.date(2016, 1, 1) + datetime.timedelta(days=(7 * i) % 300)
+            for i in range(200)]
+    src = _write(tmp_path / "in.csv", [[d.isoformat(), "ab"[i % 2]] for i, d in enumerate(days)])
+    dom = tmp_path / "d.json"
+    dom.write_text(json.dumps({"day": {**ENTRY, "missing": False}, "kind": ["a", "b"]}))
+    assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--domain", str(dom),
+                 "--epsilon", "2", "--seed", "0", "--quiet", "--plot",
+                 str(tmp_path / "p.png")]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "p.png").stat().st_size > 0

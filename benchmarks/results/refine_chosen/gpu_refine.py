@@ -17,6 +17,7 @@ import sklearn
 
 sys.path.insert(0, __file__.rsplit("/benchmarks/", 1)[0])
 from skdp import BudgetAccountant, SaddlePointSynthesizer  # noqa: E402
+from skdp._backend import to_numpy  # noqa: E402
 
 
 def table(n=2000, seed=0):
@@ -58,7 +59,7 @@ def main():
     (la, ga), (lb, gb) = refinement(host), refinement(dev)
     ok = la == lb == ["fine grid refinement of 1 of 2 columns"] and list(ga) == list(gb) \
         and all(math.isclose(ga[k][0], gb[k][0], rel_tol=1e-9) for k in ga)
-    rows = np.asarray(dev.sample(500, random_state=1), dtype=float)
+    rows = np.asarray(to_numpy(dev.sample(500, random_state=1)), dtype=float)  # namespace
     inside = bool(np.all((rows[:, 0] >= 0) & (rows[:, 0] <= 12) & (rows[:, 1] >= 0)
                          & (rows[:, 1] <= 10)))
     print("same refinement release:", ok, "| synthetic rows within the bounds:", inside)

@@ -211,8 +211,12 @@ def _numeric_entry(numbers, integer, missing):
                             f"can take that the data lacks; {_REVIEW}"}
         k = ints[-1] + 1
         coded = ints[0] >= 0 and k <= MAX_CODES and 2 * len(ints) >= k
-        heaped = coded and heaping(numbers) >= HEAPED
-        if coded and not heaped and roughness(numbers) >= ROUGH_CODES:
+        heaped = rough = False
+        if coded:  # the counts along the integers, once for both measures
+            first, counts = _counts_along(numbers)
+            heaped = _heaping(first, counts) >= HEAPED
+            rough = not heaped and _roughness(counts) >= ROUGH_CODES
+        if rough:
             return {"codes": k, "missing": missing,
                     "note": f"{DRAFT_NOTE}: integers in 0..{k - 1} ({len(ints)} of them "
                             "present, their counts as rough along the values as codes'): "
@@ -254,10 +258,19 @@ def roughness(numbers):
     >>> roughness([v for v, c in enumerate(counts) for _ in range(c)])
     1.8
     """
+    return _roughness(_counts_along(numbers)[1])
+
+
+def _counts_along(numbers):
+    """``(min, counts)``: the counts of a column's integers ``min .. max``, one per integer."""
     first = int(min(numbers))
     counts = [0] * (int(max(numbers)) - first + 1)
     for v in numbers:
         counts[int(v) - first] += 1
+    return first, counts
+
+
+def _roughness(counts):
     along = sum(abs(a - b) for a, b in zip(counts, counts[1:]))
     k = len(counts)
     shuffled = 2 * sum(c * (2 * j - k + 1) for j, c in enumerate(sorted(counts))) / k
@@ -281,10 +294,10 @@ def heaping(numbers):
     >>> heaping(list(range(61)))  # flat counts: no peaks
     0.0
     """
-    first = int(min(numbers))
-    counts = [0] * (int(max(numbers)) - first + 1)
-    for v in numbers:
-        counts[int(v) - first] += 1
+    return _heaping(*_counts_along(numbers))
+
+
+def _heaping(first, counts):
     peaks = {True: [], False: []}
     for i in range(1, len(counts) - 1):
         peaks[(first + i) % 5 == 0].append(counts[i] > max(counts[i - 1], counts[i + 1]))

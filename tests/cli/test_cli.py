@@ -394,8 +394,19 @@ def test_the_draft_keeps_coded_columns_as_codes_or_categories():
 def test_the_draft_flags_identifiers_and_empty_columns():
     entry = _proposed([f"id{i}" for i in range(100)])
     assert "identifier" in entry["note"]
-    entry = _proposed([str(1000 + 7 * i) for i in range(300)])  # integer ids: bounds, flagged
+    ids = [1000 + 7 * i for i in range(300)]
+    entry = _proposed([str(v) for v in ids])  # integer ids: bounds, flagged
     assert "low" in entry and "identifier" in entry["note"]
+    shuffled = [ids[(37 * i) % 300] for i in range(300)]  # out of the file's order
+    assert "identifier" in _proposed([str(v) for v in shuffled])["note"]
+    # amounts nearly all distinct: a spike at 0 or a heavy tail shows a quantity
+    amounts = [0] * 40 + [(97 * i) % 1000 + 1 for i in range(260)]  # 13% zeros, unordered
+    assert "identifier" not in _proposed([str(v) for v in amounts])["note"]
+    tailed = [(37 * i) % 298 for i in range(298)] + [10 ** 5, 10 ** 5 + 1]
+    tailed = [tailed[(7 * i) % 300] for i in range(300)]  # a long top tail, unordered
+    assert "identifier" not in _proposed([str(v) for v in tailed])["note"]
+    in_order = sorted(tailed)  # the same values as sequence numbers: flagged
+    assert "identifier" in _proposed([str(v) for v in in_order])["note"]
     assert "identifier" not in _proposed(["a", "b"] * 50)["note"]
     entry = _proposed([None, None])
     assert entry["missing"] is True and "every cell is missing" in entry["note"]

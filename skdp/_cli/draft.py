@@ -10,16 +10,16 @@ most cells) and heavy tails (equal bins then put nearly every cell in one bin).
 
 Rules (public constants, so the draft is reproducible):
 
-- an integer column with at most :data:`MAX_CATEGORIES` distinct values: its
-  values as categories (a coded or count column keeps every value as a cell);
+- a numeric column with at most :data:`MAX_NUMBER_CATEGORIES` distinct values
+  (a coded column, a few counts, school means on a lattice of sevenths, centred
+  years): its values as categories, each kept exact;
 - an integer column that looks like codes (its values in ``0 .. k-1`` with
   ``k <=`` :data:`MAX_CODES`, at least half of them present, counts as rough
   along the values as codes' are, :data:`ROUGH_CODES`, and not peaking at multiples
-  of 5, :data:`HEAPED`): ``{"codes": k}``; the same values with smooth counts
+  of 5, :data:`HEAPED`): its values as categories up to :data:`MAX_CATEGORIES` of
+  them, else ``{"codes": k}``; the same values with smooth counts
   (counts, ages, scores: a quantity) or heaped at round numbers (hours a week) get
   bounds, with a note that names the codes form;
-- a non-integer numeric column with at most :data:`MAX_NUMBER_CATEGORIES` distinct
-  values (school means on a lattice of sevenths, centred years): its values as categories;
 - another numeric column: bounds at the data's min and max, flagged (integers also when
   fewer than half of their range is present and no value is a spike: codes, such as area
   numbers, drafted as bounds);
@@ -51,20 +51,27 @@ DRAFT_NOTE = "DRAFT read from the data (not private)"
 still holds one (the curator deletes each note once its entry is reviewed)."""
 
 MAX_CATEGORIES = 50
-"""Integer columns with at most this many distinct values are drafted as categories."""
+"""Integers that look like codes (:data:`MAX_CODES`) with at most this many distinct values
+are drafted as categories (the values present: no empty code such as a 0 before codes
+numbered from 1), more as ``{"codes": k}``; a column with more than this many distinct
+cells, most of them distinct, may be an identifier (:data:`IDENTIFIER_SHARE`)."""
 
 MAX_NUMBER_CATEGORIES = 16
-"""Non-integer numeric columns with at most this many distinct values are drafted as
-categories: no more cells than the model's bins of the column would be (10 by default, and
-the bins its spikes add), each value exact. Measured against 50, the integers' limit
-(``benchmarks/RESULTS.md``, issue 30: "few distinct numbers drafted as categories"): 50 cost
-three tables whose 20-30-value columns (parents' schooling, polls, years of schooling)
-lost their order in the model."""
+"""Numeric columns with at most this many distinct values are drafted as categories: no
+more cells than the model's bins of the column would be (10 by default, and the bins its
+spikes add), each value exact; integers with more are categories only when they look like
+codes (:data:`MAX_CATEGORIES`). Measured against 50 for non-integers (``benchmarks/
+RESULTS.md``, issue 30: "few distinct numbers drafted as categories") and for integers
+("integers with 17 to 50 values drafted as bounds unless they look like codes"): at 50,
+columns of 17 to 50 values (ages, survey years, counts, test scores) lost their order in
+the model (27 tables, 3 seeds: 20 lower and 5 higher at 10 quantile bins, 25 lower and none
+higher at 10 equal bins)."""
 
 MAX_CODES = 256
 """Integer columns whose values lie in ``0 .. k-1`` with ``k`` at most this (at least half
 of the codes present, their counts rough along the values, :data:`ROUGH_CODES`, and not
-heaped at multiples of 5, :data:`HEAPED`) are drafted as ``{"codes": k}``."""
+heaped at multiples of 5, :data:`HEAPED`) look like codes: drafted as categories (at most
+:data:`MAX_CATEGORIES` values) or as ``{"codes": k}``."""
 
 SPIKE_SHARE = 0.1
 """A numeric column is flagged as spiky when one value holds at least this share of its
@@ -218,7 +225,7 @@ def _numeric_entry(numbers, integer, missing):
                      "integers: an identifier? drop the column before a release")
     if integer:
         ints = [int(v) for v in distinct]
-        if len(ints) <= MAX_CATEGORIES:
+        if len(ints) <= MAX_NUMBER_CATEGORIES:
             return {"categories": ints, "missing": missing,
                     "note": f"{DRAFT_NOTE}: {len(ints)} distinct integers, each a category "
                             "(every value keeps a cell of its own): add any value the column "
@@ -230,6 +237,12 @@ def _numeric_entry(numbers, integer, missing):
             first, counts = _counts_along(numbers)
             heaped = _heaping(first, counts) >= HEAPED
             rough = not heaped and _roughness(counts) >= ROUGH_CODES
+        if rough and len(ints) <= MAX_CATEGORIES:  # the values present, no code left empty
+            return {"categories": ints, "missing": missing,
+                    "note": f"{DRAFT_NOTE}: {len(ints)} distinct integers in 0..{k - 1}, their "
+                            "counts as rough along the values as codes': each a category; add "
+                            "any code the column can take that the data lacks; if the column "
+                            f"is a quantity, give it public bounds instead; {_REVIEW}"}
         if rough:
             return {"codes": k, "missing": missing,
                     "note": f"{DRAFT_NOTE}: integers in 0..{k - 1} ({len(ints)} of them "

@@ -58,12 +58,11 @@ columns of bool or category dtype may be left out), and takes no --holdout,
 
 DOMAIN = """\
 Write a draft domain file for INPUT.csv: every column in the domain file's object
-form, as a careful curator would write it: integer columns with at most 50
+form, as a careful curator would write it: numeric columns with at most 16
 distinct values as categories, integer columns that look like codes (values in
 0..k-1, k <= 256, counts that jump from one value to the next and do not peak
-at multiples of 5) as {"codes": k}, non-integer columns with at most 16
-distinct values as categories, other numeric columns (counts, ages, scores,
-hours) as bounds (with "integer"), ISO dates and timestamps as date and
+at multiples of 5) as {"codes": k}, other numeric columns (counts, ages,
+scores, hours) as bounds (with "integer"), ISO dates and timestamps as date and
 datetime columns, true/false columns as booleans, the rest as categories; each
 entry with "missing" and a "note" saying what was read from the data and flagging
 spiky (one value holds >= 10% of the cells) or heavy-tailed numeric columns and

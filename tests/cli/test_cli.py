@@ -300,7 +300,8 @@ def test_domain_command_drafts_a_reusable_file(tmp_path, fake, capsys):
     assert "without privacy" in err
     draft = json.loads(out.read_text())
     assert _no_notes(draft) == {
-        "age": {"categories": list(range(30, 70)), "missing": False},  # 40 integers
+        "age": {"low": 30, "high": 69, "integer": True, "missing": False,  # 40 integers
+                "n_bins": 4},
         "smoker": {"categories": [False, True], "missing": False},
         "city": {"categories": ["Lyon", "Paris"], "missing": True},
         "score": {"low": 1.5, "high": 1.975, "integer": False, "missing": True, "n_bins": 4}}
@@ -372,9 +373,14 @@ def test_the_draft_keeps_few_numbers_as_categories():
 def test_the_draft_keeps_coded_columns_as_codes_or_categories():
     # a coded column with more than 10 codes (adult's occupation: 15, native-country: 41)
     # keeps every code: no numeric bounds that spread a 90% point mass over a bin
-    cells = ["39"] * 90 + [str(v) for v in range(41)]
+    entry = _proposed(["3"] * 90 + [str(v) for v in range(15)])
+    assert entry["categories"] == list(range(15)) and entry["missing"] is False
+    cells = ["39"] * 90 + [str(v) for v in range(1, 42)]  # 41 codes from 1, rough counts
     entry = _proposed(cells)
-    assert entry["categories"] == list(range(41)) and entry["missing"] is False
+    assert entry["categories"] == list(range(1, 42)) and entry["missing"] is False
+    # 17 to 50 values with smooth counts (ages): a quantity, bounds
+    entry = _proposed([str(v) for v in range(20, 60) for _ in range(60 - abs(v - 40))])
+    assert (entry["low"], entry["high"], entry["integer"]) == (20, 59, True)
     # more than 50 codes, values in 0..k-1: the codes form, which can say "missing": false
     entry = _proposed([str(v) for v in range(0, 120, 2)] + ["0"] * 30)
     assert entry["codes"] == 119 and entry["missing"] is False

@@ -9,6 +9,8 @@ import numpy as np
 path, a, b = sys.argv[1:4]
 rows = {}
 for line in open(path):
+    if line.startswith("#"):  # a file's header
+        continue
     cfg, seed, table, *f = line.split()
     rows[(cfg, table.split("/")[1], int(seed[1:]))] = (float(f[2]), float(f[4]))
 tables = sorted({t for _, t, _ in rows}, key=lambda t: [k[1] for k in rows].index(t))

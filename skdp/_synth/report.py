@@ -251,7 +251,7 @@ RELATIONS = {
 }
 
 
-def _released(est):
+def _released(est, labels=None):
     eps, delta = est.privacy_spent_
     relation = getattr(est, "neighbouring", "replace_one")
     facts = [
@@ -291,8 +291,13 @@ def _released(est):
                     "epsilon", "delta"], rows, "ledger")]
     dom = []
     for name, shape in zip(est.domain_, est.domain_shape_):
-        text = json.dumps(est.domain_[name], default=str)
-        dom.append((name, shape, text if len(text) <= 240 else text[:239] + "\u2026"))
+        entry = est.domain_[name]
+        text = json.dumps(entry, default=str)
+        text = text if len(text) <= 240 else text[:239] + "\u2026"
+        write = (labels or {}).get(name)
+        if write is not None and "low" in entry and "high" in entry:  # e.g. days as dates
+            text += f" = [{write(entry['low'])}, {write(entry['high'])}]"
+        dom.append((name, shape, text))
     out += ["<h3>The domain</h3>", _table(["column", "cells", "entry"], dom, "domain")]
     return "".join(out)
 
@@ -615,9 +620,9 @@ def release_report(est, synthetic=None, holdout=None, target=None, title=None, l
         The page's title.
     labels : dict, optional
         Column name -> a function writing one of its values (a number) as text, for the
-        column panels' axes and spike tables (e.g. days from 1970-01-01 as ISO dates);
-        other numeric columns' values are written as short numbers. Public formatting
-        only: it changes no figure.
+        column panels' axes and spike tables and its bounds in the domain table (e.g. days
+        from 1970-01-01 as ISO dates); other numeric columns' values are written as short
+        numbers. Public formatting only: it changes no figure.
 
     Returns
     -------
@@ -642,8 +647,8 @@ def release_report(est, synthetic=None, holdout=None, target=None, title=None, l
         drawn = est.sample(min(int(est.n_records_), MAX_ROWS), random_state=0)
         syn_cols = _columns_of(drawn, names, "the sample")
     title = "Release report" if title is None else str(title)
-    body = [f"<h1>{_esc(title)}</h1>", _released(est), _column_panels(est, syn_cols, labels),
-            _fit_section(est)]
+    body = [f"<h1>{_esc(title)}</h1>", _released(est, labels),
+            _column_panels(est, syn_cols, labels), _fit_section(est)]
     if hold_cols is not None:
         body.append(_holdout_section(est, _rows(syn_cols), _rows(hold_cols), names))
         if target is not None:

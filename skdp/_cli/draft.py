@@ -266,8 +266,10 @@ def _numeric_entry(numbers, integer, missing):
         if coded:
             how = "peak at multiples of 5, as a quantity's heaped at round numbers" if heaped \
                 else "vary smoothly along the values, as a quantity's"
+            form = "their values as categories" if len(ints) <= MAX_CATEGORIES \
+                else f'{{"codes": {k}}}'
             flags.append(f"integers in 0..{k - 1} whose counts {how}: if they are codes (areas, "
-                         f'schools, ...), give {{"codes": {k}}} instead of bounds')
+                         f"schools, ...), give {form} instead of bounds")
         low, high = ints[0], ints[-1]
         flags += _code_flag(numbers, ints)
     elif len(distinct) <= MAX_NUMBER_CATEGORIES:

@@ -133,15 +133,20 @@ def _quantile(values, q):
     return values[min(len(values) - 1, max(0, math.ceil(q * len(values)) - 1))]
 
 
-def _numeric_flags(numbers):
-    """Remarks on spikes and heavy tails of a numeric column (its non-missing numbers)."""
+def _shape(numbers):
+    """``(value, count, side, share)`` of a column's non-missing numbers, read once for every
+    flag: its commonest value and that value's count, and its longer tail (:func:`_tail`)."""
+    return (*Counter(numbers).most_common(1)[0], *_tail(numbers))
+
+
+def _numeric_flags(shape, n):
+    """Remarks on spikes and heavy tails of a numeric column of ``n`` numbers (``shape``:
+    :func:`_shape`)."""
     flags = []
-    n = len(numbers)
-    value, count = Counter(numbers).most_common(1)[0]
+    value, count, side, share = shape
     if count / n >= SPIKE_SHARE and count > 1:
         flags.append(f"spiky: the value {value:g} holds {_pct(count / n)} of the cells: keep "
                      "it exact (categories, or bounds that end at it)")
-    side, share = _tail(numbers)
     if share >= TAIL_SHARE:
         flags.append(f"heavy-tailed: its {side} 1% of values span {_pct(share)} "
                      "of [min, max], so equal bins would put nearly every cell in one bin: "
@@ -233,8 +238,9 @@ def propose_entry(cells):
 
 def _numeric_entry(numbers, integer, missing):
     distinct = sorted(set(numbers))
-    flags = _numeric_flags(numbers)
-    if integer and _identifier_like(numbers, distinct):
+    shape = _shape(numbers)
+    flags = _numeric_flags(shape, len(numbers))
+    if integer and _identifier_like(numbers, distinct, shape):
         flags.append(f"{_pct(len(distinct) / len(numbers))} of the cells are distinct "
                      "integers: an identifier? drop the column before a release")
     if integer:
@@ -271,7 +277,7 @@ def _numeric_entry(numbers, integer, missing):
             flags.append(f"integers in 0..{k - 1} whose counts {how}: if they are codes (areas, "
                          f"schools, ...), give {form} instead of bounds")
         low, high = ints[0], ints[-1]
-        flags += _code_flag(numbers, ints)
+        flags += _code_flag(ints, shape[1] / len(numbers))
     elif len(distinct) <= MAX_NUMBER_CATEGORIES:
         return {"categories": [float(v) for v in distinct], "missing": missing,
                 "note": f"{DRAFT_NOTE}: {len(distinct)} distinct numbers, each a category "
@@ -286,19 +292,20 @@ def _numeric_entry(numbers, integer, missing):
     return {"low": low, "high": high, "integer": integer, "missing": missing, "note": note}
 
 
-def _identifier_like(numbers, distinct):
-    """Whether integers (in the file's order) look like an identifier: more than
-    :data:`MAX_CATEGORIES` distinct values, more than :data:`IDENTIFIER_SHARE` of the cells
-    distinct, and either in the file's order (:data:`IN_ORDER`) or with no spike
-    (:data:`SPIKE_SHARE`) and no heavy tail (:data:`TAIL_SHARE`): amounts, counts and
-    populations are nearly all distinct too, but pile up at 0 or spread over a long tail."""
+def _identifier_like(numbers, distinct, shape):
+    """Whether integers (in the file's order; ``shape``: :func:`_shape`) look like an
+    identifier: more than :data:`MAX_CATEGORIES` distinct values, more than
+    :data:`IDENTIFIER_SHARE` of the cells distinct, and either in the file's order
+    (:data:`IN_ORDER`) or with no spike (:data:`SPIKE_SHARE`) and no heavy tail
+    (:data:`TAIL_SHARE`): amounts, counts and populations are nearly all distinct too, but
+    pile up at 0 or spread over a long tail."""
     n = len(numbers)
     if len(distinct) <= MAX_CATEGORIES or len(distinct) <= IDENTIFIER_SHARE * n:
         return False
     if abs(spearmanr(numbers, range(n))[0]) >= IN_ORDER:
         return True
-    spiky = Counter(numbers).most_common(1)[0][1] >= SPIKE_SHARE * n
-    return not spiky and _tail(numbers)[1] < TAIL_SHARE
+    _, count, _, tail = shape
+    return count < SPIKE_SHARE * n and tail < TAIL_SHARE
 
 
 def roughness(numbers):
@@ -364,11 +371,11 @@ def _heaping(first, counts):
     return sum(peaks[True]) / len(peaks[True]) - sum(peaks[False]) / max(1, len(peaks[False]))
 
 
-def _code_flag(numbers, ints):
+def _code_flag(ints, top):
     """A note for integers that may be codes drafted as bounds (census areas, industries):
-    fewer than half of the integers of their range present and no value a spike."""
+    fewer than half of the integers of their range present (``ints``, sorted) and no value
+    a spike (``top``: the commonest value's share of the cells)."""
     span = ints[-1] - ints[0] + 1
-    top = Counter(numbers).most_common(1)[0][1] / len(numbers)
     if 2 * len(ints) >= span or top >= SPIKE_SHARE:
         return []
     return [f"{len(ints)} distinct integers spread over {ints[0]}..{ints[-1]} "

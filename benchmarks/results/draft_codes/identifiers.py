@@ -7,8 +7,6 @@ identifier (``skdp._cli.draft._identifier_like``; issue 30, "amounts no longer f
 identifiers"). Missing cells left out; about 10 minutes."""
 import os
 import sys
-from collections import Counter
-
 from scipy.stats import spearmanr
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -16,7 +14,7 @@ sys.path[:0] = [tree, os.path.dirname(os.path.abspath(__file__))]
 
 from columns import integer_columns  # noqa: E402
 from skdp._cli.draft import (IDENTIFIER_SHARE, MAX_CATEGORIES,  # noqa: E402
-                             _identifier_like, _tail)
+                             _identifier_like, _shape)
 
 
 def candidates():
@@ -29,10 +27,10 @@ def candidates():
 
 rows = []
 for package, item, col, v, distinct in candidates():
-    top = Counter(v).most_common(1)[0][1] / len(v)
+    shape = _shape(v)
     order = spearmanr(v, range(len(v)))[0]
-    rows.append((package, item, col, len(v), len(distinct) / len(v), top, _tail(v)[1], order,
-                 _identifier_like(v, distinct)))
+    rows.append((package, item, col, len(v), len(distinct) / len(v), shape[1] / len(v),
+                 shape[3], order, _identifier_like(v, distinct, shape)))
 flagged = sum(r[-1] for r in rows)
 print(f"{len(rows)} columns read by the identifier test; {flagged} flagged, "
       f"{len(rows) - flagged} not (a spike or a heavy tail, not in the file's order)\n")

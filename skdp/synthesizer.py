@@ -1607,9 +1607,10 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             The page's title (default ``'Release report'``).
         labels : dict or None, default=None
             Column name -> a function that writes one of the column's values (a number)
-            as text, for the column panels' axes and spike tables: e.g. a date column
-            held as days from 1970-01-01 written as ISO dates (the command line passes its
-            date and timestamp columns' writers). Formatting only.
+            as text, for the column panels' axes and spike tables and its bounds in the
+            domain table: e.g. a date column held as days from 1970-01-01 written as ISO
+            dates (the command line passes its date and timestamp columns' writers).
+            Formatting only.
 
         Returns
         -------

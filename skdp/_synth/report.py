@@ -251,7 +251,7 @@ RELATIONS = {
 }
 
 
-def _released(est, labels=None):
+def _released(est, labels):
     eps, delta = est.privacy_spent_
     relation = getattr(est, "neighbouring", "replace_one")
     facts = [
@@ -294,7 +294,7 @@ def _released(est, labels=None):
         entry = est.domain_[name]
         text = json.dumps(entry, default=str)
         text = text if len(text) <= 240 else text[:239] + "\u2026"
-        write = (labels or {}).get(name)
+        write = labels.get(name)
         if write is not None and "low" in entry and "high" in entry:  # e.g. days as dates
             text += f" = [{write(entry['low'])}, {write(entry['high'])}]"
         dom.append((name, shape, text))
@@ -302,7 +302,7 @@ def _released(est, labels=None):
     return "".join(out)
 
 
-def _column_panels(est, syn_cols, labels=None):
+def _column_panels(est, syn_cols, labels):
     """Per column: the noisy measured 1-way marginal (+-2 sd), the model's, the synthetic
     rows'; a numeric column with a fine grid also gets its fine release against the rows.
     ``labels``: column name -> how its values are written (default :func:`_short`)."""
@@ -316,7 +316,7 @@ def _column_panels(est, syn_cols, labels=None):
            "a fine grid (<code>resolution_</code>) also shows its fine release (noisy counts "
            "divided by their total) against the synthetic rows on the same cells.</p>"]
     for j, (name, col) in enumerate(zip(names, est._columns)):
-        short = (labels or {}).get(name, _short)
+        short = labels.get(name, _short)
         cells = _cell_labels(col, short)
         noisy = _noisy_oneway(est, j)
         lookup, shown = None, cells
@@ -635,11 +635,12 @@ def release_report(est, synthetic=None, holdout=None, target=None, title=None, l
                          f"(columns {name_list([str(n) for n in names])}).")
     if target is not None and holdout is None:
         raise ValueError("target needs a holdout: the ML utility is scored on it.")
-    unknown = [str(k) for k in (labels or {}) if k not in names]
+    labels = {} if labels is None else labels
+    unknown = [str(k) for k in labels if k not in names]
     if unknown:
         raise ValueError(f"labels names column(s) {name_list(unknown)} that the synthesizer "
                          f"does not have (columns {name_list([str(n) for n in names])}).")
-    if not all(map(callable, (labels or {}).values())):
+    if not all(map(callable, labels.values())):
         raise TypeError("labels maps a column name to a function that writes a value as text.")
     syn_cols = None if synthetic is None else _columns_of(synthetic, names, "synthetic")
     hold_cols = None if holdout is None else _columns_of(holdout, names, "holdout")

@@ -36,6 +36,7 @@ from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
 from .domain import (CsvCells, check_domain, draft_entry, estimator_domain,
                      kind_entry, mostly_numbers)
+from .formula import formula_columns, is_formula
 from .texts import CLIPPING_NOTE
 
 __all__ = ["synthesize", "draft_domain"]
@@ -194,9 +195,9 @@ def _check_plot(path):
                          + f"; end it with one of {', '.join('.' + f for f in formats)}.")
 
 
-def _check_report(args, header):
-    """``--report``'s directory, and ``--report-target`` (a column; needs --holdout and
-    --report)."""
+def _check_report(args, header, domain):
+    """``--report``'s directory, and ``--report-target`` (a modelled column; needs --holdout
+    and --report)."""
     report, target = getattr(args, "report", None), getattr(args, "report_target", None)
     if report is not None:
         _check_output(report)
@@ -208,12 +209,16 @@ def _check_report(args, header):
     if target not in header:
         raise ValueError(f"--report-target {target!r} is not a column of the input "
                          f"({len(header)} columns).")
+    if isinstance(domain, dict) and is_formula(domain.get(target)):
+        raise ValueError(f"--report-target {target!r} is a formula column (computed after the "
+                         "release, not modelled): give a modelled column.")
 
 
 def _row_bytes(header, domain):
     """Typical bytes of one output row, from the public domain entries (1 per unknown cell)."""
     domain = split_forbid(domain)[0]
-    widths = [CsvCells(name, domain[name]).width if name in domain else 1 for name in header]
+    widths = [1 if name not in domain else 18 if is_formula(domain[name])
+              else CsvCells(name, domain[name]).width for name in header]
     return sum(widths) + len(header)
 
 
@@ -279,7 +284,7 @@ def check_synthesize(args):
         domain = _load_domain(args.domain, header)
     if args.plot is not None:
         _check_plot(args.plot)
-    _check_report(args, header)
+    _check_report(args, header, domain)
     _check_disk(args, header, domain if isinstance(domain, dict) else {})
     _note_clipping(domain, header)
     return header, domain
@@ -306,7 +311,8 @@ def _note_clipping(domain, header):
     the kinds are read, so that the note does not depend on them)."""
     entries = {} if domain == "private" else split_forbid(domain)[0]
     if domain == "private" or any(CsvCells(name, entries[name]).form in ("bounds", "numeric")
-                                  for name in header if name in entries):
+                                  for name in header
+                                  if name in entries and not is_formula(entries[name])):
         print(CLIPPING_NOTE, file=sys.stderr, flush=True)
 
 
@@ -375,17 +381,26 @@ def numeric_hint(names, kind=False, draft=False):
             "--na-values to read them as missing.")
 
 
-def _cells(args, header):
-    """Text cells of the input (or of the bundled table) and their line numbers."""
+def _cells(args, header, keep=None):
+    """Text cells of the input (or of the bundled table) and their line numbers; ``keep``:
+    the indices of the modelled columns (formula columns' cells are never read further)."""
     if args.input is None:
         cells = demo_table()[1]
         return cells, range(2, len(cells) + 2)
-    return read_cells(args.input, header, args.na_values)
+    cells, lines = read_cells(args.input, header, args.na_values)
+    return _project(cells, keep), lines
 
 
-def _read(path, header, na_values, columns, missing):
+def _project(cells, keep):
+    """The rows of text cells cut to the columns ``keep`` (None: all of them)."""
+    if keep is None:
+        return cells
+    return [[row[j] for j in keep] for row in cells]
+
+
+def _read(path, header, na_values, columns, missing, keep=None):
     cells, lines = read_cells(path, header, na_values)
-    return typed_table(path, cells, lines, columns, missing)
+    return typed_table(path, _project(cells, keep), lines, columns, missing)
 
 
 # ---------------------------------------------------------------- jobs
@@ -402,32 +417,36 @@ def synthesize(args):
     if dask_job.is_dask_job(args):
         return synthesize_dask(args)
     header, domain = check_synthesize(args)
+    formulas = formula_columns(domain, header)  # computed after the release, not modelled
+    model = [name for name in header if name not in formulas]
+    keep = [header.index(name) for name in model] if formulas else None
     n_bins = args.n_bins or (DEMO_BINS if args.input is None else 10)
     # the release's budget is reserved before a data row is read (issue 28): an error while
     # reading or parsing the rows (a cell outside the domain names its line) may depend on
     # the data, so it is charged like a fit that failed; the fit takes the reservation over
     est = _estimator(args, estimator_domain(domain) if isinstance(domain, dict) else "private",
                      n_bins)
-    _check_width(est, len(header))
+    _check_width(est, len(model))
     with reserve_fit(est) as held:
         _stage(args, "reading")
         say(args, f"reading {args.input or 'the bundled table'}")
         held.reading_data()
-        cells, lines = _cells(args, header)
-        entries = resolve_domain(domain, header, cells, n_bins)
-        columns = [CsvCells(name, entries[name]) for name in header]
+        cells, lines = _cells(args, header, keep)
+        entries = resolve_domain(domain, model, cells, n_bins)
+        columns = [CsvCells(name, entries[name]) for name in model]
         X = typed_table(args.input or "bundled table", cells, lines, columns, args.missing)
         del cells
         holdout = None if args.holdout is None else \
-            _read(args.holdout, header, args.na_values, columns, args.missing)
+            _read(args.holdout, header, args.na_values, columns, args.missing, keep)
         est.set_params(domain=estimator_domain(entries))
         say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
-                  f"{len(header)} columns")
+                  f"{len(model)} columns" + (f" ({len(formulas)} formula column(s) computed "
+                                             "after)" if formulas else ""))
         _stage(args, "fitting")
-        est.fit(X, feature_names=header)
+        est.fit(X, feature_names=model)
     _stage(args, "fitted")
     del X
-    _write(args, est, header, columns, holdout, n_bins)
+    _write(args, est, model, columns, holdout, n_bins, (header, keep, formulas))
     return 0
 
 
@@ -447,6 +466,11 @@ def synthesize_dask(args):
         raise ValueError(f"column(s) {name_list(dates)} are date or timestamp columns (\"date\" "
                          "or \"datetime\": true), read by the in-memory CSV job only: give "
                          "one CSV file as INPUT and OUTPUT, without --scheduler.")
+    formulas = [name for name, entry in domain.items() if is_formula(entry)]
+    if formulas:
+        raise ValueError(f"column(s) {name_list(formulas)} are formula columns (\"formula\"), "
+                         "computed by the in-memory CSV job only: give one CSV file as INPUT "
+                         "and OUTPUT, without --scheduler.")
     _note_clipping(domain, header)
     est = _estimator(args, domain, args.n_bins or 10)
     _check_width(est, len(header))
@@ -506,7 +530,10 @@ def _estimator(args, entries, n_bins):
         random_state=args.seed, verbose=verbose, **charged)
 
 
-def _write(args, est, header, columns, holdout, n_bins):
+def _write(args, est, header, columns, holdout, n_bins, output):
+    """Write the synthetic rows (``output``: the CSV's header, the modelled columns' indices
+    in it, its formula columns), then the reports and the plot of the modelled columns
+    (``header``, ``columns``)."""
     from .plot import Marginals, plot_marginals
 
     n = est.n_records_ if args.n_samples is None else args.n_samples
@@ -521,11 +548,21 @@ def _write(args, est, header, columns, holdout, n_bins):
         chunks = _keep(chunks, kept, columns)
     say(args, f"writing {n} synthetic rows to {args.output}")
     _stage(args, "writing")
-    written = write_rows(args.output, header, columns, _progress(args, chunks, n),
+    out_header, keep, formulas = output
+    if formulas:
+        chunks = _with_formulas(chunks, out_header, keep, header, formulas)
+        writers = dict(zip(header, columns), **formulas)
+        columns_out = [writers[name] for name in out_header]
+    else:
+        columns_out = columns
+    written = write_rows(args.output, out_header, columns_out, _progress(args, chunks, n),
                          done=lambda: _stage(args, "written"))
     _report(args, est, written)
     if holdout is not None:
         _holdout_report(est, header, kept, holdout)
+        if formulas:
+            print(f"formula column(s) {name_list(list(formulas))} are computed from the columns "
+                  "they name (not modelled) and not scored above.")
     if report is not None:
         synthetic = np.concatenate(kept) if kept else np.empty((0, len(header)), dtype=object)
         page = est.report(synthetic=synthetic, holdout=holdout,
@@ -541,7 +578,7 @@ def _write(args, est, header, columns, holdout, n_bins):
         if holdout is None:
             print("note: without --holdout the plot shows the private training data; "
                   "do not publish it.")
-            cells, lines = _cells(args, header)
+            cells, lines = _cells(args, out_header, keep)
             reference.add(typed_table(args.input, cells, lines, columns))
             label = "training (private: do not publish)"
         else:
@@ -551,6 +588,25 @@ def _write(args, est, header, columns, holdout, n_bins):
             plot_marginals(tmp, header, reference, plot, label,
                            fmt=os.path.splitext(args.plot)[1][1:].lower())
         print(f"plot: {args.plot}")
+
+
+def _with_formulas(chunks, out_header, keep, header, formulas):
+    """The synthetic chunks (the modelled columns, ``header``) as rows of the output's
+    columns (``out_header``; ``keep``: where the modelled ones go), each formula column
+    computed from the chunk's values (post-processing: :mod:`.formula`)."""
+    for chunk in chunks:
+        rows = np.asarray(chunk, dtype=object)
+        full = np.empty((len(rows), len(out_header)), dtype=object)
+        full[:, keep] = rows
+        for name, formula in formulas.items():
+            values = {used: _floats(rows[:, header.index(used)]) for used in formula.names}
+            full[:, out_header.index(name)] = formula.compute(values)
+        yield full
+
+
+def _floats(cells):
+    """A synthetic column's values as floats, NaN where missing."""
+    return np.array([np.nan if v is None else float(v) for v in cells], dtype=float)
 
 
 def _keep(chunks, kept, columns):
@@ -632,7 +688,7 @@ def draft_domain(args):
     said on stderr and in every entry's ``"note"``; no fit reads it unless a person
     passes the file to ``synthesize``, which warns while a draft note is left.
     """
-    from .draft import propose_entry
+    from .draft import propose_entry, relate_columns
 
     header = read_header(args.input)
     _check_output(args.output, args.input)
@@ -640,6 +696,7 @@ def draft_domain(args):
     cells, _ = read_cells(args.input, header, args.na_values)
     columns = [[row[j] for row in cells] for j in range(len(header))]
     draft = {name: propose_entry(column) for name, column in zip(header, columns)}
+    relate_columns(draft, header, columns)
     numeric_like = [name for name, column in zip(header, columns) if mostly_numbers(column)]
     if args.n_bins is not None:  # else left to `synthesize --n-bins`
         for entry in draft.values():
@@ -648,6 +705,7 @@ def draft_domain(args):
                 entry.update(n_bins=n_bins, note=entry.pop("note"))
     flagged = [name for name, entry in draft.items()
                if "spiky" in entry["note"] or "heavy-tailed" in entry["note"]]
+    formulas = [name for name, entry in draft.items() if is_formula(entry)]
     warnings.warn(
         f"the draft domain {args.output} is derived from the private data in {args.input} "
         "without privacy: review every entry (its \"note\" says what was read from the data) "
@@ -656,7 +714,10 @@ def draft_domain(args):
         "differentially private."
         + (f" Column(s) {name_list(flagged)} are spiky or heavy-tailed (see their \"note\" "
            "entries)."
-           if flagged else "") + numeric_hint(numeric_like, draft=True),
+           if flagged else "")
+        + (f" Column(s) {name_list(formulas)} are drafted as formulas of other columns, "
+           "read from the data: keep each only if the relation is public."
+           if formulas else "") + numeric_hint(numeric_like, draft=True),
         PrivacyLeakWarning, stacklevel=2)
     text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                       for name, entry in draft.items())

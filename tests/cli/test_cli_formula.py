@@ -98,11 +98,14 @@ def test_a_release_computes_formula_columns_after_sampling(tmp_path, capsys):
         assert lx == "" or abs(float(lx) - math.log(int(x))) < 1e-12
 
 
-def test_the_holdout_report_says_formula_columns_are_not_scored(tmp_path, capsys):
+def test_the_holdout_report_scores_formula_columns_as_written(tmp_path, capsys):
     holdout = _write(tmp_path / "h.csv", ["x", "x2", "lx", "kind"], [[3, 9, 1.1, "a"]] * 50)
     status, _, io = _release(tmp_path, capsys, ["--holdout", holdout])
-    assert status == 0
-    assert "formula column(s) ['x2', 'lx'] are computed from the columns they name" in io.out
+    assert status == 0 and "holdout marginal error (total variation" in io.out
+    # the holdout's formula cells are read (scored); a bad one is an error naming it
+    bad = _write(tmp_path / "b.csv", ["x", "x2", "lx", "kind"], [[3, "oops", 1.1, "a"]])
+    status, out, io = _release(tmp_path, capsys, ["--holdout", bad])
+    assert status == 2 and "b.csv, line 2: column 'x2' is a formula column" in io.err
 
 
 def test_formula_columns_are_refused_where_not_computed(tmp_path, capsys):

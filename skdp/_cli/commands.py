@@ -36,7 +36,7 @@ from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
 from .domain import (CsvCells, check_domain, draft_entry, estimator_domain,
                      kind_entry, mostly_numbers)
-from .formula import formula_columns, is_formula
+from .computed import computed_columns, is_computed
 from .texts import CLIPPING_NOTE
 
 __all__ = ["synthesize", "draft_domain"]
@@ -209,15 +209,15 @@ def _check_report(args, header, domain):
     if target not in header:
         raise ValueError(f"--report-target {target!r} is not a column of the input "
                          f"({len(header)} columns).")
-    if isinstance(domain, dict) and is_formula(domain.get(target)):
-        raise ValueError(f"--report-target {target!r} is a formula column (computed after the "
-                         "release, not modelled): give a modelled column.")
+    if isinstance(domain, dict) and is_computed(domain.get(target)):
+        raise ValueError(f"--report-target {target!r} is a computed column (a formula or a "
+                         "lookup, not modelled): give a modelled column.")
 
 
 def _row_bytes(header, domain):
     """Typical bytes of one output row, from the public domain entries (1 per unknown cell)."""
     domain = split_forbid(domain)[0]
-    widths = [1 if name not in domain else 18 if is_formula(domain[name])
+    widths = [1 if name not in domain else 18 if is_computed(domain[name])
               else CsvCells(name, domain[name]).width for name in header]
     return sum(widths) + len(header)
 
@@ -312,7 +312,7 @@ def _note_clipping(domain, header):
     entries = {} if domain == "private" else split_forbid(domain)[0]
     if domain == "private" or any(CsvCells(name, entries[name]).form in ("bounds", "numeric")
                                   for name in header
-                                  if name in entries and not is_formula(entries[name])):
+                                  if name in entries and not is_computed(entries[name])):
         print(CLIPPING_NOTE, file=sys.stderr, flush=True)
 
 
@@ -383,7 +383,7 @@ def numeric_hint(names, kind=False, draft=False):
 
 def _cells(args, header, keep=None):
     """Text cells of the input (or of the bundled table) and their line numbers; ``keep``:
-    the indices of the modelled columns (formula columns' cells are never read further)."""
+    the indices of the modelled columns (computed columns' cells are never read further)."""
     if args.input is None:
         cells = demo_table()[1]
         return cells, range(2, len(cells) + 2)
@@ -417,9 +417,9 @@ def synthesize(args):
     if dask_job.is_dask_job(args):
         return synthesize_dask(args)
     header, domain = check_synthesize(args)
-    formulas = formula_columns(domain, header)  # computed after the release, not modelled
-    model = [name for name in header if name not in formulas]
-    keep = [header.index(name) for name in model] if formulas else None
+    computed = computed_columns(domain, header)  # after the release, not modelled
+    model = [name for name in header if name not in computed]
+    keep = [header.index(name) for name in model] if computed else None
     n_bins = args.n_bins or (DEMO_BINS if args.input is None else 10)
     # the release's budget is reserved before a data row is read (issue 28): an error while
     # reading or parsing the rows (a cell outside the domain names its line) may depend on
@@ -438,16 +438,16 @@ def synthesize(args):
         del cells
         holdout = None if args.holdout is None else _read(
             args.holdout, header, args.na_values,
-            _output_columns(header, model, columns, formulas), args.missing)
+            _output_columns(header, model, columns, computed), args.missing)
         est.set_params(domain=estimator_domain(entries))
         say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
-                  f"{len(model)} columns" + (f" ({len(formulas)} formula column(s) computed "
-                                             "after)" if formulas else ""))
+                  f"{len(model)} columns" + (f" ({len(computed)} computed column(s) after)"
+                                             if computed else ""))
         _stage(args, "fitting")
         est.fit(X, feature_names=model)
     _stage(args, "fitted")
     del X
-    _write(args, est, model, columns, holdout, n_bins, (header, keep, formulas))
+    _write(args, est, model, columns, holdout, n_bins, (header, keep, computed))
     return 0
 
 
@@ -467,11 +467,11 @@ def synthesize_dask(args):
         raise ValueError(f"column(s) {name_list(dates)} are date or timestamp columns (\"date\" "
                          "or \"datetime\": true), read by the in-memory CSV job only: give "
                          "one CSV file as INPUT and OUTPUT, without --scheduler.")
-    formulas = [name for name, entry in domain.items() if is_formula(entry)]
-    if formulas:
-        raise ValueError(f"column(s) {name_list(formulas)} are formula columns (\"formula\"), "
-                         "computed by the in-memory CSV job only: give one CSV file as INPUT "
-                         "and OUTPUT, without --scheduler.")
+    computed = [name for name, entry in domain.items() if is_computed(entry)]
+    if computed:
+        raise ValueError(f"column(s) {name_list(computed)} are computed columns (\"formula\" or "
+                         "\"lookup\"), computed by the in-memory CSV job only: give one CSV "
+                         "file as INPUT and OUTPUT, without --scheduler.")
     _note_clipping(domain, header)
     est = _estimator(args, domain, args.n_bins or 10)
     _check_width(est, len(header))
@@ -533,7 +533,7 @@ def _estimator(args, entries, n_bins):
 
 def _write(args, est, header, columns, holdout, n_bins, output):
     """Write the synthetic rows (``output``: the CSV's header, the modelled columns' indices
-    in it, its formula columns), then the holdout report (every column written), the
+    in it, its computed columns), then the holdout report (every column written), the
     release report and the plot (the modelled columns: ``header``, ``columns``)."""
     from .plot import Marginals, plot_marginals
 
@@ -543,10 +543,10 @@ def _write(args, est, header, columns, holdout, n_bins, output):
     chunks = _chunks(est, n)
     if plot is not None:
         chunks = (plot.add(chunk) for chunk in chunks)
-    out_header, keep, formulas = output
-    out_columns = _output_columns(out_header, header, columns, formulas)
-    if formulas:
-        chunks = _with_formulas(chunks, out_header, keep, header, columns, formulas)
+    out_header, keep, computed = output
+    out_columns = _output_columns(out_header, header, columns, computed)
+    if computed:
+        chunks = _with_computed(chunks, out_header, keep, header, columns, computed)
     kept = []  # the first synthetic rows, for the holdout report and the release report
     report = getattr(args, "report", None)
     if holdout is not None or report is not None:
@@ -558,7 +558,7 @@ def _write(args, est, header, columns, holdout, n_bins, output):
     _report(args, est, written)
     synthetic = np.concatenate(kept) if kept else np.empty((0, len(out_header)), dtype=object)
     if holdout is not None:
-        _holdout_report(est, out_header, synthetic, holdout, formulas, keep)
+        _holdout_report(est, out_header, synthetic, holdout, computed, keep)
     if report is not None:
         page = est.report(synthetic=_modelled(synthetic, keep),
                           holdout=_modelled(holdout, keep),
@@ -586,12 +586,13 @@ def _write(args, est, header, columns, holdout, n_bins, output):
         print(f"plot: {args.plot}")
 
 
-def _output_columns(out_header, header, columns, formulas):
+def _output_columns(out_header, header, columns, computed):
     """How each column of the output is read and written: the modelled columns'
-    :class:`~.domain.CsvCells` and the formula columns' :class:`~.formula.Formula`."""
-    if not formulas:
+    :class:`~.domain.CsvCells` and the computed columns' :class:`~.computed.Formula` or
+    :class:`~.computed.Lookup`."""
+    if not computed:
         return columns
-    by_name = {**dict(zip(header, columns)), **formulas}
+    by_name = {**dict(zip(header, columns)), **computed}
     return [by_name[name] for name in out_header]
 
 
@@ -600,28 +601,29 @@ def _modelled(rows, keep):
     return rows if rows is None or keep is None else rows[:, keep]
 
 
-def _with_formulas(chunks, out_header, keep, header, columns, formulas):
+def _with_computed(chunks, out_header, keep, header, columns, computed):
     """The synthetic chunks (the modelled columns, ``header``, ``columns``) as rows of the
-    output's columns (``out_header``; ``keep``: where the modelled ones go), each formula
+    output's columns (``out_header``; ``keep``: where the modelled ones go), each computed
     column computed from the values as written (integers rounded; post-processing:
-    :mod:`.formula`)."""
+    :mod:`.computed`)."""
     rounded = {col.name for col in columns if col.integer or col.form == "codes"}
     for chunk in chunks:
         rows = np.asarray(chunk, dtype=object)
         full = np.empty((len(rows), len(out_header)), dtype=object)
         full[:, keep] = rows
-        for name, formula in formulas.items():
-            values = {used: _floats(rows[:, header.index(used)], used in rounded)
-                      for used in formula.names}
-            full[:, out_header.index(name)] = formula.compute(values)
+        for name, column in computed.items():
+            values = {used: _as_written(rows[:, header.index(used)], used in rounded)
+                      for used in column.names}
+            full[:, out_header.index(name)] = column.compute(values)
         yield full
 
 
-def _floats(cells, rounded=False):
-    """A synthetic column's values as floats, NaN where missing (``rounded``: to integers, as
-    an integer column's are written)."""
-    out = np.array([np.nan if v is None else float(v) for v in cells], dtype=float)
-    return np.round(out) if rounded else out
+def _as_written(cells, rounded):
+    """A synthetic column's values (None where missing), integers rounded as written."""
+    if not rounded:
+        return cells
+    return np.array([v if v is None or v != v else int(round(float(v))) for v in cells],
+                    dtype=object)
 
 
 def _keep(chunks, kept, columns):
@@ -642,14 +644,14 @@ def _keep(chunks, kept, columns):
         yield chunk
 
 
-def _holdout_report(est, header, synthetic, holdout, formulas, keep):
+def _holdout_report(est, header, synthetic, holdout, computed, keep):
     """The synthetic rows' error against the holdout on the holdout's bins (:mod:`.holdout`;
-    every column written, ``header``, formula columns as numeric ones), then at the
+    every column written, ``header``; computed columns binned as their values are), then at the
     synthesizer's own bins (its workload: the modelled columns, ``keep``)."""
     from .holdout import binned_errors, report_lines
 
     if len(synthetic) and len(holdout):
-        domain = {**est.domain_, **{name: f.entry for name, f in formulas.items()}}
+        domain = {**est.domain_, **{name: c.score_entry() for name, c in computed.items()}}
         errors = binned_errors(synthetic, holdout, domain, header)
         numeric = any("categories" not in domain[name] for name in header)
         for line in report_lines(errors, len(synthetic), len(holdout), numeric):
@@ -721,7 +723,7 @@ def draft_domain(args):
                 entry.update(n_bins=n_bins, note=entry.pop("note"))
     flagged = [name for name, entry in draft.items()
                if "spiky" in entry["note"] or "heavy-tailed" in entry["note"]]
-    formulas = [name for name, entry in draft.items() if is_formula(entry)]
+    computed = [name for name, entry in draft.items() if is_computed(entry)]
     warnings.warn(
         f"the draft domain {args.output} is derived from the private data in {args.input} "
         "without privacy: review every entry (its \"note\" says what was read from the data) "
@@ -731,9 +733,9 @@ def draft_domain(args):
         + (f" Column(s) {name_list(flagged)} are spiky or heavy-tailed (see their \"note\" "
            "entries)."
            if flagged else "")
-        + (f" Column(s) {name_list(formulas)} are drafted as formulas of other columns, "
-           "read from the data: keep each only if the relation is public."
-           if formulas else "") + numeric_hint(numeric_like, draft=True),
+        + (f" Column(s) {name_list(computed)} are drafted as formulas or lookups of other "
+           "columns, read from the data: keep each only if the relation is public."
+           if computed else "") + numeric_hint(numeric_like, draft=True),
         PrivacyLeakWarning, stacklevel=2)
     text = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                       for name, entry in draft.items())

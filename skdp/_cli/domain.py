@@ -17,7 +17,7 @@ from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .._validation import name_list
 from .clock import TIME_KEYS, Clock, time_key, time_span
-from .formula import Formula, is_formula
+from .computed import computed_column, is_computed
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
@@ -45,7 +45,7 @@ def _numeric(name, entry):
 
 def estimator_domain(domain):
     """The domain file's entries as the estimator takes them: each date (timestamp) entry in
-    days (seconds) from 1970-01-01 (public), formula columns (:mod:`.formula`: not modelled)
+    days (seconds) from 1970-01-01 (public), computed columns (:mod:`.computed`: not modelled)
     left out, the rest (and ``"forbid"``) as they are.
 
     Examples
@@ -57,7 +57,7 @@ def estimator_domain(domain):
     if not isinstance(domain, dict):
         return domain
     return {name: entry if name == FORBID else _numeric(name, entry)
-            for name, entry in domain.items() if not is_formula(entry)}
+            for name, entry in domain.items() if not is_computed(entry)}
 
 
 def check_domain(domain, header):
@@ -85,8 +85,8 @@ def check_domain(domain, header):
                          f"not have; its header is {header}.")
     for name, entry in entries.items():
         try:
-            if is_formula(entry):
-                Formula(name, entry, entries)
+            if is_computed(entry):
+                computed_column(name, entry, entries)
             else:
                 parse_entry(name, _numeric(name, entry))
         except (TypeError, ValueError) as exc:

@@ -30,9 +30,11 @@ Rules (public constants, so the draft is reproducible):
   (``{"low": "2012-01-01T06:16:41Z", "high": "2012-12-31T23:17:19Z", "datetime": true}``),
   flagged;
 - a numeric column equal on every row to a function of :data:`FORMULAS` of another (a
-  squared age, a log wage): a formula column (:mod:`.formula`), computed after the
-  release, flagged; another column whose values go one to one with another's (codes and
-  their labels, a centred copy): a note to keep one of the two (:func:`relate_columns`);
+  squared age, a log wage): a formula column (:mod:`.computed`), computed after the
+  release, flagged; a column whose every value goes with one category of a categorical
+  column (:data:`LOOKUP_KEYS`: a species' genus, a code's label): a lookup column of it,
+  flagged; another column whose values go one to one with another's (a centred copy): a
+  note to keep one of the two (:func:`relate_columns`);
 - ``true``/``false`` columns: booleans; other columns: their distinct cells as
   categories (flagged when nearly every cell is distinct: an identifier, or when a
   category holds few rows on average, :data:`GROUP_ROWS`: a group key; integers
@@ -47,9 +49,10 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from .clock import time_span
-from .domain import _number, _numeric_kind
+from .computed import is_computed
+from .domain import CsvCells, _number, _numeric_kind
 
-__all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "MAX_CATEGORIES", "MAX_CODES",
+__all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "LOOKUP_KEYS", "MAX_CATEGORIES", "MAX_CODES",
            "MAX_NUMBER_CATEGORIES", "ROUGH_CODES", "draft_notes", "heaping", "propose_entry",
            "relate_columns", "roughness"]
 
@@ -132,10 +135,19 @@ FORMULAS = {"{}": np.copy, "{} ** 2": np.square, "exp({})": np.exp, "sqrt({})": 
 """The functions the draft tries between two numeric columns that carry the same information
 (each value of one has one value of the other): a column equal to one of them of another
 column on every row (a copy, a squared age, a log wage) is drafted as a formula column
-(:mod:`.formula`), computed after the release instead of modelled. Tried in this order, so
+(:mod:`.computed`), computed after the release instead of modelled. Tried in this order, so
 that the less skewed column of a pair is the one modelled (``expersq`` from ``exper``,
 ``hrwage`` from ``lwage``): level with the other way round for logarithms on the two tables
 measured (``benchmarks/RESULTS.md``, issue 30: "formula columns")."""
+
+LOOKUP_KEYS = 50
+"""A categorical column with at most this many categories (and at least :data:`GROUP_ROWS`
+rows each on average) is a key of the draft's lookup columns (:func:`relate_columns`): each
+column whose every value goes with one of its categories is computed from it."""
+
+LOOKUP_COLUMNS = 200
+"""Lookups are searched in tables of at most this many columns (a key against every column
+is one pass over the rows)."""
 
 FORMULA_RTOL = 1e-6
 """Relative tolerance of the draft's formula test (CSV files written from single-precision
@@ -404,18 +416,27 @@ def _code_flag(ints, top):
 
 
 def relate_columns(draft, header, columns):
-    """Find columns that carry the same information as another (each value of one has one
-    value of the other, missing cells alike) and update their draft entries in place: a
-    numeric column equal to a function of :data:`FORMULAS` of another on every row (a copy,
-    a square, a logarithm) becomes a formula entry; any other such column (codes and their
-    labels, a centred copy) gets a note. Columns with fewer than 3 distinct cells are left
-    out, and nearly all-distinct ones (:data:`IDENTIFIER_SHARE`) from the notes. Not private
-    (the caller warns).
+    """Find columns that carry the same information as another, or that another determines,
+    and update their draft entries in place (not private: the caller warns):
+
+    - a numeric column equal to a function of :data:`FORMULAS` of another on every row (a
+      copy, a square, a logarithm) becomes a formula entry (:mod:`.computed`);
+    - a column whose every value goes with one category of a categorical column
+      (:data:`LOOKUP_KEYS` categories at most, :data:`GROUP_ROWS` rows each on average: a
+      species and its genus, a code and its label) becomes a lookup entry of that column,
+      the finest such column (:func:`_lookups`);
+    - any other column whose values go one to one with another's (a centred copy) gets a
+      note.
+
+    Columns with fewer than 3 distinct cells are left out of the formulas and notes, and
+    nearly all-distinct ones (:data:`IDENTIFIER_SHARE`) from the notes.
 
     ``draft`` maps each name of ``header`` to its entry (:func:`propose_entry`); ``columns``
-    holds each column's CSV cells (``None``: missing). The functions tried increase (the
+    holds each column's CSV cells (``None``: missing); tables of more than
+    :data:`LOOKUP_COLUMNS` columns are not searched for lookups. The functions tried increase (the
     square on non-negative values), so a formula's column has the same ranks as its base: only
-    columns with equal ranks are tried (the square of a column with negative values is not found).
+    columns with equal ranks are tried (the square of a column with negative values is not
+    found).
 
     Examples
     --------
@@ -427,17 +448,16 @@ def relate_columns(draft, header, columns):
     >>> "the same information as column 'x'" in draft["z"]["note"]
     True
     """
+    codes = {name: _codes(cells) for name, cells in zip(header, columns)}
     ranked, paired = defaultdict(list), defaultdict(list)
     cells_of = dict(zip(header, columns))
     numbers = {}
     for name, cells in zip(header, columns):
-        distinct = {}
-        key = tuple(distinct.setdefault(c, len(distinct)) for c in cells)
-        present = sum(c is not None for c in cells)
-        if len(distinct) - (None in distinct) < 3:
+        distinct, present = _distinct(codes[name], cells), sum(c is not None for c in cells)
+        if distinct < 3:
             continue
-        if len(distinct) <= IDENTIFIER_SHARE * present:
-            paired[key].append(name)
+        if distinct <= IDENTIFIER_SHARE * present:
+            paired[codes[name].tobytes()].append(name)
         if _numeric_entry_form(draft[name]):
             numbers[name] = _floats(cells)
             ranked[np.unique(numbers[name], return_inverse=True)[1].tobytes()].append(name)
@@ -445,8 +465,10 @@ def relate_columns(draft, header, columns):
         base, found = _formula_base({name: numbers[name] for name in names}, cells_of)
         for name, text in found.items():
             draft[name] = _formula_entry(name, text, base, cells_of[name])
+    if len(header) <= LOOKUP_COLUMNS:
+        _lookups(draft, header, cells_of, codes)
     for names in paired.values():
-        kept = [name for name in names if "formula" not in draft[name]]
+        kept = [name for name in names if not is_computed(draft[name])]
         first = kept[0] if kept else None
         for name in kept[1:]:
             note = draft[name]["note"].replace(f"; {_REVIEW}", "")
@@ -454,6 +476,86 @@ def relate_columns(draft, header, columns):
                 f"{note}; each of its values goes with one value of column {first!r} and back "
                 f"(the same information as column {first!r}): keep one of the two, or the "
                 f"release may pair them in ways the data never does; {_REVIEW}")
+
+
+def _codes(cells):
+    """A column's cells as integer codes in order of first appearance (missing: a code)."""
+    seen = {}
+    return np.fromiter((seen.setdefault(c, len(seen)) for c in cells), dtype=np.int64,
+                       count=len(cells))
+
+
+def _distinct(codes, cells):
+    """The number of distinct non-missing cells of a column (``codes``: :func:`_codes`)."""
+    return int(codes.max(initial=-1)) + 1 - (None in cells)
+
+
+def _lookups(draft, header, cells_of, codes):
+    """Make each column that a categorical column determines a lookup entry of it: the key's
+    draft entry lists at most :data:`LOOKUP_KEYS` categories (at least 3) with at least
+    :data:`GROUP_ROWS` rows each on average; the column has at most as many distinct cells,
+    at least 2, one for each category of the key (and a missing cell wherever the key is
+    missing). Keys with more categories are taken first, so that every lookup reads the
+    finest key (a genus and a taxon from a species, not a taxon from a genus), and a column
+    that a key determines is no key itself; a column already a formula is left as it is."""
+    counts = {name: _distinct(codes[name], cells_of[name]) for name in header}
+    keys = [name for name in header if _lookup_key(draft[name], counts[name],
+                                                   len(cells_of[name]))]
+    derived = set()
+    for key in sorted(keys, key=lambda k: -counts[k]):  # stable: the file's order next
+        if key in derived:
+            continue
+        first = np.full(int(codes[key].max()) + 1, -1)
+        first[codes[key][::-1]] = np.arange(len(codes[key]))[::-1]  # each code's first row
+        for name in header:
+            if name == key or name in derived or is_computed(draft[name]) \
+                    or not 2 <= counts[name] <= counts[key]:
+                continue
+            if np.array_equal(codes[name][first][codes[key]], codes[name]) and \
+                    _missing_alike(cells_of[key], cells_of[name]):
+                draft[name] = _lookup_entry(name, key, cells_of, draft[key])
+                derived.add(name)
+
+
+def _lookup_key(entry, distinct, n):
+    cats = entry.get("categories")
+    return isinstance(cats, list) and 3 <= distinct <= LOOKUP_KEYS and len(cats) == distinct \
+        and n >= GROUP_ROWS * distinct
+
+
+def _missing_alike(key_cells, cells):
+    """Whether a column is missing wherever its key is (a lookup of a missing key is)."""
+    return all(c is None for k, c in zip(key_cells, cells) if k is None)
+
+
+def _lookup_entry(name, key, cells_of, key_entry):
+    """The lookup entry of column ``name`` from column ``key``: each of the key's categories
+    as the CSV writes it, to the column's value typed as the draft types cells."""
+    source, typed = CsvCells(key, key_entry), _typed(cells_of[name])
+    table = {}
+    for k, v in zip(cells_of[key], cells_of[name]):
+        if k is not None:
+            table.setdefault(source.format(source.parse(k)), typed[v])
+    return {"lookup": key, "values": table,
+            "note": f"{DRAFT_NOTE}: each category of {key!r} goes with one value of {name} in "
+                    "the data (the table of \"values\", read from the data): computed from "
+                    f"{key!r} after the release, not modelled, so that no synthetic row pairs "
+                    "them otherwise; keep it only if the pairing is public (a codebook's "
+                    "hierarchy, a code's label), else give the column an entry of its own; "
+                    f"{_REVIEW}"}
+
+
+def _typed(cells):
+    """``{cell: value}``: a column's distinct cells as the draft types them (numbers,
+    booleans or text; None stays missing)."""
+    distinct = set(cells) - {None}
+    if _numeric_kind(sorted(distinct))[0]:
+        out = {c: _number(c) for c in distinct}
+    elif {c.lower() for c in distinct} <= {"true", "false"}:
+        out = {c: c.lower() == "true" for c in distinct}
+    else:
+        out = {c: c for c in distinct}
+    return {**out, None: None}
 
 
 def _formula_base(numbers, cells_of):

@@ -40,6 +40,12 @@ domain file (JSON): an object, column name -> entry, one of
                           from that row's values of the numeric columns it names
                           (missing where one is, or where the result is not finite;
                           integer: written rounded; the in-memory CSV job only)
+  {"lookup": "species_id", "values": {"DM": "Dipodomys", "AB": "Amphispiza"}}
+                          a column computed from another's category after the
+                          release (a public table: a key for each category or code
+                          of a modelled column, as the CSV writes it; strings,
+                          numbers, booleans or null): not modelled, its cells never
+                          read; missing where that column is (in-memory job only)
   {"kind": "numeric", "integer": true} or {"kind": "categorical"}
                           only the kind is public: the bounds (cut into n_bins bins)
                           or categories are found privately, as --domain private

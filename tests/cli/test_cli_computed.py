@@ -263,3 +263,19 @@ def test_a_drafted_formula_runs_end_to_end(tmp_path, capsys):
     assert "['exper', 'expersq'] in" in capsys.readouterr().err  # still marked a draft
     _, rows = _read(out)
     assert all(int(b) == int(a) ** 2 for a, b in rows)
+
+
+def test_the_plot_and_the_report_show_the_modelled_columns(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    holdout = _write(tmp_path / "h.csv", ["x", "x2", "lx", "kind"], [[3, 9, 1.1, "a"]] * 50)
+    png, page = tmp_path / "p.png", tmp_path / "r.html"
+    status, out, io = _release(tmp_path, capsys, ["--holdout", holdout, "--plot", str(png),
+                                                  "--report", str(page)])
+    assert status == 0, io.err
+    text = page.read_text(encoding="utf-8")
+    assert png.exists() and ">x<" in text and ">kind<" in text
+    assert ">x2<" not in text and ">lx<" not in text  # computed: not in the model's tables
+    # without a holdout the plot reads the training file's modelled columns only
+    png.unlink()
+    status, out, io = _release(tmp_path, capsys, ["--plot", str(png)])
+    assert status == 0 and png.exists(), io.err

@@ -141,9 +141,14 @@ that the less skewed column of a pair is the one modelled (``expersq`` from ``ex
 measured (``benchmarks/RESULTS.md``, issue 30: "formula columns")."""
 
 LOOKUP_KEYS = 50
-"""A categorical column with at most this many categories (and at least :data:`GROUP_ROWS`
-rows each on average) is a key of the draft's lookup columns (:func:`relate_columns`): each
-column whose every value goes with one of its categories is computed from it."""
+"""A categorical column with at least 3 categories and :data:`GROUP_ROWS` rows each on
+average is a key of the draft's lookup columns (:func:`relate_columns`): each column whose
+every value goes with one of its categories is computed from it; a key with more than this
+many categories only for a column with at least half as many values (a code, a label, a
+near copy: modelled apart at that size, the two are paired at random). Measured
+(``benchmarks/RESULTS.md``, issue 30: "lookup columns"): from wide keys, near copies gained
+(ISO codes of 217 countries, 0.55 -> 0.43 at q10) and coarse columns did not (a pollster's
+grade from 196 pollsters of 21 rows each, +0.012)."""
 
 LOOKUP_COLUMNS = 200
 """Lookups are searched in tables of at most this many columns (a key against every column
@@ -422,9 +427,9 @@ def relate_columns(draft, header, columns):
     - a numeric column equal to a function of :data:`FORMULAS` of another on every row (a
       copy, a square, a logarithm) becomes a formula entry (:mod:`.computed`);
     - a column whose every value goes with one category of a categorical column
-      (:data:`LOOKUP_KEYS` categories at most, :data:`GROUP_ROWS` rows each on average: a
-      species and its genus, a code and its label) becomes a lookup entry of that column,
-      the finest such column (:func:`_lookups`);
+      (:data:`GROUP_ROWS` rows a category on average, :data:`LOOKUP_KEYS`: a species and
+      its genus, a code and its label) becomes a lookup entry of that column, the finest
+      such column (:func:`_lookups`);
     - any other column whose values go one to one with another's (a centred copy) gets a
       note.
 
@@ -492,12 +497,13 @@ def _distinct(codes, cells):
 
 def _lookups(draft, header, cells_of, codes):
     """Make each column that a categorical column determines a lookup entry of it: the key's
-    draft entry lists at most :data:`LOOKUP_KEYS` categories (at least 3) with at least
-    :data:`GROUP_ROWS` rows each on average; the column has at most as many distinct cells,
-    at least 2, one for each category of the key (and a missing cell wherever the key is
-    missing). Keys with more categories are taken first, so that every lookup reads the
-    finest key (a genus and a taxon from a species, not a taxon from a genus), and a column
-    that a key determines is no key itself; a column already a formula is left as it is."""
+    draft entry lists at least 3 categories with at least :data:`GROUP_ROWS` rows each on
+    average; the column has at most as many distinct cells, at least 2 (at least half as many
+    as the key's above :data:`LOOKUP_KEYS`), one for each category of the key (and a missing
+    cell wherever the key is missing). Keys with more categories are taken first, so that
+    every lookup reads the finest key (a genus and a taxon from a species, not a taxon from a
+    genus), and a column that a key determines is no key itself; a column already a formula
+    is left as it is."""
     counts = {name: _distinct(codes[name], cells_of[name]) for name in header}
     keys = [name for name in header if _lookup_key(draft[name], counts[name],
                                                    len(cells_of[name]))]
@@ -505,11 +511,12 @@ def _lookups(draft, header, cells_of, codes):
     for key in sorted(keys, key=lambda k: -counts[k]):  # stable: the file's order next
         if key in derived:
             continue
-        first = np.full(int(codes[key].max()) + 1, -1)
-        first[codes[key][::-1]] = np.arange(len(codes[key]))[::-1]  # each code's first row
+        first = np.unique(codes[key], return_index=True)[1]  # each code's first row
+        wide = counts[key] > LOOKUP_KEYS
         for name in header:
             if name == key or name in derived or is_computed(draft[name]) \
-                    or not 2 <= counts[name] <= counts[key]:
+                    or not 2 <= counts[name] <= counts[key] \
+                    or (wide and 2 * counts[name] < counts[key]):
                 continue
             if np.array_equal(codes[name][first][codes[key]], codes[name]) and \
                     _missing_alike(cells_of[key], cells_of[name]):
@@ -519,8 +526,7 @@ def _lookups(draft, header, cells_of, codes):
 
 def _lookup_key(entry, distinct, n):
     cats = entry.get("categories")
-    return isinstance(cats, list) and 3 <= distinct <= LOOKUP_KEYS and len(cats) == distinct \
-        and n >= GROUP_ROWS * distinct
+    return isinstance(cats, list) and 3 <= distinct == len(cats) and n >= GROUP_ROWS * distinct
 
 
 def _missing_alike(key_cells, cells):

@@ -202,6 +202,15 @@ def test_the_draft_looks_up_what_a_category_determines():
     assert "lookup" not in loose["genus"]
 
 
+def test_a_key_of_more_than_50_categories_serves_near_copies_only():
+    rng = np.random.default_rng(7)
+    country = [f"c{v}" for v in rng.permutation(np.repeat(np.arange(60), 25))]
+    columns = {"country": country, "iso": [f"I{c[1:]}" for c in country],
+               "region": [f"r{int(c[1:]) % 5}" for c in country]}
+    draft = _draft(columns)
+    assert draft["iso"]["lookup"] == "country" and "lookup" not in draft["region"]
+
+
 def test_a_lookup_is_computed_after_sampling(tmp_path, capsys):
     rng = np.random.default_rng(6)
     sp = rng.choice(list(SPECIES) + [""], 500)

@@ -32,11 +32,11 @@ from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import store_accountant
 from .clock import time_key
+from .computed import computed_columns
 from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
-from .domain import (CsvCells, check_domain, draft_entry, estimator_domain,
+from .domain import (CsvCells, check_domain, draft_entry, estimator_domain, is_computed,
                      kind_entry, mostly_numbers)
-from .computed import computed_columns, is_computed
 from .texts import CLIPPING_NOTE
 
 __all__ = ["synthesize", "draft_domain"]
@@ -171,6 +171,11 @@ def _load_domain(path, header):
     except json.JSONDecodeError as exc:
         raise ValueError(f"the domain file {path} is not valid JSON: {exc}.") from None
     check_domain(domain, header)
+    try:
+        computed_columns(domain, header)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{exc} See `python -m skdp synthesize --help` for the domain file "
+                         "format.") from None
     _warn_draft(path, domain)
     return domain
 

@@ -26,7 +26,9 @@ import re
 
 import numpy as np
 
-__all__ = ["FUNCTIONS", "Formula", "Lookup", "computed_columns", "is_computed"]
+from .domain import CsvCells, _number, is_computed
+
+__all__ = ["FUNCTIONS", "Formula", "Lookup", "computed_column", "computed_columns"]
 
 FUNCTIONS = {"log": np.log, "log1p": np.log1p, "exp": np.exp, "expm1": np.expm1,
              "sqrt": np.sqrt, "abs": np.abs}
@@ -38,17 +40,9 @@ _KEYS = {"formula", "integer", "note"}
 _QUOTED = re.compile(r"`([^`]*)`")
 
 
-def is_computed(entry):
-    """Whether a domain entry is a computed column's (a dict with a ``"formula"`` or a
-    ``"lookup"`` key)."""
-    return isinstance(entry, dict) and ("formula" in entry or "lookup" in entry)
-
-
 def _source(name, used, entries):
     """The modelled column ``used`` that column ``name`` is computed from: its
     :class:`~.domain.CsvCells` (checked: an entry in the file, not itself computed)."""
-    from .domain import CsvCells
-
     if used == name:
         raise ValueError(f"column {name!r} is computed from the column itself.")
     if used not in entries:
@@ -196,8 +190,6 @@ class Formula:
 
 
 def _parse_number(name, cell, where, kind):
-    from .domain import _number
-
     v = _number(cell)
     if v is None:
         raise ValueError(f"{where}: column {name!r} is a {kind} column of numbers but the "

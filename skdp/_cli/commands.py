@@ -627,8 +627,8 @@ def _as_written(cells, rounded):
     """A synthetic column's values (None where missing), integers rounded as written."""
     if not rounded:
         return cells
-    return np.array([v if v is None or v != v else int(round(float(v))) for v in cells],
-                    dtype=object)
+    return np.array([v if v is None or isinstance(v, str) or v != v else int(round(float(v)))
+                     for v in cells], dtype=object)
 
 
 def _keep(chunks, kept, columns):
@@ -642,8 +642,7 @@ def _keep(chunks, kept, columns):
         if held < MAX_ROWS:
             rows = np.array(list(csvio_rows(chunk)), dtype=object)[: MAX_ROWS - held]
             for j in rounded:
-                rows[:, j] = [v if v is None or isinstance(v, str) or v != v
-                              else int(round(float(v))) for v in rows[:, j]]
+                rows[:, j] = _as_written(rows[:, j], True)
             kept.append(rows)
             held += len(rows)
         yield chunk

@@ -454,14 +454,14 @@ def relate_columns(draft, header, columns):
     True
     """
     codes = {name: _codes(cells) for name, cells in zip(header, columns)}
+    counts = {name: _distinct(codes[name], cells) for name, cells in zip(header, columns)}
     ranked, paired = defaultdict(list), defaultdict(list)
     cells_of, bases = dict(zip(header, columns)), set()
     numbers = {}
     for name, cells in zip(header, columns):
-        distinct, present = _distinct(codes[name], cells), sum(c is not None for c in cells)
-        if distinct < 3:
+        if counts[name] < 3:
             continue
-        if distinct <= IDENTIFIER_SHARE * present:
+        if counts[name] <= IDENTIFIER_SHARE * sum(c is not None for c in cells):
             paired[codes[name].tobytes()].append(name)
         if _numeric_entry_form(draft[name]):
             numbers[name] = _floats(cells)
@@ -472,7 +472,7 @@ def relate_columns(draft, header, columns):
             draft[name] = _formula_entry(name, text, base, cells_of[name])
         bases.update([base] if found else [])
     if len(header) <= LOOKUP_COLUMNS:
-        _lookups(draft, header, cells_of, codes, bases)
+        _lookups(draft, header, cells_of, codes, counts, bases)
     for names in paired.values():
         kept = [name for name in names if not is_computed(draft[name])]
         first = kept[0] if kept else None
@@ -496,7 +496,7 @@ def _distinct(codes, cells):
     return int(codes.max(initial=-1)) + 1 - (None in cells)
 
 
-def _lookups(draft, header, cells_of, codes, bases):
+def _lookups(draft, header, cells_of, codes, counts, bases):
     """Make each column that a categorical column determines a lookup entry of it: the key's
     draft entry lists at least 3 categories with at least :data:`GROUP_ROWS` rows each on
     average; the column has at most as many distinct cells, at least 2 (at least half as many
@@ -504,8 +504,8 @@ def _lookups(draft, header, cells_of, codes, bases):
     cell wherever the key is missing). Keys with more categories are taken first, so that
     every lookup reads the finest key (a genus and a taxon from a species, not a taxon from a
     genus), and a column that a key determines is no key itself; a formula column and the
-    column a formula reads (``bases``) are left as they are."""
-    counts = {name: _distinct(codes[name], cells_of[name]) for name in header}
+    column a formula reads (``bases``) are left as they are (``codes``, ``counts``: each
+    column's :func:`_codes` and number of distinct cells)."""
     keys = [name for name in header if _lookup_key(draft[name], counts[name],
                                                    len(cells_of[name]))]
     derived = set()

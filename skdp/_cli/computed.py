@@ -9,10 +9,11 @@ species beside another species' genus).
 
 - ``{"formula": "exper ** 2"}`` (optionally ``"integer": true``, :class:`Formula`): an
   arithmetic expression of numbers, column names (a name that is not a Python identifier
-  between backticks: ``log(`IQ.verb`)``), ``+ - * / **``, parentheses and the functions of
-  :data:`FUNCTIONS`. The columns it names are modelled numeric columns of the domain file
-  (bounds, codes or numeric categories; not dates). A row's value is missing where a named
-  column is missing or the result is not a finite number (``log(0)``).
+  between backticks: ``log(`IQ.verb`)``), ``+ - * / **``, one comparison (``hours > 0``:
+  1 or 0), parentheses and the functions of :data:`FUNCTIONS`. The columns it names are
+  modelled numeric columns of the domain file (bounds, codes or numeric categories; not
+  dates). A row's value is missing where a named column is missing or the result is not a
+  finite number (``log(0)``).
 - ``{"lookup": "species_id", "values": {"AB": "Amphispiza", ...}}`` (:class:`Lookup`): a
   table from each category of a modelled column with a list of categories (or codes) to a
   value (a string, number, boolean or null: missing); a row's value is missing where the
@@ -36,6 +37,8 @@ FUNCTIONS = {"log": np.log, "log1p": np.log1p, "exp": np.exp, "expm1": np.expm1,
 
 _OPERATORS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
               ast.Div: np.divide, ast.Pow: np.power}
+_COMPARISONS = {ast.Gt: np.greater, ast.GtE: np.greater_equal, ast.Lt: np.less,
+                ast.LtE: np.less_equal, ast.Eq: np.equal, ast.NotEq: np.not_equal}
 _KEYS = {"formula", "integer", "note"}
 _QUOTED = re.compile(r"`([^`]*)`")
 
@@ -130,11 +133,15 @@ class Formula:
             return self._names(node.left) + self._names(node.right)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self._names(node.operand)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and type(node.ops[0]) in _COMPARISONS:
+            return self._names(node.left) + self._names(node.comparators[0])
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id in FUNCTIONS and len(node.args) == 1 and not node.keywords:
             return self._names(node.args[0])
         raise ValueError(f"column {self.name!r}: the formula {self.text!r} may hold numbers, "
-                         f"column names, + - * / **, parentheses and the functions "
+                         f"column names, + - * / **, one comparison (> >= < <= == !=: 1 "
+                         "or 0), parentheses and the functions "
                          f"{', '.join(FUNCTIONS)} (one argument each), not "
                          f"{ast.unparse(node)!r}.")
 
@@ -171,6 +178,10 @@ class Formula:
         if isinstance(node, ast.UnaryOp):
             v = self._eval(node.operand, values)
             return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.Compare):  # 1 or 0; missing where a side is
+            left, right = self._eval(node.left, values), self._eval(node.comparators[0], values)
+            out = _COMPARISONS[type(node.ops[0])](left, right).astype(float)
+            return np.where(np.isnan(left) | np.isnan(right), np.nan, out)
         return FUNCTIONS[node.func.id](self._eval(node.args[0], values))
 
     def parse(self, cell, where="CSV"):

@@ -35,7 +35,8 @@ domain file (JSON): an object, column name -> entry, one of
   {"formula": "exper ** 2", "integer": true}
                           a column computed from others after the release (a public
                           function: numbers, column names, `odd.names` in backticks,
-                          + - * / **, log log1p exp expm1 sqrt abs): not modelled,
+                          + - * / **, one comparison > >= < <= == != giving 1 or
+                          0, log log1p exp expm1 sqrt abs): not modelled,
                           its cells never read, each synthetic row's value computed
                           from that row's values of the numeric columns it names
                           (missing where one is, or where the result is not finite;

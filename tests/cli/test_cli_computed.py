@@ -49,6 +49,16 @@ def test_a_formula_is_computed_with_missing_where_undefined():
         0.5) == "0.5"
 
 
+def test_a_comparison_is_1_or_0_and_missing_where_a_side_is():
+    f = Formula("inlf", {"formula": "hours > 0", "integer": True}, {"hours": X})
+    np.testing.assert_array_equal(
+        f.compute({"hours": np.array([0, 7, None], dtype=object)}), [0.0, 1.0, np.nan])
+    g = Formula("y", {"formula": "(x <= 2) * 10 + (x != 3)"}, {"x": X})
+    np.testing.assert_array_equal(g.compute({"x": np.array([1.0, 3.0, 4.0])}), [11, 0, 1])
+    with pytest.raises(ValueError, match="one comparison"):
+        Formula("y", {"formula": "0 < x < 3"}, {"x": X})
+
+
 @pytest.mark.parametrize("entry, match", [
     ({"formula": "x.real"}, "not 'x.real'"),
     ({"formula": "__import__('os')"}, "the functions log, log1p"),

@@ -27,7 +27,7 @@ import re
 
 import numpy as np
 
-from .domain import CsvCells, _number, is_computed
+from .domain import CsvCells, _is_number, _number, is_computed
 
 __all__ = ["FUNCTIONS", "Formula", "Lookup", "computed_column", "computed_columns"]
 
@@ -124,8 +124,7 @@ class Formula:
 
     def _names(self, node):
         """The column names a parsed expression reads, in order; refuse anything else."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-                and not isinstance(node.value, bool):
+        if isinstance(node, ast.Constant) and _is_number(node.value):
             return []
         if isinstance(node, ast.Name):
             return [self._quoted.get(node.id, node.id)]
@@ -268,6 +267,7 @@ class Lookup:
         self.form, self.clock = "lookup", None
         self.width = max([len(self.format(v)) for v in table.values()] + [1])
         self._cells = {self.format(v): v for v in table.values() if v is not None}
+        self._numbers = bool(self._cells) and all(map(_is_number, self._cells.values()))
 
     def _keys(self):
         src = self._source
@@ -287,7 +287,7 @@ class Lookup:
         """The value of a non-missing cell of a file that is scored, not fitted (the
         holdout): a number where the table's values are numbers, else one of its values as
         written."""
-        if "kind" in self.score_entry():
+        if self._numbers:
             return _parse_number(self.name, cell, where, "lookup")
         if cell not in self._cells:
             raise ValueError(f"{where}: column {self.name!r} is a lookup column but the cell "
@@ -305,9 +305,7 @@ class Lookup:
 
     def score_entry(self):
         """How ``--holdout`` bins the column: numbers as a numeric column, else categories."""
-        values = [v for v in self.table.values() if v is not None]
-        if values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                          for v in values):
+        if self._numbers:
             return {"kind": "numeric"}
         return {"categories": list(self._cells.values())}
 
@@ -346,4 +344,4 @@ def _numeric(col):
     if col.form != "categories":
         return col.form in ("bounds", "codes", "numeric")
     cats = col.entry if isinstance(col.entry, list) else col.entry["categories"]
-    return all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in cats)
+    return all(map(_is_number, cats))

@@ -49,7 +49,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from .clock import time_span
-from .domain import CsvCells, _number, _numeric_kind, is_computed
+from .domain import CsvCells, _is_number, _number, _numeric_kind, is_computed
 
 __all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "LOOKUP_KEYS", "MAX_CATEGORIES", "MAX_CODES",
            "MAX_NUMBER_CATEGORIES", "ROUGH_CODES", "draft_notes", "heaping", "propose_entry",
@@ -539,10 +539,10 @@ def _lookup_entry(name, key, cells_of, key_entry):
     """The lookup entry of column ``name`` from column ``key``: each of the key's categories
     as the CSV writes it, to the column's value typed as the draft types cells."""
     source, typed = CsvCells(key, key_entry), _typed(cells_of[name])
-    table = {}
+    first = {}  # each key cell's value (the same on every row: the caller checked)
     for k, v in zip(cells_of[key], cells_of[name]):
-        if k is not None:
-            table.setdefault(source.format(source.parse(k)), typed[v])
+        first.setdefault(k, v)
+    table = {source.format(source.parse(k)): typed[v] for k, v in first.items() if k is not None}
     return {"lookup": key, "values": table,
             "note": f"{DRAFT_NOTE}: each category of {key!r} goes with one value of {name} in "
                     "the data (the table of \"values\", read from the data): computed from "
@@ -617,8 +617,7 @@ def _numeric_entry_form(entry):
     if "integer" in entry or "codes" in entry:
         return True
     cats = entry.get("categories", [])
-    return bool(cats) and all(isinstance(c, (int, float)) and not isinstance(c, bool)
-                              for c in cats)
+    return bool(cats) and all(map(_is_number, cats))
 
 
 def _floats(cells):

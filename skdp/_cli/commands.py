@@ -32,7 +32,7 @@ from ..exceptions import PrivacyLeakWarning
 from . import dask_job
 from .budget import store_accountant
 from .clock import time_key
-from .computed import computed_columns
+from .computed import computed_column, computed_columns
 from .csvio import _rows as csvio_rows
 from .csvio import read_cells, read_header, replaced, typed_table, write_rows
 from .domain import (CsvCells, check_domain, draft_entry, estimator_domain, is_computed,
@@ -222,8 +222,9 @@ def _check_report(args, header, domain):
 def _row_bytes(header, domain):
     """Typical bytes of one output row, from the public domain entries (1 per unknown cell)."""
     domain = split_forbid(domain)[0]
-    widths = [1 if name not in domain else 18 if is_computed(domain[name])
-              else CsvCells(name, domain[name]).width for name in header]
+    widths = [1 if name not in domain else computed_column(name, domain[name], domain).width
+              if is_computed(domain[name]) else CsvCells(name, domain[name]).width
+              for name in header]
     return sum(widths) + len(header)
 
 

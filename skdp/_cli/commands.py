@@ -34,7 +34,7 @@ from .budget import store_accountant
 from .clock import time_key
 from .computed import computed_column, computed_columns
 from .csvio import _rows as csvio_rows
-from .csvio import read_cells, read_header, replaced, typed_table, write_rows
+from .csvio import held_table, read_cells, read_header, replaced, typed_table, write_rows
 from .domain import (CsvCells, check_domain, draft_entry, estimator_domain, is_computed,
                      kind_entry, mostly_numbers)
 from .texts import CLIPPING_NOTE
@@ -404,9 +404,34 @@ def _project(cells, keep):
     return [[row[j] for j in keep] for row in cells]
 
 
-def _read(path, header, na_values, columns, missing):
-    cells, lines = read_cells(path, header, na_values)
-    return typed_table(path, cells, lines, columns, missing)
+def _file_entries(domain, model):
+    """Every modelled column's entry when the domain file gives them all (none read from the
+    data: :func:`resolve_domain` without rows), else None."""
+    if not isinstance(domain, dict) or any(name not in domain for name in model):
+        return None
+    return resolve_domain(domain, model, None, None)
+
+
+def _read_holdout(args, header, model, entries, computed):
+    """``(rows, outside)``: the ``--holdout`` file's rows read by every written column
+    (``model``'s ``entries`` and the ``computed`` columns), ``outside`` True for a row with a
+    category or code the domain lacks; None without ``--holdout``. Such cells are scored as
+    values no synthetic row takes (:func:`.csvio.held_table`), and a note names their
+    columns: the holdout is the curator's, not private."""
+    if args.holdout is None:
+        return None
+    columns = [CsvCells(name, entries[name]) for name in model]
+    cells, lines = read_cells(args.holdout, header, args.na_values)
+    rows, outside = held_table(args.holdout, cells, lines,
+                               _output_columns(header, model, columns, computed), args.missing)
+    counts = outside.sum(axis=0)
+    if counts.any():
+        where = ", ".join(f"{name!r} {n}" for name, n in zip(header, counts) if n)
+        print(f"note: {int(outside.any(axis=1).sum())} of the {len(rows)} holdout rows hold a "
+              f"category or code the domain lacks (cells by column: {where}): scored as values "
+              "no synthetic row takes; add them to the domain file if the column can take "
+              "them.")
+    return rows, outside.any(axis=1)
 
 
 # ---------------------------------------------------------------- jobs
@@ -433,18 +458,21 @@ def synthesize(args):
     est = _estimator(args, estimator_domain(domain) if isinstance(domain, dict) else "private",
                      n_bins)
     _check_width(est, len(model))
+    # a domain file that gives every column lets the holdout (not private) be read first:
+    # an error in it then charges nothing
+    entries = _file_entries(domain, model)
+    holdout = None if entries is None else _read_holdout(args, header, model, entries, computed)
     with reserve_fit(est) as held:
         _stage(args, "reading")
         say(args, f"reading {args.input or 'the bundled table'}")
         held.reading_data()
         cells, lines = _cells(args, header, keep)
-        entries = resolve_domain(domain, model, cells, n_bins)
+        if entries is None:
+            entries = resolve_domain(domain, model, cells, n_bins)
+            holdout = _read_holdout(args, header, model, entries, computed)
         columns = [CsvCells(name, entries[name]) for name in model]
         X = typed_table(args.input or "bundled table", cells, lines, columns, args.missing)
         del cells
-        holdout = None if args.holdout is None else _read(
-            args.holdout, header, args.na_values,
-            _output_columns(header, model, columns, computed), args.missing)
         est.set_params(domain=estimator_domain(entries))
         say(args, f"fitting: solver {args.solver}, all {args.workload}-way marginals of "
                   f"{len(model)} columns" + (f" ({len(computed)} computed column(s) after)"
@@ -537,11 +565,14 @@ def _estimator(args, entries, n_bins):
         random_state=args.seed, verbose=verbose, **charged)
 
 
-def _write(args, est, header, columns, holdout, n_bins, output):
+def _write(args, est, header, columns, held, n_bins, output):
     """Write the synthetic rows (``output``: the CSV's header, the modelled columns' indices
-    in it, its computed columns), then the holdout report (every column written), the
-    release report and the plot (the modelled columns: ``header``, ``columns``)."""
+    in it, its computed columns), then the holdout report (every column written; ``held``:
+    :func:`_read_holdout`'s), the release report and the plot (the modelled columns:
+    ``header``, ``columns``)."""
     from .plot import Marginals, plot_marginals
+
+    holdout, outside = (None, None) if held is None else held
 
     n = est.n_records_ if args.n_samples is None else args.n_samples
     labels = {c.name: c.format for c in columns if c.clock}  # dates and timestamps: ISO
@@ -564,7 +595,7 @@ def _write(args, est, header, columns, holdout, n_bins, output):
     _report(args, est, written)
     synthetic = np.concatenate(kept) if kept else np.empty((0, len(out_header)), dtype=object)
     if holdout is not None:
-        _holdout_report(est, out_header, synthetic, holdout, computed, keep)
+        _holdout_report(est, out_header, synthetic, holdout, computed, keep, outside)
     if report is not None:
         page = est.report(synthetic=_modelled(synthetic, keep),
                           holdout=_modelled(holdout, keep),
@@ -649,10 +680,11 @@ def _keep(chunks, kept, columns):
         yield chunk
 
 
-def _holdout_report(est, header, synthetic, holdout, computed, keep):
+def _holdout_report(est, header, synthetic, holdout, computed, keep, outside):
     """The synthetic rows' error against the holdout on the holdout's bins (:mod:`.holdout`;
     every column written, ``header``; computed columns binned as their values are), then at the
-    synthesizer's own bins (its workload: the modelled columns, ``keep``)."""
+    synthesizer's own bins (its workload: the modelled columns, ``keep``; the rows not
+    ``outside`` the domain)."""
     from .holdout import binned_errors, report_lines
 
     if len(synthetic) and len(holdout):
@@ -661,8 +693,14 @@ def _holdout_report(est, header, synthetic, holdout, computed, keep):
         numeric = any("categories" not in domain[name] for name in header)
         for line in report_lines(errors, len(synthetic), len(holdout), numeric):
             print(line)
-    values = np.array(list(est.workload_error(_modelled(holdout, keep)).values()))
-    print(f"holdout marginal error at the synthesizer's own bins (its workload): "
+    inside = holdout[~outside]
+    if not len(inside):
+        print("holdout marginal error at the synthesizer's own bins: no holdout row lies in "
+              "the domain")
+        return
+    values = np.array(list(est.workload_error(_modelled(inside, keep)).values()))
+    rows = f"; the {len(inside)} holdout rows in the domain" if outside.any() else ""
+    print(f"holdout marginal error at the synthesizer's own bins (its workload{rows}): "
           f"mean={values.mean():.4f}, max={values.max():.4f} over {len(values)} marginals")
 
 

@@ -183,10 +183,10 @@ class Formula:
             return np.where(np.isnan(left) | np.isnan(right), np.nan, out)
         return FUNCTIONS[node.func.id](self._eval(node.args[0], values))
 
-    def parse(self, cell, where="CSV"):
-        """The value of a non-missing cell of a file that is scored, not fitted (the
+    def parse_held(self, cell, where="CSV"):
+        """``(value, True)`` for a non-missing cell of a file that is scored, not fitted (the
         holdout): a finite number (the training file's cells of the column are never read)."""
-        return _parse_number(self.name, cell, where, "formula")
+        return _parse_number(self.name, cell, where, "formula"), True
 
     def format(self, value):
         """The CSV text of a computed value (an empty cell for a missing one)."""
@@ -283,16 +283,14 @@ class Lookup:
         return np.array([None if v is None or v != v else self.table.get(src.format(v))
                          for v in values[self.names[0]]], dtype=object)
 
-    def parse(self, cell, where="CSV"):
-        """The value of a non-missing cell of a file that is scored, not fitted (the
-        holdout): a number where the table's values are numbers, else one of its values as
-        written."""
+    def parse_held(self, cell, where="CSV"):
+        """``(value, inside)`` for a non-missing cell of a file that is scored, not fitted
+        (the holdout): a number where the table's values are numbers, else one of its values
+        as written, or the cell itself where it is none of them (``inside`` False: a value no
+        synthetic row takes)."""
         if self._numbers:
-            return _parse_number(self.name, cell, where, "lookup")
-        if cell not in self._cells:
-            raise ValueError(f"{where}: column {self.name!r} is a lookup column but the cell "
-                             "is none of its values.")
-        return self._cells[cell]
+            return _parse_number(self.name, cell, where, "lookup"), True
+        return (self._cells[cell], True) if cell in self._cells else (cell, False)
 
     def format(self, value):
         """The CSV text of a looked-up value (an empty cell for a missing one)."""

@@ -10,7 +10,8 @@ import numpy as np
 from .interrupt import held
 from .texts import NA_VALUES
 
-__all__ = ["NA_VALUES", "read_header", "read_cells", "typed_table", "write_rows", "replaced"]
+__all__ = ["NA_VALUES", "read_header", "read_cells", "typed_table", "held_table", "write_rows",
+           "replaced"]
 
 
 def _unreadable(path, reader, exc):
@@ -94,6 +95,23 @@ def typed_table(path, rows, lines, columns, missing="keep"):
         table[i, :] = [_missing(col, where, missing) if c is None else col.parse(c, where)
                        for c, col in zip(row, columns)]
     return table
+
+
+def held_table(path, rows, lines, columns, missing="keep"):
+    """:func:`typed_table` for a holdout file: ``(table, outside)``, ``outside`` True where a
+    cell is a category or code the domain lacks (each column's ``parse_held``: a value no
+    synthetic row takes, scored rather than refused)."""
+    table = np.empty((len(rows), len(columns)), dtype=object)
+    outside = np.zeros(table.shape, dtype=bool)
+    for i, (row, line) in enumerate(zip(rows, lines)):
+        where = f"{path}, line {line}"
+        for j, (c, col) in enumerate(zip(row, columns)):
+            if c is None:
+                table[i, j] = _missing(col, where, missing)
+            else:
+                table[i, j], inside = col.parse_held(c, where)
+                outside[i, j] = not inside
+    return table, outside
 
 
 def _missing(col, where, missing):

@@ -22,6 +22,8 @@ from .texts import DOMAIN_FORMAT
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
            "is_computed", "kind_entry", "mostly_numbers"]
 
+_UNKNOWN = object()  # a cell that spells none of a column's categories
+
 _HINT = "See `python -m skdp synthesize --help` for the domain file format."
 
 
@@ -169,19 +171,50 @@ class CsvCells:
             return self._category(cell, where)
         if self.clock:
             return float(self.clock.value(cell, where))
-        v = _number(cell)
-        if v is None:
-            raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "
-                             "cell is not a finite number ('inf' is not; list such spellings "
-                             "in --na-values to read them as missing).")
+        v = self._finite(cell, where)
         if self.form == "codes":
-            if not (float(v).is_integer() and 0 <= v < self.codes):
+            if not self._is_code(v):
                 raise ValueError(f"{where}: column {self.name!r} holds the codes "
                                  f"0..{self.codes - 1} but the cell is not one of them.")
             return int(v)
         return float(v)
 
+    def parse_held(self, cell, where="CSV"):
+        """``(value, inside)``: a non-missing cell of a holdout file and whether its value is
+        in the domain. A category or code the domain lacks is not refused, as :meth:`parse`
+        refuses it in the training file: it is a value no synthetic row takes, kept as
+        written (a number for a code) so that the holdout's error counts it."""
+        if self.form == "categories":
+            v = self._known(cell)
+            return (cell, False) if v is _UNKNOWN else (v, True)
+        if self.form == "codes":
+            v = self._finite(cell, where)
+            return (int(v), True) if self._is_code(v) else (float(v), False)
+        return self.parse(cell, where), True
+
+    def _finite(self, cell, where):
+        v = _number(cell)
+        if v is None:
+            raise ValueError(f"{where}: column {self.name!r} is numeric in the domain but the "
+                             "cell is not a finite number ('inf' is not; list such spellings "
+                             "in --na-values to read them as missing).")
+        return v
+
+    def _is_code(self, v):
+        return float(v).is_integer() and 0 <= v < self.codes
+
     def _category(self, cell, where):
+        v = self._known(cell)
+        if v is not _UNKNOWN:
+            return v
+        cats = list(self._strings.values()) + list(self._bools.values()) + \
+            list(self._numbers.values())
+        raise ValueError(f"{where}: the cell of column {self.name!r} is not among its "
+                         f"{len(cats)} domain categories {name_list(cats)}; add it to the "
+                         "domain file.")
+
+    def _known(self, cell):
+        """The domain category a cell spells, else :data:`_UNKNOWN`."""
         if cell in self._strings:
             return self._strings[cell]
         if cell.lower() in self._bools:
@@ -189,11 +222,7 @@ class CsvCells:
         v = _number(cell)
         if v is not None and v in self._numbers:
             return self._numbers[v]
-        cats = list(self._strings.values()) + list(self._bools.values()) + \
-            list(self._numbers.values())
-        raise ValueError(f"{where}: the cell of column {self.name!r} is not among its "
-                         f"{len(cats)} domain categories {name_list(cats)}; add it to the "
-                         "domain file.")
+        return _UNKNOWN
 
     def format(self, value):
         """The CSV text of a synthetic value (an empty cell for a missing one)."""

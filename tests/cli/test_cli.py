@@ -648,4 +648,4 @@ def test_the_holdout_report_reads_no_training_rows():
     assert list(inspect.signature(holdout.binned_errors).parameters) == \
         ["synthetic", "holdout", "domain", "header"]
     assert list(inspect.signature(commands._holdout_report).parameters) == \
-        ["est", "header", "synthetic", "holdout", "computed", "keep"]
+        ["est", "header", "synthetic", "holdout", "computed", "keep", "outside"]

@@ -322,7 +322,7 @@ def test_an_interrupt_after_the_fit_says_the_spend_is_charged(tmp_path, capsys, 
                    "spend (epsilon=1, delta=4e-07) charged to dataset t: the fit had run\n")
     # while reading the rows (after the reservation, issue 28): the reservation stays charged
     monkeypatch.setattr(commands, "estimator_class", lambda: _Interrupted)
-    monkeypatch.setattr(commands, "resolve_domain", broken)
+    monkeypatch.setattr(commands, "typed_table", broken)
     assert main(["synthesize", src, "-o", str(tmp_path / "o.csv"), "--domain", domain,
                  "--quiet", "--store", ledger, "--dataset", "t"]) == 130
     assert capsys.readouterr().err.startswith(

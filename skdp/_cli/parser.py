@@ -60,17 +60,18 @@ DOMAIN = """\
 Write a draft domain file for INPUT.csv: every column in the domain file's
 object form, as a careful curator would write it: numeric columns with at most
 16 distinct values as categories, integer columns that look like codes (values
-in 0..k-1, k <= 256, counts that jump from one value to the next and do not peak
-at multiples of 5) as categories (at most 50) or {"codes": k}, other numeric
-columns (counts, ages, scores, hours) as bounds (with "integer"), ISO dates and
-timestamps as date and datetime columns, true/false columns as booleans, the
-rest as categories; each entry with "missing" and a "note" saying what was read
-from the data and flagging spiky (one value holds >= 10% of the cells) or
-heavy-tailed numeric columns, likely identifiers and group keys. The draft is
-read from the private data WITHOUT privacy: review every entry and replace it by
-public knowledge (the categories a column can take, bounds known without looking
-at the data), then delete its note; `synthesize` warns while a draft note is
-left, and a release that uses the draft unchanged is not private."""
+in 0..k-1, k <= 256, counts that jump from one value to the next, not as
+sampling noise alone makes them, and do not peak at multiples of 5) as
+categories (at most 50) or {"codes": k}, other numeric columns (counts, ages,
+scores, hours) as bounds (with "integer"), ISO dates and timestamps as date and
+datetime columns, true/false columns as booleans, the rest as categories; each
+entry with "missing" and a "note" saying what was read from the data and
+flagging spiky (one value holds >= 10% of the cells) or heavy-tailed numeric
+columns, likely identifiers and group keys. The draft is read from the private
+data WITHOUT privacy: review every entry and replace it by public knowledge (the
+categories a column can take, bounds known without looking at the data), then
+delete its note; `synthesize` warns while a draft note is left, and a release
+that uses the draft unchanged is not private."""
 
 
 def _int_at_least(low):

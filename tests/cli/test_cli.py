@@ -382,7 +382,7 @@ def test_the_draft_keeps_coded_columns_as_codes_or_categories():
     entry = _proposed([str(v) for v in range(20, 60) for _ in range(60 - abs(v - 40))])
     assert (entry["low"], entry["high"], entry["integer"]) == (20, 59, True)
     # more than 50 codes, values in 0..k-1: the codes form, which can say "missing": false
-    entry = _proposed([str(v) for v in range(0, 120, 2)] + ["0"] * 30)
+    entry = _proposed([str(v) for v in range(0, 120, 2) for _ in range(1 + v * 7 % 13)])
     assert entry["codes"] == 119 and entry["missing"] is False
     assert "codes" in entry["note"]
     # a wide integer quantity: bounds, flagged as spiky (82% zeros) and heavy-tailed

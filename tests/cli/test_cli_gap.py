@@ -121,8 +121,8 @@ def test_a_count_in_0_to_k_is_drafted_with_bounds_and_codes_keep_codes():
     assert (entry["low"], entry["high"], entry["integer"]) == (0, 77, True)
     assert entry["note"].startswith(DRAFT_NOTE) and '{"codes": 78}' in entry["note"]
     assert "heavy-tailed: its top 1% of values span" in entry["note"]
-    # codes spread over their range, every other one present: codes
-    entry = propose_entry([str(v) for v in range(0, 120, 2)] + ["0"] * 30)
+    # codes spread over their range, every other one present, counts that jump: codes
+    entry = propose_entry([str(v) for v in range(0, 120, 2) for _ in range(1 + v * 7 % 13)])
     assert entry["codes"] == 119 and "quantity" in entry["note"]
     # school ids: counts that jump from one id to the next
     rng = np.random.default_rng(0)
@@ -132,6 +132,27 @@ def test_a_count_in_0_to_k_is_drafted_with_bounds_and_codes_keep_codes():
     # (bounds entries keep their own flags, as before)
     entry = propose_entry(["0"] * 400 + [str(100 * v) for v in range(1, 88)] + ["99999"])
     assert "heavy-tailed" in entry["note"] and "low" in entry
+
+
+def test_counts_as_rough_as_noise_are_drafted_with_bounds():
+    """A small table's ages (400 people over 66 years: about 6 a year) have counts as rough
+    as codes' from sampling noise alone: bounds, with a note naming the codes form; codes of
+    unequal groups and a balanced panel's subjects (counts more even than noise) keep the
+    codes form (RESULTS.md, "counts as rough as noise drafted as bounds")."""
+    from skdp._cli.draft import NOISE_BAND, ROUGH_CODES, noise_ratio, propose_entry, roughness
+
+    rng = np.random.default_rng(1)
+    ages = rng.integers(24, 92, 400)
+    assert roughness(ages) >= ROUGH_CODES and NOISE_BAND[0] <= noise_ratio(ages) <= NOISE_BAND[1]
+    entry = propose_entry([str(v) for v in ages])
+    assert (entry["low"], entry["integer"]) == (ages.min(), True)
+    assert "as sampling noise does" in entry["note"] and '{"codes": 92}' in entry["note"]
+    schools = np.repeat(np.arange(80), rng.integers(5, 60, 80))
+    assert noise_ratio(schools) > NOISE_BAND[1]
+    assert propose_entry([str(v) for v in schools])["codes"] == 80
+    subjects = np.repeat(np.arange(60), 4)  # 60 subjects seen 4 times each
+    assert noise_ratio(subjects) < NOISE_BAND[0]
+    assert propose_entry([str(v) for v in subjects])["codes"] == 60
 
 
 def test_hours_heaped_at_round_numbers_are_drafted_with_bounds():

@@ -45,5 +45,5 @@ def integer_columns(min_cells, min_rows=0):
     """The numeric columns of :func:`table_columns` whose values are all integers (``values``:
     an int64 array)."""
     for package, item, col, v in table_columns(min_cells, min_rows):
-        if v.dtype.kind in "if" and np.all(v == np.round(v)):
+        if v.dtype.kind in "if" and np.all(np.isfinite(v)) and np.all(v == np.round(v)):
             yield package, item, col, v.astype(np.int64).to_numpy()

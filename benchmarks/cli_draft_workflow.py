@@ -74,14 +74,21 @@ def _domain(df, times=()):
 
 
 def _as_times(real, syn, header):
-    """Columns whose every real cell is an ISO date or timestamp, as seconds in both tables
-    (a user bins a time column by time, not by its spellings); returns their names."""
-    from skdp._cli.clock import instant, is_date
+    """Columns whose every real cell is an ISO date or timestamp, or a date written in one
+    form (``skdp._cli.clock.date_format``: ``1/31/2002``), as seconds in both tables (a user
+    bins a time column by time, not by its spellings); returns their names."""
+    from skdp._cli.clock import date_format, instant, is_date
 
-    def seconds(cell):
+    def seconds(cell, fmt=None):
         if not isinstance(cell, str):
             return None
-        t = instant(cell + "T00:00" if is_date(cell) else cell)
+        if fmt is not None:
+            try:
+                t = datetime.datetime.strptime(cell, fmt)
+            except ValueError:
+                return None
+        else:
+            t = instant(cell + "T00:00" if is_date(cell) else cell)
         if t is None:
             return None
         if t.tzinfo is not None:
@@ -91,9 +98,14 @@ def _as_times(real, syn, header):
     names = []
     for j, name in enumerate(header):
         cells = [c for c in real[:, j] if c is not None]
-        if cells and all(seconds(c) is not None for c in cells):
+        fmt = None
+        if cells and not all(seconds(c) is not None for c in cells):
+            fmt = (date_format([str(c) for c in cells]) or (None,))[0]
+            if fmt is None:
+                continue
+        if cells:
             for table in (real, syn):
-                table[:, j] = [None if c is None else seconds(str(c)) for c in table[:, j]]
+                table[:, j] = [None if c is None else seconds(str(c), fmt) for c in table[:, j]]
             names.append(name)
     return names
 

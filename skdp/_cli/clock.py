@@ -7,6 +7,11 @@ day) as whole seconds from 1970-01-01T00:00:00. Either is an integer column on p
 bounds for the estimator, and its synthetic values are written back in the same ISO form.
 The origin is public; the bounds are the domain file's.
 
+Dates and timestamps written otherwise (``1/31/2002``, ``31.01.2002 14:05``) take a
+``"format"`` (a :func:`~datetime.datetime.strptime` format such as ``"%m/%d/%Y"``, without
+a time zone): the cells and the bounds are read with it and the synthetic values written
+with it (:meth:`~datetime.datetime.strftime`: months and days zero-padded).
+
 A timestamp with a time zone (``Z``, ``+01:00``) is read as the UTC instant it names;
 one without is read as written. The bounds say which a column holds, and its cells must
 agree with them; synthetic timestamps are written with the low bound's separator (``T``
@@ -15,8 +20,9 @@ a second is rounded to the second (the column's resolution).
 """
 
 import datetime
+import re
 
-__all__ = ["TIME_KEYS", "Clock", "instant", "is_date", "time_key", "time_span"]
+__all__ = ["TIME_KEYS", "Clock", "date_format", "instant", "is_date", "time_key", "time_span"]
 
 TIME_KEYS = ("date", "datetime")
 """The entry keys of a date (days) and a timestamp (seconds) column."""
@@ -53,26 +59,79 @@ def time_key(entry):
 
 
 def time_span(cells):
-    """``(key, first, last)`` of non-missing cells that are all ISO dates (``"date"``) or all
-    ISO timestamps, every one with a time zone or none (``"datetime"``): the key of their
-    entry and the cells of the first and last day or instant (read from the data: the
-    caller says so); None otherwise.
+    """``(key, first, last, format)`` of non-missing cells that are all ISO dates
+    (``"date"``), all ISO timestamps, every one with a time zone or none (``"datetime"``),
+    or all dates in one of the forms of :func:`date_format` (``"date"`` and that format): the
+    key of their entry, the cells of the first and last day or instant (read from the data:
+    the caller says so) and the entry's ``"format"`` (None: ISO); None otherwise.
 
     Examples
     --------
     >>> time_span(["2016-11-08", "2015-11-06"])
-    ('date', '2015-11-06', '2016-11-08')
+    ('date', '2015-11-06', '2016-11-08', None)
     >>> time_span(["2012-01-01T06:16:41Z", "2011-12-31T23:59:02Z"])
-    ('datetime', '2011-12-31T23:59:02Z', '2012-01-01T06:16:41Z')
+    ('datetime', '2011-12-31T23:59:02Z', '2012-01-01T06:16:41Z', None)
+    >>> time_span(["12/1/2015", "1/30/2016"])
+    ('date', '12/1/2015', '1/30/2016', '%m/%d/%Y')
     >>> time_span(["2012-01-01T06:16:41Z", "2012-01-01T06:16:41"]), time_span(["a"])
     (None, None)
     """
     if cells and all(map(is_date, cells)):
-        return "date", min(cells), max(cells)
+        return "date", min(cells), max(cells), None
+    found = date_format(cells)
+    if found is not None:
+        days = [datetime.datetime.strptime(c, found[0]) for c in cells]
+        return "date", min(zip(days, cells))[1], max(zip(days, cells))[1], found[0]
     instants = [instant(c) for c in cells]
     if not cells or None in instants or len({t.tzinfo is None for t in instants}) != 1:
         return None
-    return "datetime", min(zip(instants, cells))[1], max(zip(instants, cells))[1]
+    return "datetime", min(zip(instants, cells))[1], max(zip(instants, cells))[1], None
+
+
+_WRITTEN = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})|(\d{4})([/.-])(\d{1,2})\6(\d{1,2})")
+
+
+def date_format(cells):
+    """``(format, ambiguous)`` of non-missing cells that are all dates written with a
+    four-digit year, the day and the month (one or two digits) and one separator (``/``,
+    ``.`` or ``-``): day and month first (``"%d.%m.%Y"``, ``"%m/%d/%Y"``) or the year first
+    (``"%Y/%m/%d"``); None otherwise. Day and month are told apart by a cell whose first or
+    second number is above 12; where none is, the order is ``ambiguous`` and taken as the
+    separator's custom (month first with ``/``, day first with ``.`` and ``-``).
+
+    Examples
+    --------
+    >>> date_format(["25.12.2015", "1.2.2016"]), date_format(["1/2/2016"])
+    (('%d.%m.%Y', False), ('%m/%d/%Y', True))
+    >>> date_format(["2015/12/25"]), date_format(["2016-11-08"]), date_format(["13/13/2016"])
+    (('%Y/%m/%d', False), ('%Y-%m-%d', False), None)
+    """
+    parts = [_WRITTEN.fullmatch(c) if isinstance(c, str) else None for c in cells]
+    if not parts or None in parts:
+        return None
+    seps = {m.group(2) or m.group(6) for m in parts}
+    years_first = {m.group(5) is not None for m in parts}
+    if len(seps) != 1 or len(years_first) != 1:
+        return None
+    sep = seps.pop()
+    if years_first.pop():
+        fmt, ambiguous = f"%Y{sep}%m{sep}%d", False
+    else:
+        day_first = any(int(m.group(1)) > 12 for m in parts)
+        month_first = any(int(m.group(3)) > 12 for m in parts)
+        if day_first and month_first:
+            return None
+        ambiguous = not (day_first or month_first)
+        if month_first or (ambiguous and sep == "/"):
+            fmt = f"%m{sep}%d{sep}%Y"
+        else:
+            fmt = f"%d{sep}%m{sep}%Y"
+    try:
+        for c in set(cells):
+            datetime.datetime.strptime(c, fmt)
+    except ValueError:  # a 30th of February
+        return None
+    return fmt, ambiguous
 
 
 def _date(cell):
@@ -125,6 +184,10 @@ class Clock:
     (1325398601, '2012-01-01 06:16:41')
     >>> Clock("d", {"low": "1970-01-02", "high": "1970-02-01", "date": True}).bounds()
     (1, 31)
+    >>> us = Clock("d", {"low": "1/2/1970", "high": "2/1/1970", "date": True,
+    ...                  "format": "%m/%d/%Y"})
+    >>> us.bounds(), us.value("1/31/1970", "line 2"), us.format(30)
+    ((1, 31), 30, '01/31/1970')
     """
 
     def __init__(self, name, entry):
@@ -133,34 +196,55 @@ class Clock:
         if [k for k in TIME_KEYS if entry.get(k) is True] != [self.key]:
             raise ValueError(f"column {name!r} says both \"date\" and \"datetime\": a date "
                              "column holds days, a datetime column seconds; keep one.")
+        self.fmt = self._format(entry.get("format"))
         if "low" not in entry or "high" not in entry:
             raise ValueError(f"column {name!r} is a {self.key} column (\"{self.key}\": true): "
-                             f"it needs \"low\" and \"high\", {self._spelling()}s known "
-                             "without the data.")
+                             f"it needs \"low\" and \"high\", each {self._spelling()} "
+                             "known without the data.")
         if entry.get("integer", True) is not True:
             raise ValueError(f"column {name!r} is a {self.key} column: its values are whole "
                              f"{self._unit()}s, it cannot say \"integer\": false.")
         low = entry["low"]
-        first = instant(low) if self.key == "datetime" else None
+        first = instant(low) if self.key == "datetime" and self.fmt is None else None
         self.zoned = first is not None and first.tzinfo is not None
         self.separator = low[10] if first is not None else "T"
         self.suffix = ("Z" if low.endswith("Z") else "+00:00") if self.zoned else ""
         self._low = self._bound(low, "low")
         self._high = self._bound(entry["high"], "high")
 
+    def _format(self, fmt):
+        """The entry's ``"format"`` (None: ISO), checked."""
+        if fmt is None:
+            return None
+        if not isinstance(fmt, str) or "%" not in fmt:
+            raise ValueError(f"column {self.name!r}: \"format\" is a strptime format such as "
+                             f"\"%m/%d/%Y\", got {fmt!r}.")
+        if "%z" in fmt or "%Z" in fmt:
+            raise ValueError(f"column {self.name!r}: a \"format\" cannot hold a time zone "
+                             "(%z, %Z); write zoned timestamps as ISO (no \"format\").")
+        try:
+            datetime.datetime(2001, 2, 3, 4, 5, 6).strftime(fmt)
+        except ValueError:
+            raise ValueError(f"column {self.name!r}: \"format\" {fmt!r} is not a strptime "
+                             "format.") from None
+        return fmt
+
     def _unit(self):
         return "day" if self.key == "date" else "second"
 
     def _spelling(self):
-        return "ISO date" if self.key == "date" else "ISO timestamp"
+        """How the column's cells are written, with its article."""
+        if self.fmt is not None:
+            return f"a {'date' if self.key == 'date' else 'timestamp'} in the format {self.fmt!r}"
+        return "an ISO date" if self.key == "date" else "an ISO timestamp"
 
     def _bound(self, text, key):
-        value = self._parse(text)
+        value = self._parse(text) if isinstance(text, str) else None
         if value is None:
-            form = "\"YYYY-MM-DD\"" if self.key == "date" else \
-                "\"YYYY-MM-DDTHH:MM:SS\" (a space for T, Z or an offset allowed)"
+            form = "" if self.fmt is not None else " \"YYYY-MM-DD\"" if self.key == "date" \
+                else " \"YYYY-MM-DDTHH:MM:SS\" (a space for T, Z or an offset allowed)"
             raise ValueError(f"column {self.name!r} is a {self.key} column (\"{self.key}\": "
-                             f"true): its {key!r} must be an {self._spelling()} {form}, got "
+                             f"true): its {key!r} must be {self._spelling()}{form}, got "
                              f"{text!r}.")
         if value == "zone":
             raise ValueError(f"column {self.name!r}: its \"low\" and \"high\" must both carry a "
@@ -170,6 +254,14 @@ class Clock:
     def _parse(self, cell):
         """The integer a cell spells; ``"zone"`` for a timestamp whose zone disagrees with
         the low bound's; None for another spelling."""
+        if self.fmt is not None:
+            try:
+                t = datetime.datetime.strptime(cell, self.fmt)
+            except ValueError:
+                return None
+            if self.key == "date":
+                return (t.date() - _EPOCH.date()).days
+            return round((t - _EPOCH).total_seconds())
         if self.key == "date":
             day = _date(cell)
             return None if day is None else (day - _EPOCH.date()).days
@@ -194,13 +286,16 @@ class Clock:
                              f"say so) but the cell {has}.")
         if value is None:
             raise ValueError(f"{where}: column {self.name!r} is a {self.key} column in the "
-                             f"domain but the cell is not an {self._spelling()} (list other "
+                             f"domain but the cell is not {self._spelling()} (list other "
                              "spellings of a missing cell in --na-values).")
         return value
 
     def format(self, value):
-        """The ISO text of a synthetic value (days or seconds from the origin)."""
+        """The text of a synthetic value (days or seconds from the origin): ISO, or in the
+        entry's ``"format"``."""
         step = datetime.timedelta(**{f"{self._unit()}s": int(round(float(value)))})
+        if self.fmt is not None:
+            return (_EPOCH + step).strftime(self.fmt)
         if self.key == "date":
             return (_EPOCH.date() + step).isoformat()
         return (_EPOCH + step).strftime(f"%Y-%m-%d{self.separator}%H:%M:%S") + self.suffix

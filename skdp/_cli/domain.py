@@ -45,7 +45,7 @@ def _numeric(name, entry):
     if key is None:
         return entry
     low, high = Clock(name, entry).bounds()
-    out = {k: v for k, v in entry.items() if k not in TIME_KEYS}
+    out = {k: v for k, v in entry.items() if k not in TIME_KEYS and k != "format"}
     out.update(low=low, high=high, integer=True)
     return out
 
@@ -333,7 +333,9 @@ def draft_entry(cells, n_bins):
                 "integer": integer, "missing": missing}
     span = time_span(present)
     if span is not None:
-        return {"low": span[1], "high": span[2], span[0]: True, "missing": missing}
+        key, low, high, fmt = span
+        return {"low": low, "high": high, key: True, "missing": missing,
+                **({} if fmt is None else {"format": fmt})}
     if {c.lower() for c in present} <= {"true", "false"}:
         return {"categories": sorted({c.lower() == "true" for c in present}), "missing": missing}
     return {"categories": sorted(set(present)), "missing": missing}

@@ -50,7 +50,7 @@ from collections import Counter, defaultdict
 import numpy as np
 from scipy.stats import spearmanr
 
-from .clock import time_span
+from .clock import date_format, time_span
 from .domain import CsvCells, _is_number, _number, _numeric_kind, is_computed
 
 __all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "LOOKUP_KEYS", "MAX_CATEGORIES", "MAX_CODES",
@@ -260,13 +260,7 @@ def propose_entry(cells):
         return _numeric_entry([_number(c) for c in present], integer, missing)
     span = time_span(present)
     if span is not None:
-        key, first, last = span
-        what = "ISO dates, bounds at the data's first and last day" if key == "date" else \
-            "ISO timestamps, read as whole seconds, bounds at the data's first and last instant"
-        return {"low": first, "high": last, key: True, "missing": missing,
-                "note": f"{DRAFT_NOTE}: {what} (a release with them is not private): replace "
-                        f"them with public {'dates' if key == 'date' else 'instants'} known "
-                        f"without the data; {_REVIEW}"}
+        return _time_entry(present, *span, missing)
     if {c.lower() for c in present} <= {"true", "false"}:
         return {"categories": sorted({c.lower() == "true" for c in present}),
                 "missing": missing,
@@ -284,6 +278,22 @@ def propose_entry(cells):
                 "rows are mostly noise in a private release: drop the column or merge its " \
                 "categories"
     return {"categories": cats, "missing": missing, "note": f"{note}; {_REVIEW}"}
+
+
+def _time_entry(present, key, first, last, fmt, missing):
+    """The entry of a date or timestamp column (:func:`.clock.time_span`)."""
+    what = "ISO dates, bounds at the data's first and last day" if key == "date" else \
+        "ISO timestamps, read as whole seconds, bounds at the data's first and last instant"
+    entry = {"low": first, "high": last, key: True}
+    if fmt is not None:
+        entry["format"] = fmt
+        what = f"dates written {fmt}, bounds at the data's first and last day"
+        if date_format(present)[1]:
+            what += " (no day or month above 12: check which comes first)"
+    return {**entry, "missing": missing,
+            "note": f"{DRAFT_NOTE}: {what} (a release with them is not private): replace "
+                    f"them with public {'dates' if key == 'date' else 'instants'} known "
+                    f"without the data; {_REVIEW}"}
 
 
 def _numeric_entry(numbers, integer, missing):

@@ -24,7 +24,10 @@ domain file (JSON): an object, column name -> entry, one of
                           1970-01-01 (an integer column on those public bounds, cut
                           into bins as above) and written back as ISO dates (the
                           in-memory CSV job only; a cell with a time of day is
-                          refused, naming the column)
+                          refused, naming the column); with "format": "%m/%d/%Y"
+                          (a strptime format, no time zone) the cells and bounds
+                          are dates written that way, and so are the synthetic
+                          values (zero-padded); "datetime" takes one too
   {"low": "2012-01-01T00:00:00Z", "high": "2012-12-31T23:59:59Z", "datetime": true}
                           a timestamp column: ISO date and time of day (T or a
                           space, Z or an offset optional: all cells zoned as the

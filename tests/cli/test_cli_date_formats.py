@@ -1,0 +1,86 @@
+"""Dates written otherwise than ISO (``1/31/2002``, ``31.01.2002``): a date or timestamp entry
+with a ``"format"`` (a strptime format) reads the cells and the bounds with it and writes the
+synthetic values with it; the draft proposes one for a column of such dates (issue 30, item 2:
+before, Stat2Data ``Marathon``'s 899 run dates were drafted as 899 categories)."""
+
+import csv
+import datetime
+import json
+
+import pytest
+
+from skdp._cli.clock import date_format, time_span
+from skdp._cli.domain import CsvCells, check_domain, draft_entry, estimator_domain
+from skdp._cli.draft import propose_entry
+from skdp.__main__ import main
+
+US = {"low": "1/1/2016", "high": "12/31/2016", "date": True, "format": "%m/%d/%Y"}
+
+
+def test_cells_are_read_and_written_in_the_format():
+    col = CsvCells("day", US)
+    v = col.parse("3/1/2016")
+    assert v == (datetime.date(2016, 3, 1) - datetime.date(1970, 1, 1)).days
+    assert col.parse("03/01/2016") == v and col.format(v) == "03/01/2016"
+    assert estimator_domain({"day": US}) == {"day": {"low": 16801, "high": 17166,
+                                                     "integer": True}}
+    with pytest.raises(ValueError, match="'day' is a date column in the domain but the cell "
+                                         "is not a date in the format '%m/%d/%Y'"):
+        col.parse("2016-03-01")
+    stamp = CsvCells("t", {"low": "01.01.2016 00:00", "high": "31.12.2016 23:59",
+                           "datetime": True, "format": "%d.%m.%Y %H:%M"})
+    assert stamp.format(stamp.parse("29.02.2016 14:05")) == "29.02.2016 14:05"
+
+
+@pytest.mark.parametrize("fmt, match", [
+    (3, "strptime format such as"), ("mdY", "strptime format such as"),
+    ("%m/%d/%Y %z", "cannot hold a time zone")])
+def test_a_bad_format_names_the_column(fmt, match):
+    with pytest.raises(ValueError, match=match) as err:
+        check_domain({"day": {**US, "format": fmt}}, ["day"])
+    assert "'day'" in str(err.value)
+    with pytest.raises(ValueError, match="'low' must be a date in the format"):
+        check_domain({"day": {**US, "low": "2016-01-01"}}, ["day"])
+    with pytest.raises(ValueError, match="unknown keys \\['format'\\]"):
+        check_domain({"x": {"low": 0, "high": 1, "format": "%Y"}}, ["x"])
+
+
+def test_date_formats_are_told_apart():
+    assert date_format(["25/12/2015", "1/2/2016"]) == ("%d/%m/%Y", False)
+    assert date_format(["12/25/2015", "1/2/2016"]) == ("%m/%d/%Y", False)
+    assert date_format(["1/2/2016", "3/4/2016"]) == ("%m/%d/%Y", True)  # no day above 12
+    assert date_format(["1.2.2016"]) == ("%d.%m.%Y", True)
+    assert date_format(["2016/2/1"]) == ("%Y/%m/%d", False)
+    for cells in (["1/2/2016", "1.2.2016"], ["2/30/2016"], ["13/25/2016"], ["1/2/16"], []):
+        assert date_format(cells) is None
+    assert time_span(["12/1/2015", "1/30/2016", "6/5/2015"])[1:] == \
+        ("6/5/2015", "1/30/2016", "%m/%d/%Y")
+
+
+def test_the_draft_proposes_a_formatted_date_column():
+    entry = propose_entry(["25.12.2015", "1.2.2016", None, "14.7.2015"])
+    assert {k: entry[k] for k in ("low", "high", "date", "format", "missing")} == {
+        "low": "14.7.2015", "high": "1.2.2016", "date": True, "format": "%d.%m.%Y",
+        "missing": True}
+    assert "dates written %d.%m.%Y" in entry["note"] and "check which" not in entry["note"]
+    check_domain({"d": entry}, ["d"])
+    ambiguous = propose_entry(["1/2/2016", "3/4/2016"])
+    assert ambiguous["format"] == "%m/%d/%Y" and "check which comes first" in ambiguous["note"]
+    assert draft_entry(["1/2/2016", "3/4/2016"], 10)["format"] == "%m/%d/%Y"  # no file
+
+
+def test_a_release_writes_formatted_dates_within_the_bounds(tmp_path, capsys):
+    days = [datetime.date(2016, 1, 1) + datetime.timedelta(days=(7 * i) % 300) for i in range(400)]
+    rows = [[f"{d.month}/{d.day}/{d.year}", "ab"[i % 2]] for i, d in enumerate(days)]
+    src, dom, out = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "o.csv"
+    with open(src, "w", newline="") as fh:
+        csv.writer(fh).writerows([["day", "kind"], *rows])
+    dom.write_text(json.dumps({"day": US, "kind": ["a", "b"]}))
+    assert main(["synthesize", str(src), "-o", str(out), "--domain", str(dom), "--epsilon", "2",
+                 "--seed", "0", "--quiet", "--holdout", str(src)]) == 0
+    assert "holdout marginal error" in capsys.readouterr().out
+    with open(out, newline="") as fh:
+        cells = [r[0] for r in list(csv.reader(fh))[1:]]
+    got = [datetime.datetime.strptime(c, "%m/%d/%Y").date() for c in cells]
+    assert len(got) == 400 and min(got) >= datetime.date(2016, 1, 1)
+    assert max(got) <= datetime.date(2016, 12, 31)

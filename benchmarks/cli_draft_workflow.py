@@ -74,10 +74,11 @@ def _domain(df, times=()):
 
 
 def _as_times(real, syn, header):
-    """Columns whose every real cell is an ISO date or timestamp, or a date written in one
-    form (``skdp._cli.clock.date_format``: ``1/31/2002``), as seconds in both tables (a user
-    bins a time column by time, not by its spellings); returns their names."""
-    from skdp._cli.clock import date_format, instant, is_date
+    """Columns whose every real cell is an ISO date or timestamp, a date written in one form
+    (``skdp._cli.clock.date_format``: ``1/31/2002``) or a time of day (``clock_format``), as
+    seconds in both tables (a user bins a time column by time, not by its spellings); returns
+    their names."""
+    from skdp._cli.clock import clock_format, date_format, instant, is_date
 
     def seconds(cell, fmt=None):
         if not isinstance(cell, str):
@@ -100,7 +101,8 @@ def _as_times(real, syn, header):
         cells = [c for c in real[:, j] if c is not None]
         fmt = None
         if cells and not all(seconds(c) is not None for c in cells):
-            fmt = (date_format([str(c) for c in cells]) or (None,))[0]
+            text = [str(c) for c in cells]
+            fmt = (date_format(text) or (clock_format(text),))[0]
             if fmt is None:
                 continue
         if cells:

@@ -22,7 +22,8 @@ a second is rounded to the second (the column's resolution).
 import datetime
 import re
 
-__all__ = ["TIME_KEYS", "Clock", "date_format", "instant", "is_date", "time_key", "time_span"]
+__all__ = ["TIME_KEYS", "Clock", "clock_format", "date_format", "instant", "is_date",
+           "time_key", "time_span"]
 
 TIME_KEYS = ("date", "datetime")
 """The entry keys of a date (days) and a timestamp (seconds) column."""
@@ -61,7 +62,8 @@ def time_key(entry):
 def time_span(cells):
     """``(key, first, last, format)`` of non-missing cells that are all ISO dates
     (``"date"``), all ISO timestamps, every one with a time zone or none (``"datetime"``),
-    or all dates in one of the forms of :func:`date_format` (``"date"`` and that format): the
+    all dates in one of the forms of :func:`date_format` (``"date"`` and that format), or all
+    times of day (:func:`clock_format`: ``"datetime"`` and that format): the
     key of their entry, the cells of the first and last day or instant (read from the data:
     the caller says so) and the entry's ``"format"`` (None: ISO); None otherwise.
 
@@ -73,6 +75,8 @@ def time_span(cells):
     ('datetime', '2011-12-31T23:59:02Z', '2012-01-01T06:16:41Z', None)
     >>> time_span(["12/1/2015", "1/30/2016"])
     ('date', '12/1/2015', '1/30/2016', '%m/%d/%Y')
+    >>> time_span(["02:55:10", "2:31:38"])
+    ('datetime', '2:31:38', '02:55:10', '%H:%M:%S')
     >>> time_span(["2012-01-01T06:16:41Z", "2012-01-01T06:16:41"]), time_span(["a"])
     (None, None)
     """
@@ -82,10 +86,39 @@ def time_span(cells):
     if found is not None:
         days = [datetime.datetime.strptime(c, found[0]) for c in cells]
         return "date", min(zip(days, cells))[1], max(zip(days, cells))[1], found[0]
+    fmt = clock_format(cells)
+    if fmt is not None:
+        times = [datetime.datetime.strptime(c, fmt) for c in cells]
+        return "datetime", min(zip(times, cells))[1], max(zip(times, cells))[1], fmt
     instants = [instant(c) for c in cells]
     if not cells or None in instants or len({t.tzinfo is None for t in instants}) != 1:
         return None
     return "datetime", min(zip(instants, cells))[1], max(zip(instants, cells))[1], None
+
+
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(:\d{2})?")
+
+
+def clock_format(cells):
+    """``"%H:%M:%S"`` or ``"%H:%M"`` for non-missing cells that are all times of day (or
+    durations under a day) written so, hours 0-23; None otherwise (a duration of 38 hours
+    has no clock format).
+
+    Examples
+    --------
+    >>> clock_format(["2:55:10", "11:38:36"]), clock_format(["7:05"]), clock_format(["38:31:00"])
+    ('%H:%M:%S', '%H:%M', None)
+    """
+    parts = [_CLOCK.fullmatch(c) if isinstance(c, str) else None for c in cells]
+    if not parts or None in parts or len({m.group(1) is None for m in parts}) != 1:
+        return None
+    fmt = "%H:%M" if parts[0].group(1) is None else "%H:%M:%S"
+    try:
+        for c in set(cells):
+            datetime.datetime.strptime(c, fmt)
+    except ValueError:  # hour 24 or more, minute 60 or more
+        return None
+    return fmt
 
 
 _WRITTEN = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})|(\d{4})([/.-])(\d{1,2})\6(\d{1,2})")

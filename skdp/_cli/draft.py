@@ -285,15 +285,23 @@ def _time_entry(present, key, first, last, fmt, missing):
     what = "ISO dates, bounds at the data's first and last day" if key == "date" else \
         "ISO timestamps, read as whole seconds, bounds at the data's first and last instant"
     entry = {"low": first, "high": last, key: True}
-    if fmt is not None:
+    if fmt is not None and key == "date":
         entry["format"] = fmt
         what = f"dates written {fmt}, bounds at the data's first and last day"
         if date_format(present)[1]:
             what += " (no day or month above 12: check which comes first)"
+    elif fmt is not None:
+        entry["format"] = fmt
+        what = f"times of day written {fmt} (or durations under a day), read as whole " \
+            "seconds, bounds at the data's first and last time"
     return {**entry, "missing": missing,
             "note": f"{DRAFT_NOTE}: {what} (a release with them is not private): replace "
-                    f"them with public {'dates' if key == 'date' else 'instants'} known "
+                    f"them with public {_noun(key, fmt)} known "
                     f"without the data; {_REVIEW}"}
+
+
+def _noun(key, fmt):
+    return "dates" if key == "date" else "instants" if fmt is None else "times"
 
 
 def _numeric_entry(numbers, integer, missing):

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from skdp._cli.clock import date_format, time_span
+from skdp._cli.clock import clock_format, date_format, time_span
 from skdp._cli.domain import CsvCells, check_domain, draft_entry, estimator_domain
 from skdp._cli.draft import propose_entry
 from skdp.__main__ import main
@@ -84,3 +84,26 @@ def test_a_release_writes_formatted_dates_within_the_bounds(tmp_path, capsys):
     got = [datetime.datetime.strptime(c, "%m/%d/%Y").date() for c in cells]
     assert len(got) == 400 and min(got) >= datetime.date(2016, 1, 1)
     assert max(got) <= datetime.date(2016, 12, 31)
+
+
+def test_times_of_day_are_a_timestamp_column_in_their_format(tmp_path, capsys):
+    assert clock_format(["2:55:10", "23:59:59"]) == "%H:%M:%S"
+    assert clock_format(["7:05", "17:45"]) == "%H:%M"
+    for cells in (["38:31:00"], ["7:05", "7:05:00"], ["12:60"], ["noon"]):
+        assert clock_format(cells) is None
+    entry = propose_entry(["02:55:10", "2:31:38", None])
+    assert {k: entry[k] for k in ("low", "high", "datetime", "format")} == {
+        "low": "2:31:38", "high": "02:55:10", "datetime": True, "format": "%H:%M:%S"}
+    assert "times of day written %H:%M:%S" in entry["note"] and "public times" in entry["note"]
+    rows = [[f"{8 + i % 12}:{i % 60:02d}", "ab"[i % 2]] for i in range(300)]
+    src, dom, out = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "o.csv"
+    with open(src, "w", newline="") as fh:
+        csv.writer(fh).writerows([["at", "kind"], *rows])
+    dom.write_text(json.dumps({"at": {"low": "08:00", "high": "20:00", "datetime": True,
+                                      "format": "%H:%M"}, "kind": ["a", "b"]}))
+    assert main(["synthesize", str(src), "-o", str(out), "--domain", str(dom), "--seed", "0",
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    with open(out, newline="") as fh:
+        cells = [r[0] for r in list(csv.reader(fh))[1:]]
+    assert len(cells) == 300 and all("08:00" <= c <= "20:00" and len(c) == 5 for c in cells)

@@ -232,7 +232,7 @@ class Clock:
         self.fmt = self._format(entry.get("format"))
         if "low" not in entry or "high" not in entry:
             raise ValueError(f"column {name!r} is a {self.key} column (\"{self.key}\": true): "
-                             f"it needs \"low\" and \"high\", each {self._spelling()} "
+                             f"it needs \"low\" and \"high\", each {self.spelling()} "
                              "known without the data.")
         if entry.get("integer", True) is not True:
             raise ValueError(f"column {name!r} is a {self.key} column: its values are whole "
@@ -265,8 +265,9 @@ class Clock:
     def _unit(self):
         return "day" if self.key == "date" else "second"
 
-    def _spelling(self):
-        """How the column's cells are written, with its article."""
+    def spelling(self):
+        """How the column's cells are written, with its article (``"an ISO date"``, ``"a date
+        in the format '%m/%d/%Y'"``)."""
         if self.fmt is not None:
             return f"a {'date' if self.key == 'date' else 'timestamp'} in the format {self.fmt!r}"
         return "an ISO date" if self.key == "date" else "an ISO timestamp"
@@ -277,7 +278,7 @@ class Clock:
             form = "" if self.fmt is not None else " \"YYYY-MM-DD\"" if self.key == "date" \
                 else " \"YYYY-MM-DDTHH:MM:SS\" (a space for T, Z or an offset allowed)"
             raise ValueError(f"column {self.name!r} is a {self.key} column (\"{self.key}\": "
-                             f"true): its {key!r} must be {self._spelling()}{form}, got "
+                             f"true): its {key!r} must be {self.spelling()}{form}, got "
                              f"{text!r}.")
         if value == "zone":
             raise ValueError(f"column {self.name!r}: its \"low\" and \"high\" must both carry a "
@@ -305,6 +306,11 @@ class Clock:
             return "zone"
         return round(((t - _EPOCH_UTC) if self.zoned else (t - _EPOCH)).total_seconds())
 
+    def read(self, text):
+        """The integer a text spells in the column's form, else None (a forbid's value)."""
+        value = self._parse(text)
+        return None if value == "zone" else value
+
     def bounds(self):
         """``(low, high)`` as the estimator's integers."""
         return self._low, self._high
@@ -319,7 +325,7 @@ class Clock:
                              f"say so) but the cell {has}.")
         if value is None:
             raise ValueError(f"{where}: column {self.name!r} is a {self.key} column in the "
-                             f"domain but the cell is not {self._spelling()} (list other "
+                             f"domain but the cell is not {self.spelling()} (list other "
                              "spellings of a missing cell in --na-values).")
         return value
 

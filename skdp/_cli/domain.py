@@ -63,8 +63,41 @@ def estimator_domain(domain):
     """
     if not isinstance(domain, dict):
         return domain
-    return {name: entry if name == FORBID else _numeric(name, entry)
-            for name, entry in domain.items() if not is_computed(entry)}
+    entries, forbid = split_forbid(domain)
+    out = {name: _numeric(name, entry) for name, entry in entries.items()
+           if not is_computed(entry)}
+    if forbid:
+        out[FORBID] = forbid_in_units(entries, forbid)
+    return out
+
+
+def forbid_in_units(entries, forbid):
+    """The ``"forbid"`` list with each value or interval end of a date or timestamp column,
+    written as its cells are (ISO, or its ``"format"``), in the estimator's days or seconds;
+    numbers and the other columns' values as they are.
+
+    Examples
+    --------
+    >>> forbid_in_units({"d": {"low": "1970-01-01", "high": "1970-12-31", "date": True}},
+    ...                 [{"d": {">=": "1970-02-01"}, "k": 1}])
+    [{'d': {'>=': 31}, 'k': 1}]
+    """
+    clocks = {name: Clock(name, e) for name, e in entries.items() if time_key(e)}
+
+    def unit(name, value):
+        if name not in clocks or not isinstance(value, str):
+            return value
+        clock = clocks[name]
+        out = clock.read(value)
+        if out is None:
+            raise ValueError(f"forbid: the value {value!r} of column {name!r} is not "
+                             f"{clock.spelling()}.")
+        return out
+
+    return [{name: {op: unit(name, end) for op, end in value.items()}
+             if isinstance(value, dict) else unit(name, value)
+             for name, value in conjunction.items()}
+            if isinstance(conjunction, dict) else conjunction for conjunction in forbid]
 
 
 def check_domain(domain, header):
@@ -99,7 +132,8 @@ def check_domain(domain, header):
             raise ValueError(f"{exc} {_HINT}") from None
     if forbid:
         try:
-            check_forbid(estimator_domain(entries), forbid, n_bins=None)  # bins: the estimator's
+            check_forbid(estimator_domain(entries), forbid_in_units(entries, forbid),
+                         n_bins=None)  # bins: the estimator's
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{exc} {_HINT}") from None
 

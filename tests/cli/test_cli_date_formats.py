@@ -107,3 +107,29 @@ def test_times_of_day_are_a_timestamp_column_in_their_format(tmp_path, capsys):
     with open(out, newline="") as fh:
         cells = [r[0] for r in list(csv.reader(fh))[1:]]
     assert len(cells) == 300 and all("08:00" <= c <= "20:00" and len(c) == 5 for c in cells)
+
+
+def test_a_forbid_on_a_date_column_is_written_as_its_cells(tmp_path, capsys):
+    day = {"low": "1/1/1970", "high": "1/20/1970", "date": True, "format": "%m/%d/%Y",
+           "n_bins": 2}
+    domain = {"day": day, "kind": ["a", "b"],
+              "forbid": [{"kind": "b", "day": {"<": "1/11/1970"}}]}
+    check_domain(domain, ["day", "kind"])
+    assert estimator_domain(domain)["forbid"] == [{"kind": "b", "day": {"<": 10}}]
+    with pytest.raises(ValueError, match="the value '1970-01-11' of column 'day' is not a "
+                                         "date in the format '%m/%d/%Y'"):
+        check_domain({**domain, "forbid": [{"kind": "b", "day": {"<": "1970-01-11"}}]},
+                     ["day", "kind"])
+    rows = [[f"1/{1 + i % 20}/1970", "ab"[i % 2]] for i in range(400)]
+    src, dom, out = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "o.csv"
+    with open(src, "w", newline="") as fh:
+        csv.writer(fh).writerows([["day", "kind"], *rows])
+    dom.write_text(json.dumps(domain))
+    assert main(["synthesize", str(src), "-o", str(out), "--domain", str(dom), "--seed", "0",
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))[1:]
+    got = [(datetime.datetime.strptime(d, "%m/%d/%Y").day, k) for d, k in rows if d]
+    assert len(rows) == 400 and any(k == "b" for _, k in got)
+    assert not any(k == "b" and d < 11 for d, k in got)

@@ -414,10 +414,10 @@ def _file_entries(domain, model):
 
 def _read_holdout(args, header, model, entries, computed):
     """``(rows, outside)``: the ``--holdout`` file's rows read by every written column
-    (``model``'s ``entries`` and the ``computed`` columns), ``outside`` True for a row with a
-    category or code the domain lacks; None without ``--holdout``. Such cells are scored as
-    values no synthetic row takes (:func:`.csvio.held_table`), and a note names their
-    columns: the holdout is the curator's, not private."""
+    (``model``'s ``entries`` and the ``computed`` columns), ``outside`` True for a cell whose
+    category, code or looked-up value the domain lacks; None without ``--holdout``. Such
+    cells are scored as values no synthetic row takes (:func:`.csvio.held_table`), and a note
+    names their columns: the holdout is the curator's, not private."""
     if args.holdout is None:
         return None
     columns = [CsvCells(name, entries[name]) for name in model]
@@ -428,10 +428,10 @@ def _read_holdout(args, header, model, entries, computed):
     if counts.any():
         where = ", ".join(f"{name!r} {n}" for name, n in zip(header, counts) if n)
         print(f"note: {int(outside.any(axis=1).sum())} of the {len(rows)} holdout rows hold a "
-              f"category or code the domain lacks (cells by column: {where}): scored as values "
-              "no synthetic row takes; add them to the domain file if the column can take "
-              "them.")
-    return rows, outside.any(axis=1)
+              f"category, code or looked-up value the domain lacks (cells by column: {where}): "
+              "scored as values no synthetic row takes; add them to the domain file if the "
+              "column can take them.")
+    return rows, outside
 
 
 # ---------------------------------------------------------------- jobs
@@ -683,8 +683,8 @@ def _keep(chunks, kept, columns):
 def _holdout_report(est, header, synthetic, holdout, computed, keep, outside):
     """The synthetic rows' error against the holdout on the holdout's bins (:mod:`.holdout`;
     every column written, ``header``; computed columns binned as their values are), then at the
-    synthesizer's own bins (its workload: the modelled columns, ``keep``; the rows not
-    ``outside`` the domain)."""
+    synthesizer's own bins (its workload: the modelled columns, ``keep``; the rows with no
+    modelled cell ``outside`` the domain)."""
     from .holdout import binned_errors, report_lines
 
     if len(synthetic) and len(holdout):
@@ -693,13 +693,14 @@ def _holdout_report(est, header, synthetic, holdout, computed, keep, outside):
         numeric = any("categories" not in domain[name] for name in header)
         for line in report_lines(errors, len(synthetic), len(holdout), numeric):
             print(line)
-    inside = holdout[~outside]
+    inside = holdout[~_modelled(outside, keep).any(axis=1)]
     if not len(inside):
         print("holdout marginal error at the synthesizer's own bins: no holdout row lies in "
               "the domain")
         return
     values = np.array(list(est.workload_error(_modelled(inside, keep)).values()))
-    rows = f"; the {len(inside)} holdout rows in the domain" if outside.any() else ""
+    rows = "" if len(inside) == len(holdout) else \
+        f"; the {len(inside)} holdout rows within the domain"
     print(f"holdout marginal error at the synthesizer's own bins (its workload{rows}): "
           f"mean={values.mean():.4f}, max={values.max():.4f} over {len(values)} marginals")
 

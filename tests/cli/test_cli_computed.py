@@ -257,7 +257,9 @@ def test_a_lookup_is_computed_after_sampling(tmp_path, capsys):
     other = _write(tmp_path / "b.csv", ["sp", "genus", "kind"], [["DM", "Dipo", "a"]])
     capsys.readouterr()
     assert main(args[:-1] + [other]) == 0  # a value the lookup lacks: scored, named
-    assert "(cells by column: 'genus' 1)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(cells by column: 'genus' 1)" in out
+    assert "within the domain" not in out  # its modelled cells are: scored at the model's bins
 
 
 def test_lookup_entries_are_checked():

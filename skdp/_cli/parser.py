@@ -63,8 +63,9 @@ object form, as a careful curator would write it: numeric columns with at most
 in 0..k-1, k <= 256, counts that jump from one value to the next, not as
 sampling noise alone makes them, and do not peak at multiples of 5) as
 categories (at most 50) or {"codes": k}, other numeric columns (counts, ages,
-scores, hours) as bounds (with "integer"), ISO dates and timestamps as date and
-datetime columns, true/false columns as booleans, the rest as categories; each
+scores, hours) as bounds (with "integer"), dates (ISO, 1/31/2002, 31.01.2002),
+timestamps and times of day as date and datetime columns (with their "format"
+where not ISO), true/false columns as booleans, the rest as categories; each
 entry with "missing" and a "note" saying what was read from the data and
 flagging spiky (one value holds >= 10% of the cells) or heavy-tailed numeric
 columns, likely identifiers and group keys. The draft is read from the private

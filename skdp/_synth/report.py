@@ -50,7 +50,8 @@ from scipy.special import gammaln
 from .._backend import to_numpy
 from .._validation import name_list
 from ..privacy.ledger import describe_composition
-from .holdout import MAX_ROWS, RESOLUTIONS, _category_codes, _floats, binned_errors
+from .._domain import value_key
+from .holdout import MAX_ROWS, RESOLUTIONS, _category_codes, _floats, _is_missing, binned_errors
 from .svg import bar_chart
 
 __all__ = ["release_report", "write_report", "expected_noise_norm", "residuals"]
@@ -521,7 +522,27 @@ def _holdout_section(est, syn_rows, hold_rows, names):
            '<div class="panel">' + bar_chart(labels, series, title="mean total variation",
                                              ylabel="TV") + "</div>",
            _table(head, rows, "holdout")]
+    outside = _outside(est, hold_rows, names)
+    if outside:
+        out.insert(3, "<p>Holdout cells whose category the domain lacks (a value no synthetic "
+                   "row takes, counted in the errors above): "
+                   + _esc(", ".join(f"{name} {n}" for name, n in outside.items())) + ".</p>")
     return "".join(out)
+
+
+def _outside(est, hold_rows, names):
+    """Column name -> the holdout cells (not missing) whose category the fitted domain lacks,
+    for the categorical columns that have some."""
+    counts = {}
+    for j, name in enumerate(names):
+        entry = est.domain_[name]
+        if not isinstance(entry, dict) or "categories" not in entry:
+            continue
+        keys = {value_key(c) for c in entry["categories"]}
+        n = sum(not _is_missing(v) and value_key(v) not in keys for v in hold_rows[:, j])
+        if n:
+            counts[name] = int(n)
+    return counts
 
 
 def _features(syn_cols, hold_cols, est, target):

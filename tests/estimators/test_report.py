@@ -117,6 +117,15 @@ def test_with_holdout_and_target_the_utility_section_renders(smd):
     assert "trained on the synthetic rows" in text and "accuracy" in text
 
 
+def test_holdout_categories_the_domain_lacks_are_counted_and_named(smd):
+    hold = HOLD.copy()
+    hold.loc[:4, "city"] = "Brest"  # a city only the holdout holds: 5 cells
+    text = " ".join(check_renders(smd.report(holdout=hold), N_BASE + 1).text)
+    assert "Holdout cells whose category the domain lacks" in text and "city 5" in text
+    assert "domain lacks" not in " ".join(check_renders(smd.report(holdout=HOLD),
+                                                        N_BASE + 1).text)
+
+
 def test_report_arguments_are_checked(smd):
     with pytest.raises(ValueError, match="target 'nope' is not a column"):
         smd.report(holdout=HOLD, target="nope")

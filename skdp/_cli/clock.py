@@ -60,40 +60,57 @@ def time_key(entry):
 
 
 def time_span(cells):
-    """``(key, first, last, format)`` of non-missing cells that are all ISO dates
+    """``(key, first, last, format, ambiguous)`` of non-missing cells that are all ISO dates
     (``"date"``), all ISO timestamps, every one with a time zone or none (``"datetime"``),
     all dates in one of the forms of :func:`date_format` (``"date"`` and that format), or all
-    times of day (:func:`clock_format`: ``"datetime"`` and that format): the
-    key of their entry, the cells of the first and last day or instant (read from the data:
-    the caller says so) and the entry's ``"format"`` (None: ISO); None otherwise.
+    times of day (:func:`clock_format`: ``"datetime"`` and that format): the key of their
+    entry, the cells of the first and last day or instant (read from the data: the caller
+    says so), the entry's ``"format"`` (None: ISO) and whether day and month could not be
+    told apart (:func:`date_format`); None otherwise. Each distinct cell is read once.
 
     Examples
     --------
     >>> time_span(["2016-11-08", "2015-11-06"])
-    ('date', '2015-11-06', '2016-11-08', None)
+    ('date', '2015-11-06', '2016-11-08', None, False)
     >>> time_span(["2012-01-01T06:16:41Z", "2011-12-31T23:59:02Z"])
-    ('datetime', '2011-12-31T23:59:02Z', '2012-01-01T06:16:41Z', None)
+    ('datetime', '2011-12-31T23:59:02Z', '2012-01-01T06:16:41Z', None, False)
     >>> time_span(["12/1/2015", "1/30/2016"])
-    ('date', '12/1/2015', '1/30/2016', '%m/%d/%Y')
+    ('date', '12/1/2015', '1/30/2016', '%m/%d/%Y', False)
     >>> time_span(["02:55:10", "2:31:38"])
-    ('datetime', '2:31:38', '02:55:10', '%H:%M:%S')
+    ('datetime', '2:31:38', '02:55:10', '%H:%M:%S', False)
     >>> time_span(["2012-01-01T06:16:41Z", "2012-01-01T06:16:41"]), time_span(["a"])
     (None, None)
     """
-    if cells and all(map(is_date, cells)):
-        return "date", min(cells), max(cells), None
-    found = date_format(cells)
+    distinct = set(cells)
+    if distinct and all(map(is_date, distinct)):
+        return "date", min(distinct), max(distinct), None, False
+    found = _dates(distinct)
     if found is not None:
-        days = [datetime.datetime.strptime(c, found[0]) for c in cells]
-        return "date", min(zip(days, cells))[1], max(zip(days, cells))[1], found[0]
-    fmt = clock_format(cells)
-    if fmt is not None:
-        times = [datetime.datetime.strptime(c, fmt) for c in cells]
-        return "datetime", min(zip(times, cells))[1], max(zip(times, cells))[1], fmt
-    instants = [instant(c) for c in cells]
-    if not cells or None in instants or len({t.tzinfo is None for t in instants}) != 1:
+        fmt, ambiguous, parsed = found
+        return ("date", *_ends(parsed), fmt, ambiguous)
+    found = _clocks(distinct)
+    if found is not None:
+        fmt, parsed = found
+        return ("datetime", *_ends(parsed), fmt, False)
+    instants = {c: instant(c) for c in distinct}
+    if not distinct or None in instants.values() or \
+            len({t.tzinfo is None for t in instants.values()}) != 1:
         return None
-    return "datetime", min(zip(instants, cells))[1], max(zip(instants, cells))[1], None
+    return ("datetime", *_ends(instants), None, False)
+
+
+def _ends(parsed):
+    """The cells of the first and last value of ``{cell: value}`` (ties: the first cell)."""
+    order = sorted((v, c) for c, v in parsed.items())
+    return order[0][1], order[-1][1]
+
+
+def _parsed(distinct, fmt):
+    """``{cell: datetime}`` of cells that all parse with ``fmt``, else None."""
+    try:
+        return {c: datetime.datetime.strptime(c, fmt) for c in distinct}
+    except ValueError:  # a 30th of February, hour 24
+        return None
 
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(:\d{2})?")
@@ -109,16 +126,18 @@ def clock_format(cells):
     >>> clock_format(["2:55:10", "11:38:36"]), clock_format(["7:05"]), clock_format(["38:31:00"])
     ('%H:%M:%S', '%H:%M', None)
     """
-    parts = [_CLOCK.fullmatch(c) if isinstance(c, str) else None for c in cells]
+    found = _clocks(set(cells))
+    return None if found is None else found[0]
+
+
+def _clocks(distinct):
+    """``(format, {cell: datetime})`` of :func:`clock_format`, else None."""
+    parts = [_CLOCK.fullmatch(c) if isinstance(c, str) else None for c in distinct]
     if not parts or None in parts or len({m.group(1) is None for m in parts}) != 1:
         return None
     fmt = "%H:%M" if parts[0].group(1) is None else "%H:%M:%S"
-    try:
-        for c in set(cells):
-            datetime.datetime.strptime(c, fmt)
-    except ValueError:  # hour 24 or more, minute 60 or more
-        return None
-    return fmt
+    parsed = _parsed(distinct, fmt)
+    return None if parsed is None else (fmt, parsed)
 
 
 _WRITTEN = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})|(\d{4})([/.-])(\d{1,2})\6(\d{1,2})")
@@ -139,7 +158,13 @@ def date_format(cells):
     >>> date_format(["2015/12/25"]), date_format(["2016-11-08"]), date_format(["13/13/2016"])
     (('%Y/%m/%d', False), ('%Y-%m-%d', False), None)
     """
-    parts = [_WRITTEN.fullmatch(c) if isinstance(c, str) else None for c in cells]
+    found = _dates(set(cells))
+    return None if found is None else found[:2]
+
+
+def _dates(distinct):
+    """``(format, ambiguous, {cell: datetime})`` of :func:`date_format`, else None."""
+    parts = [_WRITTEN.fullmatch(c) if isinstance(c, str) else None for c in distinct]
     if not parts or None in parts:
         return None
     seps = {m.group(2) or m.group(6) for m in parts}
@@ -159,12 +184,8 @@ def date_format(cells):
             fmt = f"%m{sep}%d{sep}%Y"
         else:
             fmt = f"%d{sep}%m{sep}%Y"
-    try:
-        for c in set(cells):
-            datetime.datetime.strptime(c, fmt)
-    except ValueError:  # a 30th of February
-        return None
-    return fmt, ambiguous
+    parsed = _parsed(distinct, fmt)
+    return None if parsed is None else (fmt, ambiguous, parsed)
 
 
 def _date(cell):

@@ -367,7 +367,7 @@ def draft_entry(cells, n_bins):
                 "integer": integer, "missing": missing}
     span = time_span(present)
     if span is not None:
-        key, low, high, fmt = span
+        key, low, high, fmt, _ = span
         return {"low": low, "high": high, key: True, "missing": missing,
                 **({} if fmt is None else {"format": fmt})}
     if {c.lower() for c in present} <= {"true", "false"}:

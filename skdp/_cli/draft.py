@@ -51,7 +51,7 @@ import numpy as np
 from scipy.special import ive  # I_v(x) e^{-x}
 from scipy.stats import spearmanr
 
-from .clock import date_format, time_span
+from .clock import time_span
 from .domain import CsvCells, _is_number, _number, _numeric_kind, is_computed
 
 __all__ = ["DRAFT_NOTE", "FORMULAS", "HEAPED", "LOOKUP_KEYS", "MAX_CATEGORIES", "MAX_CODES",
@@ -262,7 +262,7 @@ def propose_entry(cells):
         return _numeric_entry([_number(c) for c in present], integer, missing)
     span = time_span(present)
     if span is not None:
-        return _time_entry(present, *span, missing)
+        return _time_entry(*span, missing)
     if {c.lower() for c in present} <= {"true", "false"}:
         return {"categories": sorted({c.lower() == "true" for c in present}),
                 "missing": missing,
@@ -282,7 +282,7 @@ def propose_entry(cells):
     return {"categories": cats, "missing": missing, "note": f"{note}; {_REVIEW}"}
 
 
-def _time_entry(present, key, first, last, fmt, missing):
+def _time_entry(key, first, last, fmt, ambiguous, missing):
     """The entry of a date or timestamp column (:func:`.clock.time_span`)."""
     if fmt is None and key == "date":
         what, noun = "ISO dates, bounds at the data's first and last day", "dates"
@@ -291,7 +291,7 @@ def _time_entry(present, key, first, last, fmt, missing):
             "last instant", "instants"
     elif key == "date":
         what, noun = f"dates written {fmt}, bounds at the data's first and last day", "dates"
-        if date_format(present)[1]:
+        if ambiguous:
             what += " (no day or month above 12: check which comes first)"
     else:
         what, noun = f"times of day written {fmt} (or durations under a day), read as whole " \

@@ -54,7 +54,7 @@ def test_date_formats_are_told_apart():
     for cells in (["1/2/2016", "1.2.2016"], ["2/30/2016"], ["13/25/2016"], ["1/2/16"], []):
         assert date_format(cells) is None
     assert time_span(["12/1/2015", "1/30/2016", "6/5/2015"])[1:] == \
-        ("6/5/2015", "1/30/2016", "%m/%d/%Y")
+        ("6/5/2015", "1/30/2016", "%m/%d/%Y", False)
 
 
 def test_the_draft_proposes_a_formatted_date_column():

@@ -412,15 +412,14 @@ def _file_entries(domain, model):
     return resolve_domain(domain, model, None, None)
 
 
-def _read_holdout(args, header, model, entries, computed):
+def _read_holdout(args, header, model, columns, computed):
     """``(rows, outside)``: the ``--holdout`` file's rows read by every written column
-    (``model``'s ``entries`` and the ``computed`` columns), ``outside`` True for a cell whose
+    (``model``'s ``columns`` and the ``computed`` ones), ``outside`` True for a cell whose
     category, code or looked-up value the domain lacks; None without ``--holdout``. Such
     cells are scored as values no synthetic row takes (:func:`.csvio.held_table`), and a note
     names their columns: the holdout is the curator's, not private."""
     if args.holdout is None:
         return None
-    columns = [CsvCells(name, entries[name]) for name in model]
     cells, lines = read_cells(args.holdout, header, args.na_values)
     rows, outside = held_table(args.holdout, cells, lines,
                                _output_columns(header, model, columns, computed), args.missing)
@@ -461,7 +460,8 @@ def synthesize(args):
     # a domain file that gives every column lets the holdout (not private) be read first:
     # an error in it then charges nothing
     entries = _file_entries(domain, model)
-    holdout = None if entries is None else _read_holdout(args, header, model, entries, computed)
+    columns = None if entries is None else [CsvCells(name, entries[name]) for name in model]
+    holdout = None if entries is None else _read_holdout(args, header, model, columns, computed)
     with reserve_fit(est) as held:
         _stage(args, "reading")
         say(args, f"reading {args.input or 'the bundled table'}")
@@ -469,8 +469,8 @@ def synthesize(args):
         cells, lines = _cells(args, header, keep)
         if entries is None:
             entries = resolve_domain(domain, model, cells, n_bins)
-            holdout = _read_holdout(args, header, model, entries, computed)
-        columns = [CsvCells(name, entries[name]) for name in model]
+            columns = [CsvCells(name, entries[name]) for name in model]
+            holdout = _read_holdout(args, header, model, columns, computed)
         X = typed_table(args.input or "bundled table", cells, lines, columns, args.missing)
         del cells
         est.set_params(domain=estimator_domain(entries))

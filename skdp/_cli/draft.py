@@ -322,9 +322,8 @@ def _numeric_entry(numbers, integer, missing):
         if coded:  # the counts along the integers, once for both measures
             first, counts = _counts_along(numbers)
             heaped = _heaping(first, counts) >= HEAPED
-            low, high = NOISE_BAND
             rough = not heaped and _roughness(counts) >= ROUGH_CODES and \
-                not low <= _noise_ratio(counts) <= high
+                not NOISE_BAND[0] <= _noise_ratio(counts) <= NOISE_BAND[1]
         if rough and len(ints) <= MAX_CATEGORIES:  # the values present, no code left empty
             return {"categories": ints, "missing": missing,
                     "note": f"{DRAFT_NOTE}: {len(ints)} distinct integers in 0..{k - 1}, their "

@@ -415,21 +415,22 @@ def _file_entries(domain, model):
 def _read_holdout(args, header, model, columns, computed):
     """``(rows, outside)``: the ``--holdout`` file's rows read by every written column
     (``model``'s ``columns`` and the ``computed`` ones), ``outside`` True for a cell whose
-    category, code or looked-up value the domain lacks; None without ``--holdout``. Such
+    category, code or looked-up value the domain lacks, or a missing cell where the entry
+    says ``"missing": false``; None without ``--holdout``. Such
     cells are scored as values no synthetic row takes (:func:`.csvio.held_table`), and a note
     names their columns: the holdout is the curator's, not private."""
     if args.holdout is None:
         return None
     cells, lines = read_cells(args.holdout, header, args.na_values)
     rows, outside = held_table(args.holdout, cells, lines,
-                               _output_columns(header, model, columns, computed), args.missing)
+                               _output_columns(header, model, columns, computed))
     counts = outside.sum(axis=0)
     if counts.any():
         where = ", ".join(f"{name!r} {n}" for name, n in zip(header, counts) if n)
         print(f"note: {int(outside.any(axis=1).sum())} of the {len(rows)} holdout rows hold a "
-              f"category, code or looked-up value the domain lacks (cells by column: {where}): "
-              "scored as values no synthetic row takes; add them to the domain file if the "
-              "column can take them.")
+              "category, code or looked-up value the domain lacks, or a missing cell where it "
+              f"says \"missing\": false (cells by column: {where}): scored as values no "
+              "synthetic row takes; add them to the domain file if the column can take them.")
     return rows, outside
 
 

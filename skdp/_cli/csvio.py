@@ -87,8 +87,7 @@ def typed_table(path, rows, lines, columns, missing="keep"):
     """Object array of the cells read by each column's domain (``None`` stays missing).
 
     With ``missing='keep'`` (``--missing``), a missing cell in a column whose entry says
-    ``"missing": false`` stops the run here, naming the file, line and column (before the
-    fit, so that no synthetic file is written for a holdout that cannot be scored)."""
+    ``"missing": false`` stops the run here, naming the file, line and column."""
     table = np.empty((len(rows), len(columns)), dtype=object)
     for i, (row, line) in enumerate(zip(rows, lines)):
         where = f"{path}, line {line}"
@@ -97,25 +96,32 @@ def typed_table(path, rows, lines, columns, missing="keep"):
     return table
 
 
-def held_table(path, rows, lines, columns, missing="keep"):
+def held_table(path, rows, lines, columns):
     """:func:`typed_table` for a holdout file: ``(table, outside)``, ``outside`` True where a
-    cell is a category or code the domain lacks (each column's ``parse_held``: a value no
-    synthetic row takes, scored rather than refused)."""
+    cell is a category or code the domain lacks (each column's ``parse_held``) or is missing
+    in a column whose entry says ``"missing": false``: a value no synthetic row takes, scored
+    rather than refused (the holdout is the curator's file; ``--missing drop`` drops no
+    holdout row)."""
     table = np.empty((len(rows), len(columns)), dtype=object)
     outside = np.zeros(table.shape, dtype=bool)
+    complete = [_no_missing(col) for col in columns]
     for i, (row, line) in enumerate(zip(rows, lines)):
         where = f"{path}, line {line}"
         for j, (c, col) in enumerate(zip(row, columns)):
             if c is None:
-                table[i, j] = _missing(col, where, missing)
+                outside[i, j] = complete[j]
             else:
                 table[i, j], inside = col.parse_held(c, where)
                 outside[i, j] = not inside
     return table, outside
 
 
+def _no_missing(col):
+    return isinstance(col.entry, dict) and col.entry.get("missing") is False
+
+
 def _missing(col, where, missing):
-    if missing == "keep" and isinstance(col.entry, dict) and col.entry.get("missing") is False:
+    if missing == "keep" and _no_missing(col):
         raise ValueError(f"{where}: the cell of column {col.name!r} is missing but its domain "
                          "entry says \"missing\": false; write \"missing\": true there, or "
                          "pass --missing drop to drop such rows.")

@@ -524,22 +524,25 @@ def _holdout_section(est, syn_rows, hold_rows, names):
            _table(head, rows, "holdout")]
     outside = _outside(est, hold_rows, names)
     if outside:
-        out.insert(3, "<p>Holdout cells whose category the domain lacks (a value no synthetic "
-                   "row takes, counted in the errors above): "
+        out.insert(3, "<p>Holdout cells whose category the domain lacks, or missing where "
+                   "the domain says a column has no missing cells (a value no synthetic row "
+                   "takes, counted in the errors above): "
                    + _esc(", ".join(f"{name} {n}" for name, n in outside.items())) + ".</p>")
     return "".join(out)
 
 
 def _outside(est, hold_rows, names):
-    """Column name -> the holdout cells (not missing) whose category the fitted domain lacks,
-    for the categorical columns that have some."""
+    """Column name -> the holdout cells no synthetic row takes: a category the fitted domain
+    lacks, or a missing cell in a column whose entry says ``"missing": false``; for the
+    columns that have some."""
     counts = {}
     for j, name in enumerate(names):
         entry = est.domain_[name]
-        if not isinstance(entry, dict) or "categories" not in entry:
-            continue
-        keys = {value_key(c) for c in entry["categories"]}
-        n = sum(not _is_missing(v) and value_key(v) not in keys for v in hold_rows[:, j])
+        missing = np.array([_is_missing(v) for v in hold_rows[:, j]], dtype=bool)
+        n = int(missing.sum()) if entry.get("missing") is False else 0
+        if "categories" in entry:
+            keys = {value_key(c) for c in entry["categories"]}
+            n += sum(value_key(v) not in keys for v in hold_rows[~missing, j])
         if n:
             counts[name] = int(n)
     return counts

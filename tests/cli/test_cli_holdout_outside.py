@@ -51,7 +51,8 @@ def test_a_holdout_category_the_domain_lacks_is_scored_and_named(tmp_path, capsy
     assert _run(src, dom, hold, tmp_path / "o.csv", "--report", str(tmp_path / "r.html")) == 0
     out = capsys.readouterr().out
     assert "note: 20 of the 40 holdout rows hold a category, code or looked-up value the " \
-           "domain lacks (cells by column: 'team' 10, 'k' 10)" in out
+           "domain lacks, or a missing cell where it says \"missing\": false (cells by " \
+           "column: 'team' 10, 'k' 10)" in out
     assert "holdout marginal error (total variation" in out
     assert "(its workload; the 20 holdout rows within the domain)" in out
     assert (tmp_path / "r.html").exists()

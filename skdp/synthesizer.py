@@ -20,6 +20,7 @@ from numbers import Integral, Real
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 from scipy.sparse import issparse
@@ -42,7 +43,7 @@ from .privacy.gdp_plan import gdp_rho, gdp_shares
 from ._partitions import is_dask_collection
 from ._synth import dask_io, decoding, encoding
 from ._validation import (ACCOUNTANT_CONSTRAINT, DELTA_CONSTRAINT, EPSILON_CONSTRAINT,
-                          warn_large_delta, warn_privacy_leak)
+                          name_list, warn_large_delta, warn_privacy_leak)
 from .solvers.spec import choices_with, deprecated_names, solvers_with
 from .solvers.synth import sample as sampling
 from .solvers.synth import mst_aim
@@ -80,6 +81,35 @@ def _column_labels(columns):
     ``x1``... for the columns of an array without names (named by their index)."""
     return [f"x{c.name}" if isinstance(c.name, (int, np.integer)) else repr(str(c.name))
             for c in columns]
+
+
+def _empty_domains(empty, categorical):
+    """The warning of a private domain that kept nothing of some columns (``empty``: name ->
+    the public level a noisy count had to pass, :func:`~skdp._domain.private.find_domains`;
+    ``categorical``: the names of the categorical columns).
+
+    Examples
+    --------
+    >>> print(_empty_domains({"city": 523.4, "age": 480.2}, {"city"}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The private domain kept no category of column(s) ['city'] (one is kept when its noisy
+    count passes 523 rows: their synthetic values are all '<other>') and no range of
+    column(s) ['age'] (a range bin needs 480 rows: their synthetic values lie in [0, 1]).
+    Give these columns' categories or bounds in `domain` (public, not charged), or raise
+    epsilon or domain_share.
+    """
+    parts = []
+    for cat, what, needs, effect in (
+            (True, "category", "one is kept when its noisy count passes",
+             f"their synthetic values are all {OTHER!r}"),
+            (False, "range", "a range bin needs", "their synthetic values lie in [0, 1]")):
+        found = [name for name in empty if (name in categorical) == cat]
+        if found:
+            level = max(empty[name] for name in found)
+            parts.append(f"no {what} of column(s) {name_list(found)} ({needs} {level:.0f} "
+                         f"rows: {effect})")
+    return (f"The private domain kept {' and '.join(parts)}. Give these columns' categories "
+            "or bounds in `domain` (public, not charged), or raise epsilon or domain_share.")
 
 
 def _fine_oneways(columns):
@@ -1236,8 +1266,13 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
     # --------------------------------------------------------------- domain
     def _private_domain(self, columns, values, rho, delta_thr, fit):
         """DP domains on ``rho``-zCDP plus ``delta_thr``
-        (:func:`skdp._domain.private.find_domains`)."""
-        find_domains(columns, values, rho, delta_thr, fit, self.neighbouring)
+        (:func:`skdp._domain.private.find_domains`); a warning names the columns whose
+        release kept no category or range bin (post-processing of the noisy counts, with
+        the public level they had to pass)."""
+        empty = find_domains(columns, values, rho, delta_thr, fit, self.neighbouring)
+        if empty:
+            categorical = {c.name for c in columns if c.categorical}
+            warnings.warn(_empty_domains(empty, categorical), UserWarning, stacklevel=2)
 
     def _fine_release(self, columns, values, index, rho, spikes, delta_spikes, fit):
         """The fine grids of ``columns[index]`` and, with ``spikes``, the spikes of those with

@@ -89,6 +89,13 @@ def find_domains(columns, values, rho, delta_thr, fit, neighbouring):
     fit : Budget
         The fit's budget; the release spends :func:`gaussian_share` of it.
     neighbouring : {'replace_one', 'add_remove'}
+
+    Returns
+    -------
+    empty : dict
+        Column name -> the noisy count (rows, public) that a category or range bin of the
+        column had to pass, for the columns whose release kept none (post-processing: no
+        category but :data:`OTHER`; no range bin, so the bounds ``[0, 1]``).
     """
     sens, sigma, replace_sens = _count_noise(len(columns), rho, neighbouring)
     n_thr = sum(c.categorical for c in columns)
@@ -96,10 +103,12 @@ def find_domains(columns, values, rho, delta_thr, fit, neighbouring):
     if n_thr:
         # a category held by one record is released w.p. P[1 + N(0, s^2) > threshold]
         threshold = stability_threshold(sigma, delta_thr / n_thr)
-    private_domains(columns, [v[~missing_mask(v)] for v in values], gaussian_share(fit, rho),
-                    sens, sigma, threshold, replace_sensitivity=replace_sens)
+    empty = private_domains(columns, [v[~missing_mask(v)] for v in values],
+                            gaussian_share(fit, rho), sens, sigma, threshold,
+                            replace_sensitivity=replace_sens)
     if n_thr:
         fit.approx_dp(0.0, delta_thr, label="category thresholding")
+    return empty
 
 
 def stability_threshold(sigma, key_delta):
@@ -186,6 +195,12 @@ def private_domains(columns, values, budget, sensitivity, sigma, threshold,
     replace_sensitivity : float, default=None
         Under add/remove: the counts' replace-one l2-sensitivity, recorded
         with the release (:meth:`~skdp.privacy.release.Release.gaussian`).
+
+    Returns
+    -------
+    empty : dict
+        Column name -> the level a category's or range bin's noisy count had to pass, for
+        the columns that kept none (:func:`find_domains`).
     """
     counts = [_counts(v) if col.categorical else _range_counts(v, col.name)
               for col, v in zip(columns, values)]
@@ -194,18 +209,22 @@ def private_domains(columns, values, budget, sensitivity, sigma, threshold,
                                  label=f"domain counts of {len(columns)} columns",
                                  replace_sensitivity=replace_sensitivity)
     ends = np.cumsum([c.shape[0] for _, c in counts])
+    empty = {}
     for col, (keys, _), part in zip(columns, counts, np.split(noisy, ends[:-1])):
-        if col.categorical:
-            _keep_categories(col, keys, part, threshold)
-        else:
-            _keep_range(col, part, sigma)
+        level = _keep_categories(col, keys, part, threshold) if col.categorical \
+            else _keep_range(col, part, sigma)
+        if level is not None:
+            empty[col.name] = level
+    return empty
 
 
 def _keep_categories(col, keys, noisy, threshold):
     """The released categories: canonical values of the comparison keys
-    (:func:`value_key`), so they do not depend on how the data spells them."""
+    (:func:`value_key`), so they do not depend on how the data spells them. Returns
+    ``threshold`` when none is kept, else None."""
     col.categories = [_canonical(k) for k, s in zip(keys, noisy) if s > threshold] + [OTHER]
     col.source = "private"
+    return threshold if len(col.categories) == 1 else None
 
 
 def _grid():
@@ -220,15 +239,19 @@ def _range_counts(values, name):
 
 
 def _keep_range(col, noisy, sigma):
+    """The released bounds: the ends of the grid bins kept; ``[0, 1]`` when none is, and
+    then the level a bin had to pass is returned (else None)."""
     edges = _grid()
     # a bin is kept when its noisy count clears the noise: a false positive
     # among the empty bins has probability about 1% in all
-    kept = np.flatnonzero(noisy > sigma * float(special.ndtri(1.0 - 0.01 / noisy.size)) + 0.5)
+    level = sigma * float(special.ndtri(1.0 - 0.01 / noisy.size)) + 0.5
+    kept = np.flatnonzero(noisy > level)
+    col.source = "private"
     if kept.size == 0:
         col.low, col.high = 0.0, 1.0
-    else:
-        col.low, col.high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
-    col.source = "private"
+        return level
+    col.low, col.high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
+    return None
 
 
 # ---------------------------------------------------------------------------

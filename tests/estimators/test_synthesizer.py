@@ -527,6 +527,25 @@ def test_domain_is_reported_in_a_reusable_json_form(tmp_path):
     assert est.domain_["b"]["integer"] and not est.domain_["c"]["integer"]
 
 
+def test_a_private_domain_that_keeps_nothing_says_so():
+    """Issue 30: ``--domain private`` on a 481-row, 33-column table kept no category of any
+    column, and the release of all '<other>' came with no word; the columns and the public
+    level a noisy count had to pass are now named (post-processing of the release)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"city": rng.choice(["a", "b"], 60), "age": rng.integers(20, 70, 60)})
+    with pytest.warns(UserWarning, match=r"kept no category of column\(s\) \['city'\] "
+                      r"\(one is kept when its noisy count passes \d+ rows.*and no range of "
+                      r"column\(s\) \['age'\]"):
+        est = SaddlePointSynthesizer(domain="private", epsilon=1.0, random_state=0).fit(X)
+    assert est.domain_["city"]["categories"] == ["<other>"]
+    big = pd.concat([X] * 200, ignore_index=True)  # 12,000 rows: both found
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        est = SaddlePointSynthesizer(domain="private", epsilon=1.0, random_state=0).fit(big)
+    assert set(est.domain_["city"]["categories"]) == {"a", "b", "<other>"}
+
+
 # --------------------------------------------------------------------------- issue 15, item 9
 def _with_missing():
     X = _table(n=400)

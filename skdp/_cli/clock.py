@@ -10,7 +10,11 @@ The origin is public; the bounds are the domain file's.
 Dates and timestamps written otherwise (``1/31/2002``, ``31.01.2002 14:05``) take a
 ``"format"`` (a :func:`~datetime.datetime.strptime` format such as ``"%m/%d/%Y"``, without
 a time zone): the cells and the bounds are read with it and the synthetic values written
-with it (:meth:`~datetime.datetime.strftime`: months and days zero-padded).
+with it (:meth:`~datetime.datetime.strftime`: months and days zero-padded). A format that
+writes no date (times of day, ``"%H:%M:%S"``) counts seconds from midnight.
+
+With ``"kind": "numeric"`` in place of the bounds (``{"kind": "numeric", "date": true}``),
+the estimator finds the bounds privately; such a timestamp column has no time zone.
 
 A timestamp with a time zone (``Z``, ``+01:00``) is read as the UTC instant it names;
 one without is read as written. The bounds say which a column holds, and its cells must
@@ -218,6 +222,21 @@ def instant(cell):
         return None
 
 
+def _origin(fmt):
+    """The day or instant a column's integers count from: 1970-01-01, or for a ``"format"``
+    that writes no date (times of day, ``"%H:%M"``) the day :func:`~datetime.datetime.strptime`
+    puts such cells on (1900-01-01), so that times of day are seconds from midnight.
+
+    Examples
+    --------
+    >>> _origin("%m/%d/%Y"), _origin("%H:%M")
+    (datetime.datetime(1970, 1, 1, 0, 0), datetime.datetime(1900, 1, 1, 0, 0))
+    """
+    if fmt is None:
+        return _EPOCH
+    return datetime.datetime.strptime(_EPOCH.strftime(fmt), fmt)
+
+
 class Clock:
     """How the cells of a date or timestamp column map to integers and back (public).
 
@@ -251,13 +270,20 @@ class Clock:
             raise ValueError(f"column {name!r} says both \"date\" and \"datetime\": a date "
                              "column holds days, a datetime column seconds; keep one.")
         self.fmt = self._format(entry.get("format"))
-        if "low" not in entry or "high" not in entry:
-            raise ValueError(f"column {name!r} is a {self.key} column (\"{self.key}\": true): "
-                             f"it needs \"low\" and \"high\", each {self.spelling()} "
-                             "known without the data.")
+        self.origin = _origin(self.fmt)
         if entry.get("integer", True) is not True:
             raise ValueError(f"column {name!r} is a {self.key} column: its values are whole "
                              f"{self._unit()}s, it cannot say \"integer\": false.")
+        if entry.get("kind") == "numeric" and "low" not in entry and "high" not in entry:
+            # the kind public, the bounds found privately: timestamps read as written, no zone
+            self.zoned, self.separator, self.suffix = False, "T", ""
+            self._low = self._high = None
+            return
+        if "low" not in entry or "high" not in entry:
+            raise ValueError(f"column {name!r} is a {self.key} column (\"{self.key}\": true): "
+                             f"it needs \"low\" and \"high\", each {self.spelling()} "
+                             "known without the data, or \"kind\": \"numeric\" (its bounds "
+                             "found privately).")
         low = entry["low"]
         first = instant(low) if self.key == "datetime" and self.fmt is None else None
         self.zoned = first is not None and first.tzinfo is not None
@@ -315,8 +341,8 @@ class Clock:
             except ValueError:
                 return None
             if self.key == "date":
-                return (t.date() - _EPOCH.date()).days
-            return round((t - _EPOCH).total_seconds())
+                return (t.date() - self.origin.date()).days
+            return round((t - self.origin).total_seconds())
         if self.key == "date":
             day = _date(cell)
             return None if day is None else (day - _EPOCH.date()).days
@@ -333,7 +359,8 @@ class Clock:
         return None if value == "zone" else value
 
     def bounds(self):
-        """``(low, high)`` as the estimator's integers."""
+        """``(low, high)`` as the estimator's integers (None, None with ``"kind": "numeric"``:
+        found privately)."""
         return self._low, self._high
 
     def value(self, cell, where):
@@ -355,7 +382,7 @@ class Clock:
         entry's ``"format"``."""
         step = datetime.timedelta(**{f"{self._unit()}s": int(round(float(value)))})
         if self.fmt is not None:
-            return (_EPOCH + step).strftime(self.fmt)
+            return (self.origin + step).strftime(self.fmt)
         if self.key == "date":
             return (_EPOCH.date() + step).isoformat()
         return (_EPOCH + step).strftime(f"%Y-%m-%d{self.separator}%H:%M:%S") + self.suffix

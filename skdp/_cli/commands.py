@@ -341,10 +341,10 @@ def resolve_domain(domain, header, cells, n_bins):
     names = [header[j] for j in todo]
     if todo and domain == "private":
         warn_privacy_leak(
-            f"The kind (numeric, integer or categorical) of column(s) {name_list(names)}",
+            f"The kind (numeric, integer, date or categorical) of column(s) {name_list(names)}",
             "Their bounds and categories are found privately; declare the kinds in a domain "
-            'file with {"kind": "numeric", "integer": true} or {"kind": "categorical"} '
-            "entries." + numeric_hint(numeric_like, kind=True))
+            'file with {"kind": "numeric", "integer": true}, {"kind": "numeric", "date": '
+            'true} or {"kind": "categorical"} entries.' + numeric_hint(numeric_like, kind=True))
     elif todo:
         warn_privacy_leak(
             f"The domain (kind, categories or bounds) of column(s) {name_list(names)}",

@@ -8,6 +8,7 @@ against the CSV header, and how a column's CSV cells are read and its synthetic
 values written (:class:`CsvCells`), decided by its entry alone.
 """
 
+import datetime
 import math
 
 import numpy as np
@@ -16,7 +17,7 @@ from .._domain import entry_form, parse_entry
 from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .._validation import name_list
-from .clock import TIME_KEYS, Clock, time_key, time_span
+from .clock import TIME_KEYS, Clock, instant, time_key, time_span
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
@@ -40,13 +41,16 @@ def _is_number(v):
 def _numeric(name, entry):
     """A date or timestamp entry (``{"low": "2015-11-01", "high": "2016-11-08", "date":
     true}``, ``"datetime": true``) as the estimator's integer entry, in days or seconds from
-    1970-01-01 (:class:`~skdp._cli.clock.Clock`); any other entry as it is."""
+    1970-01-01 (:class:`~skdp._cli.clock.Clock`; with ``"kind": "numeric"`` and no bounds,
+    an integer kind entry: bounds found privately); any other entry as it is."""
     key = time_key(entry)
     if key is None:
         return entry
-    low, high = Clock(name, entry).bounds()
     out = {k: v for k, v in entry.items() if k not in TIME_KEYS and k != "format"}
-    out.update(low=low, high=high, integer=True)
+    low, high = Clock(name, entry).bounds()
+    if low is not None:
+        out.update(low=low, high=high)
+    out["integer"] = True
     return out
 
 
@@ -191,7 +195,7 @@ class CsvCells:
             self.codes = code_count(entry)
             self.width = len(str(self.codes - 1))
         elif self.clock:
-            self.width = len(self.clock.format(self.clock.bounds()[1]))
+            self.width = len(self.clock.format(self.clock.bounds()[1] or 0))
         elif self.form == "bounds" and self.integer:
             self.width = max(len(str(round(entry["low"]))), len(str(round(entry["high"]))))
         else:  # a float, or categories found privately: a typical width
@@ -318,7 +322,10 @@ def mostly_numbers(cells):
 
 
 def kind_entry(cells):
-    """``{"kind": ...}`` entry read from a column's cells (only the kind: a leak the caller warns).
+    """``{"kind": ...}`` entry read from a column's cells (only the kind and, for dates and
+    timestamps, their spelling: a leak the caller warns). Dates and timestamps are numeric
+    (days or seconds, bounds found privately) when :func:`.clock.time_span` reads them;
+    ISO timestamps with a time zone stay categorical (a zone is read from the bounds).
 
     Examples
     --------
@@ -326,9 +333,36 @@ def kind_entry(cells):
     {'kind': 'numeric', 'integer': True}
     >>> kind_entry(["a", "1"])
     {'kind': 'categorical'}
+    >>> kind_entry(["2016-11-08", None]), kind_entry(["1/31/2016"])
+    ({'kind': 'numeric', 'date': True}, {'kind': 'numeric', 'date': True, 'format': '%m/%d/%Y'})
+    >>> kind_entry(["2016-11-08 10:00:00"]), kind_entry(["2016-11-08T10:00:00Z"])
+    ({'kind': 'numeric', 'datetime': True, 'format': '%Y-%m-%d %H:%M:%S'}, {'kind': 'categorical'})
     """
-    numeric, integer = _numeric_kind([c for c in cells if c is not None])
-    return {"kind": "numeric", "integer": integer} if numeric else {"kind": "categorical"}
+    present = [c for c in cells if c is not None]
+    numeric, integer = _numeric_kind(present)
+    if numeric:
+        return {"kind": "numeric", "integer": integer}
+    span = time_span(present)
+    if span is None:
+        return {"kind": "categorical"}
+    key, first, _, fmt, _ = span
+    if key == "datetime" and fmt is None:
+        if instant(first).tzinfo is not None:
+            return {"kind": "categorical"}
+        if first[10] == " ":  # written back as read, not with ISO's "T"
+            fmt = _SPACED if all(_spells(c, _SPACED) for c in set(present)) else None
+    return {"kind": "numeric", key: True, **({} if fmt is None else {"format": fmt})}
+
+
+_SPACED = "%Y-%m-%d %H:%M:%S"
+
+
+def _spells(cell, fmt):
+    try:
+        datetime.datetime.strptime(cell, fmt)
+    except ValueError:
+        return False
+    return True
 
 
 def draft_entry(cells, n_bins):

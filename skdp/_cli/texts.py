@@ -54,7 +54,10 @@ domain file (JSON): an object, column name -> entry, one of
                           only the kind is public: the bounds (cut into n_bins bins)
                           or categories are found privately, as --domain private
                           does for every column (cells outside the bounds found are
-                          clipped to them, as above)
+                          clipped to them, as above); {"kind": "numeric", "date":
+                          true} (or "datetime": true, each with an optional
+                          "format"; no time zone): dates or timestamps, bounds found
+                          privately (times of day: seconds from midnight)
 Any object entry may add "missing": true|false: whether the column keeps a
 missing-value cell (default true), and "note": "..." (free text for the reader;
 a note of `python -m skdp domain`'s draft, which begins "DRAFT read from the

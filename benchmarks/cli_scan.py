@@ -4,7 +4,8 @@ For each table (300 to 100,000 rows, 3 to 60 columns, not a reserved one; drawn 
 ``--seed``): an 80/20 split written as CSV files, ``python -m skdp domain TRAIN.csv`` and
 ``python -m skdp synthesize TRAIN.csv --domain DRAFT.json --holdout HOLDOUT.csv --report
 R.html`` (epsilon 1, the draft used unreviewed). Prints one markdown row a table: the exit
-status, the last error line, the notes the run printed (a holdout's cells outside the domain),
+status, the last error line, the notes the run printed (a holdout's cells outside the domain;
+a private domain that kept no category or range of some columns),
 the seconds, and the holdout report's mean 2-way TV at 10 quantile bins beside its
 ``indep.`` reference (the holdout's own 1-way marginals, not a DP baseline). ``--domain
 private`` runs ``synthesize --domain private`` instead of the draft (bounds and categories
@@ -65,7 +66,9 @@ def _run(out, package, item, df, domain):
                            capture_output=True, text=True, timeout=600)
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error:")]
     notes = [ln.split(" (cells by column")[0] for ln in p.stdout.splitlines()
-             if "the domain lacks" in ln]
+             if "the domain lacks" in ln] + \
+        [ln.split(": ", 2)[2].split(" (")[0] + " ..." for ln in p.stderr.splitlines()
+         if "The private domain kept" in ln]
     cells = [f"{package}/{item}", str(len(df)), str(df.shape[1]), str(p.returncode),
              (errors[-1][:120] if errors else ""), "; ".join(notes)[:120],
              f"{time.time() - t0:.0f}", _two_way(p.stdout)]

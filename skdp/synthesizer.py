@@ -821,13 +821,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             raise ValueError(f"solver {self.solver!r} needs neighbouring='replace_one' "
                              f"(public n); only {', '.join(names[:-1])} and {names[-1]} support "
                              f"{self.neighbouring!r}.")
-        most = SMALL_TABLE_SHARE if self.resolution_share == "auto" else self.resolution_share
-        most += REFINE_SHARE + THIRD_SHARE if self.resolution_refine == "auto" else 0.0
-        if self.domain_share + most >= 1.0:
-            raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
-                             f"share is the rest), got {self.domain_share} + "
-                             f"{self.resolution_share!r} (with the second and third levels' "
-                             f"of resolution_refine='auto', at most {most:g}).")
+        self._check_shares()
         encoding.check_domain_entries(self.domain, self.n_bins, self.bin_strategy)  # no charge yet
         # structural zeros: public, checked too (numeric intervals against the public bins)
         forbid = encoding.load_forbid(self.domain, self.n_bins, self.bin_strategy)
@@ -1014,6 +1008,17 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
                                                 self.workload)
         if not isinstance(self.workload, Integral):
             self._check_width(len(names), marginals)
+
+    def _check_shares(self):
+        """Refuse ``domain_share`` and ``resolution_share`` that leave the solver no budget
+        (public parameters: run before the budget is reserved)."""
+        most = SMALL_TABLE_SHARE if self.resolution_share == "auto" else self.resolution_share
+        most += REFINE_SHARE + THIRD_SHARE if self.resolution_refine == "auto" else 0.0
+        if self.domain_share + most >= 1.0:
+            raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
+                             f"share is the rest), got {self.domain_share} + "
+                             f"{self.resolution_share!r} (with the second and third levels' "
+                             f"of resolution_refine='auto', at most {most:g}).")
 
     def _check_width(self, n_columns, marginals=None):
         """Refuse up front a workload too wide for ``aim`` (also run by ``auto``, which

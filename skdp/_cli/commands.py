@@ -535,14 +535,20 @@ def synthesize_dask(args):
 
 
 def _check_width(est, n_columns):
-    """Refuse a table too wide for the solver before the budget is reserved (its width
-    and the workload are public), the estimate and the flags to change in the message."""
-    check = getattr(est, "_check_width", None)  # (a stand-in estimator may lack it)
+    """Refuse a table too wide for the solver, or budget shares that leave it nothing, before
+    the budget is reserved (the width, the workload and the shares are public), the estimate
+    and the flags to change in the message."""
+    shares = getattr(est, "_check_shares", None)  # (a stand-in estimator may lack them)
+    width = getattr(est, "_check_width", None)
     try:
-        if check is not None:
-            check(n_columns)
+        if shares is not None:
+            shares()
+        if width is not None:
+            width(n_columns)
     except ValueError as exc:
         raise ValueError(str(exc).replace(
+            "domain_share + resolution_share", "--domain-share + --resolution-share").replace(
+            "resolution_refine='auto'", "--resolution-refine auto").replace(
             "solver_options['max_candidates']=", "max_candidates=").replace(
             "raise solver_options['max_candidates']",
             "raise it with --solver-options '{\"max_candidates\": N}'").replace(
@@ -559,6 +565,7 @@ def _estimator(args, entries, n_bins):
         epsilon=args.epsilon, delta=args.delta, solver=args.solver, workload=args.workload,
         domain=entries, n_bins=n_bins, bin_strategy=args.bin_strategy,
         max_categories=args.max_categories, missing=args.missing,
+        domain_share=args.domain_share,
         resolution=args.resolution, resolution_share=args.resolution_share,
         resolution_refine=args.resolution_refine, resolution_shrink=args.resolution_shrink,
         neighbouring=args.neighbouring,

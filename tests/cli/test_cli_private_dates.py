@@ -93,3 +93,20 @@ def test_a_domain_file_kind_date_is_private_and_warns_nothing(tmp_path, capsys):
         assert main(["synthesize", src, "-o", str(out), "--domain", str(dom), "--seed", "0",
                      "--quiet"]) == 0
     assert "PrivacyLeakWarning" not in capsys.readouterr().err
+
+
+def test_domain_share_is_an_option_checked_before_the_reservation(tmp_path, capsys):
+    from skdp.privacy.store import STATUSES, BudgetStore
+
+    src, out, ledger = _table(tmp_path / "in.csv", 600), tmp_path / "o.csv", tmp_path / "l.db"
+    store = ["--store", str(ledger), "--dataset", "t", "--budget-epsilon", "5",
+             "--budget-delta", "1e-5"]
+    assert main(["synthesize", src, "-o", str(out), "--domain", "private", "--domain-share",
+                 "0.7", "--seed", "0", "--quiet", *store]) == 2
+    err = capsys.readouterr().err
+    assert "--domain-share + --resolution-share must be below 1" in err
+    assert "--resolution-refine auto" in err and not out.exists()
+    assert BudgetStore(str(ledger)).rows("t", STATUSES) == []
+    with warnings.catch_warnings(record=True):
+        assert main(["synthesize", src, "-o", str(out), "--domain", "private", "--domain-share",
+                     "0.3", "--seed", "0", "--quiet"]) == 0

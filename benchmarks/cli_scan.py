@@ -49,7 +49,7 @@ def _two_way(stdout):
     return ""
 
 
-def _run(out, package, item, df, domain):
+def _run(out, package, item, df, domain, extra=()):
     name = f"{package}__{item}"
     perm = np.random.default_rng(0).permutation(len(df))
     cut = int(0.8 * len(df))
@@ -62,7 +62,7 @@ def _run(out, package, item, df, domain):
     p = subprocess.run(cmd + ["domain", train, "-o", draft], capture_output=True, text=True)
     if p.returncode == 0:
         p = subprocess.run(cmd + ["synthesize", train, "-o", syn, "--domain", domain or draft,
-                                  "--holdout", hold, "--report", rep, "--seed", "0"],
+                                  "--holdout", hold, "--report", rep, "--seed", "0", *extra],
                            capture_output=True, text=True, timeout=600)
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error:")]
     notes = [ln.split(" (cells by column")[0] for ln in p.stdout.splitlines()
@@ -81,6 +81,8 @@ def main():
     ap.add_argument("--tables", type=int, default=40)
     ap.add_argument("--out", default="/tmp/skdp_scan")
     ap.add_argument("--domain", choices=["draft", "private"], default="draft")
+    ap.add_argument("--args", default="", help="more options of synthesize, one string "
+                    "(e.g. \"--domain-share 0.2\")")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     os.makedirs(args.out, exist_ok=True)
@@ -90,8 +92,8 @@ def main():
     for n, (package, item, df) in enumerate(_sample(args.seed)):
         if n == args.tables:
             break
-        print(_run(args.out, package, item, df, args.domain == "private" and "private"),
-              flush=True)
+        print(_run(args.out, package, item, df, args.domain == "private" and "private",
+                   args.args.split()), flush=True)
 
 
 if __name__ == "__main__":

@@ -218,11 +218,12 @@ def _add_synthesize(sub):
     p.add_argument("--domain", metavar="FILE|private",
                    help="JSON domain file (format below), or 'private' (default: none: "
                         "described from the data, with a PrivacyLeakWarning)")
-    p.add_argument("--domain-share", type=_share, default=0.1, metavar="S",
+    p.add_argument("--domain-share", type=_share_or_auto, default="auto", metavar="S|auto",
                    help="share of the budget spent on the domains found privately (--domain "
-                        "private, or \"kind\" entries): categories above a noisy-count "
-                        "threshold and numeric ranges; a larger share keeps rarer categories "
-                        "(default: 0.1)")
+                        "private, or \"kind\" entries: categories above a noisy-count "
+                        "threshold, numeric ranges; a larger share keeps rarer categories) and "
+                        "on compressing columns of many categories; auto: 0.4 where a domain "
+                        "is found privately, else 0.1 (default: auto)")
     p.add_argument("--workload", type=_int_at_least(1), default=2,
                    help="marginals to preserve: all k-way marginals")
     p.add_argument("--solver", default="auto", choices=SOLVERS,

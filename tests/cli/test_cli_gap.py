@@ -37,8 +37,8 @@ def test_synthesize_defaults_are_the_estimators(tmp_path):
     differ = {k: (cli[k], default[k]) for k in default if k not in CLI_OWN
               and cli[k] != default[k]}
     assert differ == {}
-    # every option the CLI forwards keeps the estimator's default (n_iter, tol and
-    # domain_share are not options: the estimator's defaults by construction)
+    # every option the CLI forwards keeps the estimator's default (n_iter and tol are not
+    # options: the estimator's defaults by construction)
     sig = inspect.signature(SaddlePointSynthesizer.__init__).parameters
     assert all(sig[k].default == cli[k] for k in default if k not in CLI_OWN)
 

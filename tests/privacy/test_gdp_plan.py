@@ -29,11 +29,11 @@ from skdp.privacy import gdp_plan
 from skdp.privacy.gdp_plan import exact_mu, gdp_rho, gdp_shares
 from skdp.solvers.synth import measure as synth_measure
 from skdp.solvers.synth import mst_aim
-from skdp.synthesizer import RESOLUTION_SHARE, SPIKE_DELTA_SHARE
+from skdp.synthesizer import (DOMAIN_SHARE, PRIVATE_DOMAIN_SHARE, RESOLUTION_SHARE,
+                              SPIKE_DELTA_SHARE)
 
 DELTA = 1e-6
 N = 300
-DOMAIN_SHARE = 0.1  # the synthesizer's default
 
 
 def _gdp_delta(mu, eps):
@@ -173,7 +173,8 @@ def test_every_release_takes_its_share_of_the_closed_form_mu(config, solver, wid
     shares = {}
     for e in gauss:
         if domain_label and e.label.startswith(domain_label):
-            shares[e.label] = DOMAIN_SHARE
+            shares[e.label] = PRIVATE_DOMAIN_SHARE if config.startswith("private") \
+                else DOMAIN_SHARE  # domain_share='auto'
         elif e.label.startswith("fine grid counts"):
             shares[e.label] = RESOLUTION_SHARE
         else:

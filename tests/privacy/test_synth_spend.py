@@ -21,7 +21,7 @@ import pytest
 from scipy import optimize, stats
 
 from skdp import SaddlePointSynthesizer
-from skdp.synthesizer import SPIKE_DELTA_SHARE
+from skdp.synthesizer import DOMAIN_SHARE, PRIVATE_DOMAIN_SHARE, SPIKE_DELTA_SHARE
 from skdp._domain import private as domain_private
 from skdp.privacy.ledger import approx_dp_to_zcdp
 from skdp.solvers.synth import measure as synth_measure
@@ -98,7 +98,8 @@ def test_ledger_against_the_closed_form(config, solver, eps, relation):
     mu_total = math.sqrt(sum(e.count * e.mu ** 2 for e in gauss))
     assert mu_total == pytest.approx(mu, rel=1e-9)
     assert _gdp_delta(mu_total, eps) == pytest.approx(DELTA - delta_t, rel=1e-6)
-    assert gauss[0].mu == pytest.approx(mu * math.sqrt(est.domain_share), rel=1e-9)
+    share = PRIVATE_DOMAIN_SHARE if config == "private" else DOMAIN_SHARE  # 'auto'
+    assert gauss[0].mu == pytest.approx(mu * math.sqrt(share), rel=1e-9)
 
 
 def test_a_halved_domain_noise_is_caught(monkeypatch):
@@ -126,7 +127,8 @@ def test_selecting_solvers_keep_their_zcdp_calibration(config):
     rho = approx_dp_to_zcdp(1.0, DELTA - delta_t)
     first = est.privacy_ledger_.entries[0]
     assert first.kind == "gaussian"
-    assert first.rho == pytest.approx(est.domain_share * rho, rel=1e-9)
+    share = PRIVATE_DOMAIN_SHARE if config == "private" else DOMAIN_SHARE  # 'auto'
+    assert first.rho == pytest.approx(share * rho, rel=1e-9)
     assert est.privacy_spent_[0] == pytest.approx(1.0, rel=1e-6)
 
 

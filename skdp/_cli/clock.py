@@ -27,7 +27,7 @@ import datetime
 import re
 
 __all__ = ["TIME_KEYS", "Clock", "clock_format", "date_format", "instant", "is_date",
-           "time_key", "time_span"]
+           "kind_spelling", "time_key", "time_span"]
 
 TIME_KEYS = ("date", "datetime")
 """The entry keys of a date (days) and a timestamp (seconds) column."""
@@ -101,6 +101,34 @@ def time_span(cells):
             len({t.tzinfo is None for t in instants.values()}) != 1:
         return None
     return ("datetime", *_ends(instants), None, False)
+
+
+def kind_spelling(cells):
+    """``(key, format)`` of the entry ``{"kind": "numeric", key: true[, "format": format]}``
+    for non-missing cells that :func:`time_span` reads (bounds found privately), None
+    otherwise: ISO timestamps with a time zone too (a zone is read from the bounds), and
+    ISO timestamps written with a space get the format that writes them back so.
+
+    Examples
+    --------
+    >>> kind_spelling(["2016-11-08"]), kind_spelling(["2016-11-08 10:00:00"])
+    (('date', None), ('datetime', '%Y-%m-%d %H:%M:%S'))
+    >>> kind_spelling(["2016-11-08T10:00:00Z"]), kind_spelling(["soon"])
+    (None, None)
+    """
+    span = time_span(cells)
+    if span is None:
+        return None
+    key, first, _, fmt, _ = span
+    if key == "datetime" and fmt is None:
+        if instant(first).tzinfo is not None:
+            return None
+        if first[10] == " " and _parsed(set(cells), _SPACED) is not None:
+            fmt = _SPACED
+    return key, fmt
+
+
+_SPACED = "%Y-%m-%d %H:%M:%S"
 
 
 def _ends(parsed):
@@ -368,9 +396,11 @@ class Clock:
         value = self._parse(cell)
         if value == "zone":
             has = "has none" if self.zoned else "has one"
+            why = "its bounds say so" if self._low is not None else \
+                "a \"kind\" entry's timestamps have none"
             raise ValueError(f"{where}: column {self.name!r} holds timestamps "
-                             f"{'with' if self.zoned else 'without'} a time zone (its bounds "
-                             f"say so) but the cell {has}.")
+                             f"{'with' if self.zoned else 'without'} a time zone ({why}) but "
+                             f"the cell {has}.")
         if value is None:
             raise ValueError(f"{where}: column {self.name!r} is a {self.key} column in the "
                              f"domain but the cell is not {self.spelling()} (list other "

@@ -8,7 +8,6 @@ against the CSV header, and how a column's CSV cells are read and its synthetic
 values written (:class:`CsvCells`), decided by its entry alone.
 """
 
-import datetime
 import math
 
 import numpy as np
@@ -17,7 +16,7 @@ from .._domain import entry_form, parse_entry
 from .._domain.forbid import FORBID, check_forbid, split_forbid
 from .._domain.parse import code_count
 from .._validation import name_list
-from .clock import TIME_KEYS, Clock, instant, time_key, time_span
+from .clock import TIME_KEYS, Clock, kind_spelling, time_key, time_span
 from .texts import DOMAIN_FORMAT
 
 __all__ = ["DOMAIN_FORMAT", "CsvCells", "check_domain", "draft_entry", "estimator_domain",
@@ -342,27 +341,11 @@ def kind_entry(cells):
     numeric, integer = _numeric_kind(present)
     if numeric:
         return {"kind": "numeric", "integer": integer}
-    span = time_span(present)
-    if span is None:
+    spelling = kind_spelling(present)
+    if spelling is None:
         return {"kind": "categorical"}
-    key, first, _, fmt, _ = span
-    if key == "datetime" and fmt is None:
-        if instant(first).tzinfo is not None:
-            return {"kind": "categorical"}
-        if first[10] == " ":  # written back as read, not with ISO's "T"
-            fmt = _SPACED if all(_spells(c, _SPACED) for c in set(present)) else None
+    key, fmt = spelling
     return {"kind": "numeric", key: True, **({} if fmt is None else {"format": fmt})}
-
-
-_SPACED = "%Y-%m-%d %H:%M:%S"
-
-
-def _spells(cell, fmt):
-    try:
-        datetime.datetime.strptime(cell, fmt)
-    except ValueError:
-        return False
-    return True
 
 
 def draft_entry(cells, n_bins):

@@ -42,6 +42,10 @@ def test_kind_entries_read_and_write_dates_without_bounds():
         check_domain({"day": {"date": True}}, ["day"])
     with pytest.raises(ValueError, match="column 'day' is a date column in the domain"):
         col.parse("03/01/2016")
+    stamp = CsvCells("t", {"kind": "numeric", "datetime": True})
+    assert stamp.format(stamp.parse("2016-03-01 10:00:00")) == "2016-03-01T10:00:00"
+    with pytest.raises(ValueError, match="a \"kind\" entry's timestamps have none"):
+        stamp.parse("2016-03-01T10:00:00Z")
 
 
 def test_the_kind_of_a_date_column_is_read_with_its_spelling():

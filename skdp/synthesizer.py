@@ -1051,7 +1051,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         if domain + most >= 1.0:
             raise ValueError(f"domain_share + resolution_share must be below 1 (the solver's "
                              f"share is the rest), got {said} + {self.resolution_share!r} "
-                             "(with the second and third levels' of "
+                             "(with the second and third levels of "
                              f"resolution_refine='auto', at most {most:g}).")
 
     def _check_width(self, n_columns, marginals=None):

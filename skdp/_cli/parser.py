@@ -222,8 +222,9 @@ def _add_synthesize(sub):
                    help="share of the budget spent on the domains found privately (--domain "
                         "private, or \"kind\" entries: categories above a noisy-count "
                         "threshold, numeric ranges; a larger share keeps rarer categories) and "
-                        "on compressing columns of many categories; auto: 0.4 where a domain "
-                        "is found privately, else 0.1 (default: auto)")
+                        "on compressing columns of many categories; auto: 0.4 where every "
+                        "column's domain is found privately, 0.1 where none is, in proportion "
+                        "between (default: auto)")
     p.add_argument("--workload", type=_int_at_least(1), default=2,
                    help="marginals to preserve: all k-way marginals")
     p.add_argument("--solver", default="auto", choices=SOLVERS,

@@ -548,6 +548,22 @@ def test_a_private_domain_that_keeps_nothing_says_so():
     assert set(est.domain_["city"]["categories"]) == {"a", "b", "<other>"}
 
 
+def test_the_auto_domain_share_follows_the_columns_found_privately():
+    """``domain_share='auto'``: 0.4 of the budget where every column's domain is found
+    privately (measured), 0.1 where none is, in proportion between: one ``"kind"`` entry
+    among four columns takes 0.175, not the whole private share (public: the entries)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({c: rng.choice(["x", "y", "z"], 3000) for c in "abcd"})
+    domain = {"a": {"kind": "categorical"}, **{c: ["x", "y", "z"] for c in "bcd"}}
+    rho = approx_dp_to_zcdp(1.0, 0.5e-6)  # half of delta to the categories' threshold
+    for dom, share in ((domain, 0.25 * 0.4 + 0.75 * 0.1), ("private", 0.4)):
+        est = SaddlePointSynthesizer(domain=dom, epsilon=1.0, solver="aim",
+                                     random_state=0).fit(X)
+        first = est.privacy_ledger_.entries[0]
+        assert first.label.startswith("domain counts")
+        assert first.rho == pytest.approx(share * rho, rel=1e-9)
+
+
 # --------------------------------------------------------------------------- issue 15, item 9
 def _with_missing():
     X = _table(n=400)

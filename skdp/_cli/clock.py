@@ -106,14 +106,18 @@ def time_span(cells):
 def kind_spelling(cells):
     """``(key, format)`` of the entry ``{"kind": "numeric", key: true[, "format": format]}``
     for non-missing cells that :func:`time_span` reads (bounds found privately), None
-    otherwise: ISO timestamps with a time zone too (a zone is read from the bounds), and
-    ISO timestamps written with a space get the format that writes them back so.
+    otherwise. ISO timestamps written with a space, or in UTC with a ``Z`` (R writes them
+    so), get the format that writes them back so (a literal ``Z``: whole seconds of UTC);
+    other zoned ISO timestamps (``+01:00``, fractions of a second with ``Z``) return None (a
+    zone is read from the bounds).
 
     Examples
     --------
     >>> kind_spelling(["2016-11-08"]), kind_spelling(["2016-11-08 10:00:00"])
     (('date', None), ('datetime', '%Y-%m-%d %H:%M:%S'))
-    >>> kind_spelling(["2016-11-08T10:00:00Z"]), kind_spelling(["soon"])
+    >>> kind_spelling(["2013-04-17T00:00:00Z"])
+    ('datetime', '%Y-%m-%dT%H:%M:%SZ')
+    >>> kind_spelling(["2016-11-08T10:00:00+01:00"]), kind_spelling(["soon"])
     (None, None)
     """
     span = time_span(cells)
@@ -121,14 +125,21 @@ def kind_spelling(cells):
         return None
     key, first, _, fmt, _ = span
     if key == "datetime" and fmt is None:
-        if instant(first).tzinfo is not None:
+        zoned = instant(first).tzinfo is not None
+        # written back as read: a space for ISO's "T"; UTC's "Z" as a literal of the format
+        spelled = first[10] + ("Z" if zoned else "")
+        written = _ISO_WRITTEN.get(spelled)
+        if written is not None and _parsed(set(cells), written) is not None:
+            fmt = written
+        elif zoned:
             return None
-        if first[10] == " " and _parsed(set(cells), _SPACED) is not None:
-            fmt = _SPACED
     return key, fmt
 
 
-_SPACED = "%Y-%m-%d %H:%M:%S"
+_ISO_WRITTEN = {" ": "%Y-%m-%d %H:%M:%S", " Z": "%Y-%m-%d %H:%M:%SZ",
+                "TZ": "%Y-%m-%dT%H:%M:%SZ"}
+"""Formats that write ISO timestamps back as a column of them was written (the ``"T"``
+without a zone is ISO's own)."""
 
 
 def _ends(parsed):

@@ -323,8 +323,8 @@ def mostly_numbers(cells):
 def kind_entry(cells):
     """``{"kind": ...}`` entry read from a column's cells (only the kind and, for dates and
     timestamps, their spelling: a leak the caller warns). Dates and timestamps are numeric
-    (days or seconds, bounds found privately) when :func:`.clock.time_span` reads them;
-    ISO timestamps with a time zone stay categorical (a zone is read from the bounds).
+    (days or seconds, bounds found privately) when :func:`.clock.kind_spelling` reads them;
+    ISO timestamps with an offset stay categorical (a zone is read from the bounds).
 
     Examples
     --------
@@ -334,7 +334,7 @@ def kind_entry(cells):
     {'kind': 'categorical'}
     >>> kind_entry(["2016-11-08", None]), kind_entry(["1/31/2016"])
     ({'kind': 'numeric', 'date': True}, {'kind': 'numeric', 'date': True, 'format': '%m/%d/%Y'})
-    >>> kind_entry(["2016-11-08 10:00:00"]), kind_entry(["2016-11-08T10:00:00Z"])
+    >>> kind_entry(["2016-11-08 10:00:00"]), kind_entry(["2016-11-08T10:00:00+01:00"])
     ({'kind': 'numeric', 'datetime': True, 'format': '%Y-%m-%d %H:%M:%S'}, {'kind': 'categorical'})
     """
     present = [c for c in cells if c is not None]

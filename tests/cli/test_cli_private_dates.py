@@ -55,7 +55,9 @@ def test_the_kind_of_a_date_column_is_read_with_its_spelling():
     assert kind_entry(["9:05", "17:45"]) == {"kind": "numeric", "datetime": True,
                                              "format": "%H:%M"}
     assert kind_entry(["2016-03-01T10:00:00"]) == {"kind": "numeric", "datetime": True}
-    assert kind_entry(["2016-03-01T10:00:00Z"]) == {"kind": "categorical"}  # a zone: bounds
+    assert kind_entry(["2016-03-01T10:00:00Z"]) == {  # UTC as R writes it: a literal Z
+        "kind": "numeric", "datetime": True, "format": "%Y-%m-%dT%H:%M:%SZ"}
+    assert kind_entry(["2016-03-01T10:00:00+01:00"]) == {"kind": "categorical"}  # bounds
     assert kind_entry(["2016-03-01", "soon"]) == {"kind": "categorical"}
 
 

@@ -90,8 +90,8 @@ def time_span(cells):
         return "date", min(distinct), max(distinct), None, False
     found = _dates(distinct)
     if found is not None:
-        fmt, ambiguous, parsed = found
-        return ("date", *_ends(parsed), fmt, ambiguous)
+        key, fmt, ambiguous, parsed = found
+        return (key, *_ends(parsed), fmt, ambiguous)
     found = _clocks(distinct)
     if found is not None:
         fmt, parsed = found
@@ -183,14 +183,16 @@ def _clocks(distinct):
     return None if parsed is None else (fmt, parsed)
 
 
-_WRITTEN = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})|(\d{4})([/.-])(\d{1,2})\6(\d{1,2})")
+_WRITTEN = re.compile(r"(?:(\d{1,2})([/.-])(\d{1,2})\2(\d{4})|(\d{4})([/.-])(\d{1,2})\6(\d{1,2}))"
+                      r"(?: (\d{1,2}:\d{2}(?::\d{2})?))?")
 
 
 def date_format(cells):
     """``(format, ambiguous)`` of non-missing cells that are all dates written with a
     four-digit year, the day and the month (one or two digits) and one separator (``/``,
     ``.`` or ``-``): day and month first (``"%d.%m.%Y"``, ``"%m/%d/%Y"``) or the year first
-    (``"%Y/%m/%d"``); None otherwise. Day and month are told apart by a cell whose first or
+    (``"%Y/%m/%d"``), each optionally followed by a time of day (:func:`_dates`); None
+    otherwise. Day and month are told apart by a cell whose first or
     second number is above 12; where none is, the order is ``ambiguous`` and taken as the
     separator's custom (month first with ``/``, day first with ``.`` and ``-``).
 
@@ -200,21 +202,31 @@ def date_format(cells):
     (('%d.%m.%Y', False), ('%m/%d/%Y', True))
     >>> date_format(["2015/12/25"]), date_format(["2016-11-08"]), date_format(["13/13/2016"])
     (('%Y/%m/%d', False), ('%Y-%m-%d', False), None)
+    >>> date_format(["11/29/1996 0:00:00"]), date_format(["11/29/1996 14:05"])
+    (('%m/%d/%Y 0:00:00', False), ('%m/%d/%Y %H:%M', False))
     """
     found = _dates(set(cells))
-    return None if found is None else found[:2]
+    return None if found is None else found[1:3]
 
 
 def _dates(distinct):
-    """``(format, ambiguous, {cell: datetime})`` of :func:`date_format`, else None."""
+    """``(key, format, ambiguous, {cell: datetime})`` of :func:`date_format`, else None:
+    the key ``"date"``, or ``"datetime"`` where the cells add a time of day (``H:MM`` or
+    ``H:MM:SS``, every cell alike); a time of day that is midnight in every cell, written
+    alike, is a date whose format writes that time as it is (``"%m/%d/%Y 0:00:00"``)."""
     parts = [_WRITTEN.fullmatch(c) if isinstance(c, str) else None for c in distinct]
     if not parts or None in parts:
+        return None
+    times = {m.group(9) for m in parts}
+    if None in times and len(times) > 1 or len({t.count(":") for t in times - {None}}) > 1:
         return None
     seps = {m.group(2) or m.group(6) for m in parts}
     years_first = {m.group(5) is not None for m in parts}
     if len(seps) != 1 or len(years_first) != 1:
         return None
     sep = seps.pop()
+    if years_first == {True} and sep == "-" and times != {None}:
+        return None  # ISO timestamps (a space for the "T"): read by instant()
     if years_first.pop():
         fmt, ambiguous = f"%Y{sep}%m{sep}%d", False
     else:
@@ -227,8 +239,13 @@ def _dates(distinct):
             fmt = f"%m{sep}%d{sep}%Y"
         else:
             fmt = f"%d{sep}%m{sep}%Y"
+    key, time = "date", min(times - {None}, default=None)
+    if time is not None and len(times) == 1 and not time.strip("0:"):
+        fmt += f" {time}"  # midnight in every cell, written alike: a date, its time as written
+    elif time is not None:
+        key, fmt = "datetime", fmt + (" %H:%M:%S" if time.count(":") == 2 else " %H:%M")
     parsed = _parsed(distinct, fmt)
-    return None if parsed is None else (fmt, ambiguous, parsed)
+    return None if parsed is None else (key, fmt, ambiguous, parsed)
 
 
 def _date(cell):

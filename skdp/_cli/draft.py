@@ -293,6 +293,11 @@ def _time_entry(key, first, last, fmt, ambiguous, missing):
         what, noun = f"dates written {fmt}, bounds at the data's first and last day", "dates"
         if ambiguous:
             what += " (no day or month above 12: check which comes first)"
+    elif "%Y" in fmt:
+        what, noun = f"timestamps written {fmt}, read as whole seconds, bounds at the data's " \
+            "first and last instant", "instants"
+        if ambiguous:
+            what += " (no day or month above 12: check which comes first)"
     else:
         what, noun = f"times of day written {fmt} (or durations under a day), read as whole " \
             "seconds, bounds at the data's first and last time", "times"

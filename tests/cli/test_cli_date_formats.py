@@ -133,3 +133,20 @@ def test_a_forbid_on_a_date_column_is_written_as_its_cells(tmp_path, capsys):
     got = [(datetime.datetime.strptime(d, "%m/%d/%Y").day, k) for d, k in rows if d]
     assert len(rows) == 400 and any(k == "b" for _, k in got)
     assert not any(k == "b" and d < 11 for d, k in got)
+
+
+def test_dates_written_with_a_time_of_day():
+    """openintro ``birds``' 3,124 dates written ``11/29/1996 0:00:00`` were drafted as
+    categories (and found privately as ``<other>``): midnight in every cell is a date whose
+    format keeps that time as written; other times make a timestamp column in its format."""
+    midnight = ["11/29/1996 0:00:00", "9/29/1996 0:00:00", None]
+    assert time_span([c for c in midnight if c]) == (
+        "date", "9/29/1996 0:00:00", "11/29/1996 0:00:00", "%m/%d/%Y 0:00:00", False)
+    entry = propose_entry(midnight)
+    col = CsvCells("d", entry)
+    assert col.format(col.parse("10/1/1996 0:00:00")) == "10/01/1996 0:00:00"
+    stamp = propose_entry(["29.11.1996 14:05", "1.12.1996 0:00"])
+    assert (stamp["datetime"], stamp["format"]) == (True, "%d.%m.%Y %H:%M")
+    assert "timestamps written %d.%m.%Y %H:%M" in stamp["note"]
+    assert time_span(["2016-11-08 10:00:00"])[3] is None  # ISO: read as ISO, as before
+    assert time_span(["11/29/1996 0:00:00", "11/29/1996"]) is None  # not alike

@@ -218,8 +218,8 @@ def _dates(distinct):
     if not parts or None in parts:
         return None
     times = {m.group(9) for m in parts}
-    if None in times and len(times) > 1 or len({t.count(":") for t in times - {None}}) > 1:
-        return None
+    if (None in times and len(times) > 1) or len({t.count(":") for t in times - {None}}) > 1:
+        return None  # a time of day in some cells only, or with seconds in some only
     seps = {m.group(2) or m.group(6) for m in parts}
     years_first = {m.group(5) is not None for m in parts}
     if len(seps) != 1 or len(years_first) != 1:

@@ -239,8 +239,10 @@ def _range_counts(values, name):
 
 
 def _keep_range(col, noisy, sigma):
-    """The released bounds: the ends of the grid bins kept; ``[0, 1]`` when none is, and
-    then the level a bin had to pass is returned (else None)."""
+    """The released bounds: the ends of the grid bins kept (for an integer column the first
+    and last integer they hold: ``[0, 1]`` for a 0/1 column, not ``[0, 2]``, whose 2 no row
+    takes); ``[0, 1]`` when none is, and then the level a bin had to pass is returned (else
+    None). Post-processing of the noisy counts."""
     edges = _grid()
     # a bin is kept when its noisy count clears the noise: a false positive
     # among the empty bins has probability about 1% in all
@@ -250,7 +252,10 @@ def _keep_range(col, noisy, sigma):
     if kept.size == 0:
         col.low, col.high = 0.0, 1.0
         return level
-    col.low, col.high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
+    low, high = float(edges[kept[0]]), float(edges[kept[-1] + 1])
+    if col.integer and math.ceil(low) < math.ceil(high):  # the bins hold an integer
+        low, high = float(math.ceil(low)), float(math.ceil(high) - 1)
+    col.low, col.high = low, high
     return None
 
 

@@ -548,6 +548,18 @@ def test_a_private_domain_that_keeps_nothing_says_so():
     assert set(est.domain_["city"]["categories"]) == {"a", "b", "<other>"}
 
 
+def test_an_integer_range_found_privately_ends_at_its_integers():
+    """A 0/1 column found privately had the range [0, 2] (the grid bin [1, 2) kept), and about
+    1% of its synthetic values were a 2 no row holds: an integer column's bounds are now the
+    first and last integer of the bins kept (post-processing)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"male": rng.integers(0, 2, 8000), "age": rng.integers(25, 65, 8000)})
+    est = SaddlePointSynthesizer(domain="private", epsilon=1.0, random_state=0).fit(X)
+    assert (est.domain_["male"]["low"], est.domain_["male"]["high"]) == (0.0, 1.0)
+    assert (est.domain_["age"]["low"], est.domain_["age"]["high"]) == (16.0, 127.0)
+    assert set(est.sample(random_state=1)["male"]) <= {0, 1}
+
+
 def test_the_auto_domain_share_follows_the_columns_found_privately():
     """``domain_share='auto'``: 0.4 of the budget where every column's domain is found
     privately (measured), 0.1 where none is, in proportion between: one ``"kind"`` entry

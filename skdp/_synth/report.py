@@ -538,6 +538,8 @@ def _outside(est, hold_rows, names):
     counts = {}
     for j, name in enumerate(names):
         entry = est.domain_[name]
+        if entry.get("missing") is not False and "categories" not in entry:
+            continue  # every value of a numeric column with a missing cell is one it takes
         missing = np.array([_is_missing(v) for v in hold_rows[:, j]], dtype=bool)
         n = int(missing.sum()) if entry.get("missing") is False else 0
         if "categories" in entry:

@@ -110,6 +110,28 @@ def test_a_halved_domain_noise_is_caught(monkeypatch):
         _fit("private", "smd", 1.0)
 
 
+def test_a_halved_spike_noise_of_a_column_found_privately_is_caught(monkeypatch):
+    """The fine release (grid counts and spikes) of a float column whose bounds are found
+    privately, at half its noise, overspends its share: refused."""
+    noise = domain_private.fine_noise
+
+    def halved(*args):
+        sens, sigma, replace_sens = noise(*args)
+        return sens, 0.5 * sigma, replace_sens
+
+    monkeypatch.setattr(domain_private, "fine_noise", halved)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": np.where(rng.random(3000) < 0.2, 0.0, rng.normal(size=3000)),
+                      "k": rng.choice(["a", "b"], 3000)})
+    est = SaddlePointSynthesizer(epsilon=1.0, delta=DELTA, solver="smd", n_iter=50,
+                                 domain={"x": {"kind": "numeric"}, "k": ["a", "b"]},
+                                 random_state=0)
+    with pytest.raises(RuntimeError, match="overspend"):
+        est.fit(X)
+    monkeypatch.setattr(domain_private, "fine_noise", noise)
+    assert "spikes" in est.fit(X).resolution_["x"]  # the release the halving hit
+
+
 def test_a_halved_solver_noise_is_caught(monkeypatch):
     """The solver's measurement at half its noise overspends the rest of the budget: refused."""
     sigma = synth_measure.gaussian_sigma
